@@ -1,0 +1,66 @@
+"""The one context object the CLI, the TUI and the tests share."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from datetime import date
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable
+
+from core.history import History
+from core.home import HermesHome, resolve_home
+from core.memory import FILE_NAMES, TARGETS, MemoryStore
+
+if TYPE_CHECKING:  # pragma: no cover
+    from core.pending import PendingQueue
+    from core.sessions import SessionDB
+
+
+@dataclass
+class Curator:
+    home: HermesHome
+    today: date
+    clock: Callable[[], float] = time.time
+    stores: dict[str, MemoryStore] = field(default_factory=dict)
+    history: History | None = None
+
+    def __post_init__(self) -> None:
+        if self.history is None:
+            self.history = History(self.home.root, clock=self.clock)
+        if not self.stores:
+            config = self.home.config
+            self.stores = {
+                target: MemoryStore(
+                    target, self.home.memories / FILE_NAMES[target], config.limit(target),
+                    config.enabled(target), self.history,
+                )
+                for target in TARGETS
+            }
+
+    def now(self) -> float:
+        return self.clock()
+
+    @cached_property
+    def pending(self) -> "PendingQueue":
+        from core.pending import PendingQueue
+
+        return PendingQueue(self)
+
+    @cached_property
+    def sessions(self) -> "SessionDB":
+        from core.sessions import SessionDB
+
+        return SessionDB(self.home.state_db)
+
+    def switch_profile(self, profile: str) -> "Curator":
+        """A new curator on another profile of the same base home."""
+        return open_curator(self.home.base, profile, self.today, self.clock)
+
+
+def open_curator(home: str | Path | None = None, profile: str | None = None, today: date | None = None,
+                 clock: Callable[[], float] = time.time) -> Curator:
+    """Resolve the home (raises core.home.HomeError) and build the curator for it."""
+    resolved = resolve_home(home, profile)
+    return Curator(resolved, today or date.today(), clock)

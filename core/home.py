@@ -1,0 +1,196 @@
+"""Where the Hermes home is, which profile is in use, and what config.yaml says."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+DEFAULT_MEMORY_LIMIT = 2200
+DEFAULT_USER_LIMIT = 1375
+TRUE_STRINGS = {"on", "true", "yes", "1"}
+FALSE_STRINGS = {"off", "false", "no", "0", ""}
+
+
+class HomeError(Exception):
+    """The Hermes home or profile can't be used; the message says why."""
+
+
+@dataclass(frozen=True)
+class Config:
+    memory_char_limit: int = DEFAULT_MEMORY_LIMIT
+    user_char_limit: int = DEFAULT_USER_LIMIT
+    memory_enabled: bool = True
+    user_profile_enabled: bool = True
+    write_approval: bool = False
+    problems: tuple[str, ...] = ()
+
+    def limit(self, target: str) -> int:
+        return self.memory_char_limit if target == "memory" else self.user_char_limit
+
+    def enabled(self, target: str) -> bool:
+        return self.memory_enabled if target == "memory" else self.user_profile_enabled
+
+
+@dataclass(frozen=True)
+class HermesHome:
+    base: Path  # the root home (default profile)
+    root: Path  # the home folder in use: base, or base/profiles/<name>
+    profile: str  # "default" or the profile name
+    config: Config = field(default_factory=Config)
+
+    @property
+    def memories(self) -> Path:
+        return self.root / "memories"
+
+    @property
+    def state_db(self) -> Path:
+        return self.root / "state.db"
+
+    @property
+    def pending_dir(self) -> Path:
+        return self.root / "pending" / "memory"
+
+    @property
+    def config_path(self) -> Path:
+        return self.root / "config.yaml"
+
+    def display(self) -> str:
+        """The home path for people: `~` in place of the user's home folder."""
+        return tilde(self.root)
+
+
+def tilde(path: Path) -> str:
+    home = os.path.expanduser("~")
+    text = str(path)
+    if home not in ("", "/") and (text == home or text.startswith(home + os.sep)):
+        return "~" + text[len(home):]
+    return text
+
+
+def default_home() -> Path:
+    env = os.environ.get("HERMES_HOME", "")
+    if env.strip():
+        return Path(env).expanduser()
+    if os.name == "nt":  # pragma: no cover - Windows
+        return Path(os.environ.get("LOCALAPPDATA", "~")).expanduser() / "hermes"
+    return Path("~/.hermes").expanduser()
+
+
+def list_profiles(base: Path) -> list[str]:
+    """'default' first, then every profile folder (tombstones and dot-folders are not profiles)."""
+    names = ["default"]
+    folder = base / "profiles"
+    try:
+        children = sorted(p.name for p in folder.iterdir() if p.is_dir())
+    except OSError:
+        children = []
+    names += [n for n in children if not n.startswith(".") and n != "default"]
+    return names
+
+
+def active_profile(base: Path) -> str | None:
+    try:
+        name = (base / "active_profile").read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return name or None
+
+
+def resolve_home(home: str | Path | None = None, profile: str | None = None) -> HermesHome:
+    """Find the home and profile to curate; raise HomeError with a reason a person can act on."""
+    base = Path(home).expanduser() if home else default_home()
+    if not base.exists():
+        raise HomeError(f"no Hermes home at {tilde(base)}")
+    if not base.is_dir():
+        raise HomeError(f"the Hermes home {tilde(base)} is not a folder")
+    base = base.resolve()
+    chosen = profile
+    explicit = profile is not None
+    if chosen is None:
+        chosen = active_profile(base)
+    if chosen in (None, "default"):
+        root, name = base, "default"
+    else:
+        if "/" in chosen or chosen.startswith(".") or chosen in ("", ".."):
+            raise HomeError(f"{chosen!r} is not a profile name")
+        root, name = base / "profiles" / chosen, chosen
+        if not root.is_dir():
+            if explicit:
+                known = ", ".join(list_profiles(base))
+                raise HomeError(f"no profile {chosen!r} in {tilde(base)} (profiles: {known})")
+            # a stale active_profile: fall back to the root home, and say so
+            root, name = base, "default"
+    return HermesHome(base=base, root=root, profile=name, config=read_config(root / "config.yaml"))
+
+
+def read_config(path: Path) -> Config:
+    """config.yaml with defaults; every problem is kept as a sentence for the user."""
+    problems: list[str] = []
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return Config(problems=("config.yaml not found: using Hermes's defaults",))
+    except (OSError, UnicodeDecodeError) as exc:
+        return Config(problems=(f"config.yaml unreadable ({reason(exc)}): using Hermes's defaults",))
+    try:
+        data = yaml.safe_load(raw)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark is not None else ""
+        return Config(problems=(f"config.yaml is not valid YAML{where}: using Hermes's defaults",))
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        return Config(problems=("config.yaml is not a mapping: using Hermes's defaults",))
+    memory = data.get("memory", {})
+    if memory is None:
+        memory = {}
+    if not isinstance(memory, dict):
+        problems.append("config.yaml: 'memory' is not a mapping: using defaults for it")
+        memory = {}
+
+    def limit(key: str, default: int) -> int:
+        value = memory.get(key, default)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            try:
+                parsed = int(str(value).replace(",", "").replace("_", ""))
+                if parsed < 0:
+                    raise ValueError
+                return parsed
+            except ValueError:
+                problems.append(f"config.yaml: memory.{key} = {value!r} is not a character count: using {default:,}")
+                return default
+        return value
+
+    def flag(key: str, default: bool) -> bool:
+        value = memory.get(key, default)
+        if isinstance(value, bool):
+            return value
+        text = str(value).strip().lower()
+        if text in TRUE_STRINGS:
+            return True
+        if text in FALSE_STRINGS:
+            return False
+        problems.append(f"config.yaml: memory.{key} = {value!r} is not on/off: using {'on' if default else 'off'}")
+        return default
+
+    return Config(
+        memory_char_limit=limit("memory_char_limit", DEFAULT_MEMORY_LIMIT),
+        user_char_limit=limit("user_char_limit", DEFAULT_USER_LIMIT),
+        memory_enabled=flag("memory_enabled", True),
+        user_profile_enabled=flag("user_profile_enabled", True),
+        write_approval=flag("write_approval", False),
+        problems=tuple(problems),
+    )
+
+
+def reason(exc: BaseException) -> str:
+    """A short reason for an OS error, without the traceback noise."""
+    if isinstance(exc, UnicodeDecodeError):
+        return f"not UTF-8 at byte {exc.start}"
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror.lower()
+    return str(exc) or type(exc).__name__

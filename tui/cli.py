@@ -1,0 +1,95 @@
+"""`hmc`: the TUI by default, or a subcommand that prints (DESIGN.md's CLI contract)."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from datetime import date
+
+from tui.commands.common import CliContext, CliError
+
+# Subcommand modules (tui/commands/<name>.py), each with register(sub) setting `run` on its parsers,
+# and the commands each one provides.
+COMMAND_MODULES = {
+    "demo": ("demo",),
+    "status": ("status",),
+    "memory": ("memory",),
+    "pending": ("pending",),
+    "search": ("search", "session"),
+    "review": ("review",),
+}
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line, exit 2 (argparse's default prints usage too)
+        self.exit(2, f"hmc: {message} (see `{self.prog} --help`)\n")
+
+
+def iso_date(text: str) -> date:
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a date (YYYY-MM-DD)") from None
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = Parser(
+        prog="hmc",
+        description="Hermes Memory Curator: see, fix and govern what your Hermes Agent remembers. "
+        "With no subcommand, opens the TUI.",
+    )
+    parser.add_argument("--home", metavar="PATH", help="Hermes home (default: $HERMES_HOME or ~/.hermes)")
+    parser.add_argument("--profile", metavar="NAME", help="profile inside the home (default: the active one)")
+    parser.add_argument("--today", metavar="YYYY-MM-DD", type=iso_date, help="the date used for ages and staleness")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    for name, commands in COMMAND_MODULES.items():
+        try:
+            module = importlib.import_module(f"tui.commands.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"tui.commands.{name}":
+                raise
+            for command in commands:
+                p = sub.add_parser(command, help="(not available yet)")
+                p.add_argument("rest", nargs=argparse.REMAINDER)
+                p.set_defaults(run=not_available)
+            continue
+        module.register(sub)
+    return parser
+
+
+def not_available(args, ctx) -> int:
+    raise CliError(f"`hmc {args.command}` is not available yet in this version", 2)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    ctx = CliContext(home=args.home, profile=args.profile, today=args.today)
+    try:
+        if args.command is None:
+            return run_tui(ctx)
+        return int(args.run(args, ctx) or 0)
+    except CliError as exc:
+        sys.stderr.write(f"hmc: {exc}\n")
+        return exc.code
+    except KeyboardInterrupt:
+        sys.stderr.write("hmc: interrupted\n")
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:  # never a traceback for a person; the type helps a bug report
+        sys.stderr.write(f"hmc: unexpected error: {type(exc).__name__}: {exc}\n")
+        return 2
+
+
+def run_tui(ctx: CliContext) -> int:
+    curator = ctx.curator()
+    from tui.app import CuratorApp
+
+    CuratorApp(curator).run()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

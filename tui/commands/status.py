@@ -1,0 +1,79 @@
+"""`hmc status`: both stores' usage and drift, the pending count, and a state.db summary."""
+
+from __future__ import annotations
+
+from core.memory import usage, usage_label, percent
+from tui.commands.common import CliContext
+
+
+def register(sub) -> None:
+    p = sub.add_parser("status", help="usage, drift, pending count and state.db summary")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(run=run)
+
+
+def gather(curator) -> dict:
+    home = curator.home
+    out = {"home": str(home.root), "profile": home.profile, "config_problems": list(home.config.problems),
+           "write_approval": home.config.write_approval, "targets": {}}
+    for target, store in curator.stores.items():
+        snap = store.read()
+        used = usage(snap.entries)
+        out["targets"][target] = {
+            "file": str(store.path), "entries": len(snap.entries), "chars": used, "limit": store.limit,
+            "percent": percent(used, store.limit), "label": usage_label(used, store.limit),
+            "drift": snap.drift, "error": snap.error, "enabled": store.enabled,
+        }
+    out["pending"] = pending_summary(curator)
+    out["state_db"] = db_summary(curator)
+    return out
+
+
+def pending_summary(curator) -> dict:
+    try:
+        records = curator.pending.list()
+    except Exception as exc:  # the queue module may report a broken folder
+        return {"count": 0, "error": str(exc)}
+    return {"count": len(records)}
+
+
+def db_summary(curator) -> dict:
+    path = curator.home.state_db
+    if not path.exists():
+        return {"path": str(path), "exists": False}
+    try:
+        return {"path": str(path), "exists": True, **curator.sessions.summary()}
+    except Exception as exc:
+        return {"path": str(path), "exists": True, "error": str(exc)}
+
+
+def run(args, ctx: CliContext) -> int:
+    curator = ctx.curator()
+    data = gather(curator)
+    if args.json:
+        ctx.json(data)
+        return 0
+    ctx.text(f"home {curator.home.display()} · profile {curator.home.profile}", style="bold")
+    for problem in data["config_problems"]:
+        ctx.text(f"config: {problem}", style="yellow")
+    for target, info in data["targets"].items():
+        line = f"{curator.stores[target].name:<10} {info['entries']:>3} entries  {info['label']}"
+        if info["error"]:
+            line += f"  unreadable: {info['error']}"
+        elif info["drift"]:
+            line += f"  drift: {info['drift']}"
+        if not info["enabled"]:
+            line += "  (disabled in config.yaml)"
+        ctx.text(line)
+    pending = data["pending"]
+    ctx.text(f"pending    {pending.get('count', 0)} staged write(s)"
+             + (f" — {pending['error']}" if pending.get("error") else "")
+             + f"  (write approval {'on' if data['write_approval'] else 'off'})")
+    db = data["state_db"]
+    if not db.get("exists"):
+        ctx.text("state.db   not found")
+    elif db.get("error"):
+        ctx.text(f"state.db   {db['error']}")
+    else:
+        ctx.text(f"state.db   {db.get('sessions', 0):,} sessions, {db.get('messages', 0):,} messages")
+    return 0
