@@ -11,6 +11,8 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
+from tui.literal import literal, visible_controls  # noqa: F401  (re-exported for commands)
+
 
 class CliError(Exception):
     """A refusal or bad input: one line on stderr, then exit with `code` (1 refused, 2 bad input)."""
@@ -51,23 +53,3 @@ class CliContext:
         if style:
             line.stylize(style)
         self.console.print(line)
-
-
-def literal(text: str) -> Text:
-    """Untrusted text as a Text with control characters made visible (ESC shows as ␛)."""
-    return Text(visible_controls(text))
-
-
-def visible_controls(text: str) -> str:
-    out = []
-    for ch in text:
-        code = ord(ch)
-        if ch in "\n\t":
-            out.append(ch)
-        elif code < 0x20:
-            out.append(chr(0x2400 + code))
-        elif code == 0x7F:
-            out.append("␡")
-        else:
-            out.append(ch)
-    return "".join(out)

@@ -1,0 +1,78 @@
+"""Regenerate screenshots/*.svg from every scenario in tools/shots/*.py.
+
+    python tools/screenshots.py            # all
+    python tools/screenshots.py memory     # names containing "memory"
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import os
+import pkgutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tools import shots  # noqa: E402
+from tools.shots import TODAY, Shot, frozen_clock, steady_cursors  # noqa: E402
+
+
+def scenarios() -> list[Shot]:
+    found: list[Shot] = []
+    for info in pkgutil.iter_modules(shots.__path__):
+        module = importlib.import_module(f"tools.shots.{info.name}")
+        found.extend(getattr(module, "SCENARIOS", []))
+    return found
+
+
+async def render(shot: Shot, out: Path) -> None:
+    from core.curator import open_curator
+    from core.demo import build_demo_home
+    from tui.app import CuratorApp
+
+    with tempfile.TemporaryDirectory(prefix="hmc-shot-") as tmp:
+        user = Path(tmp) / "user"
+        user.mkdir()
+        os.environ.update(HOME=str(user), XDG_STATE_HOME=f"{tmp}/state", XDG_DATA_HOME=f"{tmp}/data", TZ="UTC")
+        os.environ.pop("HERMES_HOME", None)
+        time.tzset()
+        home = user / ".hermes"
+        build_demo_home(home, TODAY)
+        if shot.setup:
+            shot.setup(home)
+        app = CuratorApp(open_curator(home, today=TODAY, clock=frozen_clock), greet=shot.greet)
+        async with app.run_test(size=shot.size) as pilot:
+            await pilot.pause()
+            for key in shot.press:
+                await pilot.press(key)
+                await pilot.pause()
+            if shot.settle:
+                await shot.settle(pilot)
+            await pilot.pause(0.3)
+            app.save_screenshot(str(out))
+
+
+def main(argv: list[str]) -> int:
+    wanted = argv[1:]
+    target = ROOT / "screenshots"
+    target.mkdir(exist_ok=True)
+    restore = steady_cursors()
+    try:
+        for shot in scenarios():
+            if wanted and not any(w in shot.name for w in wanted):
+                continue
+            out = target / f"{shot.name}.svg"
+            asyncio.run(render(shot, out))
+            print(f"wrote {out.relative_to(ROOT)}")
+    finally:
+        restore()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

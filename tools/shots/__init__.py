@@ -1,0 +1,48 @@
+"""Screenshot scenarios: each area's module here lists `SCENARIOS = [Shot(...)]`.
+
+`python tools/screenshots.py` renders every scenario on a fresh demo home (today and the clock
+frozen, as in the snapshot tests) into screenshots/<name>.svg.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date, datetime, timezone
+from pathlib import Path
+from typing import Callable
+
+TODAY = date(2026, 11, 15)
+NOW = datetime(2026, 11, 15, 12, 0, tzinfo=timezone.utc).timestamp()
+
+
+def frozen_clock() -> float:
+    return NOW
+
+
+@dataclass(frozen=True)
+class Shot:
+    name: str  # screenshots/<name>.svg
+    press: tuple[str, ...] = ()  # keys pressed after the first screen paints
+    setup: Callable[[Path], None] | None = None  # changes the demo home before the app starts
+    size: tuple[int, int] = (120, 36)
+    title: str = ""  # caption in the README
+    greet: bool = False  # show the start-up notifications
+    settle: Callable | None = field(default=None)  # async (pilot) -> None, extra steps after the keys
+
+
+def steady_cursors() -> Callable[[], None]:
+    """Stop cursor blinking (for repeatable screenshots); returns a function that restores it."""
+    from textual.reactive import reactive
+    from textual.widgets import Input, TextArea
+
+    saved = {cls: cls.__dict__["cursor_blink"] for cls in (Input, TextArea)}
+    for cls in saved:
+        steady = reactive(False, init=False)
+        steady.__set_name__(cls, "cursor_blink")
+        setattr(cls, "cursor_blink", steady)
+
+    def restore() -> None:
+        for cls, original in saved.items():
+            setattr(cls, "cursor_blink", original)
+
+    return restore

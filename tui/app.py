@@ -1,0 +1,353 @@
+"""CuratorApp: four modes over one Curator. Thin: it wires core objects to screens."""
+
+from __future__ import annotations
+
+import asyncio
+import difflib
+import importlib
+import os
+from typing import Sequence
+
+from rich.text import Text
+from textual.app import App
+from textual.binding import Binding
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.screen import Screen
+from textual.signal import Signal
+from textual.widgets import Footer, Static
+
+from core import timefmt
+from core.home import list_profiles
+from core.memory import FILE_NAMES, Conflict, Op, ScanRefused, StoreError, WriteResult
+from tui.literal import literal
+from tui.screens.dialogs import ChoiceDialog, ConfirmDialog
+from tui.widgets.header import HmcHeader
+
+MODE_SCREENS = {"memory": "MemoryScreen", "pending": "PendingScreen", "search": "SearchScreen", "review": "ReviewScreen"}
+POLL_SECONDS = 0.5
+
+
+def placeholder(mode: str) -> type[Screen]:
+    """An honest 'coming' screen for a mode whose module has not landed yet."""
+
+    class Coming(Screen):
+        MODE = mode
+        AREA = mode
+
+        def compose(self):
+            yield HmcHeader()
+            yield Static(f"{mode.capitalize()} mode is coming in a later version of hmc.", classes="coming")
+            yield Footer()
+
+    return Coming
+
+
+def mode_screen(mode: str) -> type[Screen]:
+    try:
+        module = importlib.import_module(f"tui.screens.{mode}")
+    except ModuleNotFoundError as exc:
+        if exc.name != f"tui.screens.{mode}":
+            raise
+        return placeholder(mode)
+    return getattr(module, MODE_SCREENS[mode])
+
+
+class CuratorCommands(Provider):
+    """Every action of the current screen as "area: Verb", plus modes and profiles."""
+
+    async def discover(self) -> Hits:
+        for title, help_text, callback in self.app.palette_commands():
+            yield DiscoveryHit(title, callback, help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for title, help_text, callback in self.app.palette_commands():
+            score = matcher.match(title)
+            if score > 0:
+                yield Hit(score, matcher.highlight(title), callback, help=help_text)
+
+
+class CuratorApp(App):
+    CSS_PATH = "app.tcss"
+    TITLE = "hmc — Hermes Memory Curator"
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
+    COMMANDS = App.COMMANDS | {CuratorCommands}
+    BINDINGS = [
+        Binding("1", "mode('memory')", "Memory", id="app.memory", tooltip="MEMORY.md and USER.md", show=False),
+        Binding("2", "mode('pending')", "Pending", id="app.pending", tooltip="Staged writes waiting for approval", show=False),
+        Binding("3", "mode('search')", "Search", id="app.search", tooltip="Search past sessions", show=False),
+        Binding("4", "mode('review')", "Review", id="app.review", tooltip="The monthly review", show=False),
+        Binding("slash", "search_box", "Search", id="app.slash", tooltip="Jump to the search box", show=False),
+        Binding("question_mark", "help", "Help", id="app.help", tooltip="Keys and help for this screen"),
+        Binding("q", "quit", "Quit", id="app.quit", tooltip="Leave hmc (every write is already on disk)"),
+    ]
+
+    def __init__(self, curator, *, poll: bool = True, greet: bool = True, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.curator = curator
+        self.poll_enabled = poll
+        self.greet_enabled = greet
+        self.memory_changed: Signal[str] = Signal(self, "memory_changed")
+        self.pending_changed: Signal[None] = Signal(self, "pending_changed")
+        self.header_changed: Signal[None] = Signal(self, "header_changed")
+        self._pending_token: object = None
+        self._pending_count = 0
+        self.modes_available = {mode: mode_screen(mode) for mode in MODE_SCREENS}
+        for mode, screen in self.modes_available.items():
+            self.add_mode(mode, screen)
+
+    # -- start-up --------------------------------------------------------------------------------
+
+    def on_mount(self) -> None:
+        for store in self.curator.stores.values():
+            store.read()
+        self._pending_token = self.pending_token()
+        self._pending_count = self.count_pending()
+        self.switch_mode("memory")
+        if self.poll_enabled:
+            self.set_interval(POLL_SECONDS, self.poll, name="poll-files")
+        if self.greet_enabled:
+            self.call_after_refresh(self.greet)
+
+    def greet(self) -> None:
+        for problem in self.curator.home.config.problems:
+            self.notify(problem, title="config.yaml", severity="warning", timeout=8)
+        if self._pending_count:
+            oldest = self.oldest_pending_age()
+            self.notify(
+                f"{self._pending_count} staged write{'s' if self._pending_count != 1 else ''} wait for approval"
+                + (f" (oldest {oldest})" if oldest else "") + ". Press 2 to review them.",
+                title="Pending writes", timeout=8,
+            )
+        due = self.review_state()
+        if due.get("due"):
+            self.notify(f"The monthly review is due ({due['text']}). Press 4 to start it.", title="Review", timeout=8)
+
+    # -- polling: external writes show up within a second ------------------------------------
+
+    def poll(self) -> None:
+        for target, store in self.curator.stores.items():
+            if store.changed_on_disk():
+                self.memory_changed.publish(target)
+                self.notify(f"{store.name} changed on disk (Hermes?) — reloaded.", title="External change")
+        token = self.pending_token()
+        if token != self._pending_token:
+            self._pending_token = token
+            self._pending_count = self.count_pending()
+            self.pending_changed.publish(None)
+            self.header_changed.publish(None)
+
+    def pending_token(self) -> object:
+        folder = self.curator.home.pending_dir
+        try:
+            return tuple(sorted((e.name, e.stat().st_mtime_ns) for e in os.scandir(folder)))
+        except OSError:
+            return ()
+
+    def count_pending(self) -> int:
+        try:
+            return self.curator.pending.count()
+        except Exception:  # queue module absent or folder unreadable: count the files
+            folder = self.curator.home.pending_dir
+            try:
+                return sum(1 for e in os.scandir(folder) if e.name.endswith(".json"))
+            except OSError:
+                return 0
+
+    def oldest_pending_age(self) -> str | None:
+        try:
+            records = self.curator.pending.list()
+        except Exception:
+            return None
+        stamps = [r.created_at for r in records if getattr(r, "created_at", None)]
+        return timefmt.ago(min(stamps), self.curator.now()) if stamps else None
+
+    # -- header --------------------------------------------------------------------------------
+
+    def review_state(self) -> dict:
+        try:
+            from core import review
+        except ImportError:
+            return {"text": "review: not available", "due": False}
+        try:
+            last = review.last_review_date(self.curator)
+            due = review.review_due(self.curator)
+        except Exception:
+            return {"text": "review: unknown", "due": False}
+        text = f"reviewed {last.isoformat()}" if last else "never reviewed"
+        return {"text": text + (" · review due" if due else ""), "due": due}
+
+    def header_state(self) -> dict:
+        return {
+            "home": self.curator.home.display(),
+            "profile": self.curator.home.profile,
+            "pending": self._pending_count,
+            "review": self.review_state()["text"],
+        }
+
+    def ago(self, ts: float) -> str:
+        return timefmt.ago(ts, self.curator.now())
+
+    # -- writes (every screen goes through here) ---------------------------------------------
+
+    def stores_written(self, target: str) -> None:
+        self.memory_changed.publish(target)
+        self.header_changed.publish(None)
+
+    async def write(self, target: str, ops: Sequence[Op], *, action: str | None = None,
+                    force: bool = False) -> WriteResult | None:
+        """Apply ops off the UI thread; confirm scanner hits, resolve conflicts, report the outcome.
+
+        Must run inside a worker (it may push dialogs and wait for them).
+        """
+        store = self.curator.stores[target]
+        try:
+            result = await asyncio.to_thread(store.apply, list(ops), force=force, action=action)
+        except ScanRefused as exc:
+            body = scan_body(exc.findings)
+            if not await self.push_screen_wait(ConfirmDialog("Write despite the security scan?", body,
+                                                             yes="Write anyway", danger=True)):
+                self.notify("Nothing was written.", title="Cancelled")
+                return None
+            return await self.write(target, ops, action=action, force=True)
+        except Conflict as exc:
+            return await self.resolve_conflict(target, ops, exc, action)
+        except StoreError as exc:
+            self.notify(str(exc), title=f"{store.name}: nothing written", severity="error", timeout=10)
+            return None
+        self.stores_written(target)
+        if result.changed:
+            self.notify(" ".join(result.messages) + f"\n{store.name}: {result.label}", title="Saved")
+        else:
+            self.notify(" ".join(result.messages), title="Nothing to change")
+        return result
+
+    async def resolve_conflict(self, target: str, ops: Sequence[Op], exc: Conflict, action: str | None):
+        """The entry changed on disk while the person edited it: theirs / mine / both, never silent."""
+        store = self.curator.stores[target]
+        mine = next((op.content for op in ops if op.action == "replace" and op.matched_entry == exc.expected), None)
+        if mine is None:
+            self.notify(f"{store.name} changed on disk: the entry is no longer as it was, so nothing was changed.",
+                        title="Changed meanwhile", severity="warning", timeout=10)
+            return None
+        close = difflib.get_close_matches(exc.expected, exc.current, n=1, cutoff=0.4)
+        theirs = close[0] if close else None
+        body = Text("While you edited, the entry changed on disk (Hermes wrote to ")
+        body.append(FILE_NAMES[target], style="bold")
+        body.append(").\n\nTheirs (on disk now):\n", style="")
+        body.append_text(literal(theirs) if theirs else Text("(the entry was removed)", style="italic"))
+        body.append("\n\nMine (your edit):\n")
+        body.append_text(literal(mine))
+        choices = [("theirs", "Keep theirs"), ("mine", "Use mine"), ("both", "Keep both"), ("cancel", "Cancel")]
+        choice = await self.push_screen_wait(ChoiceDialog("Conflict", body, choices, default="theirs"))
+        if choice == "mine":
+            new_ops = ([Op("replace", content=mine, old_text=theirs, matched_entry=theirs)] if theirs
+                       else [Op("add", content=mine)])
+        elif choice == "both":
+            new_ops = [Op("add", content=mine)]
+        else:
+            self.notify("Kept the entry as it is on disk.", title="Conflict")
+            self.stores_written(target)
+            return None
+        return await self.write(target, new_ops, action=action)
+
+    async def undo(self) -> None:
+        history = self.curator.history
+        rec = history.undoable()
+        if rec is None:
+            self.notify("Nothing to undo.")
+            return
+        try:
+            await asyncio.to_thread(history.undo, self.curator.stores)
+        except StoreError as exc:
+            self.notify(str(exc), title="Undo refused", severity="error", timeout=10)
+            return
+        self.stores_written(rec.target)
+        self.notify(f"Undid {rec.action} in {FILE_NAMES[rec.target]}.", title="Undo")
+
+    # -- navigation ------------------------------------------------------------------------------
+
+    def action_mode(self, mode: str) -> None:
+        if self.current_mode != mode:
+            self.switch_mode(mode)
+
+    def action_search_box(self) -> None:
+        self.switch_mode("search")
+        focus = getattr(self.screen, "focus_query", None)
+        if focus:
+            self.call_after_refresh(focus)
+
+    def action_help(self) -> None:
+        if self.screen.query("HelpPanel"):
+            self.action_hide_help_panel()
+        else:
+            self.action_show_help_panel()
+
+    def show_memory(self, target: str) -> None:
+        self.switch_mode("memory")
+
+        def focus() -> None:
+            try:
+                self.screen.query_one(f"#entries-{target}").focus()
+            except Exception:
+                pass
+
+        self.call_after_refresh(focus)
+
+    def open_provenance(self, entry: str) -> None:
+        """Open the session where an entry was written (search mode), or say it can't be found."""
+        opener = getattr(self.modes_available["search"], "open_provenance", None)
+        if opener is None:
+            self.notify("Session search is not available in this version.", severity="warning")
+            return
+        opener(self, entry)
+
+    def switch_profile(self, profile: str) -> None:
+        try:
+            self.curator = self.curator.switch_profile(profile)
+        except Exception as exc:
+            self.notify(str(exc), title="Profile", severity="error")
+            return
+        for store in self.curator.stores.values():
+            store.read()
+        self._pending_token = self.pending_token()
+        self._pending_count = self.count_pending()
+        for target in self.curator.stores:
+            self.memory_changed.publish(target)
+        self.pending_changed.publish(None)
+        self.header_changed.publish(None)
+        self.notify(f"Now curating profile {profile}.", title="Profile")
+
+    def palette_commands(self):
+        """(title, help, callback) for the command palette."""
+        out = []
+        for mode in MODE_SCREENS:
+            out.append((f"go: {mode.capitalize()} mode", f"Switch to {mode} mode", lambda m=mode: self.action_mode(m)))
+        screen = self.screen
+        area = getattr(screen, "AREA", "app")
+        seen = set()
+        for key, active in screen.active_bindings.items():
+            binding = active.binding
+            if not binding.description or binding.action in seen or not active.enabled:
+                continue
+            seen.add(binding.action)
+            node = active.node
+            owner = "app" if node is self else area
+            out.append((f"{owner}: {binding.description}", active.tooltip or binding.tooltip or f"key {key}",
+                        lambda n=node, a=binding.action: self.call_later(n.run_action, a)))
+        for name in list_profiles(self.curator.home.base):
+            if name != self.curator.home.profile:
+                out.append((f"profile: Switch to {name}", f"Curate the {name} profile",
+                            lambda n=name: self.switch_profile(n)))
+        return out
+
+
+def scan_body(findings) -> Text:
+    body = Text("The security scan flagged the text you are about to write:\n\n")
+    for f in findings[:8]:
+        body.append(f"{f.severity.upper():<8} {f.rule}", style="bold")
+        body.append(f"  {f.detail}\n")
+    if any(getattr(f, "hermes_blocks", False) for f in findings):
+        body.append("\nHermes will replace this entry in the prompt with a [BLOCKED: …] notice, so the agent "
+                    "won't see it.", style="yellow")
+    return body

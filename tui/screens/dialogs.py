@@ -1,0 +1,281 @@
+"""Shared modal dialogs: choose, confirm, edit an entry, read a text, pick from a list."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Label, OptionList, Static, TextArea
+from textual.widgets.option_list import Option
+
+from core import scanner
+from core.memory import FILE_NAMES, TARGETS, Op, OpError, plan, usage, usage_label
+from tui.literal import literal
+from tui.widgets.gauge import CapacityGauge
+
+
+class ChoiceDialog(ModalScreen[str | None]):
+    """A question with a row of buttons; dismisses with the chosen id, or None on Escape."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="dialog.cancel", tooltip="Close without choosing")]
+
+    def __init__(self, title: str, body: str | Text, choices: Sequence[tuple[str, str]], *,
+                 default: str | None = None, danger: Sequence[str] = (), classes: str = "") -> None:
+        super().__init__(classes=classes)
+        self.title_text = title
+        self.body = body if isinstance(body, Text) else literal(body)
+        self.choices = list(choices)
+        self.default = default or self.choices[0][0]
+        self.danger = set(danger)
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Label(literal(self.title_text, "bold"), classes="dialog-title")
+            with VerticalScroll(classes="dialog-body"):
+                yield Static(self.body, markup=False)
+            with Horizontal(classes="dialog-buttons"):
+                for choice, label in self.choices:
+                    variant = "error" if choice in self.danger else ("primary" if choice == self.default else "default")
+                    yield Button(label, id=f"choice-{choice}", variant=variant)
+
+    def on_mount(self) -> None:
+        self.query_one(f"#choice-{self.default}", Button).focus()
+
+    @on(Button.Pressed)
+    def chosen(self, event: Button.Pressed) -> None:
+        self.dismiss((event.button.id or "").removeprefix("choice-"))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class ConfirmDialog(ModalScreen[bool]):
+    """Yes/no; Enter on the focused button, `y` confirms, `n`/Escape cancels."""
+
+    BINDINGS = [
+        Binding("escape,n", "answer(False)", "Cancel", id="confirm.no", tooltip="Back out; nothing changes"),
+        Binding("y", "answer(True)", "Yes", id="confirm.yes", tooltip="Go ahead"),
+    ]
+
+    def __init__(self, title: str, body: str | Text, *, yes: str = "Yes", no: str = "Cancel", danger: bool = False):
+        super().__init__()
+        self.title_text, self.yes, self.no, self.danger = title, yes, no, danger
+        self.body = body if isinstance(body, Text) else literal(body)
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Label(literal(self.title_text, "bold"), classes="dialog-title")
+            with VerticalScroll(classes="dialog-body"):
+                yield Static(self.body, markup=False)
+            with Horizontal(classes="dialog-buttons"):
+                yield Button(f"{self.yes} (y)", id="yes", variant="error" if self.danger else "primary")
+                yield Button(f"{self.no} (n)", id="no")
+
+    def on_mount(self) -> None:
+        self.query_one("#yes" if not self.danger else "#no", Button).focus()
+
+    @on(Button.Pressed)
+    def pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "yes")
+
+    def action_answer(self, value: bool) -> None:
+        self.dismiss(value)
+
+
+@dataclass(frozen=True)
+class EditResult:
+    target: str
+    text: str
+
+
+class EditEntryDialog(ModalScreen[EditResult | None]):
+    """Edit or write one entry: live count, the store's usage after saving, scanner findings.
+
+    `original` is the entry being edited (None to add). Saving is refused while the store would
+    end over its limit (unless the change shrinks it). Findings are shown before saving; whether
+    to write despite them is asked by the caller when the store refuses.
+    """
+
+    BINDINGS = [
+        Binding("ctrl+s", "save", "Save", id="edit.save", tooltip="Save the entry (refused past the limit)"),
+        Binding("escape", "cancel", "Cancel", id="edit.cancel", tooltip="Close without saving"),
+        Binding("ctrl+t", "switch_target", "Other file", id="edit.target",
+                tooltip="Save into the other store (MEMORY.md / USER.md)"),
+    ]
+
+    def __init__(self, curator, target: str, original: str | None = None, *, initial: str | None = None,
+                 title: str | None = None, choose_target: bool = False) -> None:
+        super().__init__()
+        self.curator = curator
+        self.target = target
+        self.original = original
+        self.initial = initial if initial is not None else (original or "")
+        self.title_text = title or ("Edit entry" if original is not None else "Add entry")
+        self.choose_target = choose_target
+        self._can_save = False
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog edit-dialog"):
+            yield Label(self._title(), id="edit-title", classes="dialog-title")
+            yield TextArea(self.initial, id="edit-text", soft_wrap=True, show_line_numbers=False,
+                           tab_behavior="focus")
+            yield Static("", id="edit-count", markup=False)
+            yield CapacityGauge(id="edit-gauge")
+            yield Static("", id="edit-findings", markup=False)
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Save (ctrl+s)", id="save", variant="primary")
+                yield Button("Cancel (esc)", id="cancel")
+
+    def _title(self) -> Text:
+        title = Text(f"{self.title_text} — {FILE_NAMES[self.target]}", style="bold")
+        if self.choose_target:
+            title.append("   ctrl+t: other file", style="dim")
+        return title
+
+    def on_mount(self) -> None:
+        area = self.query_one(TextArea)
+        area.focus()
+        area.move_cursor(area.document.end)
+        self.update_status()
+
+    @on(TextArea.Changed)
+    def update_status(self) -> None:
+        text = self.query_one(TextArea).text.strip()
+        store = self.curator.stores[self.target]
+        entries = list(store.last.entries)
+        count = self.query_one("#edit-count", Static)
+        gauge = self.query_one("#edit-gauge", CapacityGauge)
+        problem = None
+        after = entries
+        if not text:
+            problem = "an entry can't be empty (delete it instead)"
+        else:
+            op = (Op("replace", content=text, old_text=self.original, matched_entry=self.original)
+                  if self.original is not None and self.original in entries else Op("add", content=text))
+            try:
+                after = list(plan(entries, [op], store.limit, store.label).after)
+            except OpError as exc:
+                after = entries + [text] if op.action == "add" else entries
+                problem = str(exc).split("\n")[0]
+        used = usage(after)
+        gauge.update(used, store.limit)
+        line = Text(f"{len(text):,} chars · {FILE_NAMES[self.target]} after saving: {usage_label(used, store.limit)}")
+        if problem:
+            line.append(f"\n✗ {problem}", style="bold red")
+        if not store.enabled:
+            line.append(f"\n✗ {store.label} is disabled in config.yaml", style="bold red")
+            problem = problem or "disabled"
+        count.update(line)
+        findings = scanner.scan(text) if text else []
+        box = self.query_one("#edit-findings", Static)
+        if findings:
+            out = Text("Security scan:\n", style="bold yellow")
+            for f in findings[:5]:
+                out.append(f"  {f.severity.upper():<8} {f.rule}: ", style="bold")
+                out.append(f.detail + "\n")
+            if any(f.hermes_blocks for f in findings):
+                out.append("Hermes would block this entry from the prompt.", style="yellow")
+            box.update(out)
+        else:
+            box.update("")
+        self._can_save = problem is None
+        self.query_one("#save", Button).disabled = not self._can_save
+
+    def action_switch_target(self) -> None:
+        if not self.choose_target:
+            self.app.bell()
+            return
+        self.target = TARGETS[1 - TARGETS.index(self.target)]
+        self.query_one("#edit-title", Label).update(self._title())
+        self.update_status()
+
+    def action_save(self) -> None:
+        if not self._can_save:
+            self.app.bell()
+            self.notify("Can't save: see the reason under the text", severity="warning")
+            return
+        self.dismiss(EditResult(self.target, self.query_one(TextArea).text.strip()))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+    @on(Button.Pressed, "#save")
+    def save_pressed(self) -> None:
+        self.action_save()
+
+    @on(Button.Pressed, "#cancel")
+    def cancel_pressed(self) -> None:
+        self.dismiss(None)
+
+
+class TextDialog(ModalScreen[None]):
+    """Read-only text (a prompt preview, a raw payload), shown exactly as it is."""
+
+    BINDINGS = [Binding("escape,q", "close", "Close", id="text.close", tooltip="Close")]
+
+    def __init__(self, title: str, text: str, note: str = "") -> None:
+        super().__init__()
+        self.title_text, self.text, self.note = title, text, note
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog text-dialog"):
+            yield Label(literal(self.title_text, "bold"), classes="dialog-title")
+            if self.note:
+                yield Static(literal(self.note, "dim"), markup=False)
+            yield TextArea(self.text, read_only=True, soft_wrap=True, id="text-body")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Close (esc)", id="close", variant="primary")
+
+    def on_mount(self) -> None:
+        self.query_one(TextArea).focus()
+
+    @on(Button.Pressed)
+    def pressed(self) -> None:
+        self.dismiss(None)
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+class PickDialog(ModalScreen[int | None]):
+    """Pick one row of a list (Enter), or Escape. Rows are literal Text."""
+
+    BINDINGS = [Binding("escape", "cancel", "Close", id="pick.cancel", tooltip="Close without choosing")]
+
+    def __init__(self, title: str, rows: Sequence[Text | str], note: str = "", empty: str = "Nothing here.") -> None:
+        super().__init__()
+        self.title_text, self.note, self.empty = title, note, empty
+        self.rows = [r if isinstance(r, Text) else literal(r) for r in rows]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog pick-dialog"):
+            yield Label(literal(self.title_text, "bold"), classes="dialog-title")
+            if self.note:
+                yield Static(literal(self.note, "dim"), markup=False)
+            if self.rows:
+                yield OptionList(*[Option(row, id=f"r{i}") for i, row in enumerate(self.rows)], id="pick-list")
+            else:
+                yield Static(literal(self.empty, "dim"), markup=False)
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Close (esc)", id="close")
+
+    def on_mount(self) -> None:
+        if self.rows:
+            self.query_one(OptionList).focus()
+
+    @on(OptionList.OptionSelected)
+    def picked(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(event.option_index)
+
+    @on(Button.Pressed)
+    def pressed(self) -> None:
+        self.dismiss(None)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,51 @@
+"""The numbered entry list of one store. Entries are untrusted text: always rendered literally."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from rich.text import Text
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+from tui.literal import visible_controls
+
+
+def entry_prompt(number: int, entry: str, limit: int, marks: Sequence[str] = ()) -> Text:
+    """`  3  text…  (123)` with continuation lines indented; marks are short badges (e.g. ⚠ scan)."""
+    head = f"{number:>3}  "
+    body = Text(no_wrap=False)
+    body.append(head, style="bold")
+    lines = visible_controls(entry).split("\n")
+    for i, line in enumerate(lines):
+        if i:
+            body.append("\n" + " " * len(head))
+        body.append(line)
+    size = len(entry)
+    body.append(f"  ({size:,})", style="bold red" if size > limit else "dim")
+    for mark in marks:
+        body.append(f" {mark}", style="bold yellow")
+    return body
+
+
+class EntryList(OptionList):
+    """An OptionList of entries; posts OptionList.OptionHighlighted/Selected as usual."""
+
+    DEFAULT_CSS = """
+    EntryList, EntryList:focus { height: 1fr; border: none; padding: 0; }
+    """
+
+    def show(self, entries: Sequence[str], limit: int, marks: dict[int, list[str]] | None = None,
+             keep: int | None = None) -> None:
+        """Replace the options, keeping the highlight where it was (or on `keep`)."""
+        old = self.highlighted if keep is None else keep
+        self.clear_options()
+        marks = marks or {}
+        options: list[Option | None] = []
+        for i, entry in enumerate(entries):
+            if i:
+                options.append(None)  # a rule between entries keeps multi-line entries apart
+            options.append(Option(entry_prompt(i + 1, entry, limit, marks.get(i, ())), id=f"e{i}"))
+        self.add_options(options)
+        if entries:
+            self.highlighted = min(old if old is not None else 0, len(entries) - 1)
