@@ -1,0 +1,219 @@
+"""Turn `memory.write_approval` on or off in config.yaml, touching only that one line.
+
+Every other byte of the file (comments, key order, quoting, blank lines, line endings, a BOM)
+stays as it was. When the key is absent it is added as the first line under `memory:` (or a
+`memory:` block is appended). The result is parsed again and compared with the original: if
+anything but `memory.write_approval` would differ, nothing is written. A file that isn't valid
+YAML is refused with the line of the problem.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from core.home import FALSE_STRINGS, TRUE_STRINGS
+
+KEY = "write_approval"
+_TOP_MEMORY = re.compile(r"^memory[ \t]*:(?P<rest>[ \t]*(?:#.*)?)$")
+_CHILD = re.compile(
+    r"^(?P<indent>[ \t]+)write_approval(?P<colon>[ \t]*:)(?P<space>[ \t]*)"
+    r"(?P<value>\"[^\"]*\"|'[^']*'|[^#\s](?:[^#]*[^#\s])?)?(?P<tail>[ \t]*(?:#.*)?)$"
+)
+
+
+class ConfigEditError(Exception):
+    """config.yaml can't be changed safely; the message says why. Nothing was written."""
+
+
+@dataclass(frozen=True)
+class ConfigEdit:
+    path: Path
+    before: bool
+    after: bool
+    created: bool = False  # config.yaml did not exist
+    added: bool = False  # the key was absent and was added
+    line: int = 0  # 1-based line number of the write_approval line
+
+    @property
+    def changed(self) -> bool:
+        return self.before != self.after or self.created or self.added
+
+
+def as_flag(value: object) -> bool | None:
+    """Hermes's reading of an on/off value (None for something it doesn't understand)."""
+    if isinstance(value, bool):
+        return value
+    if value is None:
+        return False
+    text = str(value).strip().lower()
+    if text in TRUE_STRINGS:
+        return True
+    if text in FALSE_STRINGS:
+        return False
+    return None
+
+
+def _load(text: str) -> dict:
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 1})" if mark is not None else ""
+        raise ConfigEditError(f"config.yaml can't be parsed{where}; fix it first — nothing was changed") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigEditError("config.yaml is not a mapping of settings; nothing was changed")
+    return data
+
+
+def read_write_approval(path: Path) -> bool:
+    """The current value as Hermes reads it (False when absent, missing file or unparsable)."""
+    try:
+        data = _load(path.read_text(encoding="utf-8-sig"))
+    except (OSError, UnicodeDecodeError, ConfigEditError):
+        return False
+    memory = data.get("memory")
+    if not isinstance(memory, dict):
+        return False
+    return bool(as_flag(memory.get(KEY, False)))
+
+
+def edit_text(text: str, on: bool) -> tuple[str, bool, bool, int]:
+    """The new text with write_approval set. Returns (text, value before, added, line number)."""
+    data = _load(text)
+    memory = data.get("memory")
+    if memory is not None and not isinstance(memory, dict):
+        raise ConfigEditError("config.yaml: 'memory' is not a mapping; set memory.write_approval by hand")
+    memory = memory or {}
+    before = as_flag(memory.get(KEY, False))
+    value = "true" if on else "false"
+    newline = "\r\n" if "\r\n" in text else "\n"
+    lines = text.splitlines(keepends=True)
+
+    def body(line: str) -> str:
+        return line.rstrip("\r\n")
+
+    top = [i for i, line in enumerate(lines) if _TOP_MEMORY.match(body(line))]
+    if "memory" in data and not top:
+        raise ConfigEditError("config.yaml: the memory section is written inline (memory: {…}); hmc only edits "
+                              "the block form, so set memory.write_approval by hand")
+    if len(top) > 1:
+        raise ConfigEditError("config.yaml has more than one 'memory:' section; set memory.write_approval by hand")
+    added = False
+    if not top:
+        # No memory section: append one at the end.
+        head = text + ("" if not text or text.endswith(("\n", "\r")) else newline)
+        new_text = head + f"memory:{newline}  {KEY}: {value}{newline}"
+        line_no = head.count("\n") + 2
+        added = True
+    else:
+        start = top[0]
+        end = start + 1
+        while end < len(lines):
+            stripped = body(lines[end])
+            if stripped and not stripped[0].isspace() and not stripped.startswith("#"):
+                break
+            end += 1
+        indent = None
+        for i in range(start + 1, end):
+            stripped = body(lines[i])
+            if stripped.strip() and not stripped.lstrip().startswith("#"):
+                indent = stripped[: len(stripped) - len(stripped.lstrip())]
+                break
+        children = [i for i in range(start + 1, end)
+                    if (m := _CHILD.match(body(lines[i]))) and m.group("indent") == indent]
+        if children:
+            i = children[-1]  # YAML keeps the last of duplicate keys
+            m = _CHILD.match(body(lines[i]))
+            assert m is not None
+            ending = lines[i][len(body(lines[i])):]
+            space = m.group("space") or " "
+            lines[i] = f"{m.group('indent')}{KEY}{m.group('colon')}{space}{value}{m.group('tail') or ''}{ending}"
+            line_no = i + 1
+        else:
+            if not lines[start].endswith(("\n", "\r")):
+                lines[start] += newline
+            lines.insert(start + 1, f"{indent or '  '}{KEY}: {value}{newline}")
+            line_no = start + 2
+            added = True
+        new_text = "".join(lines)
+    # The safety net: the new file must parse to the old settings plus exactly this change.
+    try:
+        new_data = _load(new_text)
+    except ConfigEditError:
+        raise ConfigEditError("hmc can't change write_approval safely in this config.yaml; set it by hand") from None
+    old_cmp = dict(data)
+    old_cmp["memory"] = {k: v for k, v in memory.items() if k != KEY}
+    new_memory = new_data.get("memory")
+    ok = isinstance(new_memory, dict) and new_memory.get(KEY) is on
+    if ok:
+        new_cmp = dict(new_data)
+        new_cmp["memory"] = {k: v for k, v in new_memory.items() if k != KEY}
+        ok = new_cmp == old_cmp
+    if not ok:
+        raise ConfigEditError("hmc can't change write_approval safely in this config.yaml; set it by hand")
+    return new_text, bool(before), added, line_no
+
+
+def set_write_approval(path: Path, on: bool) -> ConfigEdit:
+    """Set memory.write_approval in config.yaml (created if missing), changing only that line."""
+    path = Path(path)
+    created = False
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        data, created = b"", True
+    except OSError as exc:
+        raise ConfigEditError(f"config.yaml can't be read ({(exc.strerror or str(exc)).lower()}); nothing was changed") from None
+    bom = data.startswith(b"\xef\xbb\xbf")
+    try:
+        text = data[3:].decode("utf-8") if bom else data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigEditError(f"config.yaml is not UTF-8 (bad byte at offset {exc.start:,}); nothing was changed") from None
+    new_text, before, added, line = edit_text(text, on)
+    if new_text == text:
+        return ConfigEdit(path, before, on, line=line)
+    out = (b"\xef\xbb\xbf" if bom else b"") + new_text.encode("utf-8")
+    _replace(path, out, expect=None if created else data)
+    return ConfigEdit(path, before, on, created=created, added=added and not created, line=line)
+
+
+def _replace(path: Path, data: bytes, expect: bytes | None) -> None:
+    """Atomic replace, keeping the file's mode; refused if the file changed since it was read."""
+    if path.is_symlink():
+        target = path.resolve()
+    else:
+        target = path
+    mode = None
+    try:
+        mode = os.stat(target).st_mode & 0o777
+    except OSError:
+        pass
+    try:
+        current = target.read_bytes()
+    except FileNotFoundError:
+        current = None
+    if current != expect:
+        raise ConfigEditError("config.yaml changed while hmc was editing it; try again — nothing was changed")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".config_", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, mode if mode is not None else 0o644)
+        os.replace(tmp, target)
+    except OSError as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise ConfigEditError(f"writing config.yaml failed ({(exc.strerror or str(exc)).lower()}); it is unchanged") from None
