@@ -95,13 +95,20 @@ class History:
         )
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            with open(self.path, "a", encoding="utf-8") as fh:
-                fh.write(json.dumps(asdict(rec), ensure_ascii=False) + "\n")
+            with open(self.path, "a+", encoding="utf-8") as fh:
+                fh.seek(0, os.SEEK_END)
+                torn = fh.tell() > 0 and not self._ends_with_newline()
+                fh.write(("\n" if torn else "") + json.dumps(asdict(rec), ensure_ascii=False) + "\n")
                 fh.flush()
                 os.fsync(fh.fileno())
         except OSError as exc:
             raise StoreError(f"can't write hmc's history journal ({exc.strerror or exc}); nothing was written") from None
         return rec
+
+    def _ends_with_newline(self) -> bool:
+        with open(self.path, "rb") as fh:
+            fh.seek(-1, os.SEEK_END)
+            return fh.read(1) == b"\n"
 
     def undoable(self, target: str | None = None) -> Record | None:
         """The newest write not yet undone (undos themselves are not undone by undo)."""

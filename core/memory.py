@@ -10,6 +10,7 @@ from __future__ import annotations
 import errno
 import hashlib
 import os
+import re
 import tempfile
 import time
 from contextlib import contextmanager
@@ -88,15 +89,17 @@ def check_drift(raw: str, limit: int) -> str | None:
     """Why Hermes would call this text drifted and refuse to edit it, or None when it is fine."""
     if raw.startswith(BOM):
         raw = raw[1:]
-    entries = parse(raw)
+    entries = parse(universal_newlines(raw))
     for number, entry in enumerate(entries, 1):
         if len(entry) > limit:
             return f"entry {number} is {len(entry):,} chars, longer than the whole {limit:,}-char limit"
     stripped = raw.strip()
-    if stripped == serialize(entries):
-        return None
     if "\r" in stripped:
         return "the file has Windows (CRLF) line endings"
+    if any(m.group(0) != "§" for m in LOOSE_SEPARATOR.finditer(stripped)):
+        return "a § separator line has spaces around the §"
+    if stripped == serialize(entries):
+        return None
     pieces = [p.strip() for p in stripped.split(DELIMITER)]
     if len([p for p in pieces if p]) != len(set(p for p in pieces if p)):
         return "the same entry is stored twice"
@@ -105,6 +108,18 @@ def check_drift(raw: str, limit: int) -> str | None:
     if any(piece != piece.strip() for piece in stripped.split(DELIMITER)):
         return "blank lines or spaces around a § separator"
     return "the file is not in the exact form Hermes writes"
+
+
+LOOSE_SEPARATOR = re.compile(r"^[ \t]*§[ \t]*$", re.MULTILINE)
+
+
+def universal_newlines(text: str) -> str:
+    """The entries a person meant: CRLF/CR as LF, and `§` lines with stray spaces as separators.
+
+    Used to show a drifted file's entries and to repair it; Hermes itself won't edit such a file.
+    """
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return LOOSE_SEPARATOR.sub("§", text)
 
 
 def preview(text: str, width: int = PREVIEW) -> str:
@@ -377,7 +392,7 @@ class MemoryStore:
         if bom:
             text = text[1:]
         return Snapshot(
-            self.target, entries=tuple(parse(text)), raw=text, exists=True, drift=check_drift(text, self.limit),
+            self.target, entries=tuple(parse(universal_newlines(text))), raw=text, exists=True, drift=check_drift(text, self.limit),
             bom=bom, symlink=symlink, token=tok, digest=digest,
         )
 
@@ -512,7 +527,7 @@ class MemoryStore:
             text = data.decode("utf-8", errors="replace")
             if text.startswith(BOM):
                 text = text[1:]
-            entries = parse(text)
+            entries = parse(universal_newlines(text))
             long = [i for i, e in enumerate(entries) if len(e) > self.limit]
             undecided = [i for i in long if i not in drop]
             if undecided:

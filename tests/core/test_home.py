@@ -1,0 +1,109 @@
+"""Finding the home, its profiles, and a config.yaml that may be missing or wrong."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from core.curator import open_curator
+from core.home import Config, HomeError, list_profiles, read_config, resolve_home
+
+
+def test_home_from_argument_env_and_default(tmp_path, monkeypatch, isolated_user):
+    explicit = tmp_path / "explicit"
+    explicit.mkdir()
+    assert resolve_home(explicit).root == explicit.resolve()
+    env_home = tmp_path / "env"
+    env_home.mkdir()
+    monkeypatch.setenv("HERMES_HOME", str(env_home))
+    assert resolve_home().root == env_home.resolve()
+    monkeypatch.setenv("HERMES_HOME", "   ")  # blank means unset
+    (isolated_user / ".hermes").mkdir()
+    assert resolve_home().root == (isolated_user / ".hermes").resolve()
+
+
+def test_missing_home_is_a_clear_error(tmp_path):
+    with pytest.raises(HomeError, match="no Hermes home"):
+        resolve_home(tmp_path / "nope")
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(HomeError, match="not a folder"):
+        resolve_home(tmp_path / "file")
+
+
+def test_profiles(tmp_path):
+    (tmp_path / "profiles" / "work" / "memories").mkdir(parents=True)
+    (tmp_path / "profiles" / ".deleted" / "old").mkdir(parents=True)
+    assert list_profiles(tmp_path) == ["default", "work"]
+    assert resolve_home(tmp_path, "work").root == (tmp_path / "profiles" / "work").resolve()
+    assert resolve_home(tmp_path, "default").root == tmp_path.resolve()
+    with pytest.raises(HomeError, match="no profile 'nope'"):
+        resolve_home(tmp_path, "nope")
+    with pytest.raises(HomeError, match="not a profile name"):
+        resolve_home(tmp_path, "../etc")
+
+
+def test_active_profile_is_sticky_and_a_stale_one_falls_back(tmp_path):
+    (tmp_path / "profiles" / "work").mkdir(parents=True)
+    (tmp_path / "active_profile").write_text("work\n")
+    assert resolve_home(tmp_path).profile == "work"
+    (tmp_path / "active_profile").write_text("gone")
+    assert resolve_home(tmp_path).profile == "default"
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "config.yaml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_config_values(tmp_path):
+    cfg = read_config(write(tmp_path, "memory:\n  memory_char_limit: 3000\n  user_char_limit: 500\n"
+                                      "  write_approval: 'yes'\n  user_profile_enabled: off\n"))
+    assert (cfg.memory_char_limit, cfg.user_char_limit, cfg.write_approval, cfg.user_profile_enabled) == (3000, 500, True, False)
+    assert cfg.problems == ()
+
+
+@pytest.mark.parametrize("text,problem", [
+    (None, "not found"),
+    ("memory: [unclosed", "not valid YAML"),
+    ("- a\n- b\n", "not a mapping"),
+    ("memory: 5\n", "'memory' is not a mapping"),
+    ("memory:\n  memory_char_limit: lots\n", "not a character count"),
+    ("memory:\n  memory_char_limit: -5\n", "not a character count"),
+    ("memory:\n  write_approval: maybe\n", "not on/off"),
+])
+def test_bad_config_falls_back_to_defaults_and_says_so(tmp_path, text, problem):
+    path = tmp_path / "config.yaml" if text is None else write(tmp_path, text)
+    cfg = read_config(path)
+    assert any(problem in p for p in cfg.problems), cfg.problems
+    assert cfg.memory_char_limit in (2200,) and cfg.user_char_limit == 1375
+
+
+def test_invalid_utf8_config(tmp_path):
+    (tmp_path / "config.yaml").write_bytes(b"memory:\n  x: \xff\n")
+    assert "unreadable" in read_config(tmp_path / "config.yaml").problems[0]
+
+
+def test_empty_config_is_fine(tmp_path):
+    assert read_config(write(tmp_path, "")) == Config()
+
+
+def test_limits_from_config_reach_the_stores(tmp_path):
+    write(tmp_path, "memory:\n  memory_char_limit: 50\n  memory_enabled: false\n")
+    curator = open_curator(tmp_path)
+    assert curator.stores["memory"].limit == 50 and not curator.stores["memory"].enabled
+    assert curator.stores["user"].limit == 1375
+
+
+def test_importing_core_never_imports_textual():
+    import subprocess
+    import sys
+
+    code = ("import pkgutil, importlib, sys, core\n"
+            "for m in pkgutil.iter_modules(core.__path__):\n"
+            "    importlib.import_module('core.' + m.name)\n"
+            "bad = [n for n in sys.modules if n.split('.')[0] in ('textual', 'rich')]\n"
+            "print(bad); sys.exit(1 if bad else 0)\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
