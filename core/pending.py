@@ -1,0 +1,992 @@
+"""The write-approval queue: `<home>/pending/memory/<id>.json` (HERMES-FORMATS.md §4).
+
+List the staged writes (oldest first; a broken file is a record with a reason, never a crash),
+work out what approving one would do without writing anything (`inspect`), and approve or reject.
+
+Approving replays the payload through the target `MemoryStore.apply` (lock, re-read, drift, limit
+and scanner checks, atomic write, journal). The record is first *claimed* by renaming it to a
+hidden name in the same folder: a rename succeeds for exactly one process, so two approvals (two
+hmc windows, a CLI and the TUI) can never apply one record twice. On success the claimed file is
+deleted; on any failure it is renamed back and stays pending with the reason.
+
+Policy for destructive records without a `matched_entry` pin (staged by an older Hermes): hmc
+applies them with Hermes's matching rules (equal first, then a unique substring) and says so in a
+warning; when the approval comes from an inspection the person saw (`seen=`), the entry shown is
+pinned, so what is written is exactly what was shown or nothing.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+import os
+import re
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
+
+from core import timefmt
+from core.memory import (
+    DELIMITER, FILE_NAMES, TARGETS, Conflict, DriftError, Op, OpError, ScanRefused, Snapshot, StoreError,
+    WriteResult, apply_op, locate, plan, preview, serialize, usage, usage_label,
+)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from core.curator import Curator
+
+ID_RE = re.compile(r"[0-9a-f]{8}")
+MAX_RECORD_BYTES = 1 << 20
+CLAIM_MARK = ".claim-"
+STALE_CLAIM_SECONDS = 600.0
+DESTRUCTIVE = ("replace", "remove")
+ACTIONS = ("add", "replace", "remove", "batch")
+
+# Why a record can't apply (Inspection.reason_kind / ApproveRefused.kind)
+BROKEN = "broken"  # the file can't be read as a record
+MALFORMED = "malformed"  # a record, but its payload makes no sense
+DISABLED = "disabled"  # target disabled in config.yaml
+UNREADABLE = "unreadable"  # the target file can't be read/decoded, or is a symlink
+DRIFT = "drift"  # the target file drifted; Hermes would refuse too
+PIN_CHANGED = "pin-changed"  # the pinned entry is no longer there
+NO_MATCH = "no-match"
+AMBIGUOUS = "ambiguous"
+EMPTY = "empty"  # empty content / old_text
+EMPTIES_STORE = "empties-store"  # a batch that would empty a non-empty store
+LIMIT = "limit"
+SCANNER = "scanner"  # forcible: the person may confirm
+CHANGED = "changed"  # the record changed since it was inspected
+REFUSED = "refused"  # anything else the store refused
+
+
+class PendingError(Exception):
+    """Unknown or invalid id, or a queue folder that can't be read."""
+
+
+class ApproveRefused(PendingError):
+    """Approving was refused; the record stays pending. `kind` is one of the reason constants."""
+
+    def __init__(self, record_id: str, kind: str, message: str, findings: Sequence[object] = ()):
+        super().__init__(message)
+        self.id = record_id
+        self.kind = kind
+        self.findings = list(findings)
+
+    @property
+    def forcible(self) -> bool:
+        return self.kind == SCANNER
+
+
+# ---------------------------------------------------------------------------------------------
+# Records
+
+
+@dataclass(frozen=True)
+class PendingRecord:
+    id: str  # the file stem (the id Hermes approves by)
+    path: Path
+    created_at: float  # `created_at`, or the file's mtime when missing
+    action: str = ""
+    target: str | None = None
+    summary: str = ""
+    origin: str = ""
+    ops: tuple[Op, ...] = ()
+    broken: str | None = None  # the file can't be read as a record (unreadable, bad JSON, …)
+    problem: str | None = None  # a record whose payload can't be replayed (malformed)
+    raw: str = ""  # the file text as read (for the raw view)
+    payload: Any = field(default=None, compare=False)
+    stamp: tuple[int, int] = (0, 0)  # (mtime_ns, size)
+
+    @property
+    def file(self) -> str:
+        return self.path.name
+
+    @property
+    def valid_id(self) -> bool:
+        return ID_RE.fullmatch(self.id) is not None
+
+    @property
+    def auto(self) -> bool:
+        """Staged by Hermes's background review (Hermes shows `[auto]`)."""
+        return self.origin == "background_review"
+
+    @property
+    def usable(self) -> bool:
+        return self.broken is None and self.problem is None
+
+    @property
+    def unpinned(self) -> bool:
+        """A replace/remove without a `matched_entry` pin (an older Hermes staged it)."""
+        return any(op.action in DESTRUCTIVE and op.matched_entry is None for op in self.ops)
+
+    @property
+    def title(self) -> str:
+        """One line for a list: the summary Hermes wrote, or one built from the ops."""
+        if self.broken:
+            return f"{self.file}: {self.broken}"
+        return " ".join(self.summary.split()) or describe(self.ops, self.target)
+
+
+def describe(ops: Sequence[Op], target: str | None) -> str:
+    where = "user profile" if target == "user" else "memory"
+    parts = []
+    for op in ops:
+        if op.action == "add":
+            parts.append(f"add to {where}: {preview(op.content, 120)}")
+        elif op.action == "replace":
+            parts.append(f"replace in {where}: {preview(op.matched_entry or op.old_text, 60)} → {preview(op.content, 60)}")
+        else:
+            parts.append(f"remove from {where}: {preview(op.matched_entry or op.old_text, 120)}")
+    return "; ".join(parts) or "(no operations)"
+
+
+class _Malformed(Exception):
+    pass
+
+
+def _text(obj: dict, key: str, where: str) -> str:
+    value = obj.get(key)
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise _Malformed(f"{where}{key} is {type(value).__name__}, not text")
+    return value
+
+
+def _op(obj: Any, where: str) -> Op:
+    if not isinstance(obj, dict):
+        raise _Malformed(f"{where or 'the payload'} is not an object")
+    action = obj.get("action")
+    if action not in ("add", "replace", "remove"):
+        raise _Malformed(f"{where}action {action!r} is not add, replace or remove")
+    content = _text(obj, "content", where) or _text(obj, "new_text", where)
+    pin = obj.get("matched_entry")
+    if pin is not None and not isinstance(pin, str):
+        raise _Malformed(f"{where}matched_entry is {type(pin).__name__}, not text")
+    if action == "add":
+        return Op("add", content=content)
+    return Op(action, content=content if action == "replace" else "", old_text=_text(obj, "old_text", where),
+              matched_entry=pin if pin and pin.strip() else None)
+
+
+def parse_record(data: bytes, path: Path, stamp: tuple[int, int] = (0, 0), mtime: float = 0.0) -> PendingRecord:
+    """One record from the file's bytes. Never raises: problems become `broken` / `problem`."""
+    rid = path.name[:-5] if path.name.endswith(".json") else path.name
+    base = dict(id=rid, path=path, created_at=mtime, stamp=stamp)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return PendingRecord(**base, broken=f"not UTF-8 text (bad byte at offset {exc.start:,})")
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    base["raw"] = text
+    if not text.strip():
+        return PendingRecord(**base, broken="empty file (half-written?)")
+    try:
+        obj = json.loads(text)
+    except ValueError as exc:
+        where = f" at line {exc.lineno}, column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else ""
+        cut = isinstance(exc, json.JSONDecodeError) and (
+            exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string"))
+        why = "JSON cut short (half-written?)" if cut else "not valid JSON"
+        return PendingRecord(**base, broken=f"{why}{where}")
+    if not isinstance(obj, dict):
+        return PendingRecord(**base, broken=f"not a pending record (a JSON {type(obj).__name__}, not an object)")
+    created = obj.get("created_at")
+    if isinstance(created, (int, float)) and not isinstance(created, bool):
+        base["created_at"] = float(created)
+    payload = obj.get("payload")
+    summary = obj.get("summary") if isinstance(obj.get("summary"), str) else ""
+    origin = obj.get("origin") if isinstance(obj.get("origin"), str) else ""
+    fields = dict(base, summary=summary, origin=origin, payload=payload)
+    if not ID_RE.fullmatch(rid):
+        return PendingRecord(**fields, broken="the file name is not a pending id (8 lowercase hex characters)")
+    try:
+        subsystem = obj.get("subsystem", "memory")
+        if subsystem not in (None, "memory"):
+            raise _Malformed(f"subsystem {subsystem!r} is not a memory write")
+        if not isinstance(payload, dict):
+            raise _Malformed("no payload object")
+        action = payload.get("action") or obj.get("action")
+        fields["action"] = action if isinstance(action, str) else ""
+        target = payload.get("target")
+        if target not in TARGETS:
+            raise _Malformed(f"target {target!r} is not memory or user")
+        fields["target"] = target
+        if action == "batch":
+            items = payload.get("operations")
+            if not isinstance(items, list) or not items:
+                raise _Malformed("a batch with no operations")
+            ops = tuple(_op(item, f"operation {n}: ") for n, item in enumerate(items, 1))
+        elif action in ("add", "replace", "remove"):
+            ops = (_op(payload, ""),)
+        else:
+            raise _Malformed(f"action {action!r} is not add, replace, remove or batch")
+    except _Malformed as exc:
+        return PendingRecord(**fields, problem=f"malformed record: {exc}")
+    return PendingRecord(**fields, ops=ops)
+
+
+# ---------------------------------------------------------------------------------------------
+# Inspection: what approving would do
+
+
+@dataclass(frozen=True)
+class EntryChange:
+    kind: str  # kept | added | removed | replaced
+    before: str | None = None
+    after: str | None = None
+
+
+@dataclass(frozen=True)
+class Scanned:
+    """Scanner findings on one new text the record would write."""
+
+    text: str
+    findings: tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class Inspection:
+    record: PendingRecord
+    target: str | None
+    file: str
+    limit: int
+    before: tuple[str, ...]
+    after: tuple[str, ...]
+    changes: tuple[EntryChange, ...]
+    scanned: tuple[Scanned, ...]
+    can_apply: bool
+    reason: str | None
+    reason_kind: str | None
+    already_in_memory: bool
+    group: str | None
+    warnings: tuple[str, ...] = ()
+    matched: tuple[str | None, ...] = ()  # per op: the entry a replace/remove selects now
+
+    @property
+    def id(self) -> str:
+        return self.record.id
+
+    @property
+    def used_before(self) -> int:
+        return usage(self.before)
+
+    @property
+    def used_after(self) -> int:
+        return usage(self.after)
+
+    @property
+    def label_before(self) -> str:
+        return usage_label(self.used_before, self.limit)
+
+    @property
+    def label_after(self) -> str:
+        return usage_label(self.used_after, self.limit)
+
+    @property
+    def findings(self) -> list[Any]:
+        return [f for s in self.scanned for f in s.findings]
+
+    @property
+    def forcible(self) -> bool:
+        """Only the scanner stands in the way: the person may confirm and write it anyway."""
+        return self.reason_kind == SCANNER
+
+    @property
+    def changed(self) -> bool:
+        return self.before != self.after
+
+    def unified_diff(self, context: int = 2) -> list[str]:
+        """A line diff of the target file (now → after approving)."""
+        return list(difflib.unified_diff(
+            serialize(self.before).split("\n"), serialize(self.after).split("\n"),
+            fromfile=f"{self.file} (now)", tofile=f"{self.file} (after approving)", lineterm="", n=context,
+        ))
+
+
+def entry_changes(before: Sequence[str], after: Sequence[str], pairs: dict[str, str] | None = None) -> list[EntryChange]:
+    """Entry-level diff; `pairs` (old entry → new entry, from the replace ops) pairs replacements."""
+    pairs = dict(pairs or {})
+    out: list[EntryChange] = []
+    matcher = difflib.SequenceMatcher(a=list(before), b=list(after), autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        olds, news = list(before[i1:i2]), list(after[j1:j2])
+        if tag == "equal":
+            out.extend(EntryChange("kept", e, e) for e in olds)
+            continue
+        paired: list[EntryChange] = []
+        for old in list(olds):
+            new = pairs.get(old)
+            if new is not None and new in news:
+                paired.append(EntryChange("replaced", old, new))
+                olds.remove(old)
+                news.remove(new)
+        if not pairs:
+            while olds and news and tag == "replace":
+                paired.append(EntryChange("replaced", olds.pop(0), news.pop(0)))
+        out.extend(paired)
+        out.extend(EntryChange("removed", e, None) for e in olds)
+        out.extend(EntryChange("added", None, e) for e in news)
+    return out
+
+
+_TOKEN = re.compile(r"\s+|\w+|[^\w\s]", re.UNICODE)
+
+
+def inline_diff(old: str, new: str) -> list[tuple[str, str]]:
+    """Word-level diff of a replaced entry: [("=", text), ("-", text), ("+", text)], in reading order."""
+    a, b = _TOKEN.findall(old), _TOKEN.findall(new)
+    out: list[tuple[str, str]] = []
+
+    def push(tag: str, text: str) -> None:
+        if not text:
+            return
+        if out and out[-1][0] == tag:
+            out[-1] = (tag, out[-1][1] + text)
+        else:
+            out.append((tag, text))
+
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
+        if tag == "equal":
+            push("=", "".join(a[i1:i2]))
+        else:
+            push("-", "".join(a[i1:i2]))
+            push("+", "".join(b[j1:j2]))
+    return out
+
+
+def group_key(record: PendingRecord) -> str | None:
+    """Records staging the same change share a key (same target, actions and texts)."""
+    if not record.usable or record.target is None:
+        return None
+    parts = [record.target]
+    for op in record.ops:
+        parts += [op.action, op.content.strip(), (op.matched_entry or op.old_text).strip()]
+    return hashlib.sha1("\x1f".join(parts).encode("utf-8", "surrogatepass")).hexdigest()[:12]
+
+
+def _classify(exc: Exception) -> str:
+    if isinstance(exc, Conflict):
+        return PIN_CHANGED
+    if isinstance(exc, DriftError):
+        return DRIFT
+    if isinstance(exc, ScanRefused):
+        return SCANNER
+    text = str(exc)
+    if text.startswith("No entry matched"):
+        return NO_MATCH
+    if text.startswith("Multiple entries matched"):
+        return AMBIGUOUS
+    if "cannot be empty" in text:
+        return EMPTY
+    if "would empty the store" in text:
+        return EMPTIES_STORE
+    if "over the limit" in text:
+        return LIMIT
+    if "disabled in config.yaml" in text:
+        return DISABLED
+    if any(w in text for w in ("not valid UTF-8", "can't be read", "symbolic link", "is a folder")):
+        return UNREADABLE
+    if text.startswith("unknown action"):
+        return MALFORMED
+    return REFUSED
+
+
+def _pin_message(exc: Conflict) -> str:
+    return (f"the entry changed since it was staged: {preview(exc.expected)!r} is no longer in the store "
+            "(edited or removed since); reject this record or edit it")
+
+
+def _truncation_warning(entry: str, old_text: str, new: str) -> str | None:
+    """A replace whose old_text is only part of the entry overwrites the WHOLE entry: say what goes."""
+    old = old_text.strip()
+    if not old or old == entry or old not in entry:
+        return None
+    rest = [p.strip(" ,;.:-—") for p in entry.split(old)]
+    lost = [p for p in rest if p and p not in new]
+    if not lost:
+        return None
+    dropped = " … ".join(preview(p, 60) for p in lost)
+    return (f"the staged old_text matches only part of this entry; approving replaces the WHOLE entry "
+            f"({len(entry):,} chars) with the new text ({len(new.strip()):,} chars) and drops: {dropped!r}")
+
+
+def _scan(text: str) -> tuple[Any, ...]:
+    from core import scanner
+
+    return tuple(scanner.scan(text))
+
+
+def _blocking(findings: Sequence[Any]) -> list[Any]:
+    from core import scanner
+
+    return list(scanner.blocking(list(findings)))
+
+
+def inspect_ops(record: PendingRecord, ops: Sequence[Op], target: str | None, snap: Snapshot | None,
+                limit: int, enabled: bool) -> Inspection:
+    """What approving `ops` (the record's, or an edited version) on `target` would do now."""
+    file = FILE_NAMES.get(target or "", "")
+    before = tuple(snap.entries) if snap is not None else ()
+    base = dict(record=record, target=target, file=file, limit=limit, before=before, group=group_key(record))
+
+    def verdict(kind: str | None, reason: str | None, after: Sequence[str] = before, changes=(), scanned=(),
+                warnings=(), matched=(), already=False) -> Inspection:
+        return Inspection(**base, after=tuple(after), changes=tuple(changes) or tuple(EntryChange("kept", e, e) for e in before),
+                          scanned=tuple(scanned), can_apply=kind is None, reason=reason, reason_kind=kind,
+                          already_in_memory=already, warnings=tuple(warnings), matched=tuple(matched))
+
+    if record.broken:
+        return verdict(BROKEN, f"{record.file}: {record.broken}")
+    if record.problem or target is None:
+        return verdict(MALFORMED, record.problem or "malformed record: no target")
+    scanned = tuple(Scanned(op.content.strip(), _scan(op.content.strip()))
+                    for op in ops if op.action in ("add", "replace") and op.content.strip())
+    warnings: list[str] = []
+    # Walk the ops as Hermes would, remembering which entry each destructive op selects.
+    current, matched, pairs = list(before), [], {}
+    try:
+        for op in ops:
+            chosen = None
+            if op.action in DESTRUCTIVE:
+                idx = locate(current, op.old_text or (op.matched_entry or ""), op.matched_entry)
+                chosen = current[idx]
+                if op.matched_entry is None:
+                    warnings.append(
+                        f"staged without a pin (older Hermes): {op.action} finds the entry by its text "
+                        f"{preview(op.old_text, 60)!r} now, not the one the agent saw; check the diff"
+                    )
+                if op.action == "replace":
+                    pairs[chosen] = op.content.strip()
+                    warn = _truncation_warning(chosen, op.old_text, op.content)
+                    if warn:
+                        warnings.append(warn)
+            matched.append(chosen)
+            current, _ = apply_op(current, op)
+    except OpError as exc:
+        kind = _classify(exc)
+        message = _pin_message(exc) if isinstance(exc, Conflict) else str(exc)
+        return verdict(kind, message, scanned=scanned, warnings=warnings)
+    after = tuple(current)
+    changes = entry_changes(before, after, pairs)
+    adds = [op.content.strip() for op in ops if op.action == "add"]
+    already = bool(adds) and all(a in before for a in adds) and after == before
+    if already:
+        warnings.append("already in memory: approving writes nothing and clears the record")
+    for old, new in pairs.items():
+        if new in before and new != old:
+            warnings.append(f"the new text is already another entry, so {preview(old, 40)!r} just goes (no duplicate is kept)")
+    ok = dict(after=after, changes=changes, scanned=scanned, warnings=warnings, matched=matched, already=already)
+    # Store-level refusals first (they stop any write), then the verdict of Hermes's plan.
+    if not enabled:
+        key = "memory_enabled" if target == "memory" else "user_profile_enabled"
+        return verdict(DISABLED, f"{'Memory' if target == 'memory' else 'User profile'} is disabled in config.yaml "
+                       f"(memory.{key}: false); writes are refused", **ok)
+    if snap is None or snap.error:
+        return verdict(UNREADABLE, (snap.error if snap else f"{file} can't be read") + "; nothing can be written", **ok)
+    if snap.symlink:
+        return verdict(UNREADABLE, f"{file} is a symbolic link; hmc won't replace it with a file", **ok)
+    if snap.drift:
+        return verdict(DRIFT, f"{file} has drifted from the form Hermes writes ({snap.drift}); repair it in "
+                       "memory mode first (Hermes refuses to edit it too)", **ok)
+    try:
+        plan(before, ops, limit, "Memory" if target == "memory" else "User profile")
+    except OpError as exc:
+        kind = _classify(exc)
+        message = str(exc).split("\n", 1)[0] if kind == LIMIT else str(exc)
+        return verdict(kind, message, **ok)
+    blocking = _blocking([f for s in scanned for f in s.findings])
+    if blocking:
+        first = blocking[0]
+        return verdict(SCANNER, f"the security scan flagged the new text ({first.rule}: {first.detail}); "
+                       "approve with confirmation to write it anyway", **ok)
+    return verdict(None, None, **ok)
+
+
+# ---------------------------------------------------------------------------------------------
+# Results
+
+
+@dataclass(frozen=True)
+class Approval:
+    id: str
+    target: str
+    result: WriteResult
+    edited: bool = False
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def changed(self) -> bool:
+        return self.result.changed
+
+
+@dataclass(frozen=True)
+class Failure:
+    id: str
+    kind: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Report:
+    """What `approve_all` / `reject_all` did: each success, each failure (the record kept)."""
+
+    done: tuple[Any, ...] = ()  # Approval (approve) or record ids (reject)
+    failed: tuple[Failure, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return not self.failed
+
+
+# ---------------------------------------------------------------------------------------------
+# The queue
+
+
+class PendingQueue:
+    """The staged memory writes of one Hermes home (profile folder)."""
+
+    def __init__(self, curator: "Curator"):
+        self.curator = curator
+        self._cache: dict[str, tuple[tuple[int, int], PendingRecord]] = {}
+
+    @property
+    def folder(self) -> Path:
+        return self.curator.home.pending_dir
+
+    # -- reading -------------------------------------------------------------------------------
+
+    def _names(self) -> list[os.DirEntry]:
+        try:
+            with os.scandir(self.folder) as it:
+                return [e for e in it if e.name.endswith(".json") and not e.name.startswith(".")]
+        except FileNotFoundError:
+            return []
+        except NotADirectoryError:
+            raise PendingError(f"{self.folder} is not a folder") from None
+        except OSError as exc:
+            raise PendingError(f"can't list {self.folder}: {exc.strerror or exc}") from None
+
+    def token(self) -> tuple:
+        """Changes whenever a record is added, removed or rewritten (names, mtimes, sizes)."""
+        out = []
+        for entry in self._names():
+            try:
+                st = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            out.append((entry.name, st.st_mtime_ns, st.st_size))
+        return tuple(sorted(out))
+
+    def count(self) -> int:
+        """How many records wait (cheap: a directory listing, no parsing)."""
+        return len(self._names())
+
+    def list(self) -> list[PendingRecord]:
+        """Every record, oldest first. Unreadable files come back as broken records."""
+        self.recover_claims()
+        records = []
+        seen = set()
+        for entry in self._names():
+            seen.add(entry.name)
+            records.append(self._load(Path(entry.path)))
+        for name in list(self._cache):
+            if name not in seen:
+                del self._cache[name]
+        records.sort(key=lambda r: (r.created_at, r.id))
+        return records
+
+    def _load(self, path: Path) -> PendingRecord:
+        try:
+            st = os.stat(path)
+        except OSError as exc:
+            return PendingRecord(id=path.stem, path=path, created_at=0.0, broken=f"can't be read ({exc.strerror or exc})")
+        stamp = (st.st_mtime_ns, st.st_size)
+        hit = self._cache.get(path.name)
+        if hit and hit[0] == stamp:
+            return hit[1]
+        record = self._read(path, stamp, st.st_mtime, st.st_size)
+        self._cache[path.name] = (stamp, record)
+        return record
+
+    @staticmethod
+    def _read(path: Path, stamp: tuple[int, int], mtime: float, size: int, name: str | None = None) -> PendingRecord:
+        shown = path.with_name(name) if name else path
+        if size > MAX_RECORD_BYTES:
+            return PendingRecord(id=shown.stem, path=shown, created_at=mtime, stamp=stamp,
+                                 broken=f"too large for a pending record ({size:,} bytes)")
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read(MAX_RECORD_BYTES + 1)
+        except IsADirectoryError:
+            return PendingRecord(id=shown.stem, path=shown, created_at=mtime, stamp=stamp, broken="a folder, not a file")
+        except OSError as exc:
+            return PendingRecord(id=shown.stem, path=shown, created_at=mtime, stamp=stamp,
+                                 broken=f"can't be read ({(exc.strerror or str(exc)).lower()})")
+        return parse_record(data, shown, stamp, mtime)
+
+    def get(self, record_id: str) -> PendingRecord:
+        """The record with this id (or, for a broken file, this exact file name)."""
+        path = self._path_for(record_id)
+        if not path.exists():
+            raise self._unknown(record_id)
+        return self._load(path)
+
+    def oldest_age(self) -> float | None:
+        """Seconds since the oldest record was staged (None when the queue is empty)."""
+        records = self.list()
+        if not records:
+            return None
+        return max(0.0, self.curator.now() - records[0].created_at)
+
+    def age(self, record: PendingRecord) -> str:
+        return timefmt.ago(record.created_at, self.curator.now())
+
+    def _path_for(self, record_id: str) -> Path:
+        """Validate the id before building any path from it. A broken file's exact name is accepted
+        only when the folder listing contains it (so no path is ever built from free text)."""
+        if not isinstance(record_id, str):
+            raise PendingError(f"{record_id!r} is not a pending write id")
+        rid = record_id.strip()
+        if rid.endswith(".json") and ID_RE.fullmatch(rid[:-5]):
+            rid = rid[:-5]
+        if ID_RE.fullmatch(rid):
+            return self.folder / f"{rid}.json"
+        for entry in self._names():
+            if entry.name == rid:
+                return Path(entry.path)
+        raise PendingError(f"{record_id!r} is not a pending write id (8 lowercase hex characters, e.g. 3f2a9c1e)")
+
+    def _unknown(self, record_id: str) -> PendingError:
+        rid = str(record_id).strip()
+        holder = self._claim_holder(rid)
+        if holder:
+            return PendingError(f"pending write {rid} is being approved or rejected right now by {holder}")
+        return PendingError(f"no pending write with id {rid} (already approved or rejected?)")
+
+    # -- inspecting ----------------------------------------------------------------------------
+
+    def inspect(self, record: PendingRecord | str, *, snapshot: Snapshot | None = None,
+                edited: str | Sequence[Op] | None = None, target: str | None = None) -> Inspection:
+        """What approving would do now (nothing is written). With `edited`/`target`, for that version."""
+        if isinstance(record, str):
+            record = self.get(record)
+        ops, tgt = self._ops_for(record, edited, target) if record.usable else (record.ops, record.target)
+        store = self.curator.stores.get(tgt) if tgt else None
+        if store is None:
+            return inspect_ops(record, ops, tgt, None, 0, True)
+        if snapshot is None or snapshot.target != tgt:
+            snapshot = store.read()
+        return inspect_ops(record, ops, tgt, snapshot, store.limit, store.enabled)
+
+    def inspect_all(self, records: Sequence[PendingRecord] | None = None) -> list[Inspection]:
+        """Inspect many records, reading each target file once."""
+        records = self.list() if records is None else records
+        snaps = {t: s.read() for t, s in self.curator.stores.items()}
+        return [self.inspect(r, snapshot=snaps.get(r.target or "")) for r in records]
+
+    @staticmethod
+    def groups(inspections: Iterable[Inspection]) -> dict[str, list[str]]:
+        """group key → ids of records staging the same change (only keys shared by 2+ records)."""
+        out: dict[str, list[str]] = {}
+        for ins in inspections:
+            if ins.group:
+                out.setdefault(ins.group, []).append(ins.id)
+        return {k: v for k, v in out.items() if len(v) > 1}
+
+    def _ops_for(self, record: PendingRecord, edited: str | Sequence[Op] | None,
+                 target: str | None) -> tuple[tuple[Op, ...], str | None]:
+        tgt = target or record.target
+        if tgt not in TARGETS:
+            raise PendingError(f"target {tgt!r} is not memory or user")
+        if edited is None:
+            ops = record.ops
+        elif isinstance(edited, str):
+            changeable = [i for i, op in enumerate(record.ops) if op.action in ("add", "replace")]
+            if len(record.ops) != 1 or not changeable:
+                raise PendingError("only a single add or replace can be edited as text; give the operations instead")
+            ops = (replace(record.ops[0], content=edited),)
+        else:
+            ops = tuple(edited)
+            if not ops or not all(isinstance(op, Op) for op in ops):
+                raise PendingError("edited operations must be a non-empty list of Op")
+        if tgt != record.target:
+            # Pins and old_text name entries of the record's own target; moving a replace/remove is
+            # meaningless, so a move is an add of the new text to the other store.
+            if any(op.action != "add" for op in ops):
+                if len(ops) == 1 and ops[0].action == "replace":
+                    ops = (Op("add", content=ops[0].content),)
+                else:
+                    raise PendingError("only an add (or a replace, as an add of its new text) can move to the other store")
+        return tuple(ops), tgt
+
+    # -- claiming (exactly one process applies a record) ----------------------------------------
+
+    def _claim(self, path: Path, record_id: str) -> Path:
+        claim = path.with_name(f".{path.name}{CLAIM_MARK}{os.getpid()}-{os.urandom(4).hex()}")
+        try:
+            os.rename(path, claim)
+        except FileNotFoundError:
+            raise self._unknown(record_id) from None
+        except OSError as exc:
+            raise PendingError(f"can't take pending write {record_id} ({exc.strerror or exc}); nothing was done") from None
+        return claim
+
+    def _unclaim(self, claim: Path, path: Path) -> None:
+        try:
+            os.rename(claim, path)
+        except OSError:  # pragma: no cover - the folder vanished; recover_claims retries
+            pass
+
+    def _claim_holder(self, rid: str) -> str | None:
+        try:
+            names = os.listdir(self.folder)
+        except OSError:
+            return None
+        prefix = f".{rid}.json{CLAIM_MARK}"
+        for name in names:
+            if name.startswith(prefix):
+                pid = name[len(prefix):].split("-", 1)[0]
+                return "this hmc" if pid == str(os.getpid()) else f"another hmc (pid {pid})"
+        return None
+
+    def recover_claims(self) -> list[str]:
+        """Put back records claimed by an hmc that died mid-approval (its pid is gone, or the claim
+        is older than any approval takes). Returns the ids put back."""
+        try:
+            names = os.listdir(self.folder)
+        except OSError:
+            return []
+        back = []
+        now = time.time()
+        for name in names:
+            if not (name.startswith(".") and CLAIM_MARK in name):
+                continue
+            original, _, rest = name[1:].partition(CLAIM_MARK)
+            pid_text = rest.split("-", 1)[0]
+            if not (original.endswith(".json") and ID_RE.fullmatch(original[:-5]) and pid_text.isdigit()):
+                continue
+            claim = self.folder / name
+            try:
+                age = now - claim.stat().st_mtime
+            except OSError:
+                continue
+            if _alive(int(pid_text)) and age < STALE_CLAIM_SECONDS:
+                continue
+            target = self.folder / original
+            if target.exists():
+                continue
+            try:
+                os.rename(claim, target)
+                back.append(original[:-5])
+            except OSError:
+                continue
+        return back
+
+    # -- approving -----------------------------------------------------------------------------
+
+    def approve(self, record_id: str, *, edited: str | Sequence[Op] | None = None, target: str | None = None,
+                force: bool = False, seen: Inspection | None = None) -> Approval:
+        """Apply the record through the target store and delete it; on any failure it stays pending.
+
+        `edited` (new text, or ops) and `target` approve an edited version. `force` writes despite a
+        scanner hit. `seen` is the inspection the person looked at: unpinned replace/remove ops are
+        pinned to the entries it showed, and a record rewritten since is refused.
+        """
+        path = self._path_for(record_id)
+        rid = path.name[:-5] if path.name.endswith(".json") else path.name
+        claim = self._claim(path, rid)
+        try:
+            approval = self._apply_claimed(claim, path, rid, edited, target, force, seen)
+        except BaseException:
+            self._unclaim(claim, path)
+            raise
+        _unlink(claim)
+        self._cache.pop(path.name, None)
+        return approval
+
+    def _apply_claimed(self, claim: Path, path: Path, rid: str, edited, target, force: bool,
+                       seen: Inspection | None) -> Approval:
+        st = os.stat(claim)
+        record = self._read(claim, (st.st_mtime_ns, st.st_size), st.st_mtime, st.st_size, name=path.name)
+        if record.broken:
+            raise ApproveRefused(rid, BROKEN, f"{record.file}: {record.broken}")
+        if record.problem:
+            raise ApproveRefused(rid, MALFORMED, record.problem)
+        if seen is not None and seen.record.raw != record.raw:
+            raise ApproveRefused(rid, CHANGED, "the record changed since you looked at it; look again before approving")
+        try:
+            ops, tgt = self._ops_for(record, edited, target)
+        except PendingError as exc:
+            raise ApproveRefused(rid, MALFORMED, str(exc)) from None
+        warnings: list[str] = []
+        if seen is not None and edited is None and target is None:
+            ops = tuple(replace(op, matched_entry=m) if op.action in DESTRUCTIVE and op.matched_entry is None and m
+                        else op for op, m in zip(ops, seen.matched or (None,) * len(ops)))
+        elif any(op.action in DESTRUCTIVE and op.matched_entry is None for op in ops):
+            warnings.append("applied without a pin: the entry was found by its text, as older Hermes did")
+        store = self.curator.stores[tgt]
+        action = f"approve {rid}" + (" (edited)" if edited is not None or target is not None else "")
+        try:
+            result = store.apply(list(ops), force=force, action=action)
+        except Conflict as exc:
+            message = _pin_message(exc) if seen is None or record.ops == ops else \
+                "the entry you saw changed since you looked (another writer); look again before approving"
+            raise ApproveRefused(rid, PIN_CHANGED, message) from None
+        except ScanRefused as exc:
+            raise ApproveRefused(rid, SCANNER, str(exc), exc.findings) from None
+        except StoreError as exc:
+            kind = _classify(exc)
+            message = str(exc).split("\n", 1)[0] if kind == LIMIT else str(exc)
+            raise ApproveRefused(rid, kind, message) from None
+        return Approval(rid, tgt, result, edited is not None or target is not None, tuple(warnings))
+
+    def approve_all(self) -> Report:
+        """Approve every record, oldest first, going on past failures (they stay, with reasons).
+        Never forces past a scanner hit."""
+        done, failed = [], []
+        for record in self.list():
+            if not record.usable:
+                failed.append(Failure(record.id, BROKEN if record.broken else MALFORMED,
+                                      f"{record.file}: {record.broken}" if record.broken else str(record.problem)))
+                continue
+            try:
+                done.append(self.approve(record.id))
+            except ApproveRefused as exc:
+                failed.append(Failure(record.id, exc.kind, str(exc)))
+            except PendingError as exc:
+                failed.append(Failure(record.id, REFUSED, str(exc)))
+        return Report(tuple(done), tuple(failed))
+
+    # -- rejecting -----------------------------------------------------------------------------
+
+    def reject(self, record_id: str) -> PendingRecord:
+        """Delete the record (a copy is kept in hmc's state folder). Returns what was rejected."""
+        path = self._path_for(record_id)
+        rid = path.name[:-5] if path.name.endswith(".json") else path.name
+        claim = self._claim(path, rid)
+        try:
+            st = os.stat(claim)
+            record = self._read(claim, (st.st_mtime_ns, st.st_size), st.st_mtime, st.st_size, name=path.name)
+            self._archive(claim, path.name)
+        except BaseException:
+            self._unclaim(claim, path)
+            raise
+        _unlink(claim)
+        self._cache.pop(path.name, None)
+        return record
+
+    def reject_all(self) -> Report:
+        done, failed = [], []
+        for record in self.list():
+            try:
+                self.reject(record.id if record.valid_id else record.file)
+                done.append(record.id)
+            except PendingError as exc:
+                failed.append(Failure(record.id, REFUSED, str(exc)))
+        return Report(tuple(done), tuple(failed))
+
+    def reject_invalid(self) -> Report:
+        """Reject every record that can't apply now (broken, malformed, no match, pin changed, …).
+        Scanner hits are kept: they need a person's decision, not a sweep."""
+        done, failed = [], []
+        for ins in self.inspect_all():
+            if ins.can_apply or ins.forcible:
+                continue
+            record = ins.record
+            try:
+                self.reject(record.id if record.valid_id else record.file)
+                done.append(record.id)
+            except PendingError as exc:
+                failed.append(Failure(record.id, REFUSED, str(exc)))
+        return Report(tuple(done), tuple(failed))
+
+    # -- the rejected archive (undo a reject) ---------------------------------------------------
+
+    @property
+    def archive_dir(self) -> Path:
+        history = self.curator.history
+        return (history.folder if history is not None else self.folder.parent) / "rejected"
+
+    def _archive(self, claim: Path, name: str) -> None:
+        folder = self.archive_dir
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            data = claim.read_bytes()
+            stamp = f"{self.curator.now():.6f}".replace(".", "")
+            dest = folder / f"{stamp}-{name}"
+            tmp = folder / f".{dest.name}.tmp"
+            with open(tmp, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, dest)
+        except OSError as exc:
+            raise PendingError(f"can't keep a copy of the rejected record ({exc.strerror or exc}); nothing was rejected") from None
+
+    def rejected(self) -> list[Path]:
+        """Archived rejected records, newest first."""
+        try:
+            return sorted((p for p in self.archive_dir.iterdir() if p.suffix == ".json" and not p.name.startswith(".")),
+                          key=lambda p: p.name, reverse=True)
+        except OSError:
+            return []
+
+    def undo_reject(self) -> str:
+        """Put the most recently rejected record back in the queue. Returns its id."""
+        for archived in self.rejected():
+            name = archived.name.split("-", 1)[-1]
+            if not (name.endswith(".json") and ID_RE.fullmatch(name[:-5])):
+                continue
+            dest = self.folder / name
+            if dest.exists():
+                raise PendingError(f"pending write {name[:-5]} is already back in the queue")
+            self.folder.mkdir(parents=True, exist_ok=True)
+            data = archived.read_bytes()
+            tmp = self.folder / f".{name}.restore-{os.getpid()}"
+            with open(tmp, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, dest)
+            _unlink(archived)
+            return name[:-5]
+        raise PendingError("no rejected record to bring back")
+
+
+def _alive(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    except OSError:
+        return False
+    return True
+
+
+def _unlink(path: Path) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+    try:
+        fd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError:
+        pass
+
+
+__all__ = [
+    "PendingQueue", "PendingRecord", "Inspection", "EntryChange", "Scanned", "Approval", "Failure", "Report",
+    "PendingError", "ApproveRefused", "parse_record", "inspect_ops", "entry_changes", "inline_diff",
+    "group_key", "describe", "DELIMITER",
+]
