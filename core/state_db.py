@@ -1,0 +1,282 @@
+"""Opening Hermes's state.db strictly read-only, and probing what schema it has.
+
+Read-only without side effects
+------------------------------
+``file:…?mode=ro`` alone is not enough: on a WAL database whose ``-wal``/``-shm`` files are
+absent (Hermes not running, clean shutdown), SQLite's read-only connection *creates* both
+sidecars and, being read-only, can't remove them at close. So:
+
+- sidecars present (Hermes is running, or crashed): ``mode=ro`` — WAL readers see every
+  committed write and never block the writer; nothing new is created;
+- WAL database with no sidecars: ``mode=ro&immutable=1`` — nothing is created, no locks are
+  taken. Before every query we check whether a ``-wal`` file has appeared (Hermes started);
+  if so, every connection is reopened in plain ``mode=ro``, so new writes are seen;
+- rollback-journal (DELETE mode) databases: ``mode=ro`` (readers create no files);
+- ``mode=ro`` refused (read-only folder, unwritable ``-shm``): fall back to ``immutable=1``.
+
+The database file itself is never opened for writing; ``PRAGMA query_only`` guards the rest.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+import urllib.parse
+from dataclasses import dataclass
+from pathlib import Path
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+REQUIRED_MESSAGE_COLUMNS = ("id", "session_id", "role", "content", "timestamp")
+REQUIRED_SESSION_COLUMNS = ("id", "source", "started_at")
+
+
+class SessionsError(Exception):
+    """Base class: ``str(err)`` is a one-line message meant for people."""
+
+
+class DatabaseError(SessionsError):
+    """state.db can't be used: ``kind`` is missing, unreadable, corrupt, locked or schema."""
+
+    def __init__(self, message: str, kind: str = "unreadable", detail: str = "") -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.detail = detail
+
+
+def _display(path: Path) -> str:
+    home = os.path.expanduser("~")
+    text = str(path)
+    if home and home != "/" and text.startswith(home + os.sep):
+        return "~" + text[len(home) :]
+    return text
+
+
+def translate_error(exc: BaseException, path: Path) -> DatabaseError:
+    """Turn an sqlite3 exception into a :class:`DatabaseError` people can act on."""
+    where = _display(path)
+    detail = str(exc)
+    low = detail.lower()
+    if "locked" in low or "busy" in low:
+        return DatabaseError(
+            f"{where} is locked by another process (Hermes may be writing); try again in a moment.",
+            "locked",
+            detail,
+        )
+    if "not a database" in low or "malformed" in low or "corrupt" in low or "disk image" in low:
+        return DatabaseError(f"{where} is damaged or not an SQLite database.", "corrupt", detail)
+    if "no such table" in low or "no such column" in low:
+        return DatabaseError(
+            f"{where} doesn't have the session tables this version of hmc reads.", "schema", detail
+        )
+    if "unable to open" in low or "readonly" in low or "permission" in low:
+        return DatabaseError(f"Can't open {where} for reading (check its permissions).", "unreadable", detail)
+    return DatabaseError(f"Can't read {where}: {detail}.", "unreadable", detail)
+
+
+@dataclass(frozen=True)
+class Schema:
+    """What a given state.db holds (columns were added over Hermes's versions)."""
+
+    version: int | None
+    session_columns: frozenset[str]
+    message_columns: frozenset[str]
+    fts: str  # "none" | "external" (oldest) | "inline" (schemas 11-22) | "current" (23+)
+    fts_columns: tuple[str, ...]
+    trigram: bool
+    has_state_meta: bool
+    session_id_index: str | None  # index on (session_id[, id]): windows by id range
+    session_ts_index: str | None  # index on (session_id, timestamp): older Hermes
+
+    @property
+    def layout_label(self) -> str:
+        return {
+            "none": "no full-text index",
+            "external": "FTS5 (oldest layout)",
+            "inline": "FTS5 + trigram (schemas 11-22)" if self.trigram else "FTS5 (schemas 11-22)",
+            "current": "FTS5 + trigram (current)" if self.trigram else "FTS5 (current)",
+        }[self.fts]
+
+
+def _fts_layout(sql: str | None) -> tuple[str, tuple[str, ...]]:
+    if not sql:
+        return "none", ()
+    low = sql.lower()
+    if "tool_name" in low:
+        cols = tuple(c for c in ("content", "tool_name", "tool_calls") if c in low)
+        return "current", cols
+    if "content=" in low.replace(" ", "") and "content=''" not in low.replace(" ", ""):
+        return "external", ("content",)
+    return "inline", ("content",)
+
+
+def probe(conn: sqlite3.Connection, path: Path) -> Schema:
+    """Read the schema; raise DatabaseError(kind="schema") when it isn't a Hermes session db."""
+    rows = conn.execute("SELECT type, name, sql FROM sqlite_master").fetchall()
+    objects = {name: (typ, sql) for typ, name, sql in rows}
+    where = _display(path)
+    missing = [t for t in ("sessions", "messages") if objects.get(t, ("",))[0] != "table"]
+    if missing:
+        if not objects:
+            raise DatabaseError(f"{where} is empty: Hermes hasn't recorded any sessions in it.", "schema")
+        raise DatabaseError(
+            f"{where} has no {' or '.join(missing)} table: it isn't a Hermes session database "
+            "(or is too old for hmc to read).",
+            "schema",
+        )
+
+    def columns(table: str) -> frozenset[str]:
+        return frozenset(r[1] for r in conn.execute(f"PRAGMA table_info({table})"))
+
+    mcols, scols = columns("messages"), columns("sessions")
+    lacking = [f"messages.{c}" for c in REQUIRED_MESSAGE_COLUMNS if c not in mcols]
+    lacking += [f"sessions.{c}" for c in REQUIRED_SESSION_COLUMNS if c not in scols]
+    if lacking:
+        raise DatabaseError(
+            f"{where} uses a schema hmc can't read (missing {', '.join(lacking)}).", "schema"
+        )
+    version = None
+    if objects.get("schema_version", ("",))[0] == "table":
+        try:
+            row = conn.execute("SELECT MAX(version) FROM schema_version").fetchone()
+            version = int(row[0]) if row and row[0] is not None else None
+        except (sqlite3.Error, ValueError, TypeError):
+            version = None
+    fts_sql = objects.get("messages_fts", ("", None))
+    fts, fts_cols = _fts_layout(fts_sql[1] if fts_sql[0] == "table" else None)
+    trigram = objects.get("messages_fts_trigram", ("", ""))[0] == "table" and fts != "none"
+
+    sid_index = ts_index = None
+    for row in conn.execute("PRAGMA index_list(messages)"):
+        name, partial = row[1], row[4] if len(row) > 4 else 0
+        if partial:
+            continue
+        cols = [r[2] for r in conn.execute(f"PRAGMA index_info({_ident(name)})")]
+        if cols == ["session_id"] or cols[:2] == ["session_id", "id"]:
+            sid_index = sid_index or name
+        elif cols[:2] == ["session_id", "timestamp"]:
+            ts_index = ts_index or name
+    return Schema(
+        version=version,
+        session_columns=scols,
+        message_columns=mcols,
+        fts=fts,
+        fts_columns=fts_cols,
+        trigram=trigram,
+        has_state_meta=objects.get("state_meta", ("",))[0] == "table",
+        session_id_index=sid_index,
+        session_ts_index=ts_index,
+    )
+
+
+def _ident(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+class ReadOnlyConnections:
+    """One read-only connection per thread, reopened when the way to open changes."""
+
+    def __init__(self, path: Path, timeout: float = 5.0) -> None:
+        self.path = Path(path)
+        self.timeout = timeout
+        self._local = threading.local()
+        self._lock = threading.Lock()
+        self._all: list[sqlite3.Connection] = []
+        self._generation = 0
+        self.immutable = False
+
+    # -- file checks ---------------------------------------------------------
+    def _sidecars(self) -> bool:
+        return any(os.path.exists(f"{self.path}{s}") for s in ("-wal", "-shm"))
+
+    def _check_file(self) -> bool:
+        """Validate the file; return True when its header says WAL journal mode."""
+        where = _display(self.path)
+        try:
+            if not self.path.exists():
+                raise DatabaseError(
+                    f"No session database at {where}: Hermes hasn't recorded sessions here yet.",
+                    "missing",
+                )
+            if not self.path.is_file():
+                raise DatabaseError(f"{where} is not a file.", "unreadable")
+            with open(self.path, "rb") as fh:
+                header = fh.read(100)
+        except PermissionError as exc:
+            raise DatabaseError(f"Can't open {where} for reading (permission denied).", "unreadable", str(exc))
+        except OSError as exc:
+            raise DatabaseError(f"Can't read {where}: {exc.strerror or exc}.", "unreadable", str(exc))
+        if not header:
+            raise DatabaseError(f"{where} is empty: Hermes hasn't recorded any sessions in it.", "schema")
+        if len(header) < 100 or not header.startswith(SQLITE_MAGIC):
+            raise DatabaseError(f"{where} is damaged or not an SQLite database.", "corrupt")
+        return header[18] == 2 and header[19] == 2
+
+    # -- connections ---------------------------------------------------------
+    def _open(self, immutable: bool) -> sqlite3.Connection:
+        uri = f"file:{urllib.parse.quote(str(self.path.resolve()))}?mode=ro"
+        if immutable:
+            uri += "&immutable=1"
+        conn = sqlite3.connect(uri, uri=True, timeout=self.timeout, check_same_thread=False)
+        try:
+            conn.execute("PRAGMA query_only = 1")
+            conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    def get(self) -> sqlite3.Connection:
+        """This thread's connection (opened, or reopened after a writer appeared)."""
+        if self.immutable and self._sidecars():
+            self.reset()  # Hermes started writing: immutable snapshots would go stale
+        conn = getattr(self._local, "conn", None)
+        if conn is not None and getattr(self._local, "generation", -1) == self._generation:
+            return conn
+        if conn is not None:
+            self._forget(conn)
+        wal = self._check_file()
+        immutable = wal and not self._sidecars()
+        try:
+            conn = self._open(immutable)
+        except sqlite3.Error as exc:
+            if immutable:
+                raise translate_error(exc, self.path) from None
+            try:  # read-only folder or sidecars we can't use: read without locks
+                conn = self._open(True)
+                immutable = True
+            except sqlite3.Error:
+                raise translate_error(exc, self.path) from None
+        with self._lock:
+            self.immutable = immutable
+            self._all.append(conn)
+            self._local.conn = conn
+            self._local.generation = self._generation
+        return conn
+
+    def _forget(self, conn: sqlite3.Connection) -> None:
+        with self._lock:
+            if conn in self._all:
+                self._all.remove(conn)
+        try:
+            conn.close()
+        except sqlite3.Error:  # pragma: no cover
+            pass
+        self._local.conn = None
+
+    def reset(self) -> None:
+        """Make every thread reopen its connection at its next query."""
+        with self._lock:
+            self._generation += 1
+            self.immutable = False
+
+    def close(self) -> None:
+        with self._lock:
+            conns, self._all = self._all, []
+            self._generation += 1
+        for conn in conns:
+            try:
+                conn.close()
+            except sqlite3.Error:  # pragma: no cover - closing from another thread mid-query
+                pass
+        self._local.conn = None
