@@ -1,0 +1,382 @@
+"""`hmc pending list|show|approve|reject|approval`: the write-approval queue from a shell."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+
+from core import timefmt
+from core.config_edit import ConfigEditError, read_write_approval, set_write_approval
+from core.memory import TARGETS
+from core.pending import ApproveRefused, Inspection, PendingError
+from tui.commands.common import CliContext, CliError, literal
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "pending", help="staged memory writes: list, show, approve, reject",
+        description="The writes Hermes staged for approval (pending/memory/). Approving replays each one "
+        "through the same checks Hermes uses (lock, drift, limit, security scan); a failure keeps the record.",
+    )
+    ops = p.add_subparsers(dest="op", metavar="OP", required=True)
+    q = ops.add_parser("list", help="staged writes, oldest first, each with whether it can still apply")
+    q.add_argument("--json", action="store_true", help="machine-readable output")
+    q = ops.add_parser("show", help="one record: summary, the diff approving would make, usage after, findings")
+    q.add_argument("id", help="the record id (8 hex characters)")
+    q.add_argument("--json", action="store_true", help="machine-readable output")
+    q.add_argument("--unified", action="store_true", help="also print a line diff of the file")
+    q.add_argument("--raw", action="store_true", help="also print the record file as it is on disk")
+    q.add_argument("--reveal", action="store_true", help="show secrets the scanner found instead of masking them")
+    q = ops.add_parser("approve", help="apply records (ID …, or all) and delete them; failures are kept")
+    q.add_argument("ids", nargs="+", metavar="ID", help="record ids, or `all`")
+    q.add_argument("--force", action="store_true", help="write despite a security-scanner hit (not with `all`)")
+    q.add_argument("--text", metavar="NEW", help="approve this text instead of the staged one (edit, then approve)")
+    q.add_argument("--target", choices=TARGETS, help="approve into this store instead (an add of the text)")
+    q.add_argument("--json", action="store_true", help="machine-readable output")
+    q = ops.add_parser("reject", help="delete records (ID …, all, or invalid: those that can't apply)")
+    q.add_argument("ids", nargs="+", metavar="ID", help="record ids, `all`, or `invalid`")
+    q.add_argument("--json", action="store_true", help="machine-readable output")
+    q = ops.add_parser("approval", help="show or set memory.write_approval in config.yaml (only that line changes)")
+    q.add_argument("state", nargs="?", choices=("on", "off"), help="turn write approval on or off")
+    for q in ops.choices.values():
+        q.set_defaults(run=run)
+
+
+def run(args, ctx: CliContext) -> int:
+    curator = ctx.curator()
+    queue = curator.pending
+    try:
+        return {"list": cmd_list, "show": cmd_show, "approve": cmd_approve, "reject": cmd_reject,
+                "approval": cmd_approval}[args.op](args, ctx, curator, queue)
+    except ApproveRefused as exc:
+        raise CliError(f"kept {exc.id}: {exc}", 1) from None
+    except PendingError as exc:
+        raise CliError(str(exc), 2) from None
+
+
+# -- JSON shapes -----------------------------------------------------------------------------------
+
+
+def record_json(queue, ins: Inspection, duplicates: dict[str, str], reveal: bool = False) -> dict[str, Any]:
+    r = ins.record
+    return {
+        "id": r.id, "file": r.file, "created_at": r.created_at, "age": queue.age(r), "origin": r.origin,
+        "auto": r.auto, "target": r.target, "action": r.action, "summary": masked(r.title, ins, reveal),
+        "can_apply": ins.can_apply, "reason": masked(ins.reason or "", ins, reveal) or None,
+        "reason_kind": ins.reason_kind,
+        "forcible": ins.forcible, "already_in_memory": ins.already_in_memory, "pinned": not r.unpinned,
+        "group": ins.group, "duplicate_of": duplicates.get(r.id), "broken": r.broken,
+        "warnings": [masked(w, ins, reveal) for w in ins.warnings],
+    }
+
+
+def finding_json(f, text: str, reveal: bool) -> dict[str, Any]:
+    shown = text[f.start:f.end]
+    if getattr(f, "secret", False) and not reveal:
+        shown = mask(shown)
+    return {"kind": "scanner", "rule": f.rule, "severity": f.severity, "detail": f.detail,
+            "hermes_blocks": bool(getattr(f, "hermes_blocks", False)), "secret": bool(getattr(f, "secret", False)),
+            "match": shown}
+
+
+def duplicates_of(queue, inspections) -> dict[str, str]:
+    """id → the id of the first record staging the same change."""
+    out = {}
+    for ids in queue.groups(inspections).values():
+        for rid in ids[1:]:
+            out[rid] = ids[0]
+    return out
+
+
+# -- masking ---------------------------------------------------------------------------------------
+
+
+def mask(secret: str) -> str:
+    from core import scanner
+
+    return scanner.mask(secret)
+
+
+def masked(text: str, ins: Inspection, reveal: bool) -> str:
+    """`text` with every secret the scanner found in the record's new texts masked (`sk-…9f2a`)."""
+    if reveal or not text:
+        return text
+    for secret in secrets(ins):
+        text = text.replace(secret, mask(secret))
+    return text
+
+
+def masked_obj(obj: Any, ins: Inspection, reveal: bool) -> Any:
+    if isinstance(obj, str):
+        return masked(obj, ins, reveal)
+    if isinstance(obj, list):
+        return [masked_obj(x, ins, reveal) for x in obj]
+    if isinstance(obj, dict):
+        return {k: masked_obj(v, ins, reveal) for k, v in obj.items()}
+    return obj
+
+
+def secrets(ins: Inspection) -> list[str]:
+    found = {s.text[f.start:f.end] for s in ins.scanned for f in s.findings if getattr(f, "secret", False)}
+    return sorted((x for x in found if x), key=len, reverse=True)
+
+
+# -- list ------------------------------------------------------------------------------------------
+
+
+def status_text(ins: Inspection) -> Text:
+    if ins.already_in_memory:
+        return Text("✓ already in memory", style="cyan")
+    if ins.can_apply:
+        return Text("✓ can apply", style="green")
+    label = {"scanner": "⚠ scanner", "pin-changed": "✗ entry changed"}.get(ins.reason_kind or "", f"✗ {ins.reason_kind}")
+    return Text(label, style="yellow" if ins.forcible else "red")
+
+
+def cmd_list(args, ctx: CliContext, curator, queue) -> int:
+    records = queue.list()
+    inspections = queue.inspect_all(records)
+    dups = duplicates_of(queue, inspections)
+    approval = read_write_approval(curator.home.config_path)
+    if args.json:
+        ctx.json({"folder": str(queue.folder), "write_approval": approval, "count": len(records),
+                  "records": [record_json(queue, i, dups) for i in inspections]})
+        return 0
+    head = f"{len(records)} staged write{'s' if len(records) != 1 else ''} in {curator.home.display()}/pending/memory"
+    head += f" · write approval {'on' if approval else 'off'}"
+    if records:
+        head += f" · oldest {queue.age(records[0])}"
+    ctx.text(head, style="bold")
+    if not records:
+        ctx.text("Nothing waits for approval.", style="dim")
+        return 0
+    for ins in inspections:
+        r = ins.record
+        line = Text()
+        line.append_text(literal(r.id if r.valid_id else r.file, "bold"))
+        line.append(f"  {queue.age(r):<14} {r.target or '?':<7}{r.action or '?':<8}")
+        if r.auto:
+            line.append("[auto] ", style="magenta")
+        line.append_text(status_text(ins))
+        if r.id in dups:
+            line.append(f"  same change as {dups[r.id]}", style="dim")
+        ctx.console.print(line)
+        if not r.broken:
+            ctx.console.print(Text("    ") + literal(masked(r.title, ins, False)))
+        if ins.reason and not ins.can_apply:
+            ctx.console.print(Text("    ") + literal(masked(ins.reason, ins, False), "dim"))
+    bad = sum(1 for i in inspections if not i.can_apply)
+    if bad:
+        ctx.text(f"{bad} can't apply as staged: `hmc pending show ID` says why; `hmc pending reject invalid` "
+                 "clears those that can never apply.", style="dim")
+    return 0
+
+
+# -- show ------------------------------------------------------------------------------------------
+
+
+def cmd_show(args, ctx: CliContext, curator, queue) -> int:
+    record = queue.get(args.id)
+    ins = queue.inspect(record)
+    dups = duplicates_of(queue, queue.inspect_all())
+    if args.json:
+        data = record_json(queue, ins, dups, args.reveal)
+        data.update({
+            "file_name": ins.file, "limit": ins.limit, "chars_before": ins.used_before, "chars_after": ins.used_after,
+            "label_before": ins.label_before, "label_after": ins.label_after,
+            "changes": [{"kind": c.kind, "before": masked(c.before, ins, args.reveal) if c.before else c.before,
+                         "after": masked(c.after, ins, args.reveal) if c.after else c.after}
+                        for c in ins.changes if c.kind != "kept"],
+            "findings": [finding_json(f, s.text, args.reveal) for s in ins.scanned for f in s.findings],
+            "payload": masked_obj(record.payload, ins, args.reveal),
+            "unified_diff": [masked(x, ins, args.reveal) for x in ins.unified_diff()] if args.unified else None,
+        })
+        ctx.json(data)
+        return 0
+    show(ctx, queue, ins, dups, args.reveal)
+    if args.unified:
+        ctx.text("")
+        for line in ins.unified_diff():
+            style = "green" if line.startswith("+") else "red" if line.startswith("-") else "dim" if line.startswith("@") else ""
+            ctx.text(masked(line, ins, args.reveal), style=style)
+    if args.raw:
+        ctx.text("")
+        ctx.text(f"{record.file}:", style="bold")
+        ctx.text(masked(record.raw, ins, args.reveal))
+    return 0
+
+
+def show(ctx: CliContext, queue, ins: Inspection, dups: dict[str, str], reveal: bool) -> None:
+    r = ins.record
+    title = Text(f"pending {r.id}", style="bold")
+    title.append(f" · {r.action or '?'} in {ins.file or '?'} · staged {queue.age(r)}")
+    if r.created_at:
+        title.append(f" ({timefmt.local_time(r.created_at)})", style="dim")
+    if r.auto:
+        title.append(" [auto] background review", style="magenta")
+    ctx.console.print(title)
+    ctx.text("summary: ", literal(masked(r.title, ins, reveal)))
+    if r.id in dups:
+        ctx.text(f"same change as {dups[r.id]}: approving both writes it once", style="dim")
+    if ins.already_in_memory:
+        ctx.text("✓ already in memory: approving writes nothing and clears the record", style="cyan")
+    elif ins.can_apply:
+        ctx.text("✓ can apply", style="green")
+    else:
+        line = Text("✗ can't apply: " if not ins.forcible else "⚠ needs confirmation: ",
+                    style="bold red" if not ins.forcible else "bold yellow")
+        line.append_text(literal(masked(ins.reason or "", ins, reveal)))
+        ctx.console.print(line)
+    for warning in ins.warnings:
+        w = Text("⚠ ", style="yellow")
+        w.append_text(literal(masked(warning, ins, reveal)))
+        ctx.console.print(w)
+    if ins.file:
+        ctx.text(f"{ins.file}: {ins.label_before} → {ins.label_after}")
+    changes = [c for c in ins.changes if c.kind != "kept"]
+    kept = len(ins.changes) - len(changes)
+    if changes:
+        ctx.text("")
+    for c in changes:
+        if c.kind in ("removed", "replaced"):
+            head = "- " if c.kind == "removed" else "- (whole entry replaced) "
+            block = Text(head, style="bold red")
+            block.append_text(literal(masked(c.before or "", ins, reveal)))
+            block.stylize("red")
+            ctx.console.print(block)
+        if c.kind in ("added", "replaced"):
+            block = Text("+ ", style="bold green")
+            block.append_text(literal(masked(c.after or "", ins, reveal)))
+            block.stylize("green")
+            ctx.console.print(block)
+    if kept and ins.file:
+        ctx.text(f"  ({kept} other entr{'y' if kept == 1 else 'ies'} unchanged)", style="dim")
+    for s in ins.scanned:
+        for f in s.findings:
+            line = Text(f"scanner {f.severity.upper()} {f.rule}: ", style="bold yellow")
+            line.append_text(literal(f.detail))
+            if getattr(f, "secret", False):
+                line.append(" ")
+                line.append_text(literal(s.text[f.start:f.end] if reveal else mask(s.text[f.start:f.end])))
+            if getattr(f, "hermes_blocks", False):
+                line.append("  (Hermes blocks this)", style="yellow")
+            ctx.console.print(line)
+
+
+# -- approve / reject ------------------------------------------------------------------------------
+
+
+def cmd_approve(args, ctx: CliContext, curator, queue) -> int:
+    every = [i for i in args.ids if i.lower() == "all"]
+    if every and len(args.ids) > 1:
+        raise CliError("give either `all` or record ids, not both", 2)
+    if (args.text is not None or args.target) and (every or len(args.ids) != 1):
+        raise CliError("--text and --target edit one record: give exactly one id", 2)
+    if args.force and every:
+        raise CliError("--force approves a scanner hit one record at a time; give its id", 2)
+    if every:
+        report = queue.approve_all()
+        done, failed = list(report.done), [(f.id, f.kind, cli_reason(f.reason, f.kind)) for f in report.failed]
+    else:
+        done, failed = [], []
+        for rid in args.ids:
+            try:
+                done.append(queue.approve(rid, edited=args.text, target=args.target, force=args.force))
+            except ApproveRefused as exc:
+                failed.append((exc.id, exc.kind, cli_reason(str(exc), exc.kind, by_id=True)))
+            except PendingError as exc:
+                if len(args.ids) == 1:
+                    raise
+                failed.append((rid, "unknown", str(exc)))
+    if args.json:
+        ctx.json({
+            "approved": [{"id": a.id, "target": a.target, "changed": a.changed, "edited": a.edited,
+                          "label": a.result.label, "messages": list(a.result.messages), "warnings": list(a.warnings)}
+                         for a in done],
+            "failed": [{"id": i, "reason_kind": k, "reason": m} for i, k, m in failed],
+        })
+    else:
+        for a in done:
+            line = Text(f"approved {a.id}", style="bold green")
+            line.append(f" → {curator.stores[a.target].name}: ")
+            line.append_text(literal(" ".join(a.result.messages)))
+            line.append(f"  ({a.result.label})", style="dim")
+            ctx.console.print(line)
+            for w in a.warnings:
+                ctx.text(f"  ⚠ {w}", style="yellow")
+        for rid, _kind, message in failed:
+            line = Text(f"kept {rid}", style="bold red")
+            line.append(": ")
+            line.append_text(literal(message))
+            ctx.console.print(line)
+        if every and not done and not failed:
+            ctx.text("Nothing waits for approval.", style="dim")
+    if failed and any(k == "unknown" for _, k, _ in failed) and not done:
+        return 2
+    return 1 if failed else 0
+
+
+def cli_reason(message: str, kind: str, by_id: bool = False) -> str:
+    if kind != "scanner":
+        return message
+    how = "pass --force to write it anyway" if by_id else "approve it by id with --force to write it anyway"
+    return message.replace("Confirm to write it anyway.", how[0].upper() + how[1:] + ".")
+
+
+def cmd_reject(args, ctx: CliContext, curator, queue) -> int:
+    words = [i.lower() for i in args.ids]
+    if ("all" in words or "invalid" in words) and len(args.ids) > 1:
+        raise CliError("give `all`, `invalid` or record ids, not a mix", 2)
+    if words == ["all"]:
+        report = queue.reject_all()
+        done, failed = list(report.done), [(f.id, f.reason) for f in report.failed]
+    elif words == ["invalid"]:
+        report = queue.reject_invalid()
+        done, failed = list(report.done), [(f.id, f.reason) for f in report.failed]
+    else:
+        done, failed = [], []
+        for rid in args.ids:
+            try:
+                done.append(queue.reject(rid).id)
+            except PendingError as exc:
+                if len(args.ids) == 1:
+                    raise
+                failed.append((rid, str(exc)))
+    if args.json:
+        ctx.json({"rejected": done, "failed": [{"id": i, "reason": m} for i, m in failed]})
+    else:
+        for rid in done:
+            ctx.text(f"rejected {rid}", style="bold")
+        for rid, message in failed:
+            ctx.text(f"kept {rid}: ", literal(message), style="red")
+        if not done and not failed:
+            ctx.text("Nothing to reject.", style="dim")
+        elif done:
+            ctx.text("(hmc keeps a copy of each rejected record; `u` in pending mode brings the last one back)",
+                     style="dim")
+    return 1 if failed else 0
+
+
+def cmd_approval(args, ctx: CliContext, curator, queue) -> int:
+    path = curator.home.config_path
+    if args.state is None:
+        on = read_write_approval(path)
+        ctx.text(f"write approval is {'on' if on else 'off'} ({curator.home.display()}/config.yaml)")
+        if not on:
+            ctx.text("Hermes applies memory writes at once; background-review writes may still be staged.", style="dim")
+        return 0
+    try:
+        edit = set_write_approval(path, args.state == "on")
+    except ConfigEditError as exc:
+        raise CliError(str(exc), 2) from None
+    if not edit.changed:
+        ctx.text(f"write approval was already {args.state}")
+    else:
+        what = "created config.yaml with" if edit.created else ("added" if edit.added else "set")
+        ctx.text(f"{what} memory.write_approval: {'true' if edit.after else 'false'} (line {edit.line}); "
+                 "Hermes picks it up the next time it loads config.yaml")
+    return 0
+
+
+__all__ = ["register", "run", "record_json"]
