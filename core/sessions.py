@@ -839,12 +839,17 @@ class SessionDB:
             )
             params: tuple = (session_id, pivot, n)
         else:
-            bounds = self._bounds(conn, schema, session_id) or (0, -1)
+            lo, hi = self._bounds(conn, schema, session_id) or (0, -1)
+            if direction == "before":
+                hi = min(hi, pivot - 1)
+            else:
+                lo = max(lo, pivot + 1)
+            # one BETWEEN, so SQLite walks the rowid range from the pivot outwards
             sql = (
-                f"SELECT {cols} FROM messages NOT INDEXED WHERE id {op} ? AND id BETWEEN ? AND ? "
+                f"SELECT {cols} FROM messages NOT INDEXED WHERE id BETWEEN ? AND ? "
                 f"AND session_id = ? AND {vis} ORDER BY id {order} LIMIT ?"
             )
-            params = (pivot, bounds[0], bounds[1], session_id, n)
+            params = (lo, hi, session_id, n)
         rows = [self._message(r) for r in conn.execute(sql, params)]
         return rows[::-1] if direction == "before" else rows
 

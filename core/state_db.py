@@ -184,6 +184,7 @@ class ReadOnlyConnections:
         self._all: list[sqlite3.Connection] = []
         self._generation = 0
         self.immutable = False
+        self._forced = False  # mode=ro was refused: stay immutable rather than retry every query
 
     # -- file checks ---------------------------------------------------------
     def _sidecars(self) -> bool:
@@ -228,7 +229,7 @@ class ReadOnlyConnections:
 
     def get(self) -> sqlite3.Connection:
         """This thread's connection (opened, or reopened after a writer appeared)."""
-        if self.immutable and self._sidecars():
+        if self.immutable and not self._forced and self._sidecars():
             self.reset()  # Hermes started writing: immutable snapshots would go stale
         conn = getattr(self._local, "conn", None)
         if conn is not None and getattr(self._local, "generation", -1) == self._generation:
@@ -240,11 +241,12 @@ class ReadOnlyConnections:
         try:
             conn = self._open(immutable)
         except sqlite3.Error as exc:
-            if immutable:
+            low = str(exc).lower()
+            if immutable or not ("unable to open" in low or "readonly" in low or "read-only" in low):
                 raise translate_error(exc, self.path) from None
             try:  # read-only folder or sidecars we can't use: read without locks
                 conn = self._open(True)
-                immutable = True
+                immutable = self._forced = True
             except sqlite3.Error:
                 raise translate_error(exc, self.path) from None
         with self._lock:
