@@ -731,6 +731,30 @@ class SessionDB:
 
         return self._run(go, should_stop)
 
+    def resolve_session_id(self, text: str) -> str:
+        """A session id from an id, an ``@session:<profile>/<id>`` link, or a unique part of an id."""
+        wanted = text.strip()
+        if wanted.startswith("@session:"):
+            wanted = wanted.split("/", 1)[-1] if "/" in wanted else wanted[len("@session:"):]
+        if not wanted:
+            raise NotFoundError("No session id given.")
+
+        def go(conn):
+            if conn.execute("SELECT 1 FROM sessions WHERE id = ?", (wanted,)).fetchone():
+                return wanted
+            pattern = f"%{escape_like(wanted)}%"
+            rows = conn.execute(
+                "SELECT id FROM sessions WHERE id LIKE ? ESCAPE '\\' ORDER BY id LIMIT 6", (pattern,)
+            ).fetchall()
+            if len(rows) == 1:
+                return rows[0][0]
+            if not rows:
+                raise NotFoundError(f"No session {wanted!r} in {self.path.name}.")
+            some = ", ".join(r[0] for r in rows[:5])
+            raise NotFoundError(f"{wanted!r} matches several sessions ({some}…): give more of the id.")
+
+        return self._run(go)
+
     def session(self, session_id: str) -> SessionInfo:
         def go(conn):
             schema = self._schema_for(conn)

@@ -1,0 +1,175 @@
+"""`hmc search` and `hmc session` as subprocesses: output, JSON fields, exit codes, untouched db."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.core.sessions_fixtures import MARKUP, build_db, fingerprint, message_id
+
+ROOT = Path(__file__).resolve().parents[2]
+SID = "20261014_090000_aaaaaa"
+
+
+def hmc(home: Path, *args: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, COLUMNS="200", NO_COLOR="1", TZ="UTC")
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)
+    return subprocess.run([sys.executable, "-m", "tui.cli", "--home", str(home), "--today", "2026-11-15", *args],
+                          capture_output=True, text=True, env=env, timeout=60)
+
+
+@pytest.fixture
+def home(tmp_path):
+    home = tmp_path / "hermes"
+    build_db(home / "state.db")
+    before = fingerprint(home / "state.db")
+    yield home
+    assert fingerprint(home / "state.db") == before
+
+
+def test_search_for_people(home):
+    out = hmc(home, "search", "staging", "server")
+    assert out.returncode == 0, out.stderr
+    assert "Deploying the staging server" in out.stdout
+    assert "How do I deploy the staging server?" in out.stdout
+    assert f"{SID} #" in out.stdout and "2026-10-14" in out.stdout
+    assert "2 hits (1-2)" in out.stdout and out.stderr == ""
+
+
+def test_search_json_fields(home):
+    out = hmc(home, "search", "deploy", "--json", "--limit", "3")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["route"] == "fts" and data["has_more"] is True and len(data["hits"]) == 3
+    hit = data["hits"][0]
+    assert {"session_id", "message_id", "role", "timestamp", "source", "title", "snippet"} <= set(hit)
+    assert hit["link"].startswith("@session:default/")
+    page2 = json.loads(hmc(home, "search", "deploy", "--json", "--limit", "3", "--offset", "3").stdout)
+    assert not {h["message_id"] for h in page2["hits"]} & {h["message_id"] for h in data["hits"]}
+
+
+def test_filters_and_sort(home):
+    data = json.loads(hmc(home, "search", "deploy", "--role", "user", "--source", "cli,telegram", "--json",
+                          "--limit", "50").stdout)
+    assert {h["role"] for h in data["hits"]} == {"user"}
+    assert {h["source"] for h in data["hits"]} <= {"cli", "telegram"}
+    ranked = json.loads(hmc(home, "search", "deploy", "--json", "--limit", "50").stdout)["hits"]
+    assert ranked[-1]["source"] == "cron"
+    hidden = json.loads(hmc(home, "search", "deploy", "--all", "--json", "--limit", "50").stdout)["hits"]
+    assert {"subagent", "kanban"} <= {h["source"] for h in hidden}
+    dated = json.loads(hmc(home, "search", "deploy", "--since", "2026-10-15", "--until", "2026-10-15",
+                           "--json").stdout)["hits"]
+    assert {h["source"] for h in dated} == {"telegram"}
+    recent = json.loads(hmc(home, "search", "deploy", "--since", "7d", "--json").stdout)["hits"]
+    assert recent == []  # --today is 2026-11-15: everything is older than a week
+    newest = json.loads(hmc(home, "search", "deploy", "--sort", "newest", "--json", "--limit", "50").stdout)["hits"]
+    assert [h["message_id"] for h in newest] == sorted((h["message_id"] for h in newest), reverse=True)
+
+
+def test_cjk_and_emoji(home):
+    out = hmc(home, "search", "桂林山水", "--json")
+    data = json.loads(out.stdout)
+    assert data["route"] == "trigram" and data["hits"][0]["snippet"].startswith("漓江")
+    assert json.loads(hmc(home, "search", "🚀", "--json").stdout)["hits"]
+
+
+@pytest.mark.parametrize("query, needle", [
+    ('"unclosed', "Unbalanced quote"),
+    ("OR", "needs a term"),
+    ("NOT deploy", "needs a term before it"),
+    ("NEAR(a b)", "NEAR"),
+    ("*", "lone *"),
+    ("x" * 3000, "too long"),
+])
+def test_bad_queries_exit_2_with_one_line(home, query, needle):
+    out = hmc(home, "search", query)
+    assert out.returncode == 2
+    assert needle in out.stderr and out.stderr.count("\n") == 1
+    assert "Traceback" not in out.stderr and "sqlite" not in out.stderr.lower() and out.stdout == ""
+
+
+def test_bad_options(home):
+    assert hmc(home, "search", "deploy", "--role", "robot").returncode == 2
+    out = hmc(home, "search", "deploy", "--since", "yesterday")
+    assert out.returncode == 2 and "is not a date" in out.stderr
+    assert hmc(home, "search", "deploy", "--limit", "0").returncode == 2
+    assert hmc(home, "search", "deploy", "--sort", "best").returncode == 2
+
+
+def test_markup_and_escapes_are_printed_literally(home):
+    out = hmc(home, "search", '"not bold"')
+    assert out.returncode == 0, out.stderr
+    assert "[bold red]not bold[/]" in out.stdout and "[link=https://x.test]click[/link]" in out.stdout
+    assert "\x1b" not in out.stdout and "␛[31mred?␛[0m" in out.stdout
+    mid = message_id(home / "state.db", "[bold red]")
+    session = hmc(home, "session", "20261015_100000_bbbbbbbb", "--around", str(mid), "--window", "0")
+    assert "␛[31mred?" in session.stdout and "\x1b" not in session.stdout
+    assert "[bold red]not bold[/]" in session.stdout
+    data = json.loads(hmc(home, "session", "20261015_100000_bbbbbbbb", "--around", str(mid), "--json").stdout)
+    assert [m for m in data["messages"] if m["message_id"] == mid][0]["content"] == MARKUP  # JSON: exact
+
+
+def test_session_window_around_a_message(home):
+    mid = message_id(home / "state.db", "Run deploy.sh")
+    out = hmc(home, "session", SID, "--around", str(mid), "--window", "1")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout
+    assert "Deploying the staging server" in lines and f"@session:default/{SID}" in lines
+    assert f"▶ #{mid} assistant" in lines
+    assert "How do I deploy the staging server?" in lines and "deploy finished: staging is green" in lines
+    assert "→ terminal" in lines
+    assert "Thanks!" not in lines  # outside the window
+    data = json.loads(hmc(home, "session", SID, "--around", str(mid), "--window", "1", "--json").stdout)
+    assert data["anchor_id"] == mid and len(data["messages"]) == 3
+    assert data["session"]["session_id"] == SID and data["session"]["source"] == "cli"
+    assert {"message_id", "role", "timestamp", "content"} <= set(data["messages"][0])
+
+
+def test_session_from_the_start_by_link_or_part_of_the_id(home):
+    full = hmc(home, "session", f"@session:default/{SID}", "--window", "1")
+    assert full.returncode == 0, full.stderr
+    assert "system prompt that mentions deploy" in full.stdout and "Thanks! Le café est prêt." in full.stdout
+    assert "more messages in between" in full.stdout
+    part = hmc(home, "session", "aaaaaa", "--json")
+    assert json.loads(part.stdout)["session"]["session_id"] == SID
+    several = hmc(home, "session", "2026101")
+    assert several.returncode == 2 and "several sessions" in several.stderr
+
+
+def test_session_errors(home):
+    out = hmc(home, "session", "nope")
+    assert out.returncode == 2 and "No session 'nope'" in out.stderr
+    other = message_id(home / "state.db", "nightly deploy")
+    out = hmc(home, "session", SID, "--around", str(other))
+    assert out.returncode == 2 and "No message" in out.stderr
+    assert hmc(home, "session", SID, "--window", "-1").returncode == 2
+
+
+def test_unreadable_databases(tmp_path):
+    empty_home = tmp_path / "nodb"
+    empty_home.mkdir()
+    out = hmc(empty_home, "search", "deploy")
+    assert out.returncode == 2 and "No session database" in out.stderr and "~" not in out.stdout
+    assert not (empty_home / "state.db").exists()
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "state.db").write_bytes(b"not sqlite at all" * 20)
+    out = hmc(broken, "search", "deploy")
+    assert out.returncode == 2 and "damaged or not an SQLite database" in out.stderr
+    out = hmc(broken, "session", "x")
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    missing = hmc(tmp_path / "nowhere", "search", "deploy")
+    assert missing.returncode == 2 and "no Hermes home" in missing.stderr
+
+
+def test_stale_index_notice(tmp_path):
+    home = tmp_path / "stale"
+    build_db(home / "state.db", stale=True)
+    out = hmc(home, "search", "deploy")
+    assert out.returncode == 0 and "stale" in out.stdout
+    assert json.loads(hmc(home, "search", "deploy", "--json").stdout)["route"] == "like"

@@ -1,0 +1,264 @@
+"""`hmc search QUERY …` and `hmc session ID …`: past sessions from state.db, read-only.
+
+Message text is untrusted: it is printed literally (markup stays brackets, escape sequences
+show as ␛), and in JSON exactly as stored.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, timedelta
+
+from rich.text import Text
+
+from core import timefmt
+from core.sessions import (
+    DEMOTED_SOURCES, HIDDEN_SOURCES, ROLES, SORTS, DatabaseError, Message, NotFoundError, QueryError,
+    SessionsError, parse_tool_calls, session_link,
+)
+from core.snippets import one_line
+from tui.commands.common import CliContext, CliError, literal
+
+MAX_WINDOW = 200
+_RELATIVE = re.compile(r"^(\d+)([dwmy])$")
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "search",
+        help="search past sessions in state.db",
+        description="Search past sessions. Plain words must all appear; use \"a phrase\", OR, NOT "
+        "(upper case), prefix* and ( ). Kanban, subagent and tool sessions are left out unless --all; "
+        "cron sessions rank below interactive ones.",
+    )
+    p.add_argument("query", nargs="+", metavar="QUERY", help="what to look for (several words are ANDed)")
+    p.add_argument("--source", action="append", metavar="S",
+                   help="only sessions from this source (cli, telegram, cron, …); repeat or comma-separate")
+    p.add_argument("--role", action="append", metavar="R", help=f"only messages with this role ({', '.join(ROLES)})")
+    p.add_argument("--since", metavar="D", help="from this day (YYYY-MM-DD, or 7d / 2w / 3m / 1y ago)")
+    p.add_argument("--until", metavar="D", help="up to and including this day (same forms as --since)")
+    p.add_argument("--sort", choices=SORTS, default="relevance", help="order of the hits (default: relevance)")
+    p.add_argument("--limit", type=int, default=20, metavar="N", help="hits per page (default 20, max 500)")
+    p.add_argument("--offset", type=int, default=0, metavar="N", help="skip this many hits (paging)")
+    p.add_argument("--all", action="store_true", help="include kanban, subagent, tool and hidden sessions")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(run=run_search)
+
+    s = sub.add_parser(
+        "session",
+        help="read a window of messages from one session",
+        description="Print messages of one session: around a message (--around) or from its start. "
+        "ID may be a full id, an @session:<profile>/<id> link, or a unique part of an id.",
+    )
+    s.add_argument("session_id", metavar="ID")
+    s.add_argument("--around", type=int, metavar="MESSAGE_ID", help="centre the window on this message")
+    s.add_argument("--window", type=int, default=5, metavar="N",
+                   help="messages on each side (default 5; from the start: the first 2N+1 and last N)")
+    s.add_argument("--json", action="store_true", help="machine-readable output")
+    s.set_defaults(run=run_session)
+
+
+# ── helpers ──────────────────────────────────────────────────────────────────
+
+def parse_day(text: str | None, today: date, flag: str) -> date | None:
+    if text is None:
+        return None
+    text = text.strip().lower()
+    m = _RELATIVE.match(text)
+    if m:
+        n, unit = int(m.group(1)), m.group(2)
+        days = n * {"d": 1, "w": 7, "m": 30, "y": 365}[unit]
+        return today - timedelta(days=days)
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise CliError(f"{flag} {text!r} is not a date (YYYY-MM-DD, or 7d / 2w / 3m / 1y)") from None
+
+
+def _db(ctx: CliContext):
+    curator = ctx.curator()
+    return curator, curator.sessions
+
+
+def _fail(exc: SessionsError) -> CliError:
+    return CliError(str(exc), 2)
+
+
+def hit_line(spans) -> Text:
+    text = Text()
+    for part, hit in spans:
+        text.append_text(literal(part, "bold reverse" if hit else ""))
+    return text
+
+
+# ── hmc search ───────────────────────────────────────────────────────────────
+
+def run_search(args, ctx: CliContext) -> int:
+    curator, db = _db(ctx)
+    today = curator.today
+    query = " ".join(args.query)
+    if args.limit < 1:
+        raise CliError("--limit must be at least 1")
+    if args.offset < 0:
+        raise CliError("--offset can't be negative")
+    try:
+        result = db.search(
+            query,
+            sources=args.source,
+            roles=args.role,
+            since=parse_day(args.since, today, "--since"),
+            until=parse_day(args.until, today, "--until"),
+            include_hidden=args.all,
+            sort=args.sort,
+            limit=args.limit,
+            offset=args.offset,
+        )
+    except (QueryError, DatabaseError) as exc:
+        raise _fail(exc) from None
+    profile = curator.home.profile
+    if args.json:
+        ctx.json({
+            "query": result.query,
+            "route": result.route,
+            "notice": result.notice,
+            "offset": result.offset,
+            "limit": result.limit,
+            "has_more": result.has_more,
+            "hits": [dict(h.to_json(), link=session_link(profile, h.session_id)) for h in result.hits],
+        })
+        return 0
+    if result.notice:
+        ctx.text(result.notice, style="yellow")
+    if not result.hits:
+        ctx.text("No hits." if not result.offset else f"No hits past the first {result.offset}.")
+        return 0
+    now = curator.now()
+    for n, hit in enumerate(result.hits, start=result.offset + 1):
+        head = Text(f"{n:>3}  ", style="dim")
+        head.append(timefmt.local_time(hit.timestamp), style="bold")
+        head.append(f" ({timefmt.ago(hit.timestamp, now)})  ", style="dim")
+        head.append(hit.source or "?", style="cyan" if hit.source not in DEMOTED_SOURCES else "dim cyan")
+        head.append("  ")
+        head.append_text(literal(one_line(hit.title), "bold"))
+        ctx.console.print(head)
+        where = Text("     ")
+        where.append(f"{hit.role}", style="magenta")
+        if hit.tool_name:
+            where.append_text(literal(f" [{hit.tool_name}]", "magenta"))
+        where.append(f"  {hit.session_id} #{hit.message_id}", style="dim")
+        ctx.console.print(where)
+        line = Text("     ")
+        line.append_text(hit_line(hit.snippet))
+        ctx.console.print(line)
+    shown = f"{len(result.hits)} hit{'s' if len(result.hits) != 1 else ''}"
+    first, last = result.offset + 1, result.offset + len(result.hits)
+    tail = f"{shown} ({first}-{last})"
+    if result.has_more:
+        tail += f" · more with --offset {last}"
+    ctx.text(tail, style="dim")
+    ctx.text("open one: hmc session ID --around MESSAGE_ID", style="dim")
+    return 0
+
+
+# ── hmc session ──────────────────────────────────────────────────────────────
+
+def message_block(m: Message, anchor: int | None, now: float) -> Text:
+    is_anchor = m.id == anchor
+    head = Text("▶ " if is_anchor else "  ", style="bold yellow")
+    head.append(f"#{m.id} ", style="bold" if is_anchor else "dim")
+    head.append(m.role, style={"user": "bold green", "assistant": "bold blue", "tool": "magenta"}.get(m.role, "bold"))
+    if m.tool_name:
+        head.append_text(literal(f" [{m.tool_name}]", "magenta"))
+    if m.timestamp is not None:
+        head.append(f"  {timefmt.local_time(m.timestamp)}", style="dim")
+    if m.compacted:
+        head.append("  (archived by compaction)", style="dim italic")
+    out = Text()
+    out.append_text(head)
+    out.append("\n")
+    body = m.text
+    if body:
+        out.append_text(literal(body.rstrip("\n")))
+        out.append("\n")
+    for name, args in parse_tool_calls(m.tool_calls):
+        call = Text("  → ", style="magenta")
+        call.append_text(literal(name, "bold magenta"))
+        if args not in (None, "", {}):
+            preview = one_line(args if isinstance(args, str) else _compact(args))
+            call.append_text(literal("(" + (preview[:160] + "…" if len(preview) > 160 else preview) + ")", "dim"))
+        out.append_text(call)
+        out.append("\n")
+    if m.truncated:
+        out.append(f"  … (cut at {len(m.content):,} characters)\n", style="dim")
+    return out
+
+
+def _compact(args) -> str:
+    import json
+
+    try:
+        return json.dumps(args, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return str(args)
+
+
+def run_session(args, ctx: CliContext) -> int:
+    curator, db = _db(ctx)
+    if not 0 <= args.window <= MAX_WINDOW:
+        raise CliError(f"--window must be between 0 and {MAX_WINDOW}")
+    try:
+        sid = db.resolve_session_id(args.session_id)
+        info = db.session(sid)
+        n = args.window
+        if args.around is not None:
+            window = db.window(sid, args.around, before=n, after=n)
+            parts = [window.messages]
+            gap = None
+            has_before, has_after = window.has_before, window.has_after
+        else:
+            window = db.window(sid, None, before=0, after=2 * n)
+            parts = [window.messages]
+            gap = None
+            has_before, has_after = False, window.has_after
+            if window.has_after and n:
+                tail = db.tail(sid, n)
+                seen = {m.id for m in window.messages}
+                extra = tuple(m for m in tail.messages if m.id not in seen)
+                if extra:
+                    gap = True
+                    parts.append(extra)
+                    has_after = False
+    except (NotFoundError, DatabaseError) as exc:
+        raise _fail(exc) from None
+    link = session_link(curator.home.profile, sid)
+    messages = [m for part in parts for m in part]
+    if args.json:
+        ctx.json({
+            "session": dict(info.to_json(), link=link),
+            "anchor_id": window.anchor_id,
+            "has_before": has_before,
+            "has_after": has_after,
+            "messages": [m.to_json() for m in messages],
+        })
+        return 0
+    head = literal(one_line(info.title), "bold")
+    ctx.console.print(head)
+    meta = f"{info.source} · started {timefmt.local_time(info.started_at) if info.started_at else '?'}"
+    if info.message_count is not None:
+        meta += f" · {info.message_count:,} messages"
+    ctx.text(meta + f" · {link}", style="dim")
+    if info.source in HIDDEN_SOURCES:
+        ctx.text(f"({info.source} sessions are hidden from search unless --all)", style="dim")
+    now = curator.now()
+    if has_before:
+        ctx.text("  ⋮ earlier messages: use --around with a smaller id, or a larger --window", style="dim")
+    for i, part in enumerate(parts):
+        if i and gap:
+            ctx.text("  ⋮ (more messages in between: hmc session ID --around MESSAGE_ID)", style="dim")
+        for m in part:
+            ctx.console.print(message_block(m, window.anchor_id, now))
+    if has_after:
+        ctx.text("  ⋮ later messages: use --around with a larger id, or a larger --window", style="dim")
+    if not messages:
+        ctx.text("(no visible messages)", style="dim")
+    return 0
