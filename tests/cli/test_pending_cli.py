@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import subprocess
 import sys
 from pathlib import Path
+from string import ascii_letters, digits
 
 import pytest
 
@@ -69,7 +71,7 @@ def test_show_prints_the_diff_usage_and_warnings(home):
 
 def test_show_masks_secrets_unless_revealed(tmp_path):
     home = make_home(tmp_path)
-    key = "sk-" + "proj-" + "Zq8" * 14
+    key = "sk-" + "proj-" + "".join(random.Random(1).choices(ascii_letters + digits, k=40))
     stage(home, content=f"OpenAI key for the demo: {key}", rid="0000000f")
     out = hmc(home, "pending", "show", "0000000f", "--raw")
     assert key not in out.stdout and "sk-" in out.stdout
