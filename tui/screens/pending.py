@@ -1,0 +1,618 @@
+"""Pending mode: the staged writes, what approving each one would do, and approve / edit / reject."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Sequence
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Label, OptionList, Static
+from textual.widgets.option_list import Option
+
+from core import timefmt
+from core.config_edit import ConfigEditError, read_write_approval, set_write_approval
+from core.memory import FILE_NAMES, Op, preview
+from core.pending import ApproveRefused, Inspection, PendingError
+from tui.literal import literal, visible_controls
+from tui.screens.dialogs import ConfirmDialog, EditEntryDialog, TextDialog
+from tui.widgets.diff import EntryDiff
+from tui.widgets.gauge import CapacityGauge
+from tui.widgets.header import HmcHeader
+
+STATUS = {
+    "broken": "✗ broken file", "malformed": "✗ malformed", "disabled": "✗ target off", "unreadable": "✗ unreadable",
+    "drift": "✗ file drifted", "pin-changed": "✗ entry changed", "no-match": "✗ no match",
+    "ambiguous": "✗ ambiguous", "empty": "✗ empty text", "empties-store": "✗ empties file", "limit": "✗ over limit",
+    "scanner": "⚠ scanner hit", "changed": "✗ changed", "refused": "✗ refused",
+}
+
+
+def status_label(ins: Inspection) -> tuple[str, str]:
+    """(text, style) for the list's status column."""
+    if ins.already_in_memory:
+        return "✓ in memory", "cyan"
+    if ins.can_apply:
+        return "✓ ready", "green"
+    return STATUS.get(ins.reason_kind or "", "✗ can't apply"), "yellow" if ins.forcible else "red"
+
+
+def secret_masker(ins: Inspection | None, reveal: bool):
+    """A function masking every secret the scanner found in this record's new texts."""
+    if ins is None or reveal:
+        return lambda text: text
+    found = sorted({s.text[f.start:f.end] for s in ins.scanned for f in s.findings if getattr(f, "secret", False)},
+                   key=len, reverse=True)
+    if not found:
+        return lambda text: text
+    from core import scanner
+
+    pairs = [(s, scanner.mask(s)) for s in found if s]
+
+    def mask(text: str) -> str:
+        for secret, shown in pairs:
+            text = text.replace(secret, shown)
+        return text
+
+    return mask
+
+
+def ordered(inspections: Sequence[Inspection], groups: dict[str, list[str]]) -> list[tuple[Inspection, str | None]]:
+    """Oldest first, with records staging the same change right under the first one: (ins, same-as id)."""
+    by_id = {i.id: i for i in inspections}
+    first_of: dict[str, str] = {}
+    for ids in groups.values():
+        for rid in ids[1:]:
+            first_of[rid] = ids[0]
+    out: list[tuple[Inspection, str | None]] = []
+    for ins in inspections:
+        if ins.id in first_of:
+            continue
+        out.append((ins, None))
+        for ids in groups.values():
+            if ids[0] == ins.id:
+                out.extend((by_id[rid], ins.id) for rid in ids[1:])
+    return out
+
+
+class PendingScreen(Screen):
+    MODE = "pending"
+    AREA = "pending"
+    HELP = """\
+## Pending
+The writes Hermes staged for approval (`pending/memory/`), oldest first. The lower pane shows what
+approving the highlighted one would do to the file: the whole entry a replace overwrites, usage now
+and after, scanner findings, and why a record can't apply.
+**y** approve · **n** reject (**u** brings it back) · **e** edit the text, then approve · **A** approve
+all · **R** reject all · **x** reject those that can't apply · **o** open the file in memory mode ·
+**p** the raw record · **v** reveal secrets · **w** write approval on/off in config.yaml.
+"""
+    DEFAULT_CSS = """
+    PendingScreen #pending-bar { height: 1; padding: 0 1; background: $boost; }
+    PendingScreen #pending-columns { height: 1; padding: 0 1; color: $text-muted; text-style: bold; }
+    PendingScreen #pending-list { height: 1fr; min-height: 5; max-height: 14; border: none; padding: 0 0; }
+    PendingScreen #pending-detail { height: 2fr; border: round $panel-lighten-2; padding: 0 1; }
+    PendingScreen #pending-detail:focus-within { border: round $accent; }
+    PendingScreen .detail-gap { margin-top: 1; }
+    PendingScreen #detail-gauges { height: auto; }
+    PendingScreen .gauge-row { height: 1; }
+    PendingScreen .gauge-row Label { width: 16; color: $text-muted; }
+    PendingScreen #detail-status.-ok { color: $text-success; }
+    PendingScreen #detail-status.-bad { color: $text-error; text-style: bold; }
+    PendingScreen #detail-status.-warn { color: $text-warning; text-style: bold; }
+    PendingScreen #detail-warnings { color: $text-warning; }
+    PendingScreen #detail-findings { color: $text-warning; }
+    PendingScreen #detail-raw { color: $text-muted; }
+    """
+    BINDINGS = [
+        Binding("y", "approve", "Approve", id="pending.approve",
+                tooltip="Apply the highlighted write through Hermes's checks, then clear it"),
+        Binding("n", "reject", "Reject", id="pending.reject", tooltip="Delete the highlighted write (u brings it back)"),
+        Binding("e", "edit", "Edit+approve", id="pending.edit", tooltip="Change the proposed text (or file), then approve it"),
+        Binding("A", "approve_all", "Approve all", id="pending.approve_all",
+                tooltip="Apply every write that can apply; the rest stay with their reasons"),
+        Binding("R", "reject_all", "Reject all", id="pending.reject_all", tooltip="Delete every staged write (asks first)"),
+        Binding("x", "reject_invalid", "Clear invalid", id="pending.reject_invalid",
+                tooltip="Reject the writes that can't apply (scanner hits stay for you to decide)", show=False),
+        Binding("o", "open_store", "Open file", id="pending.open", tooltip="Open the target file in memory mode"),
+        Binding("p", "raw", "Raw", id="pending.raw", tooltip="The record file exactly as Hermes wrote it", show=False),
+        Binding("v", "reveal", "Reveal", id="pending.reveal", tooltip="Show or mask the secrets the scanner found",
+                show=False),
+        Binding("u", "undo_reject", "Unreject", id="pending.undo_reject", tooltip="Bring back the last rejected write",
+                show=False),
+        Binding("w", "toggle_approval", "Approval on/off", id="pending.write_approval",
+                tooltip="Turn memory.write_approval on or off in config.yaml (only that line changes)"),
+    ]
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.rows: list[tuple[Inspection, str | None]] = []
+        self.reveal = False
+        self._key: object = None
+        self._write_approval = False
+
+    def compose(self) -> ComposeResult:
+        yield HmcHeader()
+        yield Static("", id="pending-bar", markup=False)
+        yield Static(self._columns(), id="pending-columns", markup=False)
+        yield OptionList(id="pending-list")
+        with VerticalScroll(id="pending-detail"):
+            yield Static("", id="detail-title", markup=False)
+            yield Static("", id="detail-summary", markup=False)
+            yield Static("", id="detail-status", markup=False, classes="detail-gap")
+            yield Static("", id="detail-warnings", markup=False)
+            with Vertical(id="detail-gauges", classes="detail-gap"):
+                with Horizontal(classes="gauge-row"):
+                    yield Label("", id="gauge-now-label")
+                    yield CapacityGauge(id="gauge-now")
+                with Horizontal(classes="gauge-row"):
+                    yield Label("", id="gauge-after-label")
+                    yield CapacityGauge(id="gauge-after")
+            yield EntryDiff(id="detail-diff", classes="detail-gap")
+            yield Static("", id="detail-findings", markup=False, classes="detail-gap")
+            yield Static("", id="detail-raw", markup=False, classes="detail-gap")
+        yield Footer()
+
+    @staticmethod
+    def _columns() -> Text:
+        return Text(f"{'id':<12}{'staged':<15}{'by':<7}{'file':<10}{'action':<9}{'status':<17}summary")
+
+    def on_resize(self) -> None:
+        if self.rows:
+            self._fill_list()
+
+    def on_mount(self) -> None:
+        self.app.pending_changed.subscribe(self, lambda _=None: self.reload())
+        self.app.memory_changed.subscribe(self, lambda _=None: self.reload())
+        self.reload()
+        self.query_one("#pending-list", OptionList).focus()
+
+    # -- data ------------------------------------------------------------------------------------
+
+    @property
+    def queue(self):
+        return self.app.curator.pending
+
+    @property
+    def current(self) -> Inspection | None:
+        lst = self.query_one("#pending-list", OptionList)
+        if lst.highlighted is None or not (0 <= lst.highlighted < len(self.rows)):
+            return None
+        return self.rows[lst.highlighted][0]
+
+    def reload(self, force: bool = False) -> None:
+        """Re-read the queue and both stores (cheap when nothing changed), keeping the highlight."""
+        curator = self.app.curator
+        try:
+            key = (id(curator), self.queue.token(), tuple(s.token() for s in curator.stores.values()))
+        except PendingError:
+            key = None
+        if key == self._key and key is not None and not force:
+            return
+        self._key = key
+        try:
+            records = self.queue.list()
+            inspections = self.queue.inspect_all(records)
+            problem = None
+        except PendingError as exc:
+            inspections, problem = [], str(exc)
+        self._write_approval = read_write_approval(curator.home.config_path)
+        self.rows = ordered(inspections, self.queue.groups(inspections))
+        self._fill_list()
+        self._fill_bar(problem)
+        self.show_detail()
+        self.refresh_bindings()
+
+    def _fill_list(self) -> None:
+        lst = self.query_one("#pending-list", OptionList)
+        keep = self.current.id if self.current is not None else None
+        old_index = lst.highlighted
+        lst.clear_options()
+        if not self.rows:
+            lst.add_option(Option(Text("Nothing waits for approval.", style="dim"), id="empty", disabled=True))
+            return
+        width = max(40, (lst.size.width or self.app.size.width) - 2)
+        options = []
+        for n, (ins, same) in enumerate(self.rows):
+            row = self._row(ins, same)
+            row.truncate(width, overflow="ellipsis")
+            options.append(Option(row, id=f"r-{n}"))
+        lst.add_options(options)
+        ids = [ins.id for ins, _ in self.rows]
+        if keep in ids:
+            lst.highlighted = ids.index(keep)
+        else:
+            lst.highlighted = min(old_index or 0, len(self.rows) - 1)
+
+    def _row(self, ins: Inspection, same_as: str | None) -> Text:
+        r = ins.record
+        row = Text(no_wrap=True, overflow="ellipsis")
+        shown_id = visible_controls(r.id if r.valid_id else r.file)
+        if same_as:
+            row.append("└ ", style="dim")
+            row.append(f"{shown_id[:9]:<10}", style="dim")
+        else:
+            row.append(f"{shown_id[:11]:<12}", style="bold")
+        row.append(f"{self.queue.age(r):<15}")
+        row.append(f"{'[auto]' if r.auto else '':<7}", style="magenta")
+        row.append(f"{FILE_NAMES.get(r.target or '', '?'):<10}")
+        row.append(f"{r.action or '?':<9}")
+        text, style = status_label(ins)
+        row.append(f"{text:<17}", style=style)
+        if same_as:
+            row.append(f"same change as {same_as} · ", style="dim")
+        row.append(visible_controls(" ".join(secret_masker(ins, False)(r.title).split())))
+        return row
+
+    def _fill_bar(self, problem: str | None) -> None:
+        bar = Text()
+        n = len(self.rows)
+        bar.append(f"{n} staged write{'s' if n != 1 else ''}", style="bold")
+        if n:
+            oldest = min(ins.record.created_at for ins, _ in self.rows)
+            bar.append(f" · oldest {timefmt.ago(oldest, self.app.curator.now())}")
+            bad = sum(1 for ins, _ in self.rows if not ins.can_apply)
+            if bad:
+                bar.append(f" · {bad} can't apply as staged", style="yellow")
+        bar.append(" · write approval ")
+        bar.append("on" if self._write_approval else "off", style="bold")
+        bar.append(" (w)", style="dim")
+        if problem:
+            bar.append(f"  ✗ {problem}", style="bold red")
+        self.query_one("#pending-bar", Static).update(bar)
+
+    # -- the detail pane ---------------------------------------------------------------------------
+
+    def show_detail(self) -> None:
+        ins = self.current
+        q = self.query_one
+        gauges = q("#detail-gauges")
+        if ins is None:
+            approval = "on" if self._write_approval else "off"
+            self._set("#detail-title", Text("No staged writes", style="bold"))
+            self._set("#detail-summary", Text(
+                f"Write approval is {approval}. With it on, Hermes stages every memory write in "
+                "pending/memory/ instead of applying it, and they wait here for you; background-review "
+                "writes may be staged even when it is off. w turns it " + ("off." if self._write_approval else "on.")))
+            for name in ("#detail-status", "#detail-warnings", "#detail-findings", "#detail-raw"):
+                self._set(name, "")
+            gauges.display = False
+            q("#detail-diff", EntryDiff).show([])
+            return
+        r = ins.record
+        mask = secret_masker(ins, self.reveal)
+        title = Text()
+        title.append_text(literal(r.id if r.valid_id else r.file, "bold"))
+        title.append(f" · {r.action or '?'} in {ins.file or '?'}", style="bold")
+        title.append(f" · staged {self.queue.age(r)} ({timefmt.local_time(r.created_at)})")
+        if r.auto:
+            title.append("  [auto] background review", style="magenta")
+        self._set("#detail-title", title)
+        self._set("#detail-summary", literal(mask(r.title)))
+        status = q("#detail-status", Static)
+        for cls in ("-ok", "-bad", "-warn"):
+            status.remove_class(cls)
+        if ins.already_in_memory:
+            self._set("#detail-status", Text("✓ Already in memory: approving writes nothing and clears the record."))
+            status.add_class("-ok")
+        elif ins.can_apply:
+            self._set("#detail-status", Text("✓ Can apply: y approves exactly the change below."))
+            status.add_class("-ok")
+        elif ins.forcible:
+            self._set("#detail-status", Text("⚠ ") + literal(mask(ins.reason or "")) + Text(" (y asks before writing)"))
+            status.add_class("-warn")
+        else:
+            self._set("#detail-status", Text("✗ Can't apply: ") + literal(mask(ins.reason or "")))
+            status.add_class("-bad")
+        warnings = Text()
+        for w in ins.warnings:
+            if warnings:
+                warnings.append("\n")
+            warnings.append("⚠ ")
+            warnings.append_text(literal(mask(w)))
+        self._set("#detail-warnings", warnings)
+        gauges.display = bool(ins.file)
+        if ins.file:
+            q("#gauge-now-label", Label).update(Text(f"{ins.file} now"))
+            q("#gauge-after-label", Label).update(Text("after approving"))
+            q("#gauge-now", CapacityGauge).update(ins.used_before, ins.limit)
+            q("#gauge-after", CapacityGauge).update(ins.used_after, ins.limit)
+        empty = "(nothing to show: the file can't be read as a record)" if r.broken else "(the store is empty)"
+        q("#detail-diff", EntryDiff).show(ins.changes if ins.file else [], mask, empty)
+        self._set("#detail-findings", self._findings(ins, mask))
+        raw = Text()
+        if r.broken:
+            raw.append(f"{r.file} as it is on disk:\n", style="bold")
+            raw.append_text(literal(mask(r.raw[:2000]) or "(empty)"))
+        self._set("#detail-raw", raw)
+
+    def _set(self, name: str, content: Text | str) -> None:
+        """Update a detail line; an empty one takes no room."""
+        widget = self.query_one(name, Static)
+        widget.update(content)
+        plain = content.plain if isinstance(content, Text) else content
+        widget.display = bool(plain.strip())
+
+    def _findings(self, ins: Inspection, mask) -> Text:
+        out = Text()
+        for s in ins.scanned:
+            for f in s.findings:
+                out.append("\n" if out else "Security scan of the new text:\n")
+                out.append(f"  {f.severity.upper():<8} {f.rule}: ", style="bold")
+                out.append_text(literal(f.detail))
+                if getattr(f, "secret", False):
+                    out.append("  ")
+                    out.append_text(literal(mask(s.text[f.start:f.end])))
+                    if not self.reveal:
+                        out.append("  (v reveals)", style="dim")
+                if getattr(f, "hermes_blocks", False):
+                    out.append("  · Hermes blocks this entry from the prompt", style="italic")
+        return out
+
+    @on(OptionList.OptionHighlighted, "#pending-list")
+    def highlighted(self) -> None:
+        self.show_detail()
+        self.refresh_bindings()
+
+    @on(OptionList.OptionSelected, "#pending-list")
+    def selected(self) -> None:
+        self.query_one("#pending-detail").focus()
+
+    # -- what can apply now ------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters) -> bool | None:
+        if not self.is_mounted:
+            return True
+        ins = self.current
+        if action == "approve":
+            return (ins is not None and ins.record.usable and (ins.can_apply or ins.forcible)) or None
+        if action == "reject":
+            return ins is not None or None
+        if action == "edit":
+            return (ins is not None and ins.record.usable and len(ins.record.ops) == 1
+                    and ins.record.ops[0].action in ("add", "replace")) or None
+        if action in ("approve_all", "reject_all"):
+            return bool(self.rows) or None
+        if action == "reject_invalid":
+            return any(not i.can_apply and not i.forcible for i, _ in self.rows) or None
+        if action == "open_store":
+            return (ins is not None and ins.target is not None) or None
+        if action == "raw":
+            return ins is not None or None
+        if action == "reveal":
+            return (ins is not None and any(getattr(f, "secret", False) for f in ins.findings)) or None
+        if action == "undo_reject":
+            return bool(self.queue.rejected()) or None
+        return True
+
+    # -- after a change ------------------------------------------------------------------------------
+
+    def changed(self, target: str | None = None) -> None:
+        """Tell the app (header count, other screens) and re-render here."""
+        if target:
+            self.app.stores_written(target)
+        written = getattr(self.app, "pending_written", None)
+        if written is not None:
+            written()
+        else:
+            self.app.poll()
+        self.reload(force=True)
+
+    # -- actions ---------------------------------------------------------------------------------------
+
+    @work(exclusive=True, group="pending-write")
+    async def action_approve(self) -> None:
+        ins = self.current
+        if ins is None:
+            return
+        if not (ins.can_apply or ins.forcible):
+            self.notify(ins.reason or "This write can't apply.", title="Can't approve", severity="warning")
+            return
+        force = False
+        if ins.forcible:
+            force = await self._confirm_scan(ins)
+            if not force:
+                return
+        await self.approve(ins, force=force)
+
+    async def _confirm_scan(self, ins: Inspection, findings: Sequence | None = None) -> bool:
+        from tui.app import scan_body
+
+        body = scan_body(list(findings if findings is not None else ins.findings))
+        return bool(await self.app.push_screen_wait(ConfirmDialog(
+            "Write despite the security scan?", body, yes="Write anyway", danger=True)))
+
+    async def approve(self, ins: Inspection, *, edited=None, target: str | None = None, force: bool = False) -> bool:
+        try:
+            approval = await asyncio.to_thread(self.queue.approve, ins.id, edited=edited, target=target,
+                                               force=force, seen=ins)
+        except ApproveRefused as exc:
+            if exc.forcible and not force and await self._confirm_scan(ins, exc.findings):
+                return await self.approve(ins, edited=edited, target=target, force=True)
+            if not exc.forcible:
+                self.notify(str(exc), title=f"Kept {ins.id}: not approved", severity="error", timeout=10)
+            self.reload(force=True)
+            return False
+        except PendingError as exc:
+            self.notify(str(exc), title="Not approved", severity="error", timeout=10)
+            self.reload(force=True)
+            return False
+        self.changed(approval.target)
+        store = self.app.curator.stores[approval.target]
+        what = " ".join(approval.result.messages)
+        self.notify(f"{what}\n{store.name}: {approval.result.label}", title=f"Approved {approval.id}")
+        return True
+
+    @work(exclusive=True, group="pending-write")
+    async def action_reject(self) -> None:
+        ins = self.current
+        if ins is None:
+            return
+        record = ins.record
+        try:
+            await asyncio.to_thread(self.queue.reject, record.id if record.valid_id else record.file)
+        except PendingError as exc:
+            self.notify(str(exc), title="Not rejected", severity="error")
+            self.reload(force=True)
+            return
+        self.changed()
+        self.notify(f"Rejected {record.id}: nothing was written. u brings it back.", title="Rejected")
+
+    @work(exclusive=True, group="pending-write")
+    async def action_undo_reject(self) -> None:
+        try:
+            rid = await asyncio.to_thread(self.queue.undo_reject)
+        except (PendingError, OSError) as exc:
+            self.notify(str(exc), title="Nothing brought back", severity="warning")
+            return
+        self.changed()
+        ids = [ins.id for ins, _ in self.rows]
+        if rid in ids:
+            self.query_one("#pending-list", OptionList).highlighted = ids.index(rid)
+        self.notify(f"{rid} is back in the queue.", title="Unrejected")
+
+    @work(exclusive=True, group="pending-write")
+    async def action_edit(self) -> None:
+        ins = self.current
+        if ins is None or not ins.record.usable or len(ins.record.ops) != 1:
+            return
+        op = ins.record.ops[0]
+        if op.action not in ("add", "replace"):
+            self.notify("Only an add or a replace has text to edit.", severity="warning")
+            return
+        original = ins.matched[0] if op.action == "replace" and ins.matched else None
+        result = await self.app.push_screen_wait(EditEntryDialog(
+            self.app.curator, ins.target, original, initial=op.content.strip(),
+            title=f"Edit, then approve {ins.id}", choose_target=True,
+        ))
+        if result is None:
+            return
+        if result.target != ins.target or op.action == "add":
+            edited: object = result.text
+        else:
+            edited = [Op("replace", content=result.text, old_text=op.old_text, matched_entry=original)]
+        await self.approve(ins, edited=edited, target=result.target if result.target != ins.target else None)
+
+    def counts(self) -> dict[str, int]:
+        rows = [ins for ins, _ in self.rows]
+        return {
+            "all": len(rows),
+            "apply": sum(1 for i in rows if i.can_apply and not i.already_in_memory),
+            "already": sum(1 for i in rows if i.already_in_memory),
+            "scanner": sum(1 for i in rows if i.forcible),
+            "cannot": sum(1 for i in rows if not i.can_apply and not i.forcible),
+        }
+
+    @work(exclusive=True, group="pending-write")
+    async def action_approve_all(self) -> None:
+        c = self.counts()
+        if not c["all"]:
+            return
+        body = Text(f"Approve all {c['all']} staged write{'s' if c['all'] != 1 else ''}, oldest first?\n\n")
+        body.append(f"  {c['apply']} will be written\n", style="green")
+        if c["already"]:
+            body.append(f"  {c['already']} already in memory: just cleared\n", style="cyan")
+        if c["cannot"]:
+            body.append(f"  {c['cannot']} can't apply and stay pending with their reasons\n", style="red")
+        if c["scanner"]:
+            body.append(f"  {c['scanner']} flagged by the security scan stay pending (approve each with y)\n",
+                        style="yellow")
+        body.append("\nEach write goes through Hermes's checks again as it is applied; a failure keeps that record.")
+        if not await self.app.push_screen_wait(ConfirmDialog("Approve all", body, yes="Approve all")):
+            return
+        report = await asyncio.to_thread(self.queue.approve_all)
+        for target in sorted({a.target for a in report.done}):
+            self.app.stores_written(target)
+        self.changed()
+        written = sum(1 for a in report.done if a.changed)
+        text = f"Applied {written}, cleared {len(report.done) - written} already in memory" if len(report.done) != written \
+            else f"Applied {written}"
+        if report.failed:
+            text += f"; kept {len(report.failed)} that can't apply (x clears those that never will)"
+        self.notify(text + ".", title="Approve all", severity="warning" if report.failed else "information", timeout=10)
+
+    @work(exclusive=True, group="pending-write")
+    async def action_reject_all(self) -> None:
+        n = len(self.rows)
+        if not n:
+            return
+        body = Text(f"Reject all {n} staged write{'s' if n != 1 else ''}? Nothing is written to memory.\n\n"
+                    "hmc keeps a copy of each; u brings back the last one rejected.")
+        if not await self.app.push_screen_wait(ConfirmDialog("Reject all", body, yes=f"Reject {n}", danger=True)):
+            return
+        report = await asyncio.to_thread(self.queue.reject_all)
+        self.changed()
+        self.notify(f"Rejected {len(report.done)}." + (f" {len(report.failed)} could not be removed." if report.failed else ""),
+                    title="Reject all")
+
+    @work(exclusive=True, group="pending-write")
+    async def action_reject_invalid(self) -> None:
+        bad = [ins for ins, _ in self.rows if not ins.can_apply and not ins.forcible]
+        if not bad:
+            return
+        body = Text(f"Reject the {len(bad)} staged write{'s' if len(bad) != 1 else ''} that can't apply as staged?\n\n")
+        for ins in bad[:8]:
+            body.append(f"  {ins.id if ins.record.valid_id else ins.record.file}  ", style="bold")
+            body.append_text(literal(preview(ins.reason or "", 70), "dim"))
+            body.append("\n")
+        if len(bad) > 8:
+            body.append(f"  … and {len(bad) - 8} more\n", style="dim")
+        body.append("\nScanner hits stay: they need your decision. u brings back the last one rejected.")
+        if not await self.app.push_screen_wait(ConfirmDialog("Clear invalid writes", body, yes="Reject them", danger=True)):
+            return
+        report = await asyncio.to_thread(self.queue.reject_invalid)
+        self.changed()
+        self.notify(f"Rejected {len(report.done)} that could not apply.", title="Cleared")
+
+    def action_open_store(self) -> None:
+        ins = self.current
+        if ins is not None and ins.target:
+            self.app.show_memory(ins.target)
+
+    def action_raw(self) -> None:
+        ins = self.current
+        if ins is None:
+            return
+        r = ins.record
+        text = r.raw
+        if r.payload is not None and not r.broken:
+            try:
+                text = json.dumps(json.loads(r.raw), indent=2, ensure_ascii=False)
+            except ValueError:
+                pass
+        mask = secret_masker(ins, self.reveal)
+        note = f"{self.queue.folder}/{r.file}" + ("" if self.reveal else " · secrets masked (v reveals)")
+        self.app.push_screen(TextDialog(f"Raw record — {r.file}", mask(text) or "(empty file)", note=note))
+
+    def action_reveal(self) -> None:
+        self.reveal = not self.reveal
+        self.show_detail()
+        self.notify("Secrets shown." if self.reveal else "Secrets masked.")
+
+    @work(exclusive=True, group="pending-write")
+    async def action_toggle_approval(self) -> None:
+        path = self.app.curator.home.config_path
+        on = not read_write_approval(path)
+        if on:
+            body = Text("Turn write approval on? Hermes will stage every memory write here for you to approve "
+                        "instead of applying it.\n\nOnly the memory.write_approval line of config.yaml changes.")
+        else:
+            body = Text("Turn write approval off? Hermes will apply memory writes at once (background-review "
+                        "writes may still be staged).\n\nOnly the memory.write_approval line of config.yaml changes.")
+        if not await self.app.push_screen_wait(ConfirmDialog(f"Write approval {'on' if on else 'off'}", body,
+                                                             yes=f"Turn {'on' if on else 'off'}")):
+            return
+        try:
+            edit = await asyncio.to_thread(set_write_approval, path, on)
+        except ConfigEditError as exc:
+            self.notify(str(exc), title="config.yaml unchanged", severity="error", timeout=10)
+            return
+        self.reload(force=True)
+        where = "created config.yaml" if edit.created else f"config.yaml line {edit.line}"
+        self.notify(f"Write approval is {'on' if on else 'off'} ({where}). Hermes picks it up the next time "
+                    "it loads config.yaml.", title="Write approval")
