@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import combinations
 from typing import Sequence
 
@@ -25,6 +26,8 @@ __all__ = ["PairVerdict", "compare", "find_pairs", "similarity", "SIMILAR", "CON
 
 SIMILAR = 0.40  # score at or above which two entries are near-duplicates
 CONFLICT = 0.62  # masked score at or above which a number/opposite difference is a conflict
+CLAUSE_CONFLICT = 0.8  # the same, for one clause of each entry (entries bundle several facts)
+CONTAINED = 0.75  # share of the shorter entry's words found in the longer one
 
 
 @dataclass(frozen=True)
@@ -45,6 +48,7 @@ _STRIP = ".,;:!?()[]{}\"'«»“”‘’。,:;、!?()【】《》"
 _NON_LATIN = re.compile(r"[А-Яа-яЁё\u4e00-\u9fff\u3040-\u30ff]")
 
 
+@lru_cache(maxsize=4096)
 def specifics(text: str) -> frozenset[str]:
     """Stems of the words that name things: proper nouns, numbers, paths, commands…"""
     out: set[str] = set()
@@ -69,7 +73,7 @@ def specifics(text: str) -> frozenset[str]:
                 parts = tuple(w for w in parts if w.isdigit())  # "100-char": the number names it
             for w in parts:
                 if not tn.is_cjk(w[0]) and w not in tn.STOP_WORDS:
-                    out.add(tn.stem(w))
+                    out.update(tn.canon(w))
         prev = core.lower()
         sentence_start = chunk.endswith((".", ":", ";", "!", "?", "。", ":"))
     return frozenset(out)
@@ -156,18 +160,26 @@ def _numbers(text: str) -> list[str]:
     return [re.sub(r"[.,]", "", n) for n in _NUMBER.findall(text)]
 
 
+@lru_cache(maxsize=8192)
+def _word_poles(w: str) -> tuple[tuple[str, int], ...]:
+    cjk = tn.is_cjk(w[0])
+    out = []
+    for name, rx0, rx1 in _OPP_RX:
+        for pole, rx in ((0, rx0), (1, rx1)):
+            if rx.search(w) if cjk else rx.fullmatch(w):
+                out.append((name, pole))
+    return tuple(out)
+
+
 def _poles(words: Sequence[str]) -> dict[str, set[int]]:
     found: dict[str, set[int]] = {}
     for w in words:
-        cjk = tn.is_cjk(w[0])
-        for name, rx0, rx1 in _OPP_RX:
-            for pole, rx in ((0, rx0), (1, rx1)):
-                hit = rx.search(w) if cjk else rx.fullmatch(w)
-                if hit:
-                    found.setdefault(name, set()).add(pole)
+        for name, pole in _word_poles(w):
+            found.setdefault(name, set()).add(pole)
     return found
 
 
+@lru_cache(maxsize=4096)
 def _masked(text: str) -> tuple[str, ...]:
     """Content tokens with numbers as '#' and opposite words as their class."""
     out: list[str] = []
@@ -262,10 +274,64 @@ def compare(a: str, b: str) -> PairVerdict | None:
             said, unsaid = (a, b) if _negated(a) else (b, a)
             return PairVerdict("conflicting", round(masked, 3),
                                "one says not: " + tn.fold(said)[:40].strip() + "…")
+    clause = _clause_conflict(a, b)
+    if clause:
+        return PairVerdict("conflicting", round(clause[1], 3), clause[0])
     score = similarity(a, b)
     if score >= SIMILAR:
         return PairVerdict("similar", round(score, 3), f"say much the same ({round(score * 100)}% alike)")
+    held = _contained(a, b)
+    if held >= CONTAINED:
+        return PairVerdict("similar", round(held, 3),
+                           f"one holds {round(held * 100)}% of the other's words")
     return None
+
+
+_CLAUSE_SPLIT = re.compile(r"[;\n。;!?!?]|\.(?=\s|$)|\s[—–-]\s")
+
+
+def _clauses(text: str) -> list[str]:
+    return [c.strip() for c in _CLAUSE_SPLIT.split(text) if c and c.strip()]
+
+
+def _clause_conflict(a: str, b: str) -> tuple[str, float] | None:
+    """A clause of each entry saying the same thing with another number or an opposite word."""
+    ca, cb = _clauses(a), _clauses(b)
+    if len(ca) < 2 and len(cb) < 2:
+        return None  # single clauses were judged as whole entries
+    for x in ca:
+        mx = _masked(x)
+        if sum(1 for t in mx if t != "#" and t not in _OPPOSITES) < 3:
+            continue
+        for y in cb:
+            reason = _conflict_reason(x, y)
+            if not reason:
+                continue
+            my = _masked(y)
+            nx, ny = _NUMBER.sub(" ", x), _NUMBER.sub(" ", y)
+            score = _base_score(mx, my) * _penalty(*_pair_specifics(nx, ny, mx, my))
+            if score >= CLAUSE_CONFLICT:
+                return reason, score
+    return None
+
+
+_GENERIC_TOKENS = frozenset(tn.stem(w) for w in (
+    "project projects thing things stuff work code file files team time way mode use".split()))
+
+
+def _contained(a: str, b: str) -> float:
+    """How much of the shorter entry's meaning the longer one holds (0 when it can't tell)."""
+    ta, tb = set(tn.content_tokens(a)), set(tn.content_tokens(b))
+    short, long_ = (ta, tb) if len(ta) <= len(tb) else (tb, ta)
+    if len(short) < 3:
+        return 0.0
+    shared = short & long_
+    keys = [t for t in shared if t not in _GENERIC_TOKENS and (len(t) >= 3 or t.isdigit())]
+    if len(keys) < 2:
+        return 0.0
+    if _penalty(*_pair_specifics(a, b, tuple(ta), tuple(tb))) < 1.0:
+        return 0.0
+    return len(shared) / len(short)
 
 
 def find_pairs(entries: Sequence[str]) -> list[tuple[int, int, PairVerdict]]:

@@ -21,12 +21,12 @@ why how all any both each few more most other some such no nor not only own same
 just should would could may might must shall also about above below over under again further once
 e.g eg i.e ie etc via per vs not don't doesn't didn't isn't aren't won't can't let's
 user user's users the user's prefers prefer preferred likes like wants want uses use using used
-always please mainly mostly
+always please mainly mostly instead rather
 le la les l un une des du de d au aux et ou mais donc or ni car ce cet cette ces son sa ses leur
 leurs mon ma mes ton ta tes notre nos votre vos je tu il elle on nous vous ils elles qui que quoi
 dont où est sont était être avoir a ont avait fait faire pour par avec sans sur sous dans en y ne
 pas plus moins très tout tous toute toutes aussi comme se s qu c n j m t lui eux même
-utilisateur utilisatrice l'utilisateur préfère préfèrent aime veut utilise utiliser toujours
+plutôt utilisateur utilisatrice l'utilisateur préfère préfèrent aime veut utilise utiliser toujours
 el los las lo unos unas del al y o pero si no ni que qué quien cual es son era ser estar está
 están fue ha han hay hace con sin sobre bajo entre para por en como más menos muy todo todos toda
 todas también su sus mi mis tu tus nuestro nuestra se le les me te nos usuario usuaria al usuario
@@ -35,12 +35,12 @@ il lo gli i un uno una dei degli delle della dello del di da dal dalla dai nel n
 sul sulla sui ai agli alle alla allo e ed o ma se non che chi cui è sono era essere avere ha hanno
 con senza per tra fra in come più meno molto tutto tutti tutta tutte anche suo sua suoi sue mio
 mia miei tuo tua si ci ne mi ti vi utente l'utente dell'utente all'utente preferisce preferiscono
-piace vuole usa usare usando sempre questo questa questi queste quel quella
+piace vuole usa usare usando sempre invece questo questa questi queste quel quella
 и в во не на я с со что а как это он она оно они мы вы ты его ее её их к ко у же бы по от до из
 за для без под над при о об про или но да нет ли то так также там тут здесь был была было были
 быть есть будет все всё весь вся очень более менее мой моя мое мои твой свой своя свои этот эта
 эти тот та те который которая которые чтобы пользователь пользователя пользователю пользователем
-предпочитает любит нравится нравятся хочет использует использовать всегда
+предпочитает любит нравится нравятся хочет использует использовать всегда вместо
 的 了 和 与 及 或 是 在 有 也 就 都 而 及 着 把 被 让 对 从 向 给 这 那 个 之 其 用户 喜欢 偏好 更 总是
 """
 STOP_WORDS: frozenset[str] = frozenset(_STOP_TEXT.split())
@@ -91,6 +91,26 @@ def cjk_units(run: str) -> list[str]:
     return [chars[i] + chars[i + 1] for i in range(len(chars) - 1)]
 
 
+# Abbreviations people and agents use interchangeably with the full word (any language).
+SYNONYMS: dict[str, tuple[str, ...]] = {
+    "js": ("javascript",), "ts": ("typescript",), "py": ("python",), "k8s": ("kubernetes",),
+    "pg": ("postgres",), "postgresql": ("postgres",), "db": ("database",), "repo": ("repository",),
+    "repos": ("repository",), "pr": ("pull", "request"), "prs": ("pull", "request"),
+    "mr": ("merge", "request"), "env": ("environment",), "config": ("configuration",),
+    "cfg": ("configuration",), "docs": ("documentation",), "doc": ("documentation",),
+    "dir": ("directory",), "prod": ("production",), "auth": ("authentication",),
+    "msg": ("message",), "msgs": ("message",), "gh": ("github",), "bd": ("database",),
+    "бд": ("база",), "репо": ("repository",), "репозиторий": ("repository",),
+    "dépôt": ("repository",), "depot": ("repository",), "repositorio": ("repository",),
+    "repository": ("repository",),
+}
+
+
+def canon(word: str, n: int = STEM) -> tuple[str, ...]:
+    """The stems a folded word stands for (abbreviations expanded)."""
+    return tuple(stem(part, n) for part in SYNONYMS.get(word, (word,)))
+
+
 @lru_cache(maxsize=4096)
 def content_tokens(text: str, n: int = STEM) -> tuple[str, ...]:
     """Stop words out, stems on, CJK as bigrams: the tokens that carry the meaning."""
@@ -106,7 +126,7 @@ def content_tokens(text: str, n: int = STEM) -> tuple[str, ...]:
             continue
         if w in STOP_WORDS or (len(w) == 1 and not w.isdigit()):
             continue
-        out.append(stem(w, n))
+        out.extend(canon(w, n))
     return tuple(out)
 
 

@@ -1,0 +1,538 @@
+"""The monthly review: every detector over both stores, plus remembered decisions.
+
+`run_review(curator)` returns `Finding`s, most severe first. The checklist it implements is the one
+the Hermes guides prescribe: capacity under 80%, no duplicates (Hermes rejects only exact ones), no
+contradictions, no stale or relative dates, nothing a skill or a context file already says, no
+secrets or injections, nothing too vague or too wordy to be worth its characters.
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import TYPE_CHECKING, Iterable, Sequence
+
+from core import textnorm as tn
+from core.dates import ABSOLUTE, NO_YEAR, RELATIVE, find_dates, newest
+from core.duplicates import compare, specifics
+from core.memory import TARGETS, percent, usage, usage_label
+from core.review_store import ReviewStore
+
+if TYPE_CHECKING:  # pragma: no cover
+    from core.curator import Curator
+    from core.memory import Snapshot
+
+KINDS = ("duplicate", "similar", "conflicting", "stale", "relative-date", "scanner", "capacity",
+         "drift", "redundant-skill", "redundant-context", "vague", "verbose")
+SEVERITIES = ("info", "warning", "error", "critical")
+RANK = {s: i for i, s in enumerate(SEVERITIES)}
+KIND_ORDER = {k: i for i, k in enumerate(("drift", "scanner", "capacity", "conflicting", "duplicate",
+                                          "similar", "stale", "relative-date", "redundant-skill",
+                                          "redundant-context", "verbose", "vague"))}
+LABELS = {"memory": "memory", "user": "user"}
+STALE_DAYS, VERY_STALE_DAYS = 90, 365
+REVIEW_EVERY_DAYS = 30
+CONTEXT_FILES = ("AGENTS.md", "SOUL.md", ".hermes.md")
+MAX_SOURCE_BYTES = 256 * 1024
+MAX_SKILLS = 500
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One thing the review found. `entries` are 0-based indexes into `targets` (parallel)."""
+
+    kind: str
+    severity: str
+    target: str  # "memory", "user", or "memory+user" for a pair across both files
+    entries: tuple[int, ...] = ()
+    rule: str | None = None
+    detail: str = ""
+    targets: tuple[str, ...] = ()  # the store of each entry in `entries`
+    texts: tuple[str, ...] = field(default=(), repr=False)  # entry texts (raw: may hold secrets)
+    source: str | None = None  # the skill or context file an entry restates
+
+    @property
+    def key(self) -> str:
+        """Identity for "keep": kind, rule and the exact texts; changes when an entry changes."""
+        parts = [self.kind, self.rule or "", self.target]
+        if self.texts:
+            parts += sorted(f"{t}\x1f{x}" for t, x in zip(self.targets, self.texts))
+        else:  # whole-store findings come back when they get worse
+            parts.append(self.severity)
+        return hashlib.sha256("\x1e".join(parts).encode("utf-8", "surrogatepass")).hexdigest()[:20]
+
+    @property
+    def refs(self) -> list[tuple[str, int, str]]:
+        """(target, index, text) for each entry involved."""
+        return list(zip(self.targets, self.entries, self.texts))
+
+    @property
+    def where(self) -> str:
+        """'memory #3', 'memory #3 ↔ user #1', or 'memory' (1-based, as lists show them)."""
+        if not self.entries:
+            return self.target
+        if len(set(self.targets)) == 1:
+            return f"{self.targets[0]} " + " ↔ ".join(f"#{i + 1}" for i in self.entries)
+        return " ↔ ".join(f"{t} #{i + 1}" for t, i in zip(self.targets, self.entries))
+
+    def to_json(self) -> dict:
+        data = {"kind": self.kind, "severity": self.severity, "target": self.target,
+                "entries": list(self.entries), "rule": self.rule, "detail": self.detail,
+                "key": self.key}
+        if len(set(self.targets)) > 1:
+            data["targets"] = list(self.targets)
+        if self.source:
+            data["source"] = self.source
+        return data
+
+
+# ------------------------------------------------------------------------------ scanner access
+
+def _scanner():
+    try:
+        from core import scanner
+    except ImportError:  # pragma: no cover - the scanner lands separately
+        return None
+    return scanner
+
+
+def _secrets_in(text: str) -> list[str]:
+    sc = _scanner()
+    if sc is None or not text:
+        return []
+    try:
+        return [text[f.start:f.end] for f in sc.scan(text) if getattr(f, "secret", False)
+                and f.end > f.start]
+    except Exception:  # the scanner promises not to raise; be safe anyway
+        return []
+
+
+def mask_secrets(text: str, *also_from: str) -> str:
+    """`text` with every secret the scanner finds in it (or in `also_from`) masked."""
+    sc = _scanner()
+    if sc is None:
+        return text
+    secrets = set(_secrets_in(text))
+    for other in also_from:
+        secrets.update(_secrets_in(other))
+    for secret in sorted(secrets, key=len, reverse=True):
+        if secret in text:
+            text = text.replace(secret, sc.mask(secret))
+    return text
+
+
+# ------------------------------------------------------------------------------ detectors
+
+Entry = tuple[str, int, str]  # (target, index, text)
+
+
+def _num(i: int) -> str:
+    return f"#{i + 1}"
+
+
+def capacity_findings(target: str, entries: Sequence[str], limit: int) -> list[Finding]:
+    out: list[Finding] = []
+    used = usage(entries)
+    if limit <= 0:
+        return out
+    label = usage_label(used, limit)
+    name = "MEMORY.md" if target == "memory" else "USER.md"
+    if used > limit:
+        out.append(Finding("capacity", "critical", target, rule="over-limit",
+                           detail=f"{name} is {used - limit:,} chars over its limit ({label}); "
+                                  "Hermes refuses every addition until entries are merged or removed"))
+    elif percent(used, limit) >= 95:
+        out.append(Finding("capacity", "error", target, rule="capacity-95",
+                           detail=f"{name} is nearly full ({label}); consolidate now"))
+    elif percent(used, limit) >= 80:
+        out.append(Finding("capacity", "warning", target, rule="capacity-80",
+                           detail=f"{name} is above 80% ({label}); consolidate before adding more"))
+    for i, text in enumerate(entries):
+        if len(text) * 4 > limit:
+            out.append(Finding("capacity", "warning", target, (i,), "large-entry",
+                               f"one entry takes {len(text) * 100 // limit}% of the store "
+                               f"({len(text):,}/{limit:,} chars)", (target,), (text,)))
+    return out
+
+
+def drift_findings(target: str, snap: "Snapshot") -> list[Finding]:
+    name = "MEMORY.md" if target == "memory" else "USER.md"
+    if snap.error:
+        return [Finding("drift", "error", target, rule="unreadable",
+                        detail=f"{snap.error}; Hermes can't load it either")]
+    if snap.drift:
+        return [Finding("drift", "error", target, rule="drift",
+                        detail=f"{name} has drifted from the form Hermes writes ({snap.drift}); "
+                               "Hermes refuses to edit it until it is repaired (memory mode, r)")]
+    return []
+
+
+def pair_findings(items: Sequence[Entry]) -> list[Finding]:
+    out: list[Finding] = []
+    for a in range(len(items)):
+        for b in range(a + 1, len(items)):
+            (ta, ia, xa), (tb, ib, xb) = items[a], items[b]
+            verdict = compare(xa, xb)
+            if verdict is None:
+                continue
+            severity = "error" if verdict.kind == "conflicting" else "warning"
+            target = ta if ta == tb else "memory+user"
+            detail = verdict.reason
+            if verdict.kind == "duplicate" and ta != tb:
+                detail += " — stored in both MEMORY.md and USER.md"
+            elif verdict.kind == "similar":
+                detail += "; merge them into one entry"
+            elif verdict.kind == "conflicting":
+                detail += "; which one is true?"
+            out.append(Finding(verdict.kind, severity, target, (ia, ib), verdict.kind,
+                               mask_secrets(detail, xa, xb), (ta, tb), (xa, xb)))
+    return out
+
+
+def _age(days: int) -> str:
+    if days >= 730:
+        return f"{days // 365} years"
+    if days >= 60:
+        return f"{days // 30} months"
+    return f"{days} days"
+
+
+def date_findings(target: str, index: int, text: str, today: date) -> list[Finding]:
+    out: list[Finding] = []
+    found = find_dates(text, today)
+    if not found:
+        return out
+    ref = ((target,), (text,))
+    relative = [f for f in found if f.kind == RELATIVE]
+    if relative:
+        phrases = ", ".join(f'"{f.text}"' for f in relative[:3])
+        out.append(Finding("relative-date", "warning", target, (index,), "relative-date",
+                           mask_secrets(f"{phrases} is relative: it meant a day when it was saved "
+                                        "and means another one now; write the date instead", text),
+                           *ref))
+    yearless = [f for f in found if f.kind == NO_YEAR]
+    if yearless and not relative:
+        out.append(Finding("relative-date", "info", target, (index,), "no-year",
+                           mask_secrets(f'"{yearless[0].text}" has no year; if it is a one-off, '
+                                        "add the year so it can't be misread later", text), *ref))
+    latest = newest(found, (ABSOLUTE,))
+    if latest is not None:
+        age = (today - latest.last_day).days
+        if age > STALE_DAYS:
+            severity = "error" if age > VERY_STALE_DAYS else "warning"
+            rule = "stale-365" if age > VERY_STALE_DAYS else "stale-90"
+            out.append(Finding("stale", severity, target, (index,), rule,
+                               mask_secrets(f'newest date "{latest.text}" is {_age(age)} old; '
+                                            "is this still true? update or remove it", text),
+                               *ref))
+    return out
+
+
+def scanner_findings(target: str, index: int, text: str) -> list[Finding]:
+    sc = _scanner()
+    if sc is None:
+        return []
+    try:
+        hits = sc.scan(text)
+    except Exception:
+        return []
+    out: list[Finding] = []
+    seen: set[str] = set()
+    for hit in hits:
+        if hit.rule in seen:
+            continue
+        seen.add(hit.rule)
+        detail = str(hit.detail)
+        if getattr(hit, "hermes_blocks", False) and "BLOCKED" not in detail \
+                and "Hermes blocks" not in detail:
+            detail += " — Hermes blocks this entry from the prompt"
+        severity = hit.severity if hit.severity in RANK else "warning"
+        out.append(Finding("scanner", severity, target, (index,), hit.rule,
+                           mask_secrets(detail, text), (target,), (text,)))
+    return out
+
+
+# -- redundancy with skills and context files
+
+@dataclass(frozen=True)
+class Source:
+    """A file an entry may restate: a skill or a context file, cut into small windows."""
+
+    label: str  # "skills/deploy/SKILL.md", "AGENTS.md"
+    kind: str  # "redundant-skill" | "redundant-context"
+    windows: tuple[tuple[str, frozenset[str]], ...]
+
+
+def _windows(text: str) -> tuple[tuple[str, frozenset[str]], ...]:
+    lines = [ln.strip() for ln in text.splitlines()][:5000]
+    chunks: list[str] = []
+    for i, line in enumerate(lines):
+        if not line:
+            continue
+        for size in (1, 2, 3):
+            window = [ln for ln in lines[i:i + size]]
+            if len(window) == size and all(window):
+                chunks.append(" ".join(window))
+    paragraph: list[str] = []
+    for line in lines + [""]:
+        if line:
+            paragraph.append(line)
+        elif paragraph:
+            if len(paragraph) > 3:
+                chunks.append(" ".join(paragraph))
+            paragraph = []
+    return tuple((c, frozenset(tn.content_tokens(c))) for c in chunks)
+
+
+def _read(path: Path) -> str | None:
+    try:
+        if not path.is_file():
+            return None
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_SOURCE_BYTES)
+        return data.decode("utf-8", errors="replace")
+    except OSError:
+        return None
+
+
+def load_sources(root: Path) -> list[Source]:
+    """Skills (`skills/*/SKILL.md`, one level of categories too) and the home's context files."""
+    out: list[Source] = []
+    skills_dir = root / "skills"
+    try:
+        paths = sorted(skills_dir.glob("*/SKILL.md")) + sorted(skills_dir.glob("*/*/SKILL.md"))
+    except OSError:
+        paths = []
+    for path in paths[:MAX_SKILLS]:
+        text = _read(path)
+        if text:
+            out.append(Source(path.relative_to(root).as_posix(), "redundant-skill", _windows(text)))
+    for name in CONTEXT_FILES:
+        text = _read(root / name)
+        if text:
+            out.append(Source(name, "redundant-context", _windows(text)))
+    return out
+
+
+REDUNDANT = 0.75  # share of an entry's content words found in one window of a source
+
+
+def _containment(tokens: frozenset[str], window: frozenset[str]) -> float:
+    return len(tokens & window) / len(tokens) if tokens else 0.0
+
+
+def redundancy_findings(target: str, index: int, text: str, sources: Sequence[Source]) -> list[Finding]:
+    tokens = frozenset(tn.content_tokens(text))
+    if len(tokens) < 4:
+        return []
+    named = {s for s in specifics(text) if s in tokens}
+    best: tuple[float, Source, str] | None = None
+    for source in sources:
+        for chunk, window in source.windows:
+            score = _containment(tokens, window)
+            if score < REDUNDANT or (named and _containment(frozenset(named), window) < 0.75):
+                continue
+            if best is None or (score, -len(chunk)) > (best[0], -len(best[2])):
+                best = (score, source, chunk)
+    if best is None:
+        return []
+    score, source, chunk = best
+    excerpt = chunk if len(chunk) <= 70 else chunk[:69].rstrip() + "…"
+    why = ("a skill loads on demand without costing memory" if source.kind == "redundant-skill"
+           else "Hermes already loads that file as context")
+    detail = mask_secrets(f'largely restates {source.label} ("{excerpt}", {round(score * 100)}% of '
+                          f"its words); {why}", text, chunk)
+    return [Finding(source.kind, "warning", target, (index,), source.kind, detail, (target,), (text,),
+                    source.label)]
+
+
+# -- vague and verbose
+
+_GENERIC = frozenset(
+    "project projects thing things stuff something some various work working job task tasks code "
+    "coding app apps idea ideas issue issues problem problems projet projets truc trucs chose choses "
+    "quelque travail proyecto proyectos cosa cosas algo trabajo trabajando progetto progetti cose "
+    "qualcosa lavoro lavorando проект проекты проектом что-то вещи штуки работа работает "
+    "работает задача задачи".split())
+_GENERIC_CJK = ("项目", "东西", "一些", "某个", "事情", "工作")
+_NARRATION = re.compile(
+    r"\b(?:i|we)\s+(?:discovered|found|noticed|learned|realised|realized|saw|think|believe)\b|"
+    r"\bthe\s+user\s+(?:mentioned|said|told\s+me|explained|noted|stated)\b|"
+    r"\b(?:during|in)\s+(?:our|the|this)\s+(?:conversation|chat|session|discussion)\b|"
+    r"\bit\s+(?:turned\s+out|seems|appears)\s+that\b|\bas\s+(?:we|i)\s+discussed\b|"
+    r"\bl['’]utilisat(?:eur|rice)\s+(?:a\s+mentionné|m['’]a\s+dit|a\s+dit|a\s+expliqué)\b|"
+    r"\bj['’]ai\s+(?:découvert|remarqué|constaté|appris)\b|\bil\s+s['’]est\s+avéré\b|"
+    r"\b(?:au\s+cours|lors)\s+de\s+(?:notre|la)\s+(?:conversation|discussion|échange|session)\b|"
+    r"\bel\s+usuario\s+(?:mencionó|me\s+dijo|dijo|comentó|explicó)\b|"
+    r"\b(?:descubrí|me\s+di\s+cuenta|noté|aprendí)\b|\bresultó\s+que\b|"
+    r"\bdurante\s+(?:nuestra|la)\s+(?:conversación|charla|sesión)\b|"
+    r"\bl['’]utente\s+(?:ha\s+menzionato|mi\s+ha\s+detto|ha\s+detto|ha\s+spiegato)\b|"
+    r"\bho\s+(?:scoperto|notato|capito|imparato)\b|\bsi\s+è\s+scoperto\b|"
+    r"\bdurante\s+(?:la\s+nostra|la)\s+(?:conversazione|chiacchierata|sessione)\b|"
+    r"пользовател\w*\s+(?:упомянул|сказал|рассказал|сообщил|объяснил)\w*|"
+    r"\bя\s+(?:обнаружил|заметил|выяснил|узнал|понял)\w*|"
+    r"(?:в\s+ходе|во\s+время)\s+(?:нашего\s+)?(?:разговора|беседы|сессии)|\bоказалось\b|"
+    r"用户(?:提到|告诉我|说过|说|表示)|我(?:发现|注意到|了解到|认为)|在(?:我们的)?(?:对话|聊天|会话)中|结果发现",
+    re.IGNORECASE)
+
+
+def vague_finding(target: str, index: int, text: str) -> Finding | None:
+    stripped = text.strip()
+    tokens = tn.content_tokens(stripped)
+    has_cjk = any(tn.is_cjk(c) for c in stripped)
+    generic = any(t in _GENERIC for t in tn.words(stripped)) or any(g in stripped for g in _GENERIC_CJK)
+    reason = None
+    if len(stripped) < (5 if has_cjk else 12) or not tokens:
+        reason = "too short to act on"
+    elif not specifics(stripped) and not re.search(r"\d", stripped):
+        few = len(stripped) < 14 if has_cjk else len(tokens) <= 4
+        if few and generic:
+            reason = "too generic to act on: say which one, where, or what to do"
+    if reason is None:
+        return None
+    return Finding("vague", "info", target, (index,), "vague", reason, (target,), (text,))
+
+
+def verbose_finding(target: str, index: int, text: str) -> Finding | None:
+    if len(text) < 120:
+        return None
+    marker = _NARRATION.search(text)
+    words = tn.words(text)
+    if not words:
+        return None
+    content = [w for w in words if w not in tn.STOP_WORDS and len(w) > 1]
+    density = sum(len(w) for w in content) / max(1, len(text))
+    if marker is None and not (len(text) >= 240 and density < 0.42):
+        return None
+    target_len = max(40, len(text) // 3)
+    why = f'reads like narration ("{marker.group(0)}")' if marker else "mostly filler words"
+    detail = f"{why}; the facts would fit in about {target_len:,} of its {len(text):,} chars"
+    return Finding("verbose", "info", target, (index,), "narration" if marker else "filler",
+                   mask_secrets(detail, text), (target,), (text,))
+
+
+# ------------------------------------------------------------------------------ the review
+
+def sort_findings(findings: Iterable[Finding]) -> list[Finding]:
+    return sorted(findings, key=lambda f: (-RANK.get(f.severity, 0), KIND_ORDER.get(f.kind, 99),
+                                           f.target, f.entries, f.rule or ""))
+
+
+def review_entries(stores: dict[str, tuple[Sequence[str], int]], today: date,
+                   sources: Sequence[Source] = (), snapshots: dict | None = None) -> list[Finding]:
+    """The detectors over plain data: {target: (entries, limit)} (used by run_review and tests)."""
+    findings: list[Finding] = []
+    items: list[Entry] = []
+    for target in TARGETS:
+        if target not in stores:
+            continue
+        entries, limit = stores[target]
+        if snapshots and target in snapshots:
+            findings += drift_findings(target, snapshots[target])
+        findings += capacity_findings(target, entries, limit)
+        for i, text in enumerate(entries):
+            items.append((target, i, text))
+            findings += scanner_findings(target, i, text)
+            findings += date_findings(target, i, text, today)
+            findings += redundancy_findings(target, i, text, sources)
+            for f in (vague_finding(target, i, text), verbose_finding(target, i, text)):
+                if f:
+                    findings.append(f)
+    findings += pair_findings(items)
+    return sort_findings(findings)
+
+
+def decisions(curator: "Curator") -> ReviewStore:
+    """The decision store for this curator's home (hmc's state folder, never the Hermes home)."""
+    from core.history import state_dir
+
+    return ReviewStore(state_dir(curator.home.root))
+
+
+def run_review(curator: "Curator", *, include_kept: bool = False) -> list[Finding]:
+    """All findings for the curator's home, most severe first; kept ones left out by default."""
+    snapshots = {t: curator.stores[t].read() for t in TARGETS if t in curator.stores}
+    stores = {t: (list(s.entries), curator.stores[t].limit) for t, s in snapshots.items()}
+    findings = review_entries(stores, curator.today, load_sources(curator.home.root), snapshots)
+    if include_kept:
+        return findings
+    kept = decisions(curator).kept_keys()
+    return [f for f in findings if f.key not in kept]
+
+
+def keep(curator: "Curator", findings: Iterable[Finding]) -> int:
+    """Dismiss findings; each returns when one of its entries changes."""
+    return decisions(curator).keep(findings, curator.today)
+
+
+def last_review_date(curator: "Curator") -> date | None:
+    return decisions(curator).last_review()
+
+
+def review_due(curator: "Curator") -> bool:
+    """True when there has been no review yet, or the last one is 30 days old or more."""
+    last = last_review_date(curator)
+    return last is None or (curator.today - last).days >= REVIEW_EVERY_DAYS
+
+
+def mark_reviewed(curator: "Curator") -> None:
+    decisions(curator).mark_reviewed(curator.today)
+
+
+def counts(findings: Iterable[Finding]) -> dict[str, int]:
+    """Findings per kind, in KINDS order, only kinds present."""
+    tally: dict[str, int] = {}
+    for f in findings:
+        tally[f.kind] = tally.get(f.kind, 0) + 1
+    return {k: tally[k] for k in KINDS if k in tally}
+
+
+def worst(findings: Iterable[Finding]) -> str | None:
+    return max((f.severity for f in findings), key=lambda s: RANK.get(s, 0), default=None)
+
+
+# ------------------------------------------------------------------------------ Markdown report
+
+def _quote(text: str) -> str:
+    return "\n".join("> " + (line if line.strip() else "") for line in text.splitlines() or [""])
+
+
+def markdown_report(curator: "Curator", findings: Sequence[Finding]) -> str:
+    """The review as a Markdown document (secrets masked)."""
+    home = curator.home
+    lines = [f"# Memory review — {curator.today.isoformat()}", "",
+             f"Home: `{home.display()}` (profile {home.profile})", ""]
+    for target in TARGETS:
+        store = curator.stores.get(target)
+        if store is None:
+            continue
+        snap = store.read()
+        name = "MEMORY.md" if target == "memory" else "USER.md"
+        lines.append(f"- {name}: {len(snap.entries)} entries, "
+                     f"{usage_label(usage(snap.entries), store.limit)}")
+    lines.append("")
+    if not findings:
+        lines += ["**Nothing to fix.** Capacity, duplicates, dates, redundancy and the security scan "
+                  "are all clear.", ""]
+        return "\n".join(lines)
+    by_sev = {s: sum(1 for f in findings if f.severity == s) for s in reversed(SEVERITIES)}
+    summary = ", ".join(f"{n} {s}" for s, n in by_sev.items() if n)
+    lines += [f"**{len(findings)} finding{'s' if len(findings) != 1 else ''}**: {summary}.", "",
+              "| kind | count | most severe |", "|---|---:|---|"]
+    groups: dict[str, list[Finding]] = {}
+    for f in sort_findings(findings):
+        groups.setdefault(f.kind, []).append(f)
+    for kind, items in groups.items():
+        lines.append(f"| {kind} | {len(items)} | {worst(items)} |")
+    lines.append("")
+    for kind, items in groups.items():
+        lines += [f"## {kind} ({len(items)})", ""]
+        for f in items:
+            lines += [f"### {f.severity} · {f.where}" + (f" · `{f.rule}`" if f.rule else ""), "",
+                      f.detail, ""]
+            for target, index, text in f.refs:
+                lines += [f"{target} #{index + 1}:", "", _quote(mask_secrets(text)), ""]
+    lines += ["---", "Generated by hmc (Hermes Memory Curator).", ""]
+    return "\n".join(lines)

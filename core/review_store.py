@@ -1,0 +1,116 @@
+"""Remembered review decisions: findings the person chose to keep, and the date of the last review.
+
+One small JSON file, `review.json`, in hmc's own state folder for the home (never in the Hermes
+home). A kept finding is remembered by a hash of its kind, rule and the exact entry texts involved
+(`Finding.key`), so it comes back by itself as soon as one of those entries changes.
+"""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import Iterable
+
+FILE = "review.json"
+VERSION = 1
+
+
+class ReviewStoreError(Exception):
+    """The decisions file can't be written; the message says why."""
+
+
+@dataclass(frozen=True)
+class Kept:
+    key: str
+    kind: str
+    kept_on: str  # ISO date
+    detail: str
+
+
+class ReviewStore:
+    """Decisions for one Hermes home, stored in `folder/review.json`."""
+
+    def __init__(self, folder: Path):
+        self.folder = Path(folder)
+        self.path = self.folder / FILE
+
+    # -- reading (never raises: a missing or damaged file means "no decisions yet") -------------
+
+    def _load(self) -> dict:
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def kept(self) -> dict[str, Kept]:
+        raw = self._load().get("kept", {})
+        out: dict[str, Kept] = {}
+        if isinstance(raw, dict):
+            for key, item in raw.items():
+                if isinstance(item, dict):
+                    out[key] = Kept(key, str(item.get("kind", "")), str(item.get("kept_on", "")),
+                                    str(item.get("detail", "")))
+        return out
+
+    def kept_keys(self) -> set[str]:
+        return set(self.kept())
+
+    def last_review(self) -> date | None:
+        value = self._load().get("last_review")
+        try:
+            return date.fromisoformat(value) if isinstance(value, str) else None
+        except ValueError:
+            return None
+
+    # -- writing ----------------------------------------------------------------------------------
+
+    def keep(self, findings: Iterable[object], today: date) -> int:
+        """Remember these findings as kept (objects with key, kind, detail). Returns how many."""
+        data = self._load()
+        kept = data.get("kept") if isinstance(data.get("kept"), dict) else {}
+        n = 0
+        for f in findings:
+            kept[f.key] = {"kind": f.kind, "kept_on": today.isoformat(), "detail": f.detail}
+            n += 1
+        data["kept"] = kept
+        self._save(data)
+        return n
+
+    def unkeep(self, keys: Iterable[str]) -> int:
+        data = self._load()
+        kept = data.get("kept") if isinstance(data.get("kept"), dict) else {}
+        n = sum(1 for k in list(keys) if kept.pop(k, None) is not None)
+        data["kept"] = kept
+        self._save(data)
+        return n
+
+    def mark_reviewed(self, day: date) -> None:
+        data = self._load()
+        data["last_review"] = day.isoformat()
+        self._save(data)
+
+    def _save(self, data: dict) -> None:
+        data["version"] = VERSION
+        text = json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True) + "\n"
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=".review_", suffix=".tmp")
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                    fh.write(text)
+                    fh.flush()
+                    os.fsync(fh.fileno())
+                os.replace(tmp, self.path)
+            except BaseException:
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
+                raise
+        except OSError as exc:
+            raise ReviewStoreError(
+                f"can't save review decisions in {self.folder} ({exc.strerror or exc})") from None
