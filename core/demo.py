@@ -1,0 +1,342 @@
+"""A seeded, deterministic demo Hermes home, and large state.db files for the search benchmarks.
+
+`build_demo_home(root)` writes a complete home (config.yaml, AGENTS.md, memories, pending records
+of every kind, skills, state.db) whose content gives every hmc screen something to show: memory
+near capacity with a duplicate, a conflict, a stale and a relative date, scanner hits; writes that
+can and cannot apply; four months of sessions in six languages with provenance for the entries.
+`build_state_db(path, sessions=…, messages=…)` builds the same layout at any size (1,000,000
+messages take well under two minutes: bulk inserts first, then FTS5 'rebuild', then triggers).
+
+Same seed + same `today` => byte-identical files and identical rows. Only `random.Random(seed)`
+is used, never the global generator or the wall clock. Times are UTC; session ids are formatted
+from `started_at` in UTC.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import sqlite3
+import string
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta, timezone
+from pathlib import Path
+from typing import Callable
+
+from core import demo_content as C
+from core.demo_sessions import (APPROVAL_ON_DAYS, BIG_SESSION_ID, RARE_TERM, SMALL_SESSION_ID,
+                                SMALL_SESSION_MESSAGES, SessionPlanner)
+
+__all__ = ["DEMO_TODAY", "RARE_TERM", "RARE_TERM_MESSAGES", "BIG_SESSION_ID", "SMALL_SESSION_ID",
+           "SMALL_SESSION_MESSAGES", "PENDING_IDS", "PENDING_SKILL_ID", "MALFORMED_ID", "APPROVAL_ON_DAYS",
+           "DemoEntry", "demo_entries", "pending_records", "write_entries", "build_demo_home",
+           "build_state_db"]
+
+DEMO_TODAY: date = date(2026, 11, 15)
+SCHEMA_VERSION = 30
+RARE_TERM_MESSAGES = 5  # messages holding RARE_TERM outside the big session (+1 inside it)
+DEMO_SESSIONS, DEMO_MESSAGES = 200, 5000
+PENDING_IDS = dict(C.PENDING_IDS)
+PENDING_SKILL_ID, MALFORMED_ID = C.PENDING_SKILL_ID, C.MALFORMED_ID
+LIMITS = {"memory": 2200, "user": 1375}
+DELIMITER = "\n§\n"
+
+
+@dataclass(frozen=True)
+class DemoEntry:
+    """One entry of the demo MEMORY.md / USER.md and what a curator should find about it."""
+
+    key: str
+    target: str  # "memory" | "user"
+    text: str
+    finding: str
+    provenance: bool  # a `memory` tool call in state.db wrote exactly this text
+
+
+def demo_entries(today: date = DEMO_TODAY) -> list[DemoEntry]:
+    """Every entry of both stores, in file order (memory first)."""
+    out = [DemoEntry(k, "memory", t, f, k not in C.NO_PROVENANCE) for k, t, f in C.memory_entries(today)]
+    out += [DemoEntry(k, "user", t, f, True) for k, t, f in C.user_entries(today)]
+    return out
+
+
+def write_entries(path: Path, entries: list[str]) -> None:
+    """Write a store in Hermes's canonical form: "\\n§\\n" joins, no trailing newline, UTF-8, LF."""
+    Path(path).write_bytes(DELIMITER.join(entries).encode("utf-8"))
+
+
+# --------------------------------------------------------------------------------------------
+# The home
+
+
+def build_demo_home(root: Path, today: date = DEMO_TODAY, *, seed: int = 7) -> Path:
+    """Create `root` as a full demo Hermes home and return it; refuse a non-empty `root`."""
+    root = Path(root)
+    if root.exists() and (not root.is_dir() or any(root.iterdir())):
+        raise FileExistsError(f"{root} exists and is not empty")
+    root.parent.mkdir(parents=True, exist_ok=True)
+    work = root.parent / f".{root.name}.building"
+    shutil.rmtree(work, ignore_errors=True)
+    try:
+        _write_home(work, today, seed)
+        os.replace(work, root)  # an empty existing `root` is replaced atomically
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return root
+
+
+def _write_home(home: Path, today: date, seed: int) -> None:
+    for sub in ("memories", "pending/memory", "pending/skills", "skills"):
+        (home / sub).mkdir(parents=True, exist_ok=True)
+    (home / "config.yaml").write_bytes(C.CONFIG_YAML.encode("utf-8"))
+    (home / "AGENTS.md").write_bytes(C.AGENTS_MD.encode("utf-8"))
+    entries = demo_entries(today)
+    for target, name in (("memory", "MEMORY.md"), ("user", "USER.md")):
+        write_entries(home / "memories" / name, [e.text for e in entries if e.target == target])
+    for name, body in C.SKILLS.items():
+        (home / "skills" / name).mkdir()
+        (home / "skills" / name / "SKILL.md").write_bytes(body.encode("utf-8"))
+    for folder, record in pending_records(today, seed):
+        _write_json(home / "pending" / folder / f"{record['id']}.json", record)
+    good = json.dumps(pending_records(today, seed)[0][1] | {"id": MALFORMED_ID}, indent=2,
+                      ensure_ascii=False)
+    (home / "pending" / "memory" / f"{MALFORMED_ID}.json").write_bytes(
+        good[: len(good) * 3 // 5].encode("utf-8"))  # half-written: truncated mid-record
+    build_state_db(home / "state.db", sessions=DEMO_SESSIONS, messages=DEMO_MESSAGES, seed=seed,
+                   today=today)
+
+
+def _write_json(path: Path, obj: dict) -> None:
+    path.write_bytes(json.dumps(obj, indent=2, ensure_ascii=False).encode("utf-8"))
+
+
+def _epoch(day: date, hh: int = 0, mm: int = 0, ss: float = 0.0) -> float:
+    return datetime(day.year, day.month, day.day, tzinfo=timezone.utc).timestamp() + hh * 3600 + mm * 60 + ss
+
+
+def _summary(action: str, target: str, payload: dict) -> str:
+    label = "user profile" if target == "user" else "memory"
+    if action == "add":
+        head, detail = f"add to {label}", payload["content"]
+    elif action == "replace":
+        head = f"replace in {label}"
+        detail = f"entry matching: {payload['old_text']} whole entry becomes: {payload['content']}"
+    elif action == "remove":
+        head, detail = f"remove from {label}", payload["old_text"]
+    else:
+        ops = payload["operations"]
+        head = f"apply {len(ops)} op(s) to {label}"
+        detail = " ".join(f"- {o['action']}: " + (f"{o['old_text']} -> {o['content']}" if o["action"] == "replace"
+                                                 else o.get("content") or o.get("old_text", "")) for o in ops)
+    return f"{head}: {' '.join(detail.split())[:120]}"
+
+
+def pending_records(today: date = DEMO_TODAY, seed: int = 7) -> list[tuple[str, dict]]:
+    """(folder, record) for every pending write of the demo home, oldest first."""
+    by_key = {e.key: e.text for e in demo_entries(today)}
+    d6 = (today - timedelta(days=6)).isoformat()
+    key_rng = random.Random(seed * 7919 + 17)
+    secret = "sk-" + "proj-" + "".join(key_rng.choice(string.ascii_letters + string.digits) for _ in range(40))
+
+    def op(action, target="memory", content=None, old_text=None, pin=None):
+        p = {"action": action, "target": target, "content": content, "old_text": old_text}
+        if pin is not None:
+            p["matched_entry"] = pin
+        return p
+
+    rows = [  # (key, days ago, hh, mm, origin, payload)
+        ("stale_pin", 20, 9, 40, "foreground",
+         op("replace", content=C.PENDING_STALE_PIN_NEW, old_text="Node 20 via fnm", pin=C.OLD_MACHINE)),
+        ("add", 18, 14, 12, "foreground", op("add", content=C.PENDING_ADD)),
+        ("bg_duplicate", 17, 22, 5, "background_review", op("add", content=by_key["pnpm_a"])),
+        ("group_a", 14, 16, 30, "foreground", op("add", content=C.PENDING_GROUP)),
+        ("over_limit", 11, 18, 45, "background_review", op("add", content=C.PENDING_OVER_LIMIT.format(d6=d6))),
+        ("replace_unpinned", 10, 8, 5, "foreground",
+         op("replace", "user", C.PENDING_USER_REPLACEMENT, "Weekdays 09:00–18:30")),
+        ("group_b", 9, 11, 20, "background_review", op("add", content=C.PENDING_GROUP)),
+        ("scanner", 7, 21, 10, "background_review", op("add", content=C.PENDING_SCANNER)),
+        ("remove_pinned", 6, 19, 0, "background_review",
+         op("remove", old_text="Always use pnpm instead of npm", pin=by_key["pnpm_b"])),
+        ("replace_pinned", 5, 10, 30, "foreground",
+         op("replace", content=C.PENDING_STALE_REPLACEMENT.format(d6=d6),
+            old_text="staging DB is on Postgres 14", pin=by_key["stale"])),
+        ("batch", 3, 15, 45, "foreground",
+         {"action": "batch", "target": "memory", "operations": [
+             {"action": "replace", "old_text": "rate limit is 100 req/min",
+              "content": C.PENDING_BATCH_REPLACEMENT.format(d6=d6), "matched_entry": by_key["rate_100"]},
+             {"action": "add", "content": C.PENDING_BATCH_ADD}]}),
+        ("secret", 1, 20, 15, "foreground", op("add", content=C.PENDING_SECRET.format(secret=secret))),
+    ]
+    out = []
+    for key, days, hh, mm, origin, payload in rows:
+        pid = C.PENDING_IDS[key]
+        payload = {k: v for k, v in payload.items() if v is not None or k in ("content", "old_text")}
+        out.append(("memory", {"id": pid, "subsystem": "memory", "action": payload["action"],
+                               "summary": _summary(payload["action"], payload["target"], payload),
+                               "origin": origin,
+                               "created_at": _epoch(today - timedelta(days=days), hh, mm, 17.25),
+                               "payload": payload}))
+    skill = {"id": PENDING_SKILL_ID, "subsystem": "skills", "action": "create",
+             "summary": "create skill: paylane-webhook-replay", "origin": "background_review",
+             "created_at": _epoch(today - timedelta(days=4), 23, 0, 3.5),
+             "payload": {"action": "create", "name": "paylane-webhook-replay", "content": C.SKILL_PENDING_BODY}}
+    out.append(("skills", skill))
+    return sorted(out, key=lambda fr: fr[1]["created_at"])
+
+
+# --------------------------------------------------------------------------------------------
+# state.db: schema (current Hermes layout, generation 3 FTS)
+
+_TABLES_SQL = """
+CREATE TABLE schema_version (version INTEGER NOT NULL);
+CREATE TABLE state_meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE sessions (
+    id TEXT PRIMARY KEY, source TEXT NOT NULL, user_id TEXT, session_key TEXT, chat_id TEXT,
+    chat_type TEXT, display_name TEXT, model TEXT, model_config TEXT, system_prompt TEXT,
+    parent_session_id TEXT, started_at REAL NOT NULL, ended_at REAL, end_reason TEXT,
+    message_count INTEGER DEFAULT 0, tool_call_count INTEGER DEFAULT 0,
+    input_tokens INTEGER DEFAULT 0, output_tokens INTEGER DEFAULT 0,
+    cache_read_tokens INTEGER DEFAULT 0, reasoning_tokens INTEGER DEFAULT 0,
+    cwd TEXT, git_branch TEXT, estimated_cost_usd REAL, title TEXT, last_activity_at REAL,
+    api_call_count INTEGER DEFAULT 0, profile_name TEXT,
+    archived INTEGER NOT NULL DEFAULT 0, pinned INTEGER NOT NULL DEFAULT 0,
+    hidden INTEGER NOT NULL DEFAULT 0,
+    FOREIGN KEY (parent_session_id) REFERENCES sessions(id)
+);
+CREATE TABLE messages (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL REFERENCES sessions(id),
+    role TEXT NOT NULL, content TEXT, tool_call_id TEXT, tool_calls TEXT, tool_name TEXT,
+    timestamp REAL NOT NULL, token_count INTEGER, finish_reason TEXT, reasoning TEXT,
+    active INTEGER NOT NULL DEFAULT 1, compacted INTEGER NOT NULL DEFAULT 0, display_kind TEXT
+);
+"""
+_CONTENT_SQL = "CASE WHEN {a}role = 'tool' THEN substr(COALESCE({a}content, ''), 1, 8192) ELSE {a}content END"
+_TRIGRAM_SESSION_SQL = ("source NOT IN ('cron', 'subagent') AND json_extract(CASE WHEN json_valid(model_config) "
+                        "THEN model_config ELSE '{}' END, '$._delegate_from') IS NULL")
+_INDEX_SQL = """
+CREATE INDEX idx_sessions_source ON sessions(source);
+CREATE INDEX idx_sessions_parent ON sessions(parent_session_id);
+CREATE INDEX idx_sessions_started ON sessions(started_at DESC);
+CREATE INDEX idx_messages_session ON messages(session_id, timestamp);
+CREATE INDEX idx_messages_session_id ON messages(session_id, id);
+CREATE INDEX idx_messages_timestamp ON messages(timestamp);
+"""
+_FTS_SQL = f"""
+CREATE VIEW messages_fts_src AS
+    SELECT id, {_CONTENT_SQL.format(a='')} AS content, tool_name, tool_calls FROM messages;
+CREATE VIRTUAL TABLE messages_fts USING fts5(
+    content, tool_name, tool_calls, content='messages_fts_src', content_rowid='id');
+CREATE VIEW messages_fts_trigram_src AS
+    SELECT m.id, m.role, m.content, m.tool_name FROM messages AS m JOIN sessions AS s ON s.id = m.session_id
+    WHERE m.role <> 'tool' AND s.{_TRIGRAM_SESSION_SQL.replace('model_config', 's.model_config')};
+CREATE VIRTUAL TABLE messages_fts_trigram USING fts5(
+    content, tool_name, content='messages_fts_trigram_src', content_rowid='id', tokenize='trigram');
+"""
+_TRIGGER_SQL = f"""
+CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
+    INSERT INTO messages_fts(rowid, content, tool_name, tool_calls)
+    VALUES (new.id, {_CONTENT_SQL.format(a='new.')}, new.tool_name, new.tool_calls);
+END;
+CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN
+    INSERT INTO messages_fts(messages_fts, rowid, content, tool_name, tool_calls)
+    VALUES ('delete', old.id, {_CONTENT_SQL.format(a='old.')}, old.tool_name, old.tool_calls);
+END;
+CREATE TRIGGER messages_fts_update AFTER UPDATE OF content, tool_name, tool_calls, role ON messages BEGIN
+    INSERT INTO messages_fts(messages_fts, rowid, content, tool_name, tool_calls)
+    VALUES ('delete', old.id, {_CONTENT_SQL.format(a='old.')}, old.tool_name, old.tool_calls);
+    INSERT INTO messages_fts(rowid, content, tool_name, tool_calls)
+    VALUES (new.id, {_CONTENT_SQL.format(a='new.')}, new.tool_name, new.tool_calls);
+END;
+CREATE TRIGGER messages_fts_trigram_insert AFTER INSERT ON messages
+WHEN new.role <> 'tool' AND EXISTS (SELECT 1 FROM sessions WHERE id = new.session_id AND {_TRIGRAM_SESSION_SQL})
+BEGIN
+    INSERT INTO messages_fts_trigram(rowid, content, tool_name) VALUES (new.id, new.content, new.tool_name);
+END;
+CREATE TRIGGER messages_fts_trigram_delete AFTER DELETE ON messages
+WHEN old.role <> 'tool' AND EXISTS (SELECT 1 FROM sessions WHERE id = old.session_id AND {_TRIGRAM_SESSION_SQL})
+BEGIN
+    INSERT INTO messages_fts_trigram(messages_fts_trigram, rowid, content, tool_name)
+    VALUES ('delete', old.id, old.content, old.tool_name);
+END;
+CREATE TRIGGER messages_fts_trigram_update AFTER UPDATE OF content, tool_name, role ON messages
+BEGIN
+    INSERT INTO messages_fts_trigram(messages_fts_trigram, rowid, content, tool_name)
+    SELECT 'delete', old.id, old.content, old.tool_name WHERE old.role <> 'tool'
+      AND EXISTS (SELECT 1 FROM sessions WHERE id = old.session_id AND {_TRIGRAM_SESSION_SQL});
+    INSERT INTO messages_fts_trigram(rowid, content, tool_name)
+    SELECT new.id, new.content, new.tool_name WHERE new.role <> 'tool'
+      AND EXISTS (SELECT 1 FROM sessions WHERE id = new.session_id AND {_TRIGRAM_SESSION_SQL});
+END;
+"""
+_SESSION_COLS = ("id", "source", "user_id", "session_key", "chat_id", "chat_type", "display_name", "model",
+                 "model_config", "system_prompt", "parent_session_id", "started_at", "ended_at", "end_reason",
+                 "message_count", "tool_call_count", "input_tokens", "output_tokens", "cache_read_tokens",
+                 "reasoning_tokens", "cwd", "git_branch", "estimated_cost_usd", "title", "last_activity_at",
+                 "api_call_count", "profile_name", "archived", "pinned", "hidden")
+_MESSAGE_COLS = ("session_id", "role", "content", "tool_call_id", "tool_calls", "tool_name", "timestamp",
+                 "token_count", "finish_reason", "reasoning", "active", "compacted", "display_kind")
+_INSERT_SESSION = f"INSERT INTO sessions ({', '.join(_SESSION_COLS)}) VALUES ({', '.join('?' * len(_SESSION_COLS))})"
+_INSERT_MESSAGE = f"INSERT INTO messages ({', '.join(_MESSAGE_COLS)}) VALUES ({', '.join('?' * len(_MESSAGE_COLS))})"
+_FLUSH = 50_000
+
+
+def build_state_db(path: Path, *, sessions: int, messages: int, seed: int = 7, today: date = DEMO_TODAY,
+                   big_session_messages: int = 0, progress: Callable[[int, int], None] | None = None) -> None:
+    """Build a state.db in the current Hermes layout (schema_version 30, FTS generation 3).
+
+    `sessions`/`messages` count the ordinary sessions (the fixed demo story included, so they must
+    be at least about 30 and 600); `big_session_messages` > 0 adds BIG_SESSION_ID on top.
+    `progress(done, total)` is called as messages are written. Refuses an existing `path`.
+    """
+    path = Path(path)
+    if path.exists():
+        raise FileExistsError(f"{path} already exists")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".building")
+    for stale in (tmp, Path(f"{tmp}-journal"), Path(f"{tmp}-wal"), Path(f"{tmp}-shm")):
+        stale.unlink(missing_ok=True)
+    planner = SessionPlanner(seed=seed, today=today)
+    plans = planner.plan(sessions=sessions, messages=messages, big=big_session_messages)
+    total = messages + big_session_messages
+    conn = sqlite3.connect(tmp, isolation_level=None)
+    try:
+        for pragma in ("journal_mode=OFF", "synchronous=OFF", "temp_store=MEMORY", "cache_size=-131072",
+                       "locking_mode=EXCLUSIVE"):
+            conn.execute(f"PRAGMA {pragma}")
+        conn.executescript(_TABLES_SQL)
+        conn.execute("BEGIN")
+        buffer: list[tuple] = []
+        session_rows: list[tuple] = []
+        done = 0
+        for plan in plans:
+            for chunk in planner.generate(plan):
+                buffer.extend(chunk)
+                if len(buffer) >= _FLUSH:
+                    conn.executemany(_INSERT_MESSAGE, buffer)
+                    done += len(buffer)
+                    buffer.clear()
+                    if progress:
+                        progress(done, total)
+            session_rows.append(plan.session_row())
+        conn.executemany(_INSERT_MESSAGE, buffer)
+        done += len(buffer)
+        conn.executemany(_INSERT_SESSION, session_rows)
+        conn.execute("INSERT INTO schema_version(version) VALUES (?)", (SCHEMA_VERSION,))
+        conn.executemany("INSERT INTO state_meta(key, value) VALUES (?, ?)",
+                         [("fts_storage_version", "3"), ("created_by", "hmc demo")])
+        conn.execute("COMMIT")
+        conn.executescript(_INDEX_SQL + _FTS_SQL)  # (executescript commits first: no BEGIN around it)
+        conn.execute("BEGIN")
+        conn.execute("INSERT INTO messages_fts(messages_fts) VALUES ('rebuild')")
+        conn.execute("INSERT INTO messages_fts_trigram(messages_fts_trigram) VALUES ('rebuild')")
+        conn.execute("COMMIT")
+        conn.executescript(_TRIGGER_SQL)
+        conn.execute("PRAGMA locking_mode=NORMAL")
+        conn.execute("PRAGMA journal_mode=WAL")
+        if progress:
+            progress(done, total)
+    finally:
+        conn.close()
+    os.replace(tmp, path)

@@ -1,0 +1,602 @@
+"""The conversations of the demo state.db: a fixed story (the sessions that wrote the memory
+entries, compression chains, hidden sources, the benchmark anchors) plus seeded filler sessions.
+
+`SessionPlanner.plan()` decides every session (ids, sources, languages, times, message counts) and
+renders the story; `generate(plan)` yields lists of message rows in `core.demo._MESSAGE_COLS`
+order. Every session draws from its own `random.Random`, so output depends only on the seed.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta, timezone
+from typing import Iterator
+
+from core import demo_content as C
+
+RARE_TERM = "zanzibarquux"
+BIG_SESSION_ID = "20261001_080000_b16b16"
+SMALL_SESSION_ID = "20261003_091500_5a5a11"
+SMALL_SESSION_MESSAGES = 100
+APPROVAL_ON_DAYS = 22
+_CHUNK = 20_000
+_LIMITS = {"memory": 2200, "user": 1375}
+
+_SOURCES = (("cli", 42), ("telegram", 22), ("discord", 14), ("cron", 16), ("kanban", 2),
+            ("subagent", 2), ("tool", 2))
+_LANGS = {"cli": (("en", 62), ("fr", 30), ("it", 4), ("es", 4)),
+          "telegram": (("fr", 55), ("en", 25), ("it", 10), ("es", 10)),
+          "discord": (("en", 35), ("ru", 20), ("zh", 20), ("es", 15), ("it", 10))}
+_PROJECTS = {"cli": (("tideway", 50), ("harbor-web", 35), ("lighthouse-bot", 15)),
+             "telegram": (("lighthouse-bot", 40), ("tideway", 35), ("harbor-web", 25)),
+             "discord": (("tideway", 40), ("harbor-web", 40), ("lighthouse-bot", 20))}
+_MODELS = {"cli": (("anthropic/claude-sonnet-4.5", 60), ("openai/gpt-5.1", 25), ("nousresearch/hermes-4-405b", 15)),
+           "gateway": (("google/gemini-2.5-flash", 50), ("anthropic/claude-sonnet-4.5", 50))}
+_PRICES = {"anthropic/claude-sonnet-4.5": (3.0, 15.0), "openai/gpt-5.1": (1.25, 10.0),
+           "nousresearch/hermes-4-405b": (1.0, 3.0), "google/gemini-2.5-flash": (0.3, 2.5)}
+_DISCORD_USERS = {"en": ("ines.m", "304118275731210241"), "ru": ("dmitri.k", "311409582236180482"),
+                  "zh": ("li.wei", "318220931846504449"), "es": ("sofia.r", "322903417765691393"),
+                  "it": ("marco.b", "327781206634250240")}
+_TELEGRAM_USER = ("Inès Moreau", "5839201746")
+_END = {"cli": ("user_exit", "new_session"), "telegram": ("idle", "session_reset"),
+        "discord": ("idle", "session_reset"), "cron": ("completed",), "kanban": ("completed",),
+        "subagent": ("completed",), "tool": ("completed",)}
+
+
+def _weighted(r: random.Random, pairs) -> str:
+    total = sum(w for _, w in pairs)
+    x = r.random() * total
+    for value, w in pairs:
+        x -= w
+        if x < 0:
+            return value
+    return pairs[-1][0]
+
+
+def _sid(start: float, source: str, r: random.Random) -> str:
+    stamp = datetime.fromtimestamp(start, tz=timezone.utc).strftime("%Y%m%d_%H%M%S")
+    return f"{stamp}_{r.getrandbits(32):08x}" if source in ("telegram", "discord", "cron") \
+        else f"{stamp}_{r.getrandbits(24):06x}"
+
+
+def _start_of(sid: str) -> float:
+    return datetime.strptime(sid[:15], "%Y%m%d_%H%M%S").replace(tzinfo=timezone.utc).timestamp()
+
+
+@dataclass
+class Plan:
+    """One session: what it is, and (after generation) its aggregate columns."""
+
+    sid: str
+    source: str
+    lang: str
+    project: str
+    start: float
+    n: int
+    kind: str = "generic"  # generic | cron | kanban | subagent | tool | big | story
+    title: str | None = None
+    parent: str | None = None
+    end_reason: str | None = None
+    cron: tuple | None = None
+    rows: list = field(default_factory=list)  # story sessions are rendered at plan time
+    stats: dict = field(default_factory=dict)
+    extra: dict = field(default_factory=dict)
+
+    def session_row(self) -> tuple:
+        s, m = self.stats, self.extra
+        model = m["model"]
+        pin, pout = _PRICES[model]
+        cost = round((s["input"] * pin + s["output"] * pout) / 1e6, 4)
+        config = {"provider": "openrouter", "max_tokens": 8192, "temperature": 0.4}
+        if self.source == "subagent" and self.parent:
+            config["_delegate_from"] = self.parent
+        return (self.sid, self.source, m.get("user_id"), m.get("session_key"), m.get("chat_id"),
+                m.get("chat_type"), m.get("display_name"), model, json.dumps(config), None, self.parent,
+                self.start, round(s["last"] + 4.0, 3), self.end_reason, s["count"], s["calls"],
+                s["input"], s["output"], s["input"] // 3, s["reasoning"], m.get("cwd"),
+                m.get("branch"), cost, self.title, round(s["last"], 3), s["api"], "default",
+                m.get("archived", 0), m.get("pinned", 0), m.get("hidden", 0))
+
+
+class _Conv:
+    """Appends message rows for one session, keeping time and the session's aggregates."""
+
+    def __init__(self, plan: Plan, r: random.Random, pace: float = 1.0):
+        self.p, self.r, self.pace, self.t = plan, r, pace, plan.start
+        self.rows: list[tuple] = []
+        self.count = 0
+        self.ctx = 0
+        self.exchanges: list[int] = []  # row index where each exchange starts (this chunk)
+        plan.stats = {"count": 0, "calls": 0, "input": 0, "output": 0, "reasoning": 0, "api": 0,
+                      "last": plan.start}
+
+    def add(self, role: str, content: str, gap: float, *, call_id=None, calls=None, tool=None,
+            finish=None, reasoning=None, active=1, compacted=0, kind=None) -> None:
+        self.t += gap * self.pace
+        tokens = len(content) // 4 + 1
+        s = self.p.stats
+        if role == "assistant":
+            s["api"] += 1
+            s["input"] += self.ctx
+            s["output"] += tokens
+            if reasoning:
+                s["reasoning"] += len(reasoning) // 4 + 1
+        self.ctx = min(self.ctx + tokens, 180_000)
+        s["count"] += 1
+        s["last"] = self.t
+        self.count += 1
+        self.rows.append((self.p.sid, role, content, call_id, calls, tool, round(self.t, 3), tokens,
+                          finish, reasoning, active, compacted, kind))
+
+    def call(self, name: str, args: dict, preface: str = "") -> str:
+        cid = f"call_{self.r.getrandbits(96):024x}"
+        calls = json.dumps([{"id": cid, "type": "function", "function": {
+            "name": name, "arguments": json.dumps(args, ensure_ascii=False)}}], ensure_ascii=False)
+        self.add("assistant", preface, 2 + self.r.random() * 10, calls=calls, finish="tool_calls")
+        self.p.stats["calls"] += 1
+        return cid
+
+    def take(self) -> list[tuple]:
+        rows, self.rows, self.exchanges = self.rows, [], []
+        return rows
+
+
+class SessionPlanner:
+    """Plans and renders the sessions of one state.db; see the module docstring."""
+
+    def __init__(self, *, seed: int, today: date):
+        self.seed, self.today = seed, today
+        self.day0 = datetime(today.year, today.month, today.day, tzinfo=timezone.utc).timestamp()
+        self.ids: set[str] = set()
+        self.entries = {k: t for k, t, _ in C.memory_entries(today) + C.user_entries(today)}
+
+    # ---------------------------------------------------------------------------- planning
+    def plan(self, *, sessions: int, messages: int, big: int = 0) -> list[Plan]:
+        story = self._story()
+        left_sessions = sessions - len(story)
+        left_messages = messages - sum(p.n for p in story)
+        if left_sessions < 0 or left_messages < 2 * max(left_sessions, 0) \
+                or (left_sessions == 0 and left_messages):
+            raise ValueError(f"sessions={sessions}, messages={messages} is too small: the demo story "
+                             f"alone has {len(story)} sessions and {sum(p.n for p in story)} messages")
+        plans = story + self._generic(left_sessions, left_messages)
+        if big:
+            r = random.Random(f"{self.seed}:big")
+            p = Plan(BIG_SESSION_ID, "cli", "en", "tideway", _start_of(BIG_SESSION_ID), big, "big",
+                     title="Long-running refactor of the billing module", end_reason="user_exit")
+            self._meta(p, r)
+            self.ids.add(p.sid)
+            plans.append(p)
+        plans.sort(key=lambda p: (p.start, p.sid))
+        last_cli = None
+        for p in plans:  # a subagent run belongs to the latest interactive session before it
+            if p.kind == "subagent" and p.parent is None:
+                p.parent = last_cli
+            if p.source == "cli":
+                last_cli = p.sid
+        return plans
+
+    def _new_id(self, start: float, source: str, r: random.Random) -> str:
+        sid = _sid(start, source, r)
+        while sid in self.ids:
+            sid = _sid(start, source, r)
+        self.ids.add(sid)
+        return sid
+
+    def _generic(self, count: int, messages: int) -> list[Plan]:
+        r = random.Random(f"{self.seed}:plan")
+        plans: list[Plan] = []
+        for i in range(count):
+            source = "cli" if i == 0 else _weighted(r, _SOURCES)
+            lang = _weighted(r, _LANGS[source]) if source in _LANGS else "en"
+            project = _weighted(r, _PROJECTS[source]) if source in _PROJECTS else r.choice(C.PROJECTS)
+            days = 1 + int((r.random() ** 1.4) * 119)
+            day = self.day0 - days * 86400
+            cron = None
+            if source == "cron":
+                cron = C.CRON_JOBS[(0, 1, 1, 2, 2, 2)[int(r.random() * 6)]]
+                start = day + cron[2] * 3600 + cron[3] * 60 + r.random() * 20
+            else:
+                start = day + (6 + r.random() * 14) * 3600
+            plans.append(Plan("", source, "fr" if cron and cron[0] == "weekly" else lang, project,
+                              start, 0, source if source in ("cron", "kanban", "subagent", "tool") else "generic",
+                              cron=cron))
+        fixed = {"kanban": (2, 6), "tool": (2, 4), "subagent": (6, 16)}
+        free = [p for p in plans if p.kind == "generic"]
+        for p in plans:
+            if p.kind == "cron":
+                p.n = 2 + 2 * len(p.cron[6])
+            elif p.kind in fixed:
+                lo, hi = fixed[p.kind]
+                p.n = lo + 2 * int(r.random() * ((hi - lo) // 2 + 1))
+        rest = messages - sum(p.n for p in plans)
+        if rest < 2 * len(free):  # tiny builds: shrink the fixed-size sessions first
+            for p in plans:
+                if p.kind in ("cron", *fixed) and rest < 2 * len(free):
+                    rest += p.n - 2
+                    p.n = 2
+        weights = [r.lognormvariate(0, 0.9) for _ in free]
+        scale = (rest - 2 * len(free)) / sum(weights) if free else 0
+        for p, w in zip(free, weights):
+            p.n = 2 + int(w * scale)
+        diff = rest - sum(p.n for p in free)
+        i = 0
+        while diff > 0 and free:
+            free[i % len(free)].n += 1
+            diff -= 1
+            i += 1
+        for p in plans:
+            sec_per_msg = 45 if p.kind == "generic" else 20
+            p.start = min(p.start, self.day0 - p.n * sec_per_msg - 3600)
+            p.start = round(p.start, 3)
+            p.sid = self._new_id(p.start, p.source, r)
+            self._meta(p, r)
+        return plans
+
+    def _meta(self, p: Plan, r: random.Random) -> None:
+        m = p.extra
+        m["model"] = _weighted(r, _MODELS["cli" if p.source in ("cli", "subagent", "tool", "kanban") else "gateway"])
+        if p.source == "cron":
+            m["model"] = "google/gemini-2.5-flash"
+        if p.source == "telegram":
+            m["display_name"], m["user_id"] = _TELEGRAM_USER
+            m["chat_id"], m["chat_type"] = m["user_id"], "dm"
+        elif p.source == "discord":
+            m["display_name"], m["user_id"] = _DISCORD_USERS.get(p.lang, _DISCORD_USERS["en"])
+            m["chat_id"], m["chat_type"] = "1290364471258681404", "group"
+        if "chat_id" in m:
+            m["session_key"] = f"{p.source}:{m['chat_type']}:{m['chat_id']}"
+        if p.source == "cli":
+            m["cwd"] = f"/home/ines/code/{p.project}"
+            m["branch"] = C.BRANCHES[int(r.random() * len(C.BRANCHES))]
+        elif p.source in ("cron", "tool", "kanban", "subagent"):
+            m["cwd"] = "/home/ines"
+        x = r.random()
+        m["archived"], m["pinned"], m["hidden"] = int(x < 0.03), int(0.03 <= x < 0.05), int(0.05 <= x < 0.06)
+        if p.end_reason is None:
+            p.end_reason = _END[p.source][int(r.random() * len(_END[p.source]))]
+
+    # ---------------------------------------------------------------------------- content
+    def _slots(self, r: random.Random, project: str, day: float) -> dict:
+        def pick(seq):
+            return seq[int(r.random() * len(seq))]
+
+        test = pick(C.TESTS)
+        testfile, testname = test.split("::")
+        line = 20 + int(r.random() * 220)
+        major, minor = 1 + int(r.random() * 15), int(r.random() * 9)
+        when = datetime.fromtimestamp(day, tz=timezone.utc)
+        prev = when - timedelta(days=3 + int(r.random() * 40))
+        alert = pick(C.ALERTS)
+        pr = 120 + int(r.random() * 300)
+        return {
+            "test": test, "testfile": testfile, "testname": testname, "err": pick(C.ERRORS),
+            "file": pick(C.FILES[project]), "line": line, "line1": line + 1, "line2": line + 2,
+            "line3": line + 3, "line4": line + 4, "line5": line + 5, "line6": line + 6,
+            "n": 40 + int(r.random() * 560), "secs": f"{1 + r.random() * 40:.2f}",
+            "branch": pick(C.BRANCHES), "rev": f"{r.getrandbits(48):012x}", "prevrev": f"{r.getrandbits(48):012x}",
+            "table": pick(C.TABLES), "col": pick(C.COLUMNS), "count": 2 + int(r.random() * 90),
+            "pkg": pick(C.PACKAGES), "old": f"{major}.{minor}.{int(r.random() * 9)}", "new": f"{major}.{minor + 1}.0",
+            "run": 11_000_000_000 + int(r.random() * 900_000_000), "job": pick(C.JOBS), "project": project,
+            "endpoint": pick(C.ENDPOINTS), "ms": 400 + int(r.random() * 5000), "ms2": 12 + int(r.random() * 90),
+            "alert": alert, "alertkey": alert.split()[0].lower(), "time": f"{6 + int(r.random() * 14):02d}:{int(r.random() * 60):02d}",
+            "date": when.strftime("%Y-%m-%d"), "recall": pick(C.RECALL), "prevdate": prev.strftime("%Y-%m-%d"),
+            "prevsid": prev.strftime("%Y%m%d_%H%M%S") + f"_{r.getrandbits(24):06x}",
+            "pr": pr, "pr1": pr + 3, "pr2": pr + 7, "topic": pick(C.TOPICS),
+        }
+
+    def _intents(self, project: str) -> list[dict]:
+        return [i for i in C.INTENTS if project in i["projects"]]
+
+    def _exchange(self, conv: _Conv, intent: dict, slots: dict, room: int, *, active: int = 1) -> None:
+        """user -> [assistant tool call -> tool result]* -> assistant, within `room` messages."""
+        r, lang = conv.r, conv.p.lang
+        conv.exchanges.append(len(conv.rows))
+        users = intent["user"].get(lang) or intent["user"]["en"]
+        v = int(r.random() * len(users))  # variant: the question, tool output and answer go together
+        gap = 20 + r.random() * 380 if conv.count else 0.0
+        conv.add("user", users[v].format_map(slots), gap, active=active)
+        steps = intent["tools"][: int(r.random() * (len(intent["tools"]) + 1))]
+        steps = steps[: max(0, (room - 2) // 2)]
+        for name, args, outputs in steps:
+            prefaces = C.PREFACE[lang]
+            cid = conv.call(name, {k: t.format_map(slots) for k, t in args.items()},
+                            prefaces[int(r.random() * len(prefaces))])
+            if active == 0:
+                conv.rows[-1] = conv.rows[-1][:10] + (0,) + conv.rows[-1][11:]
+            out = outputs[v] if v < len(outputs) else outputs[int(r.random() * len(outputs))]
+            conv.add("tool", out.format_map(slots), 0.2 + r.random() * 8, call_id=cid, tool=name, active=active)
+        if room >= 2:
+            answers = intent["answer"].get(lang) or intent["answer"]["en"]
+            reasoning = C.REASONING[int(r.random() * len(C.REASONING))] if r.random() < 0.3 else None
+            conv.add("assistant", answers[v % len(answers)].format_map(slots),
+                     3 + r.random() * 22, finish="stop", reasoning=reasoning, active=active)
+
+    def _fill(self, conv: _Conv, target: int, *, stream: bool = False, active: int = 1) -> Iterator[list]:
+        """Exchanges until the session holds `target` messages (yields chunks when streaming)."""
+        intents = self._intents(conv.p.project)
+        weights = [(i, i["weight"]) for i in intents]
+        while conv.count < target:
+            intent = _weighted(conv.r, weights)
+            slots = self._slots(conv.r, conv.p.project, conv.t)
+            self._exchange(conv, intent, slots, target - conv.count, active=active)
+            if conv.p.title is None and conv.p.kind == "generic":
+                titles = intent["title"].get(conv.p.lang) or intent["title"]["en"]
+                conv.p.title = titles[int(conv.r.random() * len(titles))].format_map(slots)
+            if stream and len(conv.rows) >= _CHUNK:
+                yield conv.take()
+
+    def generate(self, plan: Plan) -> Iterator[list[tuple]]:
+        """The message rows of one session, in chunks."""
+        if plan.kind == "story":
+            yield plan.rows
+            return
+        r = random.Random(f"{self.seed}:{plan.sid}")
+        if plan.kind == "big":
+            conv = _Conv(plan, r, pace=0.02)
+            yield from self._fill(conv, plan.n // 2, stream=True)
+            self._plant(conv, "user", room=plan.n - conv.count)
+            yield from self._fill(conv, plan.n, stream=True)
+            yield conv.take()
+            return
+        conv = _Conv(plan, r)
+        if plan.kind == "cron":
+            self._cron(conv)
+        elif plan.kind in ("kanban", "tool", "subagent"):
+            title, task, result = {"kanban": C.KANBAN_TASKS[int(r.random() * 2)],
+                                   "tool": C.TOOL_SESSION + (None,),
+                                   "subagent": (None, C.SUBAGENT_TASK, C.SUBAGENT_RESULT)}[plan.kind]
+            plan.title = title if plan.kind != "tool" else C.TOOL_SESSION[0]
+            conv.add("user", task, 0.0)
+            list(self._fill(conv, plan.n - 1))
+            conv.add("assistant", result or "Done.", 5.0, finish="stop")
+        else:
+            compact = plan.n >= 30 and r.random() < 0.08
+            list(self._fill(conv, plan.n - compact))
+            if plan.n >= 8 and r.random() < 0.05 and len(conv.exchanges) > 2:
+                self._rewind(conv, conv.exchanges[1], conv.exchanges[2])
+            if compact:
+                self._compact(conv, conv.exchanges[len(conv.exchanges) // 2])
+            if r.random() < 0.15:
+                plan.title = None  # untitled sessions exist too
+        yield conv.take()
+
+    def _cron(self, conv: _Conv) -> None:
+        p, r = conv.p, conv.r
+        key, title, _, _, _, prompt, steps, reports = p.cron
+        p.title = title
+        slots = self._slots(r, "tideway", conv.t)
+        conv.add("user", prompt, 0.0)
+        for name, args, outputs in steps[: (p.n - 2) // 2]:
+            cid = conv.call(name, {k: v.format_map(slots) for k, v in args.items()})
+            conv.add("tool", outputs[int(r.random() * len(outputs))].format_map(slots), 1 + r.random() * 5,
+                     call_id=cid, tool=name)
+        if conv.count < p.n:
+            conv.add("assistant", reports[int(r.random() * len(reports))].format_map(slots), 4 + r.random() * 10,
+                     finish="stop")
+
+    @staticmethod
+    def _set(conv: _Conv, i: int, active: int, compacted: int) -> None:
+        row = conv.rows[i]
+        conv.rows[i] = row[:10] + (active, compacted) + row[12:]
+
+    def _rewind(self, conv: _Conv, lo: int, hi: int) -> None:
+        for i in range(lo, hi):  # the user rewound this exchange: hidden, not compacted
+            self._set(conv, i, 0, 0)
+
+    def _compact(self, conv: _Conv, at: int) -> None:
+        """Compact rows before `at` in place and insert the hidden summary the model saw instead."""
+        for i in range(at):
+            self._set(conv, i, 0, 1)
+        slots = self._slots(conv.r, conv.p.project, conv.t)
+        ts = conv.rows[at - 1][6] + 1.5
+        text = C.COMPACTION_SUMMARY.format_map(slots)
+        conv.rows.insert(at, (conv.p.sid, "user", text, None, None, None, round(ts, 3), len(text) // 4 + 1,
+                              None, None, 1, 0, "hidden"))
+        conv.count += 1
+        conv.p.stats["count"] += 1
+
+    def _plant(self, conv: _Conv, role: str, room: int = 2) -> None:
+        lang = "fr" if conv.p.lang == "fr" and role == "user" else "en"
+        text = C.PLANT[(role, lang)].format(term=RARE_TERM)
+        conv.add(role, text, 30 + conv.r.random() * 60, finish="stop" if role == "assistant" else None)
+        if role == "user" and room >= 2:
+            conv.add("assistant", C.PLANT_ACK[lang], 6.0, finish="stop")
+
+    # ---------------------------------------------------------------------------- the story
+    def _story(self) -> list[Plan]:
+        """The fixed sessions (see STORY below), rendered in chronological order."""
+        self.sim = {"memory": [self.entries["stale"], self.entries["ssh"]], "user": []}
+        approval_on = self.day0 - APPROVAL_ON_DAYS * 86400
+        out: list[Plan] = []
+        by_key: dict[str, Plan] = {}
+        specs = sorted(STORY, key=lambda s: self._story_start(s, by_key=None))
+        for key, when, source, lang, project, title, script, opts in specs:
+            r = random.Random(f"{self.seed}:story:{key}")
+            if isinstance(when, str):
+                start = _start_of(when)
+            elif "after" in opts:
+                start = by_key[opts["after"]].stats["last"] + opts.get("delay", 5.0)
+            else:
+                start = self._story_start((key, when), by_key=None)
+            sid = when if isinstance(when, str) else self._new_id(start, source, r)
+            if isinstance(when, str):
+                self.ids.add(sid)
+            p = Plan(sid, source, lang, project, start, 0, "story", title=title,
+                     parent=by_key[opts["parent"]].sid if "parent" in opts else None,
+                     end_reason=opts.get("end"))
+            self._meta(p, r)
+            conv = _Conv(p, r)
+            for op in script:
+                self._story_op(conv, op, staged=start >= approval_on)
+            p.rows, p.n = conv.take(), conv.count
+            out.append(p)
+            by_key[key] = p
+        return out
+
+    def _story_start(self, spec, by_key) -> float:
+        when = spec[1]
+        if isinstance(when, str):
+            return _start_of(when)
+        days, hh, mm = when
+        return self.day0 - days * 86400 + hh * 3600 + mm * 60
+
+    def _story_op(self, conv: _Conv, op: tuple, *, staged: bool) -> None:
+        kind, r, lang = op[0], conv.r, conv.p.lang
+        if kind == "fill":  # whole exchanges (active=0: the user rewound them)
+            intents = [(i, i["weight"]) for i in self._intents(conv.p.project)]
+            for _ in range(op[1]):
+                self._exchange(conv, _weighted(r, intents), self._slots(r, conv.p.project, conv.t), 99,
+                               active=op[2] if len(op) > 2 else 1)
+        elif kind == "fillto":
+            list(self._fill(conv, op[1]))
+        elif kind == "say":
+            role, text = op[1], C.STORY_LINES.get(op[2], op[2])
+            conv.add(role, text, (20 + r.random() * 100) if conv.count else 0.0,
+                     finish="stop" if role == "assistant" else None)
+        elif kind == "plant":
+            self._plant(conv, op[1])
+        elif kind == "summary":
+            text = C.COMPACTION_SUMMARY.format_map(self._slots(r, conv.p.project, conv.t))
+            conv.add("user", text, 0.0 if not conv.count else 2.0, kind="hidden")
+        elif kind == "compact":
+            for i in range(len(conv.rows)):
+                self._set(conv, i, 0, 1)
+        elif kind == "tool":  # (kind, tool name, arguments, output)
+            cid = conv.call(op[1], op[2], C.PREFACE[lang][2])
+            conv.add("tool", op[3], 1 + r.random() * 20, call_id=cid, tool=op[1])
+        elif kind == "longlog":
+            cid = conv.call("terminal", {"command": "tail -n 160 logs/export.log"}, "Let me look at the log.")
+            conv.add("tool", _long_log(r), 0.8, call_id=cid, tool="terminal")
+        elif kind == "mem":
+            self._memory_write(conv, op[1], op[2], staged)
+
+    def _memory_write(self, conv: _Conv, ack: str | None, writes: list, staged: bool) -> None:
+        """One assistant message calling the memory tool (once per write), then the results."""
+        r, lang = conv.r, conv.p.lang
+        calls, results = [], []
+        for action, target, key, old_text in writes:
+            text = C.OLD_MACHINE if key == "machine_old" else self.entries[key]
+            args = {"action": action, "target": target, "content": text}
+            if old_text:
+                args["old_text"] = old_text
+            cid = f"call_{r.getrandbits(96):024x}"
+            calls.append({"id": cid, "type": "function",
+                          "function": {"name": "memory", "arguments": json.dumps(args, ensure_ascii=False)}})
+            store = self.sim[target]
+            if action == "replace":
+                store[next(i for i, e in enumerate(store) if old_text in e)] = text
+            else:
+                store.append(text)
+            used = sum(len(e) for e in store) + 3 * (len(store) - 1)
+            limit = _LIMITS[target]
+            if staged:
+                result = {"success": True, "staged": True, "pending_id": f"{r.getrandbits(32):08x}",
+                          "message": "Staged for approval (memory.write_approval is on). Not yet saved — "
+                                     "review with /memory pending."}
+            else:
+                result = {"success": True, "target": target,
+                          "message": "Entry added." if action == "add" else "Entry replaced.",
+                          "usage": f"{min(100, int(used / limit * 100))}% — {used:,}/{limit:,} chars",
+                          "entry_count": len(store)}
+            results.append((cid, json.dumps(result, ensure_ascii=False)))
+        conv.add("assistant", C.STORY_LINES.get(ack, "") if ack else "", 4 + r.random() * 10,
+                 calls=json.dumps(calls, ensure_ascii=False), finish="tool_calls")
+        conv.p.stats["calls"] += len(calls)
+        for cid, result in results:
+            conv.add("tool", result, 0.05 + r.random() * 0.3, call_id=cid, tool="memory")
+        conv.add("assistant", (C.STAGED if staged else C.SAVED).get(lang, C.SAVED["en"]), 2 + r.random() * 3,
+                 finish="stop")
+
+
+def _long_log(r: random.Random) -> str:
+    """A ~12,000-char export log with ANSI colours and markup-looking text (tool content > 8,192)."""
+    lines = []
+    for i in range(160):
+        level = ("INFO", "INFO", "INFO", "\x1b[33mWARN\x1b[0m", "\x1b[31mERROR\x1b[0m")[int(r.random() * 5)]
+        lines.append(f"2026-11-06T07:{i // 60:02d}:{i % 60:02d}Z {level} export batch {i:03d}: "
+                     f"{int(r.random() * 50)} invoices, company=[bold]ACME {i}[/] ok")
+    return "\n".join(lines)
+
+
+# The story: (key, when, source, lang, project, title, script, options). `when` is (days before
+# today, hh, mm) in UTC, or a fixed session id. Memory writes: (action, target, entry key, old_text).
+def _w(*keys, target="memory"):
+    return [("add", target, k, None) for k in keys]
+
+
+STORY = [
+    ("s01", (118, 8, 10), "cli", "en", "tideway", "Getting tideway running",
+     [("say", "user", "hello"), ("mem", "hello_ack", _w("name", "timezone", "languages", target="user")),
+      ("say", "user", "setup"),
+      ("tool", "terminal", {"command": "cd ~/code/tideway && uv sync && uv run alembic upgrade head"},
+       "Resolved 84 packages in 1.21s\nInstalled 84 packages in 2.03s\nINFO  [alembic.runtime.migration] "
+       "Running upgrade  -> 5f1c2a9e0b7d, initial schema\n(37 migrations applied)"),
+      ("mem", "setup_done", _w("machine_old", "tideway")), ("fill", 3)], {}),
+    ("s02", (104, 13, 30), "cli", "en", "harbor-web", "harbor-web dev setup",
+     [("fill", 2), ("say", "user", "pnpm"), ("mem", "pnpm_ack", _w("pnpm_a", "harbor")), ("fill", 2),
+      ("plant", "assistant"), ("fill", 2)], {}),
+    ("s03", (95, 9, 5), "cli", "en", "tideway", "Paylane invoice export",
+     [("fill", 2), ("say", "user", "rate"), ("mem", "rate_ack", _w("rate_100", "weasyprint")), ("fill", 3)], {}),
+    ("s04", (88, 15, 20), "cli", "fr", "tideway", "Tests async ignorés",
+     [("fill", 1, 0), ("fill", 1), ("say", "user", "pitfall"), ("mem", "pitfall_ack", _w("pitfall")), ("fill", 2)], {}),
+    ("s05", (80, 18, 40), "telegram", "fr", "tideway", "Préférences de réponse",
+     [("say", "user", "style"), ("mem", "style_ack", _w("style", "peeves", target="user")), ("fill", 2)], {}),
+    ("c1", (72, 9, 30), "cli", "en", "tideway", "Invoice export refactor",
+     [("fill", 9)], {"end": "compression"}),
+    ("c1b", (72, 9, 30), "cli", "en", "tideway", "Invoice export refactor #2",
+     [("summary",), ("fill", 4)], {"after": "c1", "parent": "c1"}),
+    ("s06", (70, 10, 15), "telegram", "fr", "harbor-web", "Doc utilisateur en français",
+     [("fill", 1), ("say", "user", "french_docs"), ("mem", "french_docs_ack", _w("french")), ("plant", "user"),
+      ("fill", 1)], {}),
+    ("s07", (66, 14, 0), "cli", "en", "tideway", "Docker without sudo",
+     [("say", "user", "docker"), ("mem", "docker_ack", _w("docker")), ("fill", 2)], {}),
+    ("s08", (60, 16, 10), "cli", "en", "tideway", "How to release tideway",
+     [("say", "user", "release"), ("mem", "release_ack", _w("release")), ("fill", 2)], {}),
+    ("s09", (55, 12, 45), "discord", "en", "tideway", "Branch protection",
+     [("fill", 1), ("say", "user", "main"), ("mem", "main_ack", _w("main_branch")), ("plant", "user"),
+      ("fill", 1)], {}),
+    ("s10", (48, 10, 0), "cli", "en", "harbor-web", "harbor-web lint setup",
+     [("fill", 2), ("say", "user", "pnpm_again"), ("mem", "pnpm_again_ack", _w("pnpm_b")), ("fill", 1)], {}),
+    ("s11", (45, 19, 30), "telegram", "en", "lighthouse-bot", "Signature emoji",
+     [("say", "user", "signature"), ("mem", "signature_ack", _w("emoji", "chat_langs", target="user")),
+      ("fill", 1)], {}),
+    ("small", SMALL_SESSION_ID, "cli", "en", "tideway", "Trace slow /invoices endpoint",
+     [("fillto", 49), ("plant", "user"), ("fillto", SMALL_SESSION_MESSAGES)], {}),
+    ("k40", (40, 8, 45), "cli", "en", "tideway", "Export backfill",
+     [("fill", 6), ("compact",), ("summary",), ("fill", 4)], {}),
+    ("c2", (33, 17, 20), "telegram", "fr", "lighthouse-bot", "Alertes disque",
+     [("fill", 6)], {"end": "compression"}),
+    ("c2b", (33, 17, 20), "telegram", "fr", "lighthouse-bot", "Alertes disque #2",
+     [("summary",), ("fill", 3)], {"after": "c2", "parent": "c2"}),
+    ("s12", (30, 11, 10), "cli", "en", "tideway", "Paylane limit raised",
+     [("say", "user", "rate_up"), ("mem", "rate_up_ack", _w("rate_1000")), ("fill", 2)], {}),
+    ("sa1", (30, 11, 40), "subagent", "en", "tideway", None,
+     [("say", "user", C.SUBAGENT_TASK), ("fill", 2), ("say", "assistant", C.SUBAGENT_RESULT)],
+     {"parent": "s12", "kind": "subagent", "end": "completed"}),
+    ("s13", (25, 7, 50), "telegram", "fr", "lighthouse-bot", "lighthouse-bot",
+     [("say", "user", "lighthouse"), ("mem", "lighthouse_ack", _w("lighthouse")), ("fill", 1)], {}),
+    ("kb1", (22, 9, 0), "kanban", "en", "tideway", C.KANBAN_TASKS[0][0],
+     [("say", "user", C.KANBAN_TASKS[0][1]), ("say", "assistant", C.KANBAN_TASKS[0][2])], {"end": "completed"}),
+    ("s14", (20, 20, 10), "discord", "en", "harbor-web", "Intro",
+     [("say", "user", "side"), ("mem", "side_ack", _w("laptops", "vague", target="user")), ("fill", 1)], {}),
+    ("t1", (18, 5, 30), "tool", "en", "tideway", C.TOOL_SESSION[0],
+     [("say", "user", C.TOOL_SESSION[0]), ("say", "assistant", C.TOOL_SESSION[1])], {"end": "completed"}),
+    ("s15", (15, 9, 0), "cli", "en", "tideway", "Node 22",
+     [("say", "user", "node"), ("mem", "node_ack", [("replace", "memory", "machine", "Node 20 via fnm")]),
+      ("fill", 1)], {}),
+    ("s16", (12, 14, 30), "cli", "en", "harbor-web", "Vite migration follow-up",
+     [("fill", 1), ("say", "user", "vite"), ("mem", "vite_ack", _w("relative")), ("plant", "assistant"),
+      ("fill", 1)], {}),
+    ("sa2", (12, 15, 0), "subagent", "en", "harbor-web", None,
+     [("say", "user", "Subtask: list the Webpack-only plugins still referenced in harbor-web."), ("fill", 2),
+      ("say", "assistant", "Two left: `svgr-loader` (replace with vite-plugin-svgr) and `webpack-bundle-analyzer`.")],
+     {"parent": "s16", "kind": "subagent", "end": "completed"}),
+    ("s17", (9, 10, 20), "cli", "en", "tideway", "Escaping Rich markup",
+     [("say", "user", "markup_q"), ("longlog",), ("say", "assistant", "markup_a"), ("say", "user", "Details?"),
+      ("say", "assistant", C.LONG_ANSWER), ("mem", "markup_ack", _w("markup")), ("fill", 1)], {}),
+    ("kb2", (8, 9, 0), "kanban", "en", "tideway", C.KANBAN_TASKS[1][0],
+     [("say", "user", C.KANBAN_TASKS[1][1]), ("say", "assistant", C.KANBAN_TASKS[1][2])], {"end": "completed"}),
+]
