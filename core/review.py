@@ -265,6 +265,10 @@ class Source:
     windows: tuple[tuple[str, frozenset[str]], ...]
 
 
+def _split_window(chunk: str) -> list[str]:
+    return [part for part in chunk.split("\x1f") if part.strip()] or [chunk]
+
+
 def _windows(text: str) -> tuple[tuple[str, frozenset[str]], ...]:
     lines = [ln.strip() for ln in text.splitlines()][:5000]
     chunks: list[str] = []
@@ -274,14 +278,14 @@ def _windows(text: str) -> tuple[tuple[str, frozenset[str]], ...]:
         for size in (1, 2, 3):
             window = [ln for ln in lines[i:i + size]]
             if len(window) == size and all(window):
-                chunks.append(" ".join(window))
+                chunks.append("\x1f".join(window))
     paragraph: list[str] = []
     for line in lines + [""]:
         if line:
             paragraph.append(line)
         elif paragraph:
             if len(paragraph) > 3:
-                chunks.append(" ".join(paragraph))
+                chunks.append("\x1f".join(paragraph))
             paragraph = []
     return tuple((c, frozenset(tn.content_tokens(c))) for c in chunks)
 
@@ -339,11 +343,17 @@ def redundancy_findings(target: str, index: int, text: str, sources: Sequence[So
     if best is None:
         return []
     score, source, chunk = best
-    excerpt = chunk if len(chunk) <= 70 else chunk[:69].rstrip() + "…"
-    why = ("a skill loads on demand without costing memory" if source.kind == "redundant-skill"
-           else "Hermes already loads that file as context")
-    detail = mask_secrets(f'largely restates {source.label} ("{excerpt}", {round(score * 100)}% of '
-                          f"its words); {why}", text, chunk)
+    line = max((ln for ln in _split_window(chunk)),
+               key=lambda ln: len(tokens & frozenset(tn.content_tokens(ln))))
+    excerpt = line if len(line) <= 70 else line[:69].rstrip() + "…"
+    if source.kind == "redundant-skill":
+        skill = source.label.split("/")[-2]
+        detail = (f'largely restates the skill "{skill}" ({source.label}, {round(score * 100)}% of '
+                  "its words); a skill loads on demand without costing memory")
+    else:
+        detail = (f'largely restates {source.label} ("{excerpt}", {round(score * 100)}% of its '
+                  "words); Hermes already loads that file as context")
+    detail = mask_secrets(detail, text, chunk)
     return [Finding(source.kind, "warning", target, (index,), source.kind, detail, (target,), (text,),
                     source.label)]
 

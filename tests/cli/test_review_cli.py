@@ -1,0 +1,115 @@
+"""`hmc review` as a subprocess on temporary homes: output, JSON, exit codes, files."""
+from __future__ import annotations
+
+import json
+import os
+import random
+import string
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from core.memory import serialize
+
+HMC = [sys.executable, "-m", "tui.cli"]
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def hmc(home: Path, *args: str, today: str = "2026-11-15") -> subprocess.CompletedProcess:
+    env = dict(os.environ, COLUMNS="200", NO_COLOR="1")
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)
+    return subprocess.run([*HMC, "--home", str(home), "--today", today, *args],
+                          capture_output=True, text=True, env=env, timeout=60)
+
+
+def fake_key() -> str:
+    rng = random.Random(11)
+    return "sk-" + "proj-" + "".join(rng.choices(string.ascii_letters + string.digits, k=40))
+
+
+def make_home(root: Path, memory: list[str], user: list[str] = ()) -> Path:
+    (root / "memories").mkdir(parents=True)
+    (root / "memories" / "MEMORY.md").write_text(serialize(memory), encoding="utf-8")
+    (root / "memories" / "USER.md").write_text(serialize(list(user)), encoding="utf-8")
+    return root
+
+
+@pytest.fixture
+def home(tmp_path):
+    return make_home(tmp_path / "hermes", [
+        "SSH port for staging is 2222.",
+        "SSH port for staging is 3000.",
+        f"Bot key: {fake_key()}",
+        "Yesterday the logs showed [bold]x[/] and \x1b[31mred\x1b[0m.",
+    ], ["Timezone Europe/Paris (CET/CEST)."])
+
+
+def test_people_get_groups_details_and_entries(home):
+    out = hmc(home, "review")
+    assert out.returncode == 0, out.stderr
+    assert "last review: never" in out.stdout
+    assert "conflicting (1)" in out.stdout and "differs in a number: 2222 vs 3000" in out.stdout
+    assert "memory #1 ↔ #2" in out.stdout and "relative-date (1)" in out.stdout
+    assert "[bold]x[/]" in out.stdout and "\x1b[31m" not in out.stdout  # literal, escapes made visible
+    assert fake_key() not in out.stdout
+    # a human review is remembered; the next one says when
+    again = hmc(home, "review")
+    assert "last review: 2026-11-15 (today)" in again.stdout
+
+
+def test_json_for_scripts(home):
+    out = hmc(home, "review", "--json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["today"] == "2026-11-15" and data["last_review"] is None and data["review_due"] is True
+    first = data["findings"][0]
+    assert {"kind", "severity", "target", "entries", "rule", "detail", "key"} <= first.keys()
+    assert first["kind"] in ("scanner", "conflicting") and first["severity"] in ("critical", "error")
+    conflict = next(f for f in data["findings"] if f["kind"] == "conflicting")
+    assert conflict["entries"] == [0, 1] and conflict["target"] == "memory"
+    assert data["counts"]["conflicting"] == 1 and data["count"] == len(data["findings"])
+    assert fake_key() not in out.stdout
+    # --json never marks a review as done
+    assert json.loads(hmc(home, "review", "--json").stdout)["last_review"] is None
+
+
+def test_check_exit_codes_for_cron(home, tmp_path):
+    out = hmc(home, "review", "--check")
+    assert out.returncode == 1 and "at warning or above" in out.stdout
+    clean = make_home(tmp_path / "clean", ["Timezone Europe/Paris (CET/CEST)."])
+    ok = hmc(clean, "review", "--check")
+    assert ok.returncode == 0 and "0 finding(s)" in ok.stdout
+    assert json.loads(hmc(clean, "review", "--json").stdout)["last_review"] is None
+
+
+def test_markdown_report_file(home, tmp_path):
+    report = tmp_path / "out" / "review.md"
+    report.parent.mkdir()
+    out = hmc(home, "review", "--json", "--markdown", str(report))
+    assert out.returncode == 0, out.stderr
+    text = report.read_text(encoding="utf-8")
+    assert text.startswith("# Memory review — 2026-11-15") and "## conflicting (1)" in text
+    assert fake_key() not in text
+    bad = hmc(home, "review", "--markdown", str(tmp_path / "missing" / "r.md"))
+    assert bad.returncode == 2 and bad.stderr.startswith("hmc: can't write") and "Traceback" not in bad.stderr
+
+
+def test_kept_findings_hidden_unless_all(home):
+    from core.curator import open_curator
+    from core import review as R
+    from datetime import date
+
+    curator = open_curator(home, today=date(2026, 11, 15))
+    conflict = next(f for f in R.run_review(curator) if f.kind == "conflicting")
+    R.keep(curator, [conflict])
+    data = json.loads(hmc(home, "review", "--json").stdout)
+    assert data["kept"] == 1 and "conflicting" not in data["counts"]
+    everything = json.loads(hmc(home, "review", "--json", "--all").stdout)
+    assert any(f["kind"] == "conflicting" and f.get("kept") for f in everything["findings"])
+
+
+def test_no_home_is_one_line_exit_2(tmp_path):
+    out = hmc(tmp_path / "nowhere", "review")
+    assert out.returncode == 2 and out.stderr.count("\n") == 1 and "hmc demo" in out.stderr

@@ -1,0 +1,123 @@
+"""`hmc review`: the monthly review from the command line (for people, scripts and cron).
+
+Human output (and `--markdown`) records today as the date of the last review; `--json` and
+`--check` don't, so a cron job never makes a review look done.
+"""
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+from rich.text import Text
+
+from core.review_store import ReviewStoreError
+from tui.commands.common import CliContext, CliError, literal
+
+SEVERITY_STYLE = {"critical": "bold red", "error": "red", "warning": "yellow", "info": "cyan"}
+PREVIEW = 100
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "review", help="the monthly review: duplicates, conflicts, stale dates, secrets, capacity…",
+        description="Run every review detector over MEMORY.md and USER.md and list the findings, "
+        "most severe first. Exit 0, or with --check exit 1 when any finding is at warning or above.")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--check", action="store_true",
+                   help="exit 1 when any finding is at warning or above (for cron); prints a summary")
+    p.add_argument("--markdown", metavar="FILE", help="also write the review as a Markdown report")
+    p.add_argument("--all", action="store_true", help="include findings you chose to keep")
+    p.set_defaults(run=run)
+
+
+def _when(last: date | None, today: date) -> str:
+    if last is None:
+        return "never"
+    days = (today - last).days
+    ago = "today" if days == 0 else ("yesterday" if days == 1 else f"{days} days ago")
+    return f"{last.isoformat()} ({ago})"
+
+
+def _preview(text: str) -> str:
+    one = " ".join(text.split())
+    return one if len(one) <= PREVIEW else one[:PREVIEW - 1] + "…"
+
+
+def run(args, ctx: CliContext) -> int:
+    from core import review as R
+
+    curator = ctx.curator()
+    last = R.last_review_date(curator)
+    due = R.review_due(curator)
+    findings = R.run_review(curator, include_kept=True)
+    kept_keys = R.decisions(curator).kept_keys()
+    shown = findings if args.all else [f for f in findings if f.key not in kept_keys]
+    n_kept = sum(1 for f in findings if f.key in kept_keys)
+    failing = [f for f in shown if R.RANK[f.severity] >= R.RANK["warning"]]
+
+    if args.markdown:
+        path = Path(args.markdown).expanduser()
+        try:
+            path.write_text(R.markdown_report(curator, shown), encoding="utf-8")
+        except OSError as exc:
+            raise CliError(f"can't write {path}: {exc.strerror or exc}", 2) from None
+
+    if args.json:
+        ctx.json({
+            "home": str(curator.home.root), "profile": curator.home.profile,
+            "today": curator.today.isoformat(),
+            "last_review": last.isoformat() if last else None, "review_due": due,
+            "count": len(shown), "kept": n_kept, "counts": R.counts(shown),
+            "findings": [f.to_json() | ({"kept": True} if f.key in kept_keys else {}) for f in shown],
+        })
+    elif args.check:
+        worst = R.worst(shown) or "none"
+        ctx.text(f"{len(shown)} finding(s), {len(failing)} at warning or above (worst: {worst})")
+    else:
+        _print(ctx, curator, shown, kept_keys, last, n_kept, args.all)
+
+    if not args.json and not args.check or args.markdown:
+        try:
+            R.mark_reviewed(curator)
+        except ReviewStoreError as exc:
+            ctx.text(f"note: {exc}", style="yellow")
+    if args.markdown and not args.json:
+        ctx.text(f"report written to {args.markdown}")
+    return 1 if args.check and failing else 0
+
+
+def _print(ctx, curator, findings, kept_keys, last, n_kept, show_all) -> None:
+    from core import review as R
+
+    home = curator.home
+    ctx.text(f"Review of {home.display()} · profile {home.profile} · {curator.today.isoformat()}",
+             style="bold")
+    ctx.text(f"last review: {_when(last, curator.today)}")
+    if not findings:
+        ctx.text("Nothing to fix: capacity, duplicates, dates, redundancy and the security scan are clear."
+                 + (f" ({n_kept} kept finding(s) hidden; --all shows them)" if n_kept else ""))
+        return
+    groups: dict[str, list] = {}
+    for f in findings:
+        groups.setdefault(f.kind, []).append(f)
+    for kind, items in groups.items():
+        ctx.console.print()
+        ctx.console.print(Text(f"{kind} ({len(items)})", style="bold underline"))
+        for f in items:
+            line = Text()
+            line.append(f"{f.severity:<8} ", style=SEVERITY_STYLE.get(f.severity, ""))
+            line.append(f"{f.where:<22} ", style="bold")
+            line.append(literal(f.detail))
+            if f.key in kept_keys:
+                line.append("  [kept]", style="dim")
+            ctx.console.print(line)
+            for target, index, text in f.refs:
+                row = Text("         ")
+                row.append(f"{target} #{index + 1}: ", style="dim")
+                row.append(literal(_preview(R.mask_secrets(text))))
+                ctx.console.print(row)
+    ctx.console.print()
+    by_sev = [(s, sum(1 for f in findings if f.severity == s)) for s in reversed(R.SEVERITIES)]
+    summary = ", ".join(f"{n} {s}" for s, n in by_sev if n)
+    tail = f" · {n_kept} kept" + ("" if show_all else " (hidden; --all shows them)") if n_kept else ""
+    ctx.text(f"{len(findings)} finding(s): {summary}{tail}")
