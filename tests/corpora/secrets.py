@@ -135,7 +135,8 @@ def build_secret_samples(seed: int = 20261115) -> list[SecretSample]:
                  "mot de passe : {v}",
                  "пароль: {v}",
                  "密码：{v}"):
-        alphabet = B64 if "aws" in tmpl else ALNUM + "!#%&*+-_"
+        alphabet = (B64 if "aws" in tmpl else ALNUM + "-._~" if "Bearer" in tmpl
+                    else ALNUM + "!#%&*+-_")
         value = _r(rng, alphabet, 40 if "aws" in tmpl else rng.randrange(16, 33))
         samples.append(SecretSample("generic", tmpl.format(v=value), value))
 

@@ -1,0 +1,196 @@
+"""Wider secret checks: provider key shapes, private keys, URL passwords, assignments.
+
+Each entry is a `Rule` whose `secret` group holds the value (masked in details, hidden
+on screen until revealed). Provider shapes are matched case-sensitively; a refine
+function rejects placeholders and low-entropy look-alikes.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import re
+
+from core.scanner_rules import (
+    KEEP,
+    Rule,
+    Verdict,
+    char_classes,
+    entropy,
+    is_placeholder,
+    looks_like_prose_slug,
+    looks_random,
+    rule,
+)
+
+_CS = 0  # case-sensitive flags
+_B = r"(?<![A-Za-z0-9_-])"   # not glued to a longer token on the left
+_E = r"(?![A-Za-z0-9_-])"    # ... nor on the right
+
+_STRONG_PLACEHOLDER = ("example", "xxxx", "placeholder", "your", "dummy", "redacted", "fake")
+
+
+def _random_key(min_len: int = 16, min_entropy: float = 3.0):
+    """Refine for provider shapes: the body must look generated, not typed."""
+
+    def refine(m: re.Match[str]) -> Verdict | None:
+        value = m.group("secret")
+        low = value.lower()
+        if any(p in low for p in _STRONG_PLACEHOLDER):
+            return None
+        if not looks_random(value, min_len=min_len, min_entropy=min_entropy):
+            return None
+        return KEEP
+
+    return refine
+
+
+def _letters_key(m: re.Match[str]) -> Verdict | None:
+    """Hugging Face tokens are letters only: require mixed case and variety instead of digits."""
+    body = m.group("secret")[3:]
+    if any(p in body.lower() for p in _STRONG_PLACEHOLDER):
+        return None
+    if char_classes(body) < 2 or entropy(body) < 3.5:
+        return None
+    return KEEP
+
+
+def _jwt(m: re.Match[str]) -> Verdict | None:
+    header = m.group("secret").split(".", 1)[0]
+    try:
+        raw = base64.urlsafe_b64decode(header + "=" * (-len(header) % 4))
+        data = json.loads(raw)
+    except (binascii.Error, ValueError, UnicodeDecodeError):
+        return None
+    if not isinstance(data, dict) or not ({"alg", "typ", "kid"} & data.keys()):
+        return None
+    return KEEP
+
+
+def _pem(m: re.Match[str]) -> Verdict | None:
+    body = re.sub(r"\s+", "", m.group("secret"))
+    if len(body) < 32 or is_placeholder(body[:40]):
+        return None
+    if not m.group("end"):
+        return Verdict(None, "no END line: the rest of the entry may be key material")
+    return KEEP
+
+
+def _url_password(m: re.Match[str]) -> Verdict | None:
+    value = m.group("secret")
+    if is_placeholder(value) or len(value) < 4:
+        return None
+    if not looks_random(value, min_len=8, min_entropy=2.5):
+        return Verdict("error", "a password in a URL (short or simple, but still a password)")
+    return KEEP
+
+
+_SUFFIX_NOT_SECRET = re.compile(
+    r"(?:_|-|\.)(?:policy|length|len|min|max|file|path|url|uri|env|var|name|hint|prompt|expiry|"
+    r"expires|ttl|count|type|header|field|rotation|format|regex|pattern|manager|store|label|"
+    r"endpoint|host|user|username|id|location|reset|strength|help|required|enabled|hash|salt|"
+    r"algorithm|version|prefix|length)$",
+    re.IGNORECASE,
+)
+
+
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
+
+
+def _generic(m: re.Match[str]) -> Verdict | None:
+    text, start = m.string, m.start()
+    head = start
+    while head > 0 and start - head < 40 and text[head - 1] in _NAME_CHARS:
+        head -= 1
+    name, value = text[head:m.end("suffix")], m.group("secret")
+    if _SUFFIX_NOT_SECRET.search(name):
+        return None
+    if is_placeholder(value) or len(value) < 8:
+        return None
+    if looks_like_prose_slug(value):
+        return Verdict("info", "low confidence: reads like words, not a generated secret")
+    if len(value) >= 16 and entropy(value) >= 3.5 and char_classes(value) >= 2:
+        return KEEP
+    if entropy(value) >= 2.8 and char_classes(value) >= 2:
+        return Verdict("error", "a short or simple value, but it is assigned to a secret name")
+    return Verdict("info", "low confidence: a low-entropy value assigned to a secret name")
+
+
+def _bearer(m: re.Match[str]) -> Verdict | None:
+    value = m.group("secret")
+    if is_placeholder(value) or not looks_random(value, min_len=16):
+        return None
+    return KEEP
+
+
+def _s(id: str, pattern: str, summary: str, *, severity: str = "critical", flags: int = _CS,
+       **kw) -> Rule:
+    return rule(id, pattern, severity, summary, flags=flags, kind="secret",
+                secret_group="secret", **kw)
+
+
+_GENERIC_NAME = (
+    r"(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[_-]?key|apikey|"
+    r"(?:access|secret|private|signing|encryption|master|client|auth)[_-]?key|"
+    r"client[_-]?secret|auth[_-]?token|credentials?|mot\s+de\s+passe|contrase[ñn]a|"
+    r"пароль|密码|口令)"
+)
+
+SECRET_RULES: tuple[Rule, ...] = (
+    _s("private_key",
+       r"-----BEGIN (?P<kind>(?:[A-Z0-9]+ )*)PRIVATE KEY(?: BLOCK)?-----"
+       r"(?P<secret>[\s\S]*?)(?P<end>-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)",
+       "private key block", gate="private key", refine=_pem),
+    _s("secret_anthropic", rf"{_B}(?P<secret>sk-ant-[A-Za-z0-9_-]{{20,}}){_E}",
+       "Anthropic API key", gate="sk-ant-", refine=_random_key()),
+    _s("secret_openai",
+       rf"{_B}(?P<secret>sk-(?!ant-)(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{{20,}}){_E}",
+       "OpenAI API key", gate="sk-", refine=_random_key()),
+    _s("secret_github",
+       rf"{_B}(?P<secret>(?:gh[pousr]_[A-Za-z0-9]{{30,255}}|github_pat_[A-Za-z0-9_]{{40,255}})){_E}",
+       "GitHub token", gate="gh|github_pat_", refine=_random_key(min_len=30)),
+    _s("secret_aws",
+       r"(?<![A-Z0-9])(?P<secret>(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16})(?![A-Z0-9])",
+       "AWS access key id", gate="akia|asia|abia|acca",
+       refine=_random_key(min_len=20, min_entropy=2.8)),
+    _s("secret_google", rf"{_B}(?P<secret>AIza[0-9A-Za-z_-]{{35}}){_E}", "Google API key",
+       gate="aiza", refine=_random_key()),
+    _s("secret_google_oauth", rf"{_B}(?P<secret>GOCSPX-[0-9A-Za-z_-]{{28}}){_E}",
+       "Google OAuth client secret", gate="gocspx-", refine=_random_key(min_len=20)),
+    _s("secret_slack", rf"{_B}(?P<secret>xox[abposre]-(?:\d+-)+[A-Za-z0-9-]{{6,}}){_E}",
+       "Slack token", gate="xox", refine=_random_key(min_len=20)),
+    _s("secret_slack_webhook",
+       r"https://hooks\.slack\.com/services/T[A-Z0-9]+/B[A-Z0-9]+/(?P<secret>[A-Za-z0-9]{20,})",
+       "Slack webhook URL", gate="hooks.slack.com"),
+    _s("secret_stripe", rf"{_B}(?P<secret>(?:sk|rk)_live_[A-Za-z0-9]{{16,}}){_E}",
+       "Stripe live secret key", gate="_live_", refine=_random_key()),
+    _s("secret_stripe_test", rf"{_B}(?P<secret>(?:sk|rk)_test_[A-Za-z0-9]{{16,}}){_E}",
+       "Stripe test key", severity="warning", gate="_test_", refine=_random_key()),
+    _s("secret_huggingface", rf"{_B}(?P<secret>hf_[A-Za-z0-9]{{30,}}){_E}",
+       "Hugging Face token", gate="hf_", refine=_letters_key),
+    _s("secret_gitlab", rf"{_B}(?P<secret>glpat-[A-Za-z0-9_-]{{20,}}){_E}", "GitLab token",
+       gate="glpat-", refine=_random_key(min_len=20)),
+    _s("secret_npm", rf"{_B}(?P<secret>npm_[A-Za-z0-9]{{36}}){_E}", "npm token",
+       gate="npm_", refine=_random_key()),
+    _s("secret_pypi", rf"{_B}(?P<secret>pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{{50,}}){_E}",
+       "PyPI token", gate="pypi-"),
+    _s("secret_telegram", r"(?<![\d:])(?P<secret>\d{8,10}:AA[A-Za-z0-9_-]{33})(?![A-Za-z0-9_-])",
+       "Telegram bot token", gate=":aa"),
+    _s("jwt", rf"{_B}(?P<secret>eyJ[A-Za-z0-9_-]{{8,}}\.eyJ[A-Za-z0-9_-]{{8,}}\.[A-Za-z0-9_-]{{16,}}){_E}",
+       "JSON web token", gate="eyj", refine=_jwt),
+    _s("url_password",
+       r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,30}://[^\s:/@?#]{0,128}:"
+       r"(?P<secret>[^\s@/?#]{1,256})@[A-Za-z0-9._\[\]-]+",
+       "password inside a URL", gate="://", refine=_url_password),
+    _s("secret_bearer", r"\bBearer\s+(?P<secret>[A-Za-z0-9._~+/-]{16,}=*)", "bearer token",
+       flags=re.IGNORECASE, gate="bearer", refine=_bearer),
+    _s("secret_generic",
+       rf"{_GENERIC_NAME}(?P<suffix>[A-Za-z0-9_.-]{{0,24}})"
+       r"[\"']?\s*(?:=|:|=>|:=)\s*[\"'`]?(?P<secret>[^\s\"'`,;]{6,200})",
+       "secret assigned to a name", flags=re.IGNORECASE, refine=_generic,
+       gate="pass|pwd|secret|token|key|credential|mot|contrase|пароль|密码|口令"),
+)
+
+SECRET_IDS: tuple[str, ...] = tuple(r.id for r in SECRET_RULES)
+PROVIDER_IDS = frozenset(SECRET_IDS) - {"secret_generic", "secret_bearer"}  # specific shapes
