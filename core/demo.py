@@ -286,9 +286,11 @@ def build_state_db(path: Path, *, sessions: int, messages: int, seed: int = 7, t
                    big_session_messages: int = 0, progress: Callable[[int, int], None] | None = None) -> None:
     """Build a state.db in the current Hermes layout (schema_version 30, FTS generation 3).
 
-    `sessions`/`messages` count the ordinary sessions (the fixed demo story included, so they must
-    be at least about 30 and 600); `big_session_messages` > 0 adds BIG_SESSION_ID on top.
-    `progress(done, total)` is called as messages are written. Refuses an existing `path`.
+    `sessions`/`messages` are exact totals for the ordinary sessions, the fixed story included (28
+    sessions, about 470 messages, so ask for at least ~30 and ~600; smaller raises ValueError).
+    `big_session_messages` > 0 adds BIG_SESSION_ID on top, with RARE_TERM once in its middle.
+    `progress(done, total)` is called every 50,000 messages and at the end. Refuses an existing
+    `path`; builds `<path>.building` and renames it, so a crash never leaves a half-built file.
     """
     path = Path(path)
     if path.exists():

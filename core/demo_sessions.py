@@ -412,15 +412,12 @@ class SessionPlanner:
         approval_on = self.day0 - APPROVAL_ON_DAYS * 86400
         out: list[Plan] = []
         by_key: dict[str, Plan] = {}
-        specs = sorted(STORY, key=lambda s: self._story_start(s, by_key=None))
-        for key, when, source, lang, project, title, script, opts in specs:
+        for key, when, source, lang, project, title, script, opts in sorted(STORY, key=self._story_start):
             r = random.Random(f"{self.seed}:story:{key}")
-            if isinstance(when, str):
-                start = _start_of(when)
-            elif "after" in opts:
-                start = by_key[opts["after"]].stats["last"] + opts.get("delay", 5.0)
+            if "after" in opts:  # a compression child starts right after its parent ended
+                start = round(by_key[opts["after"]].stats["last"] + 5.0, 3)
             else:
-                start = self._story_start((key, when), by_key=None)
+                start = self._story_start((key, when))
             sid = when if isinstance(when, str) else self._new_id(start, source, r)
             if isinstance(when, str):
                 self.ids.add(sid)
@@ -436,7 +433,7 @@ class SessionPlanner:
             by_key[key] = p
         return out
 
-    def _story_start(self, spec, by_key) -> float:
+    def _story_start(self, spec: tuple) -> float:
         when = spec[1]
         if isinstance(when, str):
             return _start_of(when)
