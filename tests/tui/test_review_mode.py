@@ -1,0 +1,235 @@
+"""Review mode driven through its real keys; assertions check the files on disk."""
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+from core import review as R
+from core.curator import open_curator
+from tools.shots import TODAY, frozen_clock
+from tui.screens.dialogs import ChoiceDialog, ConfirmDialog, EditEntryDialog
+from tui.screens.review import MergeDialog, ReviewScreen, reports_dir
+from tui.widgets.findings import FindingsList
+
+
+def memory_text(home: Path, name: str = "MEMORY.md") -> str:
+    return (home / "memories" / name).read_text(encoding="utf-8")
+
+
+def entries(home: Path, name: str = "MEMORY.md") -> list[str]:
+    return memory_text(home, name).split("\n§\n")
+
+
+async def settle(app, pilot) -> None:
+    await pilot.pause()
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def open_review(app, pilot) -> FindingsList:
+    await pilot.press("4")
+    await settle(app, pilot)
+    assert isinstance(app.screen, ReviewScreen)
+    return app.screen.query_one(FindingsList)
+
+
+async def highlight(pilot, lst: FindingsList, kind: str, nth: int = 0) -> R.Finding:
+    rows = [i for i in range(lst.option_count) if (f := lst.finding_at(i)) is not None and f.kind == kind]
+    lst.highlighted = rows[nth]
+    await pilot.pause()
+    return lst.current
+
+
+def kinds(lst: FindingsList) -> list[str]:
+    return [f.kind for f in lst.findings]
+
+
+async def test_groups_most_severe_first_and_header_records_the_review(demo_home, make_app):
+    app = make_app(demo_home)
+    async with app.run_test(size=(120, 36)) as pilot:
+        assert "review due" in app.header_state()["review"]
+        lst = await open_review(app, pilot)
+        found = lst.findings
+        ranks = [R.RANK[f.severity] for f in found]
+        assert ranks == sorted(ranks, reverse=True) or len({f.kind for f in found}) > 1
+        assert {"conflicting", "similar", "stale", "relative-date", "scanner", "redundant-skill",
+                "redundant-context", "capacity", "vague"} <= set(kinds(lst))
+        headings = [lst.get_option_at_index(i) for i in range(lst.option_count) if lst.finding_at(i) is None]
+        assert all(h.disabled for h in headings)
+        assert str(headings[0].prompt).startswith(found[0].kind)
+        assert app.header_state()["review"] == "reviewed 2026-11-15"
+        assert R.last_review_date(open_curator(demo_home, today=TODAY)) == TODAY
+
+
+async def test_merge_writes_one_entry_and_removes_the_other(demo_home, make_app):
+    app = make_app(demo_home)
+    async with app.run_test(size=(120, 36)) as pilot:
+        lst = await open_review(app, pilot)
+        pair = await highlight(pilot, lst, "similar")
+        (_, _, first), (_, _, second) = pair.refs
+        before = entries(demo_home)
+        await pilot.press("m")
+        assert isinstance(app.screen, MergeDialog)
+        area = app.screen.query_one("#merge-text")
+        assert area.text == first + "\n" + second
+        status = str(app.screen.query_one("#merge-count").render())
+        assert "saves 2 chars" in status and "MEMORY.md after merging" in status
+        area.text = "Use pnpm, never npm, in every JS repo (harbor-web, docs site)."
+        await pilot.pause()
+        assert "saves" in str(app.screen.query_one("#merge-count").render())
+        await pilot.press("ctrl+s")
+        await settle(app, pilot)
+        after = entries(demo_home)
+        assert first not in after and second not in after
+        assert after[before.index(first)] == "Use pnpm, never npm, in every JS repo (harbor-web, docs site)."
+        assert len(after) == len(before) - 1
+        assert "similar" not in kinds(app.screen.query_one(FindingsList))
+
+
+async def test_remove_a_single_entry_after_confirming(demo_home, make_app):
+    app = make_app(demo_home)
+    async with app.run_test(size=(120, 36)) as pilot:
+        lst = await open_review(app, pilot)
+        finding = await highlight(pilot, lst, "relative-date")
+        text = finding.texts[0]
+        await pilot.press("d")
+        assert isinstance(app.screen, ConfirmDialog)
+        await pilot.press("y")
+        await settle(app, pilot)
+        assert text not in entries(demo_home)
+        assert "relative-date" not in kinds(app.screen.query_one(FindingsList))
+
+
+async def test_remove_one_of_a_pair_asks_which(demo_home, make_app):
+    app = make_app(demo_home)
+    async with app.run_test(size=(120, 36)) as pilot:
+        lst = await open_review(app, pilot)
+        pair = await highlight(pilot, lst, "conflicting")
+        wrong = pair.texts[0]
+        await pilot.press("d")
+        assert isinstance(app.screen, ChoiceDialog)
+        await pilot.click("#choice-0")
+        await settle(app, pilot)
+        assert wrong not in entries(demo_home) and pair.texts[1] in entries(demo_home)
+        assert "conflicting" not in kinds(app.screen.query_one(FindingsList))
+
+
+async def test_edit_from_the_review(demo_home, make_app):
+    app = make_app(demo_home)
+    async with app.run_test(size=(120, 36)) as pilot:
+        lst = await open_review(app, pilot)
+        finding = await highlight(pilot, lst, "relative-date")
+        old = finding.texts[0]
+        await pilot.press("e")
+        assert isinstance(app.screen, EditEntryDialog)
+        new = old.replace("Yesterday", "On 2026-11-02", 1)
+        app.screen.query_one("#edit-text").text = new
+        await pilot.press("ctrl+s")
+        await settle(app, pilot)
+        assert new in entries(demo_home) and old not in entries(demo_home)
+        assert "relative-date" not in kinds(app.screen.query_one(FindingsList))
+
+
+async def test_keep_persists_across_restarts_until_the_entry_changes(demo_home, make_app):
+    app = make_app(demo_home)
+    async with app.run_test(size=(120, 36)) as pilot:
+        lst = await open_review(app, pilot)
+        stale = await highlight(pilot, lst, "stale")
+        await pilot.press("k")
+        await settle(app, pilot)
+        assert "stale" not in kinds(app.screen.query_one(FindingsList))
+        assert "1 kept" in str(app.screen.query_one("#review-summary").render())
+    # a new app on the same home: still dismissed
+    again = make_app(demo_home)
+    async with again.run_test(size=(120, 36)) as pilot:
+        lst = await open_review(again, pilot)
+        assert "stale" not in kinds(lst)
+        await pilot.press("K")  # show kept ones: it is there, marked kept
+        await settle(again, pilot)
+        assert stale.key in {f.key for f in again.screen.query_one(FindingsList).findings}
+    # the entry changes (Hermes rewrites it): the finding comes back
+    text = memory_text(demo_home).replace(stale.texts[0], stale.texts[0] + " Still true.", 1)
+    (demo_home / "memories" / "MEMORY.md").write_text(text, encoding="utf-8")
+    third = make_app(demo_home)
+    async with third.run_test(size=(120, 36)) as pilot:
+        lst = await open_review(third, pilot)
+        assert "stale" in kinds(lst)
+
+
+async def test_bulk_mark_then_keep_and_remove(demo_home, make_app):
+    app = make_app(demo_home)
+    async with app.run_test(size=(120, 36)) as pilot:
+        lst = await open_review(app, pilot)
+        await highlight(pilot, lst, "redundant-skill")
+        first = lst.current
+        await pilot.press("space")  # marks and moves down to the next finding
+        second = lst.current
+        await pilot.press("space")
+        assert app.screen.marked == {first.key, second.key}
+        assert "2 marked" in str(app.screen.query_one("#review-summary").render())
+        await pilot.press("k")
+        await settle(app, pilot)
+        keys = {f.key for f in app.screen.query_one(FindingsList).findings}
+        assert first.key not in keys and second.key not in keys
+        assert {first.key, second.key} <= R.decisions(open_curator(demo_home, today=TODAY)).kept_keys()
+        # bulk remove: mark the vague and the stale entries, d, confirm
+        lst = app.screen.query_one(FindingsList)
+        vague = await highlight(pilot, lst, "vague")
+        await pilot.press("space")
+        stale = await highlight(pilot, lst, "stale")
+        await pilot.press("space")
+        await pilot.press("d")
+        assert isinstance(app.screen, ConfirmDialog)
+        await pilot.press("y")
+        await settle(app, pilot)
+        assert vague.texts[0] not in entries(demo_home, "USER.md")
+        assert stale.texts[0] not in entries(demo_home)
+
+
+async def test_export_writes_a_markdown_report(demo_home, make_app):
+    app = make_app(demo_home)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await open_review(app, pilot)
+        await pilot.press("x")
+        await pilot.pause()
+        report = reports_dir(app.curator) / "review-2026-11-15.md"
+        text = report.read_text(encoding="utf-8")
+        assert text.startswith("# Memory review — 2026-11-15") and "## conflicting (1)" in text
+        assert demo_home.resolve() not in report.resolve().parents  # never inside the Hermes home
+
+
+async def test_recomputes_after_an_external_change(demo_home, make_app):
+    app = make_app(demo_home, poll=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        lst = await open_review(app, pilot)
+        assert "duplicate" not in kinds(lst)
+        user = demo_home / "memories" / "USER.md"
+        first_memory = entries(demo_home)[2]
+        user.write_text(memory_text(demo_home, "USER.md") + "\n§\n" + first_memory, encoding="utf-8")
+        app.poll()
+        await settle(app, pilot)
+        dup = [f for f in app.screen.query_one(FindingsList).findings if f.kind == "duplicate"]
+        assert dup and dup[0].target == "memory+user"
+
+
+async def test_untrusted_text_is_literal_and_secrets_masked(hermes_home, make_app):
+    import random
+    import string
+
+    key = "ghp_" + "".join(random.Random(3).choices(string.ascii_letters + string.digits, k=36))
+    memories = hermes_home / "memories"
+    memories.mkdir(parents=True)
+    (memories / "MEMORY.md").write_text(
+        f"Yesterday logs showed [bold]x[/] and [link=https://e.x]y[/link]\n§\nGitHub token {key}",
+        encoding="utf-8")
+    (memories / "USER.md").write_text("", encoding="utf-8")
+    app = make_app(hermes_home)
+    async with app.run_test(size=(120, 36)) as pilot:
+        lst = await open_review(app, pilot)
+        await highlight(pilot, lst, "relative-date")
+        body = str(app.screen.query_one("#side-body-0").render())
+        assert "[bold]x[/]" in body and "[link=https://e.x]y[/link]" in body
+        await highlight(pilot, lst, "scanner")
+        shown = str(app.screen.query_one("#side-body-0").render()) + str(
+            app.screen.query_one("#finding-detail").render())
+        assert key not in shown and "ghp_" in shown

@@ -1,0 +1,618 @@
+"""Review mode: the monthly review's findings, and a few keystrokes to fix each one in place.
+
+Left, the findings grouped by kind (most severe first); right, the reason and the entries side by
+side with their differences highlighted. m merges a pair in an editor, d removes, e edits, k keeps
+(remembered by entry text: it returns only if an entry changes), space marks several for a bulk
+remove or keep, x exports the review as Markdown. Findings recompute after every change.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Button, Footer, Label, OptionList, Static, TextArea
+
+from core import review as R
+from core import scanner
+from core.dates import find_dates
+from core.home import tilde
+from core.memory import FILE_NAMES, TARGETS, Op, OpError, plan, usage, usage_label
+from tui.literal import literal
+from tui.screens.dialogs import ChoiceDialog, ConfirmDialog, EditEntryDialog
+from tui.widgets.findings import SEVERITY_STYLE, FindingsList
+from tui.widgets.gauge import CapacityGauge
+from tui.widgets.header import HmcHeader
+from tui.widgets.sidebyside import SideBySide, diff_pair, mark_spans
+
+REPORTS = "reports"
+
+HINTS = {
+    "duplicate": "m merge into one · d remove one · k keep both",
+    "similar": "m merge into one · d remove one · e edit one · k keep both",
+    "conflicting": "m merge into the true one · d remove the wrong one · e edit · k keep",
+    "stale": "e update the date · d remove · k keep (still true)",
+    "relative-date": "e write the date instead · d remove · k keep",
+    "scanner": "e edit out the problem · d remove · k keep (it is fine)",
+    "capacity": "merge or remove entries to make room · g memory mode · k keep",
+    "drift": "g memory mode, then r repairs the file (a backup is saved first)",
+    "redundant-skill": "d remove (the skill has it) · e shorten · k keep",
+    "redundant-context": "d remove (the context file has it) · e shorten · k keep",
+    "vague": "e say which one and what to do · d remove · k keep",
+    "verbose": "e shorten to the facts · k keep",
+}
+
+
+def masked(text: str) -> str:
+    return R.mask_secrets(text)
+
+
+def reports_dir(curator) -> Path:
+    """Where `x` writes Markdown reports: hmc's state folder for this home, `reports/`."""
+    from core.history import state_dir
+
+    return state_dir(curator.home.root) / REPORTS
+
+
+# ------------------------------------------------------------------------------ merge editor
+
+@dataclass(frozen=True)
+class MergeResult:
+    target: str  # the store that receives the merged entry
+    text: str
+
+
+class MergeDialog(ModalScreen[MergeResult | None]):
+    """Both entries prefilled; live count, characters saved and each store's usage after merging."""
+
+    DEFAULT_CSS = """
+    MergeDialog .merge-dialog { width: 100; }
+    MergeDialog TextArea { height: 10; }
+    MergeDialog #merge-count { margin-top: 1; }
+    MergeDialog #merge-findings { margin-top: 1; color: $warning; height: auto; }
+    """
+
+    BINDINGS = [
+        Binding("ctrl+s", "save", "Merge", id="merge.save", tooltip="Write the merged entry, remove the other"),
+        Binding("escape", "cancel", "Cancel", id="merge.cancel", tooltip="Close without merging"),
+        Binding("ctrl+t", "switch_target", "Other file", id="merge.target",
+                tooltip="Put the merged entry in the other file (entries from both files only)"),
+    ]
+
+    def __init__(self, curator, refs: list[tuple[str, int, str]]) -> None:
+        super().__init__()
+        self.curator = curator
+        self.refs = refs  # [(target, index, text)] × 2; the first keeps its place
+        self.target = refs[0][0]
+        self._can_save = False
+
+    @property
+    def cross(self) -> bool:
+        return self.refs[0][0] != self.refs[1][0]
+
+    def compose(self) -> ComposeResult:
+        first, second = self.refs
+        with Vertical(classes="dialog merge-dialog"):
+            yield Label(self._title(), id="merge-title", classes="dialog-title")
+            note = Text("Edit into one entry. ", style="dim")
+            note.append(f"{first[0]} #{first[1] + 1}", style="bold")
+            note.append(" is replaced by the result and ", style="dim")
+            note.append(f"{second[0]} #{second[1] + 1}", style="bold")
+            note.append(" removed (both stay in hmc's history).", style="dim")
+            yield Static(note, markup=False)
+            yield TextArea(first[2] + "\n" + second[2], id="merge-text", soft_wrap=True,
+                           show_line_numbers=False, tab_behavior="focus")
+            yield Static("", id="merge-count", markup=False)
+            yield CapacityGauge(id="merge-gauge")
+            yield Static("", id="merge-findings", markup=False)
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Merge (ctrl+s)", id="merge-save", variant="primary")
+                yield Button("Cancel (esc)", id="merge-cancel")
+
+    def _title(self) -> Text:
+        title = Text(f"Merge two entries → {FILE_NAMES[self.target]}", style="bold")
+        if self.cross:
+            title.append("   ctrl+t: other file", style="dim")
+        return title
+
+    def on_mount(self) -> None:
+        area = self.query_one(TextArea)
+        area.focus()
+        area.move_cursor(area.document.end)
+        self.update_status()
+
+    def plans(self, text: str) -> dict[str, tuple[list[str], str | None]]:
+        """Each affected store's entries after merging, and why it can't be saved (or None)."""
+        (ta, _, xa), (tb, _, xb) = self.refs
+        out: dict[str, tuple[list[str], str | None]] = {}
+        if not self.cross:
+            store = self.curator.stores[ta]
+            ops = [Op("remove", old_text=xb, matched_entry=xb),
+                   Op("replace", old_text=xa, content=text, matched_entry=xa)]
+            groups = {ta: ops}
+        else:
+            keep_t, keep_x = (ta, xa) if self.target == ta else (tb, xb)
+            drop_t, drop_x = (tb, xb) if self.target == ta else (ta, xa)
+            groups = {keep_t: [Op("replace", old_text=keep_x, content=text, matched_entry=keep_x)],
+                      drop_t: [Op("remove", old_text=drop_x, matched_entry=drop_x)]}
+        for target, ops in groups.items():
+            store = self.curator.stores[target]
+            entries = list(store.last.entries)
+            try:
+                out[target] = (list(plan(entries, ops, store.limit, store.label).after), None)
+            except OpError as exc:
+                out[target] = (entries, str(exc).split("\n")[0])
+        return out
+
+    @on(TextArea.Changed)
+    def update_status(self) -> None:
+        text = self.query_one(TextArea).text.strip()
+        (_, _, xa), (_, _, xb) = self.refs
+        line = Text(f"{len(text):,} chars")
+        saved = len(xa) + len(xb) + 3 - len(text)  # the two entries and their § delimiter
+        line.append(f" · saves {saved:,} chars" if saved >= 0 else f" · adds {-saved:,} chars",
+                    style="bold green" if saved > 0 else "bold yellow")
+        problem = None if text else "the merged entry can't be empty"
+        gauge_done = False
+        for target, (after, why) in (self.plans(text).items() if text else []):
+            store = self.curator.stores[target]
+            line.append(f"\n{FILE_NAMES[target]} after merging: {usage_label(usage(after), store.limit)}")
+            if not store.enabled:
+                why = why or f"{store.label} is disabled in config.yaml"
+            if not store.last.writable:
+                why = why or f"{FILE_NAMES[target]} can't be written now (drift or unreadable)"
+            problem = problem or why
+            if target == self.target:
+                self.query_one("#merge-gauge", CapacityGauge).update(usage(after), store.limit)
+                gauge_done = True
+        if not gauge_done:
+            store = self.curator.stores[self.target]
+            self.query_one("#merge-gauge", CapacityGauge).update(store.last.usage, store.limit)
+        if problem:
+            line.append(f"\n✗ {problem}", style="bold red")
+        self.query_one("#merge-count", Static).update(line)
+        findings = scanner.scan(text) if text else []
+        box = self.query_one("#merge-findings", Static)
+        if findings:
+            out = Text("Security scan:\n", style="bold yellow")
+            for f in findings[:4]:
+                out.append(f"  {f.severity.upper():<8} {f.rule}: ", style="bold")
+                out.append_text(literal(f.detail + "\n"))
+            box.update(out)
+        else:
+            box.update("")
+        self._can_save = problem is None
+        self.query_one("#merge-save", Button).disabled = not self._can_save
+
+    def action_switch_target(self) -> None:
+        if not self.cross:
+            self.app.bell()
+            return
+        self.target = self.refs[1][0] if self.target == self.refs[0][0] else self.refs[0][0]
+        self.query_one("#merge-title", Label).update(self._title())
+        self.update_status()
+
+    def action_save(self) -> None:
+        if not self._can_save:
+            self.app.bell()
+            self.notify("Can't merge: see the reason under the text", severity="warning")
+            return
+        self.dismiss(MergeResult(self.target, self.query_one(TextArea).text.strip()))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+    @on(Button.Pressed, "#merge-save")
+    def save_pressed(self) -> None:
+        self.action_save()
+
+    @on(Button.Pressed, "#merge-cancel")
+    def cancel_pressed(self) -> None:
+        self.dismiss(None)
+
+
+# ------------------------------------------------------------------------------ the screen
+
+class ReviewScreen(Screen):
+    MODE = "review"
+    AREA = "review"
+    HELP = """\
+## Review
+The monthly review: duplicates and rewordings, conflicting facts, stale and relative dates,
+security-scanner hits, capacity, drift, entries a skill or context file already holds, and entries
+too vague or too wordy to be worth their characters. Most severe first.
+**m** merge a pair · **d** remove · **e** edit · **k** keep (hidden until an entry changes) ·
+**space** mark several, then **d**/**k** act on all marked · **K** show kept findings ·
+**g** open the entry in memory mode · **x** export a Markdown report (hmc's state folder).
+Secrets stay masked here.
+"""
+    DEFAULT_CSS = """
+    ReviewScreen #review-body { height: 1fr; }
+    ReviewScreen #review-left {
+        width: 46%; height: 1fr; border: round $panel-lighten-2; padding: 0 0 0 1;
+    }
+    ReviewScreen #review-left:focus-within { border: round $accent; }
+    ReviewScreen #review-right { width: 1fr; height: 1fr; padding: 0 1; }
+    ReviewScreen #review-summary { height: auto; color: $text-muted; }
+    ReviewScreen #finding-title { height: auto; }
+    ReviewScreen #finding-detail { height: auto; margin: 1 0 0 0; }
+    ReviewScreen #finding-hint { height: auto; color: $text-muted; margin: 0 0 1 0; }
+    ReviewScreen #finding-gauge { margin: 0 0 1 0; }
+    ReviewScreen #review-empty { height: 1fr; content-align: center middle; color: $text-muted; }
+    ReviewScreen.-narrow #review-body { layout: vertical; }
+    ReviewScreen.-narrow #review-left { width: 1fr; height: 45%; }
+    """
+    BINDINGS = [
+        Binding("m", "merge", "Merge", id="review.merge", tooltip="Merge the two entries of this finding in an editor"),
+        Binding("d,delete", "remove", "Remove", id="review.remove",
+                tooltip="Remove the entry (asks which for a pair; all marked entries when some are marked)"),
+        Binding("e", "edit", "Edit", id="review.edit", tooltip="Edit the entry (asks which for a pair)"),
+        Binding("k", "keep", "Keep", id="review.keep",
+                tooltip="Keep as it is: hide this finding until one of its entries changes (all marked ones when some are marked)"),
+        Binding("space", "toggle_mark", "Mark", id="review.mark", tooltip="Mark or unmark this finding for a bulk remove or keep"),
+        Binding("K", "toggle_kept", "Show kept", id="review.kept", tooltip="Show or hide the findings you kept (k on a kept one brings it back)"),
+        Binding("g", "goto", "Go to", id="review.goto", tooltip="Open this entry's file in memory mode"),
+        Binding("x", "export", "Export", id="review.export", tooltip="Write the review as a Markdown report in hmc's state folder"),
+    ]
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.findings: list[R.Finding] = []
+        self.kept: set[str] = set()
+        self.marked: set[str] = set()
+        self.show_kept = False
+        self.loaded = False
+        self._follow: str | None = None
+
+    def compose(self) -> ComposeResult:
+        yield HmcHeader()
+        with Horizontal(id="review-body"):
+            with Vertical(id="review-left"):
+                yield Static("Reviewing…", id="review-summary", markup=False)
+                yield FindingsList(id="findings")
+            with Vertical(id="review-right"):
+                yield Static("", id="finding-title", markup=False)
+                yield Static("", id="finding-detail", markup=False)
+                yield Static("", id="finding-hint", markup=False)
+                yield CapacityGauge(id="finding-gauge")
+                yield SideBySide(id="finding-sides")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#finding-gauge", CapacityGauge).display = False
+        self.app.memory_changed.subscribe(self, self.on_memory_changed)
+        self.query_one(FindingsList).focus()
+
+    def on_screen_resume(self) -> None:
+        try:
+            R.mark_reviewed(self.app.curator)
+        except Exception as exc:  # a read-only state folder must not break the review
+            self.notify(str(exc), title="Review date not saved", severity="warning")
+        self.app.header_changed.publish(None)
+        self.recompute()
+
+    def on_memory_changed(self, _target: str | None = None) -> None:
+        self.recompute()
+
+    # -- computing (off the UI thread) -------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, group="review-compute", exit_on_error=False)
+    def recompute(self) -> None:
+        curator = self.app.curator
+        findings = R.run_review(curator, include_kept=True)
+        kept = R.decisions(curator).kept_keys()
+        self.app.call_from_thread(self.show_findings, findings, kept)
+
+    def show_findings(self, findings: list[R.Finding], kept: set[str]) -> None:
+        self.loaded = True
+        self.kept = kept
+        visible = [f for f in findings if self.show_kept or f.key not in kept]
+        self.findings = visible
+        keys = {f.key for f in visible}
+        self.marked &= keys
+        lst = self.query_one(FindingsList)
+        current = self._follow or (lst.current.key if lst.current is not None else None)
+        self._follow = None
+        lst.show(visible, self.marked, kept, keep_key=current)
+        self.update_summary(findings, kept)
+        self.show_detail(lst.current)
+        self.refresh_bindings()
+
+    def update_summary(self, everything: list[R.Finding], kept: set[str]) -> None:
+        shown = self.findings
+        n_kept = sum(1 for f in everything if f.key in kept)
+        text = Text()
+        if not shown:
+            text.append("Nothing to fix.", style="bold green")
+        else:
+            by_sev = [(s, sum(1 for f in shown if f.severity == s)) for s in reversed(R.SEVERITIES)]
+            text.append(f"{len(shown)} finding{'s' if len(shown) != 1 else ''}", style="bold")
+            for sev, n in by_sev:
+                if n:
+                    text.append("  ")
+                    text.append(f"{n} {sev}", style=SEVERITY_STYLE.get(sev, ""))
+        if n_kept:
+            text.append(f"  ·  {n_kept} kept" + (" (shown)" if self.show_kept else " (K shows)"), style="dim")
+        if self.marked:
+            text.append(f"  ·  {len(self.marked)} marked", style="bold")
+        self.query_one("#review-summary", Static).update(text)
+
+    # -- the detail pane ---------------------------------------------------------------------------
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        self.show_detail(self.query_one(FindingsList).current)
+        self.refresh_bindings()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        finding = self.query_one(FindingsList).current
+        if finding is not None and len(finding.entries) == 2:
+            self.action_merge()
+        elif finding is not None and finding.entries:
+            self.action_edit()
+
+    def show_detail(self, finding: R.Finding | None) -> None:
+        title = self.query_one("#finding-title", Static)
+        detail = self.query_one("#finding-detail", Static)
+        hint = self.query_one("#finding-hint", Static)
+        gauge = self.query_one("#finding-gauge", CapacityGauge)
+        sides = self.query_one(SideBySide)
+        gauge.display = False
+        if finding is None:
+            title.update(Text("Nothing to fix." if self.loaded else "Reviewing…", style="bold"))
+            detail.update(Text("Capacity, duplicates, dates, redundancy and the security scan are all clear."
+                               if self.loaded else ""))
+            hint.update("")
+            sides.show([])
+            return
+        head = Text()
+        head.append(f" {finding.severity.upper()} ", style=SEVERITY_STYLE.get(finding.severity, "") + " reverse"
+                    if finding.severity != "critical" else SEVERITY_STYLE["critical"])
+        head.append(f"  {finding.kind}", style="bold")
+        head.append(f"  ·  {finding.where}")
+        if finding.rule and finding.rule != finding.kind:
+            head.append(f"  ·  {finding.rule}", style="dim")
+        if finding.key in self.kept:
+            head.append("  ·  kept", style="italic dim")
+        title.update(head)
+        detail.update(literal(finding.detail))
+        hint.update(Text(HINTS.get(finding.kind, ""), style="dim"))
+        sides.show(self.panels(finding))
+        if not finding.entries and finding.target in TARGETS:
+            store = self.app.curator.stores[finding.target]
+            gauge.update(store.last.usage, store.limit)
+            gauge.display = True
+
+    def panels(self, finding: R.Finding) -> list[tuple[str, Text]]:
+        refs = finding.refs
+        if len(refs) == 2:
+            (ta, ia, xa), (tb, ib, xb) = refs
+            left, right = diff_pair(masked(xa), masked(xb))
+            return [(f"{ta} #{ia + 1} · {len(xa):,} chars", left),
+                    (f"{tb} #{ib + 1} · {len(xb):,} chars", right)]
+        if len(refs) == 1:
+            target, index, text = refs[0]
+            shown = masked(text)
+            spans: list[tuple[int, int]] = []
+            if finding.kind in ("stale", "relative-date"):
+                spans = [(d.start, d.end) for d in find_dates(shown, self.app.curator.today)]
+            return [(f"{target} #{index + 1} · {len(text):,} chars", mark_spans(shown, spans))]
+        if finding.kind == "capacity" and finding.target in TARGETS:
+            entries = list(self.app.curator.stores[finding.target].last.entries)
+            biggest = sorted(range(len(entries)), key=lambda i: -len(entries[i]))[:6]
+            body = Text("Largest entries:\n", style="bold")
+            for i in biggest:
+                body.append(f"#{i + 1:<3} {len(entries[i]):>5,} chars  ", style="dim")
+                one = " ".join(masked(entries[i]).split())
+                body.append_text(literal(one if len(one) <= 60 else one[:59] + "…"))
+                body.append("\n")
+            return [(FILE_NAMES[finding.target], body)]
+        return []
+
+    # -- state for bindings ------------------------------------------------------------------------
+
+    @property
+    def current(self) -> R.Finding | None:
+        try:
+            return self.query_one(FindingsList).current
+        except Exception:
+            return None
+
+    def marked_findings(self) -> list[R.Finding]:
+        return [f for f in self.findings if f.key in self.marked]
+
+    def _writable(self, targets) -> bool:
+        stores = self.app.curator.stores
+        return all(stores[t].last.writable and stores[t].enabled for t in set(targets))
+
+    def check_action(self, action: str, parameters) -> bool | None:
+        if not self.is_mounted:
+            return True
+        finding = self.current
+        if action == "merge":
+            return (finding is not None and len(finding.entries) == 2 and self._writable(finding.targets)) or None
+        if action == "edit":
+            return (finding is not None and bool(finding.entries) and self._writable(finding.targets)) or None
+        if action == "remove":
+            if self.marked:
+                return any(len(f.entries) == 1 for f in self.marked_findings()) or None
+            return (finding is not None and bool(finding.entries) and self._writable(finding.targets)) or None
+        if action in ("keep", "toggle_mark"):
+            return (finding is not None or bool(self.marked)) or None
+        if action == "goto":
+            return (finding is not None and finding.target in (*TARGETS, "memory+user")) or None
+        return True
+
+    # -- actions -----------------------------------------------------------------------------------
+
+    def action_toggle_mark(self) -> None:
+        finding = self.current
+        if finding is None:
+            return
+        self.marked ^= {finding.key}
+        lst = self.query_one(FindingsList)
+        lst.show(self.findings, self.marked, self.kept, keep_key=finding.key)
+        # move on, so space, space, space marks a run of findings
+        lst.action_cursor_down()
+        self.update_summary(self.findings, self.kept)
+        self.refresh_bindings()
+
+    def action_toggle_kept(self) -> None:
+        self.show_kept = not self.show_kept
+        self.notify("Showing kept findings (k brings one back)." if self.show_kept else "Kept findings hidden.")
+        self.recompute()
+
+    def action_keep(self) -> None:
+        chosen = self.marked_findings() or ([self.current] if self.current else [])
+        if not chosen:
+            return
+        curator = self.app.curator
+        store = R.decisions(curator)
+        back = [f for f in chosen if f.key in self.kept]
+        new = [f for f in chosen if f.key not in self.kept]
+        try:
+            if new:
+                store.keep(new, curator.today)
+            if back:
+                store.unkeep(f.key for f in back)
+        except Exception as exc:
+            self.notify(str(exc), title="Not saved", severity="error")
+            return
+        self.marked.clear()
+        if new:
+            self.notify(f"Kept {len(new)} finding{'s' if len(new) != 1 else ''}: hidden until one of "
+                        "its entries changes (K shows kept ones).", title="Kept")
+        if back:
+            self.notify(f"{len(back)} finding{'s' if len(back) != 1 else ''} back in the review.", title="Un-kept")
+        self.recompute()
+
+    def action_goto(self) -> None:
+        finding = self.current
+        if finding is None:
+            return
+        target = finding.targets[0] if finding.targets else finding.target
+        if target in TARGETS:
+            self.app.show_memory(target)
+
+    def action_export(self) -> None:
+        curator = self.app.curator
+        folder = reports_dir(curator)
+        path = folder / f"review-{curator.today.isoformat()}.md"
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            path.write_text(R.markdown_report(curator, self.findings), encoding="utf-8")
+        except OSError as exc:
+            self.notify(f"Can't write the report: {exc.strerror or exc}", title="Export", severity="error")
+            return
+        self.notify(f"Review exported to {tilde(path)}", title="Export", timeout=10)
+
+    async def pick_entry(self, finding: R.Finding, verb: str) -> tuple[str, int, str] | None:
+        refs = finding.refs
+        if len(refs) == 1:
+            return refs[0]
+        body = Text(f"Which entry do you want to {verb}?\n\n")
+        choices = []
+        for n, (target, index, text) in enumerate(refs):
+            body.append(f"{target} #{index + 1}: ", style="bold")
+            body.append_text(literal(masked(text)))
+            body.append("\n\n")
+            choices.append((str(n), f"{verb.capitalize()} {target} #{index + 1}"))
+        choices.append(("cancel", "Cancel"))
+        choice = await self.app.push_screen_wait(ChoiceDialog(f"{verb.capitalize()} which entry?", body, choices))
+        if choice in (None, "cancel"):
+            return None
+        return refs[int(choice)]
+
+    @work(exclusive=True, group="review-write")
+    async def action_remove(self) -> None:
+        if self.marked:
+            await self.bulk_remove()
+            return
+        finding = self.current
+        if finding is None or not finding.entries:
+            return
+        ref = await self.pick_entry(finding, "remove")
+        if ref is None:
+            return
+        target, index, text = ref
+        if len(finding.refs) == 1:
+            body = Text("Remove this entry from ")
+            body.append(FILE_NAMES[target], style="bold")
+            body.append("? It stays in hmc's history (memory mode: h restores, u undoes).\n\n")
+            body.append_text(literal(masked(text)))
+            if not await self.app.push_screen_wait(ConfirmDialog("Remove entry", body, yes="Remove", danger=True)):
+                return
+        await self.app.write(target, [Op("remove", old_text=text, matched_entry=text)])
+
+    async def bulk_remove(self) -> None:
+        chosen = self.marked_findings()
+        singles = [f for f in chosen if len(f.entries) == 1]
+        skipped = len(chosen) - len(singles)
+        per_target: dict[str, list[str]] = {}
+        for f in singles:
+            target, _, text = f.refs[0]
+            if text not in per_target.setdefault(target, []):
+                per_target[target].append(text)
+        if not per_target:
+            self.notify("Only pairs are marked: merge them (m) or remove one at a time (d).", severity="warning")
+            return
+        n = sum(len(v) for v in per_target.values())
+        body = Text(f"Remove {n} entr{'y' if n == 1 else 'ies'}? They stay in hmc's history.\n\n")
+        for target, texts in per_target.items():
+            for text in texts:
+                body.append(f"{FILE_NAMES[target]}: ", style="bold")
+                one = " ".join(masked(text).split())
+                body.append_text(literal(one if len(one) <= 90 else one[:89] + "…"))
+                body.append("\n")
+        if skipped:
+            body.append(f"\n{skipped} marked pair{'s' if skipped != 1 else ''} left alone (merge or remove "
+                        "them one at a time).", style="dim")
+        if not await self.app.push_screen_wait(ConfirmDialog("Remove marked entries", body, yes="Remove", danger=True)):
+            return
+        self.marked.clear()
+        for target, texts in per_target.items():
+            await self.app.write(target, [Op("remove", old_text=t, matched_entry=t) for t in texts])
+
+    @work(exclusive=True, group="review-write")
+    async def action_edit(self) -> None:
+        finding = self.current
+        if finding is None or not finding.entries:
+            return
+        ref = await self.pick_entry(finding, "edit")
+        if ref is None:
+            return
+        target, _, text = ref
+        result = await self.app.push_screen_wait(EditEntryDialog(self.app.curator, target, text))
+        if result is None:
+            return
+        if result.text == text:
+            self.notify("No change.")
+            return
+        self._follow = None
+        await self.app.write(target, [Op("replace", content=result.text, old_text=text, matched_entry=text)])
+
+    @work(exclusive=True, group="review-write")
+    async def action_merge(self) -> None:
+        finding = self.current
+        if finding is None or len(finding.refs) != 2:
+            return
+        refs = finding.refs
+        result = await self.app.push_screen_wait(MergeDialog(self.app.curator, refs))
+        if result is None:
+            return
+        (ta, _, xa), (tb, _, xb) = refs
+        if ta == tb:
+            await self.app.write(ta, [Op("remove", old_text=xb, matched_entry=xb),
+                                      Op("replace", old_text=xa, content=result.text, matched_entry=xa)],
+                                 action="merge")
+            return
+        keep_t, keep_x, drop_t, drop_x = ((ta, xa, tb, xb) if result.target == ta else (tb, xb, ta, xa))
+        written = await self.app.write(keep_t, [Op("replace", old_text=keep_x, content=result.text,
+                                                   matched_entry=keep_x)], action="merge")
+        if written is None:
+            return
+        await self.app.write(drop_t, [Op("remove", old_text=drop_x, matched_entry=drop_x)], action="merge")
