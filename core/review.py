@@ -171,9 +171,15 @@ def drift_findings(target: str, snap: "Snapshot") -> list[Finding]:
 
 def pair_findings(items: Sequence[Entry]) -> list[Finding]:
     out: list[Finding] = []
+    first_copy: dict[str, int] = {}
+    for n, (_, _, text) in enumerate(items):
+        first_copy.setdefault(text.strip(), n)
     for a in range(len(items)):
         for b in range(a + 1, len(items)):
             (ta, ia, xa), (tb, ib, xb) = items[a], items[b]
+            copies = (first_copy[xa.strip()] != a) + (first_copy[xb.strip()] != b)
+            if copies and xa.strip() != xb.strip():
+                continue  # an entry stored twice is compared to the others once, as its first copy
             verdict = compare(xa, xb)
             if verdict is None:
                 continue
