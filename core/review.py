@@ -269,6 +269,7 @@ class Source:
     label: str  # "skills/deploy/SKILL.md", "AGENTS.md"
     kind: str  # "redundant-skill" | "redundant-context"
     windows: tuple[tuple[str, frozenset[str]], ...]
+    vocabulary: frozenset[str] = frozenset()  # every token of the file (a quick pre-check)
 
 
 def _split_window(chunk: str) -> list[str]:
@@ -276,35 +277,52 @@ def _split_window(chunk: str) -> list[str]:
 
 
 def _windows(text: str) -> tuple[tuple[str, frozenset[str]], ...]:
+    """Lines, runs of 2-3 lines and long paragraphs, each with its content tokens."""
     lines = [ln.strip() for ln in text.splitlines()][:5000]
-    chunks: list[str] = []
+    toks = [frozenset(tn.content_tokens(ln)) if ln else frozenset() for ln in lines]
+    out: list[tuple[str, frozenset[str]]] = []
     for i, line in enumerate(lines):
         if not line:
             continue
         for size in (1, 2, 3):
-            window = [ln for ln in lines[i:i + size]]
+            window = lines[i:i + size]
             if len(window) == size and all(window):
-                chunks.append("\x1f".join(window))
-    paragraph: list[str] = []
-    for line in lines + [""]:
-        if line:
-            paragraph.append(line)
-        elif paragraph:
-            if len(paragraph) > 3:
-                chunks.append("\x1f".join(paragraph))
-            paragraph = []
-    return tuple((c, frozenset(tn.content_tokens(c))) for c in chunks)
+                out.append(("\x1f".join(window), frozenset().union(*toks[i:i + size])))
+    start = None
+    for i, line in enumerate(lines + [""]):
+        if line and start is None:
+            start = i
+        elif not line and start is not None:
+            if i - start > 3:
+                out.append(("\x1f".join(lines[start:i]), frozenset().union(*toks[start:i])))
+            start = None
+    return tuple(out)
 
 
-def _read(path: Path) -> str | None:
+_SOURCE_CACHE: dict[tuple[str, str], tuple[tuple[int, int], Source]] = {}
+
+
+def _source(path: Path, label: str, kind: str) -> Source | None:
+    """The file as a Source, re-read only when its size or mtime changed."""
     try:
         if not path.is_file():
             return None
+        st = path.stat()
+        stamp = (st.st_mtime_ns, st.st_size)
+        cached = _SOURCE_CACHE.get((str(path), kind))
+        if cached and cached[0] == stamp:
+            return cached[1]
         with open(path, "rb") as fh:
-            data = fh.read(MAX_SOURCE_BYTES)
-        return data.decode("utf-8", errors="replace")
+            text = fh.read(MAX_SOURCE_BYTES).decode("utf-8", errors="replace")
     except OSError:
         return None
+    windows = _windows(text)
+    vocabulary = frozenset().union(*(w for _, w in windows)) if windows else frozenset()
+    source = Source(label, kind, windows, vocabulary)
+    if len(_SOURCE_CACHE) > 2 * MAX_SKILLS:
+        _SOURCE_CACHE.clear()
+    _SOURCE_CACHE[(str(path), kind)] = (stamp, source)
+    return source
 
 
 def load_sources(root: Path) -> list[Source]:
@@ -316,13 +334,13 @@ def load_sources(root: Path) -> list[Source]:
     except OSError:
         paths = []
     for path in paths[:MAX_SKILLS]:
-        text = _read(path)
-        if text:
-            out.append(Source(path.relative_to(root).as_posix(), "redundant-skill", _windows(text)))
+        source = _source(path, path.relative_to(root).as_posix(), "redundant-skill")
+        if source and source.windows:
+            out.append(source)
     for name in CONTEXT_FILES:
-        text = _read(root / name)
-        if text:
-            out.append(Source(name, "redundant-context", _windows(text)))
+        source = _source(root / name, name, "redundant-context")
+        if source and source.windows:
+            out.append(source)
     return out
 
 
@@ -340,6 +358,8 @@ def redundancy_findings(target: str, index: int, text: str, sources: Sequence[So
     named = {s for s in specifics(text) if s in tokens}
     best: tuple[float, Source, str] | None = None
     for source in sources:
+        if _containment(tokens, source.vocabulary) < REDUNDANT:
+            continue  # the whole file lacks too many of the entry's words
         for chunk, window in source.windows:
             score = _containment(tokens, window)
             if score < REDUNDANT or (named and _containment(frozenset(named), window) < 0.75):
@@ -366,13 +386,17 @@ def redundancy_findings(target: str, index: int, text: str, sources: Sequence[So
 
 # -- vague and verbose
 
-_GENERIC = frozenset(
-    "project projects thing things stuff something some various work working job task tasks code "
-    "coding app apps idea ideas issue issues problem problems projet projets truc trucs chose choses "
-    "quelque travail proyecto proyectos cosa cosas algo trabajo trabajando progetto progetti cose "
-    "qualcosa lavoro lavorando проект проекты проектом что-то вещи штуки работа работает "
-    "работает задача задачи".split())
-_GENERIC_CJK = ("项目", "东西", "一些", "某个", "事情", "工作")
+# An unspecified reference: "a project", "something", "un projet", "какой-то проект", "一个项目"…
+_UNSPECIFIED = re.compile(
+    r"\b(?:a|an|some|one|his|her|their|a\s+few|several)\s+(?:side\s+|new\s+|personal\s+)?"
+    r"(?:project|thing|app|idea|task|job|issue|problem|stuff)s?\b|\b(?:something|stuff|things|etc)\b|"
+    r"\b(?:un|une|des|quelques)\s+(?:projet|truc|chose|idée|tâche|appli)s?\b|\bquelque\s+chose\b|"
+    r"\b(?:un|una|unos|unas|algún|alguna)\s+(?:proyecto|cosa|idea|tarea|app)s?\b|\balgo\b|"
+    r"\b(?:un|uno|una|qualche|delle|dei)\s+(?:progett[oi]|cos[ae]|idea|compito|app)\b|\bqualcosa\b|"
+    r"(?:какой-то|какие-то|один|одним|некий|свой|своим)\s+(?:проект\w*|дел\w*|задач\w*)|что-то|"
+    r"(?:работает|занимается)\s+над\s+проект\w*|"
+    r"一个项目|某个|某些|一些东西|东西|一些事",
+    re.IGNORECASE)
 _NARRATION = re.compile(
     r"\b(?:i|we)\s+(?:discovered|found|noticed|learned|realised|realized|saw|think|believe)\b|"
     r"\bthe\s+user\s+(?:mentioned|said|told\s+me|explained|noted|stated)\b|"
@@ -398,13 +422,12 @@ def vague_finding(target: str, index: int, text: str) -> Finding | None:
     stripped = text.strip()
     tokens = tn.content_tokens(stripped)
     has_cjk = any(tn.is_cjk(c) for c in stripped)
-    generic = any(t in _GENERIC for t in tn.words(stripped)) or any(g in stripped for g in _GENERIC_CJK)
     reason = None
     if len(stripped) < (5 if has_cjk else 12) or not tokens:
         reason = "too short to act on"
     elif not specifics(stripped) and not re.search(r"\d", stripped):
-        few = len(stripped) < 14 if has_cjk else len(tokens) <= 4
-        if few and generic:
+        few = len(stripped) < 16 if has_cjk else len(tokens) <= 4
+        if few and _UNSPECIFIED.search(stripped):
             reason = "too generic to act on: say which one, where, or what to do"
     if reason is None:
         return None
