@@ -223,3 +223,38 @@ DATE_FREE: list[Case] = [
 ]
 
 ALL: list[Case] = DATED + RELATIVE + DATE_FREE
+
+
+# ---------------------------------------------------------------------------------------------
+# Held-out batch: written after the finder was tuned, measured without retuning.
+
+HELDOUT: list[Case] = [
+    ("en", "Kickoff with the Lisbon team happened on 9 Sep 2026.", ["2026-09-09"]),
+    ("en", "Laptop warranty runs until 2027-02-28.", ["2027-02-28"]),
+    ("en", "She joined Paylane in spring 2023, as of June 2023 on the billing squad.", ["2023-06"]),
+    ("en", "Three days ago the nightly job started failing.", ["~2026-11-12"]),
+    ("en", "Switched the team to uv last Tuesday.", ["~2026-11-10"]),
+    ("en", "Uses 4K monitors at 60 Hz; the hub is USB-C 3.2.", []),
+    ("en", "Retry budget: 3 attempts, 250 ms apart, max 10/s.", []),
+    ("fr", "Passage à Debian 13 prévu pour le 1er décembre 2026.", ["2026-12-01"]),
+    ("fr", "La démo client a eu lieu avant-hier.", ["~2026-11-13"]),
+    ("fr", "Il a quitté l'équipe il y a trois semaines.", ["~2026-10-25"]),
+    ("fr", "Le budget 2027 est validé depuis octobre 2026.", ["2026-10"]),
+    ("fr", "Version 1.4.2 en production, 1.5.0 en recette.", []),
+    ("es", "La auditoría fue el 12 de noviembre de 2025.", ["2025-11-12"]),
+    ("es", "El certificado caduca el 31.01.2027.", ["2027-01-31"]),
+    ("es", "Anteayer se cayó el servidor de correo.", ["~2026-11-13"]),
+    ("es", "El puerto por defecto es 8443 y el timeout 30 s.", []),
+    ("it", "Il rinnovo del dominio scade il 3 marzo 2027.", ["2027-03-03"]),
+    ("it", "Ieri sera è stato fatto il rollback.", ["~2026-11-14"]),
+    ("it", "Tre settimane fa abbiamo cambiato provider.", ["~2026-10-25"]),
+    ("it", "Il server ha 64 GB di RAM e 2 TB di disco.", []),
+    ("ru", "Сертификат продлён до 15 марта 2027 года.", ["2027-03-15"]),
+    ("ru", "Позавчера упал CI.", ["~2026-11-13"]),
+    ("ru", "С марта 2024 работает удалённо.", ["2024-03"]),
+    ("ru", "Сервер: 8 ядер, 32 ГБ памяти, версия ядра 6.8.", []),
+    ("zh", "2025年12月1日开始使用新的 VPN。", ["2025-12-01"]),
+    ("zh", "前天数据库备份失败了。", ["~2026-11-13"]),
+    ("zh", "自2022年起负责支付模块。", ["2022"]),
+    ("zh", "服务器有 16 核和 64GB 内存,版本 3.2.1。", []),
+]
