@@ -490,9 +490,14 @@ def decisions(curator: "Curator") -> ReviewStore:
     return ReviewStore(state_dir(curator.home.root))
 
 
-def run_review(curator: "Curator", *, include_kept: bool = False) -> list[Finding]:
-    """All findings for the curator's home, most severe first; kept ones left out by default."""
-    snapshots = {t: curator.stores[t].read() for t in TARGETS if t in curator.stores}
+def run_review(curator: "Curator", *, include_kept: bool = False, fresh: bool = True) -> list[Finding]:
+    """All findings for the curator's home, most severe first; kept ones left out by default.
+
+    `fresh` re-reads both files; the TUI passes False to review the snapshots its file poll keeps
+    (reading here would update them behind the poll's back, so it would miss an external change).
+    """
+    snapshots = {t: (curator.stores[t].read() if fresh else curator.stores[t].last)
+                 for t in TARGETS if t in curator.stores}
     stores = {t: (list(s.entries), curator.stores[t].limit) for t, s in snapshots.items()}
     findings = review_entries(stores, curator.today, load_sources(curator.home.root), snapshots)
     if include_kept:
@@ -547,7 +552,7 @@ def markdown_report(curator: "Curator", findings: Sequence[Finding]) -> str:
         store = curator.stores.get(target)
         if store is None:
             continue
-        snap = store.read()
+        snap = store.last
         name = "MEMORY.md" if target == "memory" else "USER.md"
         lines.append(f"- {name}: {len(snap.entries)} entries, "
                      f"{usage_label(usage(snap.entries), store.limit)}")

@@ -268,3 +268,16 @@ def test_demo_home_findings_are_all_found(tmp_path):
     assert planned <= got, planned - got
     pairs = {g for g in got if len(g[1]) == 2}
     assert pairs == {("similar", ("pnpm_a", "pnpm_b")), ("conflicting", ("rate_100", "rate_1000"))}
+
+
+def test_reviewing_cached_snapshots_leaves_external_changes_to_the_poll(tmp_path):
+    """The TUI reviews `store.last`: a review must not swallow a change the file poll has to see."""
+    root = make_home(tmp_path / "h", ["Timezone Europe/Paris."])
+    curator = open_curator(root, today=TODAY)
+    store = curator.stores["memory"]
+    store.read()
+    (root / "memories" / "MEMORY.md").write_text("Timezone Europe/Paris.\n§\nYesterday it broke.",
+                                                 encoding="utf-8")
+    assert not any(f.kind == "relative-date" for f in R.run_review(curator, fresh=False))
+    assert store.changed_on_disk()  # the poll still sees it (and reloads)
+    assert any(f.kind == "relative-date" for f in R.run_review(curator, fresh=False))

@@ -304,7 +304,7 @@ Secrets stay masked here.
     @work(thread=True, exclusive=True, group="review-compute", exit_on_error=False)
     def recompute(self) -> None:
         curator = self.app.curator
-        findings = R.run_review(curator, include_kept=True)
+        findings = R.run_review(curator, include_kept=True, fresh=False)
         kept = R.decisions(curator).kept_keys()
         self.app.call_from_thread(self.show_findings, findings, kept)
 
