@@ -46,12 +46,22 @@ class Rule:
     secret_group: str | None = None
     refine: Refiner | None = None
     gate: tuple[tuple[str, ...], ...] = ()
+    script: str | None = None       # "cyrillic" | "cjk": the text must contain that script
 
     def gate_open(self, folded: str, seen: dict[str, bool] | None = None) -> bool:
         """True when the regex is worth running; `folded` is `gate_text(normalised text)`.
 
-        `seen` caches stem lookups across the rules of one scan.
+        `seen` caches stem and script lookups across the rules of one scan.
         """
+        if self.script is not None:
+            key = "\0" + self.script
+            has = seen.get(key) if seen is not None else None
+            if has is None:
+                has = SCRIPTS[self.script].search(folded) is not None
+                if seen is not None:
+                    seen[key] = has
+            if not has:
+                return False
         if seen is None:
             return all(any(stem in folded for stem in group) for group in self.gate)
         for group in self.gate:
@@ -65,6 +75,8 @@ class Rule:
                 return False
         return True
 
+
+SCRIPTS = {"cyrillic": re.compile("[\u0400-\u04ff]"), "cjk": re.compile("[\u3400-\u9fff\uf900-\ufaff]")}
 
 # Characters Python's case-insensitive matching equates with a letter that lower()
 # (after NFKC) does not produce: fold them so a substring gate stays exact.

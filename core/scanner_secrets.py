@@ -99,11 +99,17 @@ _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012
 
 
 def _generic(m: re.Match[str]) -> Verdict | None:
-    text, start = m.string, m.start()
-    head = start
-    while head > 0 and start - head < 40 and text[head - 1] in _NAME_CHARS:
+    # The regex starts at the operator (fast); the name before it must end with a secret word.
+    text, op = m.string, m.start()
+    named = _GENERIC_NAME_BEFORE.search(text, max(0, op - 80), op)
+    if named is None:
+        return None
+    head = named.start()
+    while head > 0 and named.start() - head < 40 and text[head - 1] in _NAME_CHARS:
         head -= 1
-    name, value = text[head:m.end("suffix")], m.group("secret")
+    if head > 0 and text[head - 1].isalnum() and text[head - 1].isascii():
+        return None
+    name, value = text[head:named.end("suffix")], m.group("secret")
     if _SUFFIX_NOT_SECRET.search(name):
         return None
     if is_placeholder(value) or len(value) < 8:
@@ -136,6 +142,8 @@ _GENERIC_NAME = (
     r"client[_-]?secret|auth[_-]?token|credentials?|mot\s+de\s+passe|contrase[ñn]a|"
     r"пароль|密码|口令)"
 )
+_GENERIC_NAME_BEFORE = re.compile(
+    rf"{_GENERIC_NAME}(?P<suffix>[A-Za-z0-9_.-]{{0,24}})[\"']?\s*$", re.IGNORECASE)
 
 SECRET_RULES: tuple[Rule, ...] = (
     _s("private_key",
@@ -186,9 +194,8 @@ SECRET_RULES: tuple[Rule, ...] = (
     _s("secret_bearer", r"\bBearer\s+(?P<secret>[A-Za-z0-9._~+/-]{16,}=*)", "bearer token",
        flags=re.IGNORECASE, gate="bearer", refine=_bearer),
     _s("secret_generic",
-       rf"{_GENERIC_NAME}(?P<suffix>[A-Za-z0-9_.-]{{0,24}})"
-       r"[\"']?\s*(?:=|:|=>|:=)\s*[\"'`]?(?P<secret>[^\s\"'`,;]{6,200})",
-       "secret assigned to a name", flags=re.IGNORECASE, refine=_generic,
+       r"(?::=|=>|=|:)\s*[\"'`]?(?P<secret>[^\s\"'`,;]{6,200})",
+       "secret assigned to a name", refine=_generic,
        gate="pass|pwd|secret|token|key|credential|mot|contrase|пароль|密码|口令"),
 )
 
