@@ -27,7 +27,10 @@ USER = [
 
 
 def make_home(root: Path, memory=MEMORY, user=USER, config: str | None = None) -> Path:
-    home = root / "hermes"
+    return build_home(root / "hermes", memory, user, config)
+
+
+def build_home(home: Path, memory=MEMORY, user=USER, config: str | None = None) -> Path:
     (home / "memories").mkdir(parents=True, exist_ok=True)
     (home / "pending" / "memory").mkdir(parents=True, exist_ok=True)
     (home / "memories" / "MEMORY.md").write_text(serialize(memory), encoding="utf-8")
