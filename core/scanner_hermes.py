@@ -40,12 +40,14 @@ _F = r"(?:\w+\s+){0,8}"                                   # filler: up to 8 word
 _SECRET_VAR = r"\$\{?\w*(?:KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL)S?\b"
 _MODIFY = r"(?:update|modify|edit|write|change|append|add\s+to)\s+[^\n]{0,2048}"
 
-_AMBIGUOUS = ("common in ordinary ops notes too; reword it (e.g. 'status ping', 'fetch jobs') "
-              "if this is harmless")
+def _ambiguous(hint: str):
+    """C2 vocabulary that ordinary ops notes use too: a warning with a rewording hint."""
+    verdict = Verdict("warning", f"common in harmless notes too; if this is one, {hint}")
 
+    def refine(_m: re.Match[str]) -> Verdict:
+        return verdict
 
-def _ambiguous(_m: re.Match[str]) -> Verdict:
-    return Verdict("warning", _AMBIGUOUS)
+    return refine
 
 
 _SSH_LOCATION = re.compile(
@@ -135,16 +137,20 @@ HERMES_RULES: tuple[Rule, ...] = (
        gate="yourself"),
     # command and control
     _h("c2_node_registration", r"register\s+(?:as\s+)?a?\s*node", "error",
-       "command-and-control wording: register as a node", "c2", refine=_ambiguous,
+       "command-and-control wording: register as a node", "c2",
+       refine=_ambiguous("say 'join the cluster'"),
        gate=("register", "node")),
     _h("c2_heartbeat", r"(?:heartbeat|beacon|check[\s\-]?in)\s+(?:to|with)\s+", "error",
-       "command-and-control wording: heartbeat/beacon/check in to", "c2", refine=_ambiguous,
+       "command-and-control wording: heartbeat/beacon/check in to", "c2",
+       refine=_ambiguous("say 'status ping' or 'reports its status'"),
        gate="heartbeat|beacon|check"),
     _h("c2_task_pull", r"pull\s+(?:down\s+)?(?:new\s+)?task(?:ing|s)?\b", "error",
-       "command-and-control wording: pull tasks", "c2", refine=_ambiguous,
+       "command-and-control wording: pull tasks", "c2",
+       refine=_ambiguous("say 'fetch jobs'"),
        gate=("pull", "task")),
     _h("c2_network_connect", r"connect\s+to\s+the\s+network\b", "error",
-       "command-and-control wording: connect to the network", "c2", refine=_ambiguous,
+       "command-and-control wording: connect to the network", "c2",
+       refine=_ambiguous("say 'join the network'"),
        gate="network"),
     _h("forced_action", r"you\s+must\s+(?:\w+\s+){0,3}(?:register|connect|report|beacon)\b",
        "error", "orders the agent to register, connect, report or beacon", "c2",
@@ -161,7 +167,8 @@ HERMES_RULES: tuple[Rule, ...] = (
        "unsets an agent-runtime environment variable", "c2",
        gate="unset"),
     _h("known_c2_framework", r"\b(?:cobalt\s*strike|sliver|havoc|mythic|metasploit|brainworm)\b",
-       "error", "names a red-team / command-and-control framework", "c2", refine=_ambiguous,
+       "error", "names a red-team / command-and-control framework", "c2",
+       refine=_ambiguous("reword it: Hermes blocks the bare word, even 'havoc' in plain English"),
        gate="cobalt|sliver|havoc|mythic|metasploit|brainworm"),
     _h("c2_explicit", r"\bc2\s+(?:server|channel|infrastructure|beacon)\b", "error",
        "mentions C2 infrastructure", "c2",
