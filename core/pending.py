@@ -399,16 +399,26 @@ def _pin_message(exc: Conflict) -> str:
             "(edited or removed since); reject this record or edit it")
 
 
+_WORD = re.compile(r"\w{3,}", re.UNICODE)
+
+
 def _truncation_warning(entry: str, old_text: str, new: str) -> str | None:
-    """A replace whose old_text is only part of the entry overwrites the WHOLE entry: say what goes."""
+    """A replace whose old_text is only part of the entry overwrites the WHOLE entry. When the
+    words around the match are missing from the new text, say what approving would drop."""
     old = old_text.strip()
     if not old or old == entry or old not in entry:
         return None
-    rest = [p.strip(" ,;.:-—") for p in entry.split(old)]
-    lost = [p for p in rest if p and p not in new]
-    if not lost:
+    have = {w.casefold() for w in _WORD.findall(new)}
+    lost = []
+    for part in entry.split(old):
+        part = part.strip(" ,;.:-—")
+        missing = [w for w in _WORD.findall(part) if w.casefold() not in have]
+        if part and missing:
+            lost.append((part, missing))
+    words = sum(len(m) for _, m in lost)
+    if words < 2:
         return None
-    dropped = " … ".join(preview(p, 60) for p in lost)
+    dropped = " … ".join(preview(p, 60) for p, _ in lost)
     return (f"the staged old_text matches only part of this entry; approving replaces the WHOLE entry "
             f"({len(entry):,} chars) with the new text ({len(new.strip()):,} chars) and drops: {dropped!r}")
 
@@ -501,7 +511,7 @@ def inspect_ops(record: PendingRecord, ops: Sequence[Op], target: str | None, sn
     if blocking:
         first = blocking[0]
         return verdict(SCANNER, f"the security scan flagged the new text ({first.rule}: {first.detail}); "
-                       "approve with confirmation to write it anyway", **ok)
+                       "it is written only if you confirm", **ok)
     return verdict(None, None, **ok)
 
 

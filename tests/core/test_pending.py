@@ -443,3 +443,9 @@ def test_a_live_claim_is_reported_as_in_progress(home, queue):
     with pytest.raises(PendingError, match="being approved or rejected right now by another hmc"):
         queue.approve(rid)
     assert queue.list() == []  # a live claim is not put back
+
+
+def test_a_rewrite_that_keeps_the_rest_of_the_entry_is_not_flagged_as_truncation(home, queue):
+    rid = stage(home, "replace", old_text="Tuesdays", matched_entry=MEMORY[1],
+                content="Deploys go through the staging cluster first, then prod on Thursdays")
+    assert not any("WHOLE entry" in w for w in queue.inspect(rid).warnings)

@@ -304,7 +304,8 @@ all · **R** reject all · **x** reject those that can't apply · **o** open the
             self._set("#detail-status", Text("✓ Can apply: y approves exactly the change below."))
             status.add_class("-ok")
         elif ins.forcible:
-            self._set("#detail-status", Text("⚠ ") + literal(mask(ins.reason or "")) + Text(" (y asks before writing)"))
+            self._set("#detail-status", Text("⚠ Needs confirmation: ") + literal(mask(ins.reason or ""))
+                      + Text(" (y asks first)."))
             status.add_class("-warn")
         else:
             self._set("#detail-status", Text("✗ Can't apply: ") + literal(mask(ins.reason or "")))

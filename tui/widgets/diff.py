@@ -34,8 +34,13 @@ class EntryDiff(Static):
         self._mask: Callable[[str], str] = lambda text: text
         self._empty = ""
 
-    def show(self, changes: Sequence, mask: Callable[[str], str] | None = None, empty: str = "") -> None:
-        """Render `changes`; `mask` hides secrets in every text shown."""
+    context: int | None = 1  # unchanged entries shown around each change (None: all)
+
+    def show(self, changes: Sequence, mask: Callable[[str], str] | None = None, empty: str = "",
+             context: int | None = 1) -> None:
+        """Render `changes`; `mask` hides secrets in every text shown; runs of unchanged entries
+        farther than `context` from a change fold into one line (None shows every entry)."""
+        self.context = context
         self._changes = list(changes)
         self._mask = mask or (lambda text: text)
         self._empty = empty
@@ -56,8 +61,20 @@ class EntryDiff(Static):
             out.append(self._empty, style=self._style("kept"))
             return out
         n_before = n_after = 0
-        for change in self._changes:
+        shown = self._visible()
+        folded = 0
+        for pos, change in enumerate(self._changes):
             kind = change.kind
+            if not shown[pos]:
+                folded += 1
+                n_before += 1
+                n_after += 1
+                continue
+            if folded:
+                if out:
+                    out.append("\n")
+                out.append(f"   ⋯ {folded} unchanged entr{'y' if folded == 1 else 'ies'}", style=self._style("kept"))
+                folded = 0
             if out:
                 out.append("\n")
             if kind == "kept":
@@ -80,7 +97,17 @@ class EntryDiff(Static):
                 out.append("\n")
                 self._pieces(out, "+ ", n_after, [(t, x) for t, x in parts if t != "-"],
                              self._style("added"), self._style("new"), "+")
+        if folded:
+            out.append("\n" if out else "")
+            out.append(f"   ⋯ {folded} unchanged entr{'y' if folded == 1 else 'ies'}", style=self._style("kept"))
         return out
+
+    def _visible(self) -> list[bool]:
+        kinds = [c.kind for c in self._changes]
+        if self.context is None or all(k == "kept" for k in kinds):
+            return [True] * len(kinds)
+        changed = [i for i, k in enumerate(kinds) if k != "kept"]
+        return [k != "kept" or any(abs(i - j) <= self.context for j in changed) for i, k in enumerate(kinds)]
 
     def _entry(self, out: Text, mark: str, number: int, text: str | None, style) -> None:
         head = f"{mark}{number:>2} "

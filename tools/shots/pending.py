@@ -1,0 +1,82 @@
+"""Pending mode screenshots: the queue with a replace record selected, a refused record, each dialog."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from tools.shots import NOW, Shot
+
+# The demo's record ids (core/demo_content.py PENDING_IDS / MALFORMED_ID)
+REPLACE_UNPINNED = "6c0d8e52"
+REPLACE_PINNED = "5b2e7d41"
+STALE_PIN = "c26e34b8"
+OVER_LIMIT = "d37f45c9"
+ADD = "3f9a1c20"
+SCANNER = "e4805ada"
+SECRET = "f5916beb"
+HALF_WRITTEN = "deadbeef"
+
+
+def steady_files(home: Path) -> None:
+    """The half-written record has no created_at, so its age is the file's: pin it for repeatable shots."""
+    path = home / "pending" / "memory" / f"{HALF_WRITTEN}.json"
+    if path.exists():
+        os.utime(path, (NOW - 2 * 86400 - 3600, NOW - 2 * 86400 - 3600))
+
+
+def empty_queue(home: Path) -> None:
+    for path in (home / "pending" / "memory").glob("*.json"):
+        path.unlink()
+
+
+def select(record_id: str, *keys: str):
+    """Highlight a record by id (robust to the list order), then press keys."""
+
+    async def steps(pilot) -> None:
+        from textual.widgets import OptionList
+
+        app = pilot.app
+        if app.current_mode != "pending":
+            await pilot.press("2")
+            await pilot.pause()
+        screen = app.screen
+        ids = [ins.id for ins, _ in screen.rows]
+        screen.query_one("#pending-list", OptionList).highlighted = ids.index(record_id)
+        await pilot.pause()
+        for key in keys:
+            await pilot.press(key)
+            await pilot.pause()
+
+    return steps
+
+
+SCENARIOS = [
+    Shot("pending", press=("2",), setup=steady_files, settle=select(REPLACE_UNPINNED),
+         title="Pending mode: a replace that would overwrite the whole entry, shown before you approve"),
+    Shot("pending-pinned-replace", press=("2",), setup=steady_files, settle=select(REPLACE_PINNED),
+         title="A pinned replace: the old entry, the new one, and the words that change"),
+    Shot("pending-refused", press=("2",), setup=steady_files, settle=select(STALE_PIN),
+         title="A refused record: the pinned entry changed since it was staged"),
+    Shot("pending-over-limit", press=("2",), setup=steady_files, settle=select(OVER_LIMIT),
+         title="A record that would push MEMORY.md over its limit"),
+    Shot("pending-half-written", press=("2",), setup=steady_files, settle=select(HALF_WRITTEN),
+         title="A half-written record file: listed with its reason, never a crash"),
+    Shot("pending-secret", press=("2",), setup=steady_files, settle=select(SECRET),
+         title="A staged API key: masked until you reveal it"),
+    Shot("pending-scan-confirm", press=("2",), setup=steady_files, settle=select(SCANNER, "y"),
+         title="Approving a scanner hit asks first"),
+    Shot("pending-edit", press=("2",), setup=steady_files, settle=select(ADD, "e"),
+         title="Edit the proposed text, then approve it"),
+    Shot("pending-approve-all", press=("2",), setup=steady_files, settle=select(ADD, "A"),
+         title="Approve all states what will happen to each record"),
+    Shot("pending-reject-all", press=("2",), setup=steady_files, settle=select(ADD, "R"),
+         title="Reject all asks first"),
+    Shot("pending-clear-invalid", press=("2",), setup=steady_files, settle=select(ADD, "x"),
+         title="Clear the records that can never apply"),
+    Shot("pending-raw", press=("2",), setup=steady_files, settle=select(REPLACE_UNPINNED, "p"),
+         title="The raw record, exactly as Hermes wrote it"),
+    Shot("pending-write-approval", press=("2",), setup=steady_files, settle=select(ADD, "w"),
+         title="Write approval on/off changes one line of config.yaml"),
+    Shot("pending-empty", press=("2",), setup=empty_queue, title="Nothing waiting"),
+]
