@@ -136,19 +136,19 @@ def explain(finding: ScanFinding) -> str:
 # ── Hermes-compatible entry points ───────────────────────────────────────────
 
 def hermes_scan(text: str) -> str | None:
-    """Hermes's first finding, as its message names it: a pattern id or `U+XXXX`."""
+    """Hermes's first finding, as its message names it: a pattern id or `U+XXXX`.
+
+    Hermes lists invisible characters in set order (arbitrary); this names the first
+    one in the text. Patterns come in Hermes's order.
+    """
     try:
         capped = _coerce(text)[:MAX_SCAN_CHARS]
         m = INVISIBLE_RE.search(capped)
         if m:
             return f"U+{ord(m.group()):04X}"
-        norm = unicodedata.normalize("NFKC", capped)
-        for r in HERMES_RULES:
-            if r.regex.search(norm):
-                return r.id
+        return next(iter(_hermes_pattern_ids(capped)), None)
     except Exception:
         return None
-    return None
 
 
 def hermes_ids(text: str) -> list[str]:
@@ -158,10 +158,18 @@ def hermes_ids(text: str) -> list[str]:
         seen: dict[str, None] = {}
         for m in INVISIBLE_RE.finditer(capped):
             seen.setdefault(f"invisible_unicode_U+{ord(m.group()):04X}")
-        norm = unicodedata.normalize("NFKC", capped)
-        return list(seen) + [r.id for r in HERMES_RULES if r.regex.search(norm)]
+        return list(seen) + list(_hermes_pattern_ids(capped))
     except Exception:
         return []
+
+
+def _hermes_pattern_ids(capped: str) -> Iterable[str]:
+    norm = unicodedata.normalize("NFKC", capped)
+    folded = gate_text(norm)
+    seen: dict[str, bool] = {}
+    for r in HERMES_RULES:
+        if r.gate_open(folded, seen) and r.regex.search(norm):
+            yield r.id
 
 
 def hermes_message(text: str) -> str | None:
@@ -263,8 +271,11 @@ def _emoji_neighbours(text: str, start: int, end: int) -> bool:
 
 
 def _letter_neighbours(text: str, start: int, end: int) -> bool:
-    return (start > 0 and end < len(text) and text[start - 1].isalpha() and text[end].isalpha()
-            and not text[start - 1].isascii() and not text[end].isascii())
+    """Non-Latin letters (or marks, like a Devanagari virama) on both sides."""
+    def scriptish(ch: str) -> bool:
+        return not ch.isascii() and unicodedata.category(ch)[0] in "LM"
+
+    return start > 0 and end < len(text) and scriptish(text[start - 1]) and scriptish(text[end])
 
 
 def _invisible_findings(text: str, hidden: bool) -> list[ScanFinding]:

@@ -104,7 +104,7 @@ HERMES_RULES: tuple[Rule, ...] = (
        r"<!--[^>]{0,512}(?<![A-Za-z])(?:ignore|override|system|secret|hidden)(?![A-Za-z])"
        r"[^>]{0,512}-->",
        "error", "an HTML comment hiding instructions", "injection",
-       gate="<!--"),
+       gate=("<!--", "-->")),
     _h("hidden_div", r"<\s*div\s+style\s*=\s*[\"'][^>]{0,2048}display\s*:\s*none", "error",
        "a hidden <div> (display:none)", "injection",
        gate=("div", "none")),

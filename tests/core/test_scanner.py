@@ -167,6 +167,8 @@ def test_bom_at_start_and_joiners_between_letters_are_explained():
     persian = scan("می\u200cخواهم")[0]
     assert persian.rule == "invisible_char" and persian.severity == "warning"
     assert "Persian" in persian.detail and persian.hermes_blocks
+    hindi = scan("क्‍ष")[0]  # joiner after a virama
+    assert hindi.rule == "invisible_char" and hindi.severity == "warning"
 
 
 def test_emoji_zwj_is_explained_not_treated_as_an_attack():
