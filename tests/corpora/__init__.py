@@ -1,5 +1,6 @@
-"""Measured-quality corpora for the security scanner.
+"""Measured-quality corpora, one module per detector (secrets, injections and benign
+notes for the scanner; dates; duplicates …).
 
 Secrets are built at run time from seeded random characters, so no key-shaped
-literal is ever committed; injections and benign notes are plain text.
+literal is ever committed.
 """
