@@ -17,6 +17,7 @@ from textual.widgets.option_list import Option
 
 from core import timefmt
 from core.config_edit import ConfigEditError, read_write_approval, set_write_approval
+from core.home import tilde
 from core.memory import FILE_NAMES, Op, preview
 from core.pending import ApproveRefused, Inspection, PendingError
 from tui.literal import literal, visible_controls
@@ -587,7 +588,7 @@ all · **R** reject all · **x** reject those that can't apply · **o** open the
             except ValueError:
                 pass
         mask = secret_masker(ins, self.reveal)
-        note = f"{self.queue.folder}/{r.file}" + ("" if self.reveal else " · secrets masked (v reveals)")
+        note = tilde(self.queue.folder / r.file) + ("" if self.reveal else " · secrets masked (v reveals)")
         self.app.push_screen(TextDialog(f"Raw record — {r.file}", mask(text) or "(empty file)", note=note))
 
     def action_reveal(self) -> None:
