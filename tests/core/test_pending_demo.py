@@ -1,0 +1,41 @@
+"""The demo home's pending records get the verdicts they were planted for."""
+
+from __future__ import annotations
+
+from core.curator import open_curator
+from core.demo import DEMO_TODAY, MALFORMED_ID, PENDING_IDS, build_demo_home
+from core.pending import AMBIGUOUS, BROKEN, LIMIT, PIN_CHANGED, SCANNER
+
+
+def test_demo_verdicts(tmp_path):
+    home = build_demo_home(tmp_path / "hermes", DEMO_TODAY)
+    queue = open_curator(home, today=DEMO_TODAY).pending
+    records = queue.list()
+    ids = [r.id for r in records]
+    assert sorted(ids) == sorted([*PENDING_IDS.values(), MALFORMED_ID])  # skill writes are not ours
+    assert [r.created_at for r in records if r.id != MALFORMED_ID] == sorted(
+        r.created_at for r in records if r.id != MALFORMED_ID)
+    ins = {i.id: i for i in queue.inspect_all(records)}
+    by = {key: ins[rid] for key, rid in PENDING_IDS.items()}
+    assert ins[MALFORMED_ID].reason_kind == BROKEN
+    assert by["stale_pin"].reason_kind == PIN_CHANGED
+    assert by["over_limit"].reason_kind == LIMIT
+    assert by["scanner"].reason_kind == SCANNER and by["secret"].reason_kind == SCANNER
+    assert by["bg_duplicate"].already_in_memory and by["bg_duplicate"].can_apply
+    assert by["group_a"].group == by["group_b"].group and queue.groups(ins.values())[by["group_a"].group] == [
+        PENDING_IDS["group_a"], PENDING_IDS["group_b"]]
+    for key in ("add", "replace_pinned", "replace_unpinned", "remove_pinned", "batch"):
+        assert by[key].can_apply, (key, by[key].reason)
+    assert by["replace_unpinned"].record.unpinned and not by["replace_pinned"].record.unpinned
+    assert by["replace_unpinned"].reason_kind != AMBIGUOUS
+
+
+def test_demo_approve_all_then_nothing_applicable_is_left(tmp_path):
+    home = build_demo_home(tmp_path / "hermes", DEMO_TODAY)
+    queue = open_curator(home, today=DEMO_TODAY).pending
+    report = queue.approve_all()
+    left = {f.id for f in report.failed}
+    assert left == {PENDING_IDS["stale_pin"], PENDING_IDS["over_limit"], PENDING_IDS["scanner"],
+                    PENDING_IDS["secret"], MALFORMED_ID}
+    assert {r.id for r in queue.list()} == left
+    assert not queue.approve_all().done  # a second pass applies nothing twice
