@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from core import timefmt
 from core.memory import (
-    DELIMITER, FILE_NAMES, TARGETS, Conflict, DriftError, Op, OpError, ScanRefused, Snapshot, StoreError,
+    FILE_NAMES, TARGETS, Conflict, DriftError, Op, OpError, ScanRefused, Snapshot, StoreError,
     WriteResult, apply_op, locate, plan, preview, serialize, usage, usage_label,
 )
 
@@ -545,6 +545,7 @@ class Report:
 
     done: tuple[Any, ...] = ()  # Approval (approve) or record ids (reject)
     failed: tuple[Failure, ...] = ()
+    skipped: tuple[str, ...] = ()  # staged after the person looked: left for them
 
     @property
     def ok(self) -> bool:
@@ -853,22 +854,28 @@ class PendingQueue:
             raise ApproveRefused(rid, kind, message) from None
         return Approval(rid, tgt, result, edited is not None or target is not None, tuple(warnings))
 
-    def approve_all(self) -> Report:
+    def approve_all(self, seen: Iterable[Inspection] | None = None) -> Report:
         """Approve every record, oldest first, going on past failures (they stay, with reasons).
-        Never forces past a scanner hit."""
-        done, failed = [], []
+        Never forces past a scanner hit. With `seen` (the inspections a person looked at), only
+        those records are approved, each exactly as seen (see `approve`); any staged since are
+        left for the person (`Report.skipped`)."""
+        shown = {i.id: i for i in seen} if seen is not None else None
+        done, failed, skipped = [], [], []
         for record in self.list():
+            if shown is not None and record.id not in shown:
+                skipped.append(record.id)
+                continue
             if not record.usable:
                 failed.append(Failure(record.id, BROKEN if record.broken else MALFORMED,
                                       f"{record.file}: {record.broken}" if record.broken else str(record.problem)))
                 continue
             try:
-                done.append(self.approve(record.id))
+                done.append(self.approve(record.id, seen=shown.get(record.id) if shown else None))
             except ApproveRefused as exc:
                 failed.append(Failure(record.id, exc.kind, str(exc)))
             except PendingError as exc:
                 failed.append(Failure(record.id, REFUSED, str(exc)))
-        return Report(tuple(done), tuple(failed))
+        return Report(tuple(done), tuple(failed), tuple(skipped))
 
     # -- rejecting -----------------------------------------------------------------------------
 
@@ -888,22 +895,29 @@ class PendingQueue:
         self._cache.pop(path.name, None)
         return record
 
-    def reject_all(self) -> Report:
-        done, failed = [], []
+    def reject_all(self, ids: Iterable[str] | None = None) -> Report:
+        """Reject every record (or only those in `ids`: what a person confirmed)."""
+        wanted = set(ids) if ids is not None else None
+        done, failed, skipped = [], [], []
         for record in self.list():
+            if wanted is not None and record.id not in wanted:
+                skipped.append(record.id)
+                continue
             try:
                 self.reject(record.id if record.valid_id else record.file)
                 done.append(record.id)
             except PendingError as exc:
                 failed.append(Failure(record.id, REFUSED, str(exc)))
-        return Report(tuple(done), tuple(failed))
+        return Report(tuple(done), tuple(failed), tuple(skipped))
 
-    def reject_invalid(self) -> Report:
-        """Reject every record that can't apply now (broken, malformed, no match, pin changed, …).
-        Scanner hits are kept: they need a person's decision, not a sweep."""
+    def reject_invalid(self, ids: Iterable[str] | None = None) -> Report:
+        """Reject every record that can't apply now (broken, malformed, no match, pin changed, …),
+        or only those of `ids` that still can't. Scanner hits are kept: they need a person's
+        decision, not a sweep."""
+        wanted = set(ids) if ids is not None else None
         done, failed = [], []
         for ins in self.inspect_all():
-            if ins.can_apply or ins.forcible:
+            if ins.can_apply or ins.forcible or (wanted is not None and ins.id not in wanted):
                 continue
             record = ins.record
             try:
@@ -998,5 +1012,5 @@ def _unlink(path: Path) -> None:
 __all__ = [
     "PendingQueue", "PendingRecord", "Inspection", "EntryChange", "Scanned", "Approval", "Failure", "Report",
     "PendingError", "ApproveRefused", "parse_record", "inspect_ops", "entry_changes", "inline_diff",
-    "group_key", "describe", "DELIMITER",
+    "group_key", "describe",
 ]

@@ -449,3 +449,21 @@ def test_a_rewrite_that_keeps_the_rest_of_the_entry_is_not_flagged_as_truncation
     rid = stage(home, "replace", old_text="Tuesdays", matched_entry=MEMORY[1],
                 content="Deploys go through the staging cluster first, then prod on Thursdays")
     assert not any("WHOLE entry" in w for w in queue.inspect(rid).warnings)
+
+
+def test_approve_all_as_seen_leaves_records_staged_meanwhile(home, queue):
+    a = stage(home, content="Likes espresso")
+    b = stage(home, "remove", old_text="Tuesdays")
+    seen = queue.inspect_all()
+    late = stage(home, content="Staged after the person looked")
+    report = queue.approve_all(seen)
+    assert [x.id for x in report.done] == [a, b] and report.skipped == (late,)
+    assert pending_files(home) == [f"{late}.json"]
+
+
+def test_reject_all_and_invalid_limited_to_what_was_confirmed(home, queue):
+    a = stage(home, content="Likes espresso")
+    b = stage(home, "remove", old_text="kubernetes")
+    c = stage(home, "remove", old_text="terraform")
+    assert queue.reject_invalid([b]).done == (b,)
+    assert queue.reject_all([a]).done == (a,) and pending_files(home) == [f"{c}.json"]

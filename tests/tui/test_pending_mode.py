@@ -259,3 +259,18 @@ async def test_empty_queue_explains_write_approval(hermes_home, make_app):
         screen = await open_pending(app, pilot)
         assert screen.rows == [] and screen.check_action("approve_all", ()) is None
         assert "Write approval is off" in str(screen.query_one("#detail-summary").render())
+
+
+async def test_e_on_a_replace_whose_entry_is_gone_approves_an_add(hermes_home, make_app):
+    home = build_home(hermes_home)
+    stage(home, "replace", content="Deploys on Thursdays", old_text="Deploys",
+          matched_entry="Deploys go out on Fridays", rid="00000011")
+    app = make_app(home)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await open_pending(app, pilot, 0)
+        await pilot.press("e")
+        await pilot.pause()
+        assert "as an add" in app.screen.title_text
+        await pilot.press("ctrl+s")
+        await settle(app, pilot)
+        assert entries(home) == MEMORY + ["Deploys on Thursdays"] and pending_files(home) == []

@@ -488,14 +488,16 @@ all · **R** reject all · **x** reject those that can't apply · **o** open the
             self.notify("Only an add or a replace has text to edit.", severity="warning")
             return
         original = ins.matched[0] if op.action == "replace" and ins.matched else None
+        as_add = op.action == "add" or original is None
+        title = f"Edit, then approve {ins.id}" + (" (as an add: the entry it replaced is gone)"
+                                                   if op.action == "replace" and original is None else "")
         result = await self.app.push_screen_wait(EditEntryDialog(
-            self.app.curator, ins.target, original, initial=op.content.strip(),
-            title=f"Edit, then approve {ins.id}", choose_target=True,
+            self.app.curator, ins.target, original, initial=op.content.strip(), title=title, choose_target=True,
         ))
         if result is None:
             return
-        if result.target != ins.target or op.action == "add":
-            edited: object = result.text
+        if as_add or result.target != ins.target:
+            edited: object = [Op("add", content=result.text)]
         else:
             edited = [Op("replace", content=result.text, old_text=op.old_text, matched_entry=original)]
         await self.approve(ins, edited=edited, target=result.target if result.target != ins.target else None)
@@ -527,7 +529,8 @@ all · **R** reject all · **x** reject those that can't apply · **o** open the
         body.append("\nEach write goes through Hermes's checks again as it is applied; a failure keeps that record.")
         if not await self.app.push_screen_wait(ConfirmDialog("Approve all", body, yes="Approve all")):
             return
-        report = await asyncio.to_thread(self.queue.approve_all)
+        seen = [ins for ins, _ in self.rows]
+        report = await asyncio.to_thread(self.queue.approve_all, seen)
         for target in sorted({a.target for a in report.done}):
             self.app.stores_written(target)
         self.changed()
@@ -536,6 +539,8 @@ all · **R** reject all · **x** reject those that can't apply · **o** open the
             else f"Applied {written}"
         if report.failed:
             text += f"; kept {len(report.failed)} that can't apply (x clears those that never will)"
+        if report.skipped:
+            text += f"; {len(report.skipped)} staged meanwhile wait for you"
         self.notify(text + ".", title="Approve all", severity="warning" if report.failed else "information", timeout=10)
 
     @work(exclusive=True, group="pending-write")
@@ -547,7 +552,7 @@ all · **R** reject all · **x** reject those that can't apply · **o** open the
                     "hmc keeps a copy of each; u brings back the last one rejected.")
         if not await self.app.push_screen_wait(ConfirmDialog("Reject all", body, yes=f"Reject {n}", danger=True)):
             return
-        report = await asyncio.to_thread(self.queue.reject_all)
+        report = await asyncio.to_thread(self.queue.reject_all, [ins.id for ins, _ in self.rows])
         self.changed()
         self.notify(f"Rejected {len(report.done)}." + (f" {len(report.failed)} could not be removed." if report.failed else ""),
                     title="Reject all")
@@ -567,7 +572,7 @@ all · **R** reject all · **x** reject those that can't apply · **o** open the
         body.append("\nScanner hits stay: they need your decision. u brings back the last one rejected.")
         if not await self.app.push_screen_wait(ConfirmDialog("Clear invalid writes", body, yes="Reject them", danger=True)):
             return
-        report = await asyncio.to_thread(self.queue.reject_invalid)
+        report = await asyncio.to_thread(self.queue.reject_invalid, [ins.id for ins in bad])
         self.changed()
         self.notify(f"Rejected {len(report.done)} that could not apply.", title="Cleared")
 
