@@ -510,7 +510,8 @@ def inspect_ops(record: PendingRecord, ops: Sequence[Op], target: str | None, sn
     blocking = _blocking([f for s in scanned for f in s.findings])
     if blocking:
         first = blocking[0]
-        return verdict(SCANNER, f"the security scan flagged the new text ({first.rule}: {first.detail}); "
+        detail = first.detail if str(first.detail).startswith(first.rule) else f"{first.rule}: {first.detail}"
+        return verdict(SCANNER, f"the security scan flagged the new text ({detail}); "
                        "it is written only if you confirm", **ok)
     return verdict(None, None, **ok)
 

@@ -254,8 +254,10 @@ def show(ctx: CliContext, queue, ins: Inspection, dups: dict[str, str], reveal: 
         ctx.text(f"  ({kept} other entr{'y' if kept == 1 else 'ies'} unchanged)", style="dim")
     for s in ins.scanned:
         for f in s.findings:
-            line = Text(f"scanner {f.severity.upper()} {f.rule}: ", style="bold yellow")
-            line.append_text(literal(f.detail))
+            detail = str(f.detail)
+            line = Text(f"scanner {f.severity.upper()} " + ("" if detail.startswith(f.rule) else f"{f.rule}: "),
+                        style="bold yellow")
+            line.append_text(literal(detail))
             if getattr(f, "secret", False):
                 line.append(" ")
                 line.append_text(literal(s.text[f.start:f.end] if reveal else mask(s.text[f.start:f.end])))

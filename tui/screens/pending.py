@@ -345,8 +345,10 @@ all · **R** reject all · **x** reject those that can't apply · **o** open the
         for s in ins.scanned:
             for f in s.findings:
                 out.append("\n" if out else "Security scan of the new text:\n")
-                out.append(f"  {f.severity.upper():<8} {f.rule}: ", style="bold")
-                out.append_text(literal(f.detail))
+                detail = str(f.detail)
+                out.append(f"  {f.severity.upper():<8} " + ("" if detail.startswith(f.rule) else f"{f.rule}: "),
+                           style="bold")
+                out.append_text(literal(detail))
                 if getattr(f, "secret", False):
                     out.append("  ")
                     out.append_text(literal(mask(s.text[f.start:f.end])))
