@@ -612,9 +612,12 @@ class PendingQueue:
 
     def _load(self, path: Path) -> PendingRecord:
         try:
-            st = os.stat(path)
+            st = os.lstat(path)
         except OSError as exc:
             return PendingRecord(id=path.stem, path=path, created_at=0.0, broken=f"can't be read ({exc.strerror or exc})")
+        if os.path.islink(path):
+            return PendingRecord(id=path.stem, path=path, created_at=st.st_mtime, stamp=(st.st_mtime_ns, st.st_size),
+                                 broken="a symbolic link, not a record file; hmc won't follow it")
         stamp = (st.st_mtime_ns, st.st_size)
         hit = self._cache.get(path.name)
         if hit and hit[0] == stamp:
@@ -626,6 +629,9 @@ class PendingQueue:
     @staticmethod
     def _read(path: Path, stamp: tuple[int, int], mtime: float, size: int, name: str | None = None) -> PendingRecord:
         shown = path.with_name(name) if name else path
+        if os.path.islink(path):
+            return PendingRecord(id=shown.stem, path=shown, created_at=mtime, stamp=stamp,
+                                 broken="a symbolic link, not a record file; hmc won't follow it")
         if size > MAX_RECORD_BYTES:
             return PendingRecord(id=shown.stem, path=shown, created_at=mtime, stamp=stamp,
                                  broken=f"too large for a pending record ({size:,} bytes)")
@@ -821,7 +827,7 @@ class PendingQueue:
 
     def _apply_claimed(self, claim: Path, path: Path, rid: str, edited, target, force: bool,
                        seen: Inspection | None) -> Approval:
-        st = os.stat(claim)
+        st = os.lstat(claim)
         record = self._read(claim, (st.st_mtime_ns, st.st_size), st.st_mtime, st.st_size, name=path.name)
         if record.broken:
             raise ApproveRefused(rid, BROKEN, f"{record.file}: {record.broken}")
@@ -886,9 +892,10 @@ class PendingQueue:
         rid = path.name[:-5] if path.name.endswith(".json") else path.name
         claim = self._claim(path, rid)
         try:
-            st = os.stat(claim)
+            st = os.lstat(claim)
             record = self._read(claim, (st.st_mtime_ns, st.st_size), st.st_mtime, st.st_size, name=path.name)
-            self._archive(claim, path.name)
+            if not record.broken or not os.path.islink(claim):
+                self._archive(claim, path.name)
         except BaseException:
             self._unclaim(claim, path)
             raise

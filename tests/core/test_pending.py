@@ -467,3 +467,15 @@ def test_reject_all_and_invalid_limited_to_what_was_confirmed(home, queue):
     c = stage(home, "remove", old_text="terraform")
     assert queue.reject_invalid([b]).done == (b,)
     assert queue.reject_all([a]).done == (a,) and pending_files(home) == [f"{c}.json"]
+
+
+def test_a_symlinked_record_is_not_followed(home, queue, tmp_path):
+    secret = tmp_path / "elsewhere.json"
+    secret.write_text('{"payload": {"action": "add", "target": "memory", "content": "from outside"}}')
+    (home / "pending" / "memory" / "0000abcd.json").symlink_to(secret)
+    record = queue.list()[0]
+    assert "symbolic link" in record.broken and record.raw == ""
+    with pytest.raises(ApproveRefused):
+        queue.approve("0000abcd")
+    queue.reject("0000abcd")
+    assert pending_files(home) == [] and secret.exists() and entries(home) == MEMORY
