@@ -43,9 +43,11 @@ class QueryError(ValueError):
     """A query that can't be searched; ``str(err)`` is a one-line message for people."""
 
 
+_UNSEGMENTED_RE = re.compile("[" + "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in _UNSEGMENTED) + "]")
+
+
 def is_unsegmented(ch: str) -> bool:
-    cp = ord(ch)
-    return any(lo <= cp <= hi for lo, hi in _UNSEGMENTED)
+    return _UNSEGMENTED_RE.match(ch) is not None
 
 
 def word_tokens(text: str) -> list[str]:
@@ -83,7 +85,7 @@ Node = Term | And | Or | Not
 
 
 def _classify(text: str) -> str:
-    if any(is_unsegmented(ch) for ch in text):
+    if _UNSEGMENTED_RE.search(text):
         return "substring"
     if word_tokens(text):
         return "word"

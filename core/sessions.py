@@ -18,8 +18,10 @@ hit in a 100,000-message session reads as few rows as in a 100-message one.
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import threading
+import time
 from dataclasses import dataclass, replace
 from datetime import date, datetime, time as dtime, timedelta
 from pathlib import Path
@@ -40,7 +42,7 @@ from core.state_db import (
 __all__ = [
     "DatabaseError", "Hit", "Message", "NotFoundError", "QueryError", "SearchCancelled",
     "SearchResult", "SessionDB", "SessionInfo", "SessionsError", "Window", "find_provenance",
-    "session_link",
+    "highlight_terms", "parse_day", "session_link",
 ]
 
 HIDDEN_SOURCES = ("kanban", "subagent", "tool")
@@ -52,6 +54,7 @@ MAX_LIMIT = 500
 CONTENT_CAP = 20_000  # characters of one message read for the transcript
 SNIPPET_TOKENS = 24
 PREVIEW_CHARS = 120
+INDEX_STATE_TTL = 1.0  # seconds an fts_stale / rebuild check stays valid
 
 
 class NotFoundError(SessionsError):
@@ -277,6 +280,27 @@ def highlight_terms(q: Query, route: str) -> tuple[Term, ...]:
     return tuple(replace(t, kind="substring", prefix=False) for t in terms)
 
 
+_RELATIVE_DAY = re.compile(r"^(\d{1,5})\s*([dwmy])$")
+
+
+def parse_day(text: str | None, today: date) -> date | None:
+    """``YYYY-MM-DD`` or a relative ``7d`` / ``2w`` / ``3m`` / ``1y`` (before *today*); None for blank."""
+    if text is None or not text.strip():
+        return None
+    value = text.strip().lower()
+    m = _RELATIVE_DAY.match(value)
+    if m:
+        days = int(m.group(1)) * {"d": 1, "w": 7, "m": 30, "y": 365}[m.group(2)]
+        try:
+            return today - timedelta(days=days)
+        except OverflowError:
+            raise QueryError(f"{text.strip()!r} reaches too far back.") from None
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        raise QueryError(f"{text.strip()!r} is not a date (YYYY-MM-DD, or 7d / 2w / 3m / 1y).") from None
+
+
 def _epoch(value, end_of_day: bool = False) -> float | None:
     if value is None:
         return None
@@ -343,6 +367,7 @@ class SessionDB:
         self._conns = ReadOnlyConnections(self.path, timeout=timeout)
         self._schema: Schema | None = None
         self._schema_lock = threading.Lock()
+        self._state_cache: tuple[str, float] | None = None
 
     # -- plumbing ------------------------------------------------------------
     def close(self) -> None:
@@ -375,6 +400,7 @@ class SessionDB:
                 low = str(exc).lower()
                 if attempt == 1 and ("no such table" in low or "no such column" in low):
                     self._schema = None  # Hermes migrated under us: probe again
+                    self._state_cache = None
                     self._conns.reset()
                     continue
                 raise translate_error(exc, self.path) from None
@@ -502,8 +528,18 @@ class SessionDB:
             include_hidden=include_hidden,
         )
 
-    def _plan(self, conn, schema: Schema, q: Query) -> _Plan:
+    def _state(self, conn, schema: Schema) -> str:
+        """index_state, re-read at most every INDEX_STATE_TTL seconds (Hermes flips it rarely)."""
+        now = time.monotonic()
+        cached = self._state_cache
+        if cached is not None and now - cached[1] < INDEX_STATE_TTL:
+            return cached[0]
         state = self.index_state(conn, schema)
+        self._state_cache = (state, now)
+        return state
+
+    def _plan(self, conn, schema: Schema, q: Query) -> _Plan:
+        state = self._state(conn, schema)
         if state == "none":
             return _Plan("like", "This state.db has no search index: searching by plain scan (slower).")
         if state == "stale":
@@ -754,6 +790,15 @@ class SessionDB:
             raise NotFoundError(f"{wanted!r} matches several sessions ({some}…): give more of the id.")
 
         return self._run(go)
+
+    def sources(self) -> list[tuple[str, int]]:
+        """Every session source with its number of sessions, most used first."""
+        return self._run(lambda conn: [
+            (str(src), int(n)) for src, n in conn.execute(
+                "SELECT source, COUNT(*) FROM sessions WHERE source IS NOT NULL GROUP BY source "
+                "ORDER BY COUNT(*) DESC, source"
+            )
+        ])
 
     def session(self, session_id: str) -> SessionInfo:
         def go(conn):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import secrets
 import unicodedata
+from functools import lru_cache
 from typing import Iterable, Sequence
 
 from core.fts_query import Term, word_tokens
@@ -88,13 +89,18 @@ def term_pattern(term: Term) -> str | None:
     return re.escape(folded) if folded else None
 
 
+@lru_cache(maxsize=64)
+def _terms_regex(terms: tuple[Term, ...]) -> re.Pattern | None:
+    patterns = [p for p in (term_pattern(t) for t in terms) if p]
+    return re.compile("|".join(f"(?:{p})" for p in patterns)) if patterns else None
+
+
 def match_ranges(text: str, terms: Iterable[Term]) -> list[tuple[int, int]]:
     """Sorted, merged ``(start, end)`` ranges of *text* matched by any of *terms*."""
-    patterns = [p for p in (term_pattern(t) for t in terms) if p]
-    if not patterns or not text:
+    regex = _terms_regex(tuple(terms))
+    if regex is None or not text:
         return []
     folded, index = fold(text)
-    regex = re.compile("|".join(f"(?:{p})" for p in patterns))
     ranges: list[tuple[int, int]] = []
     for m in regex.finditer(folded):
         if m.end() == m.start():

@@ -138,8 +138,13 @@ def build_db(
     stale: bool = False,
     trigram: bool = True,
     extra: list[tuple[str, str, list[Msg]]] | None = None,
+    late: list[tuple[str, str, list[Msg]]] | None = None,
 ) -> Path:
-    """Write a state.db at *path* in *layout*; returns *path*. Leaves no -wal/-shm behind."""
+    """Write a state.db at *path* in *layout*; returns *path*. Leaves no -wal/-shm behind.
+
+    *extra* sessions are indexed like the others; *late* ones are written after the index was
+    built (as if the index had gone stale), so only a scan finds them.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     if path.exists():
@@ -183,6 +188,8 @@ def build_db(
                           list(mrow.values()))
 
     insert(SESSIONS)
+    if extra:
+        insert([(sid, src, None, 0, 5.0, msgs) for sid, src, msgs in extra])
     if layout == "current":
         c.executescript(CURRENT_FTS if trigram else CURRENT_FTS.split("CREATE VIEW messages_fts_trigram_src")[0])
         c.execute("INSERT INTO messages_fts(messages_fts) VALUES ('rebuild')")
@@ -198,9 +205,8 @@ def build_db(
     elif layout == "external":
         c.execute("CREATE VIRTUAL TABLE messages_fts USING fts5(content, content='messages', content_rowid='id')")
         c.execute("INSERT INTO messages_fts(messages_fts) VALUES ('rebuild')")
-    if extra:
-        # rows written after the index was built: only a scan finds them (an index gone stale)
-        insert([(sid, src, None, 0, 5.0, msgs) for sid, src, msgs in extra])
+    if late:
+        insert([(sid, src, None, 0, 6.0, msgs) for sid, src, msgs in late])
     if stale:
         c.execute("INSERT INTO state_meta VALUES ('fts_stale', '1')")
     conn.commit()

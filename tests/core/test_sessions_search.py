@@ -180,9 +180,9 @@ def test_titles_fall_back_to_the_first_user_message(make_db):
 
 def test_stale_index_falls_back_to_a_scan(make_db):
     late = [("20261019_080000_999999", "cli", [Msg("user", "late deploy written after the index went stale")])]
-    fresh = make_db("current", name="fresh", extra=late)
+    fresh = make_db("current", name="fresh", late=late)
     assert "late deploy written after the index went stale" not in contents(fresh, fresh.search("deploy", limit=50))
-    stale = make_db("current", name="stale", extra=late, stale=True)
+    stale = make_db("current", name="stale", late=late, stale=True)
     result = stale.search("deploy", limit=50)
     assert result.route == "like" and "stale" in result.notice
     assert "late deploy written after the index went stale" in contents(stale, result)

@@ -6,8 +6,7 @@ show as ␛), and in JSON exactly as stored.
 
 from __future__ import annotations
 
-import re
-from datetime import date, timedelta
+from datetime import date
 
 from rich.text import Text
 
@@ -16,11 +15,11 @@ from core.sessions import (
     DEMOTED_SOURCES, HIDDEN_SOURCES, ROLES, SORTS, DatabaseError, Message, NotFoundError, QueryError,
     SessionsError, parse_tool_calls, session_link,
 )
+from core.sessions import parse_day as core_parse_day
 from core.snippets import one_line
 from tui.commands.common import CliContext, CliError, literal
 
 MAX_WINDOW = 200
-_RELATIVE = re.compile(r"^(\d+)([dwmy])$")
 
 
 def register(sub) -> None:
@@ -61,18 +60,10 @@ def register(sub) -> None:
 # ── helpers ──────────────────────────────────────────────────────────────────
 
 def parse_day(text: str | None, today: date, flag: str) -> date | None:
-    if text is None:
-        return None
-    text = text.strip().lower()
-    m = _RELATIVE.match(text)
-    if m:
-        n, unit = int(m.group(1)), m.group(2)
-        days = n * {"d": 1, "w": 7, "m": 30, "y": 365}[unit]
-        return today - timedelta(days=days)
     try:
-        return date.fromisoformat(text)
-    except ValueError:
-        raise CliError(f"{flag} {text!r} is not a date (YYYY-MM-DD, or 7d / 2w / 3m / 1y)") from None
+        return core_parse_day(text, today)
+    except QueryError as exc:
+        raise CliError(f"{flag} {exc}") from None
 
 
 def _db(ctx: CliContext):

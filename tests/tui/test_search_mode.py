@@ -1,0 +1,306 @@
+"""Search mode driven through its real keys: type, open a hit, step, scroll, copy, promote, provenance."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.widgets import Input, Static
+
+from core.demo import demo_entries
+from core.memory import serialize
+from tests.core.sessions_fixtures import MARKUP, Msg, build_db, fingerprint, message_id
+from tui.screens.dialogs import EditEntryDialog
+from tui.screens.search import SearchScreen
+from tui.widgets.results import ResultsList
+from tui.widgets.transcript import Transcript
+
+LONG_SID = "20261019_000000_a0a0a0"
+
+
+@pytest.fixture
+def home(hermes_home) -> Path:
+    """A small home: empty-ish memory files and the fixture state.db plus one 400-message session."""
+    memories = hermes_home / "memories"
+    memories.mkdir(parents=True)
+    (memories / "MEMORY.md").write_text(serialize(["Project uses pnpm"]))
+    (memories / "USER.md").write_text("Name: Ana")
+    long = [Msg("user" if i % 2 else "assistant", f"step {i} of the long migration"
+                + (" with a needle here" if i in (10, 200, 390) else "")) for i in range(400)]
+    build_db(hermes_home / "state.db", extra=[(LONG_SID, "cli", long)])
+    return hermes_home
+
+
+@pytest.fixture
+def db_untouched(home):
+    before = fingerprint(home / "state.db")
+    yield
+    assert fingerprint(home / "state.db") == before
+
+
+async def settle(pilot, delay: float = 0.0) -> None:
+    await pilot.pause(delay)
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def open_search(pilot) -> SearchScreen:
+    await pilot.press("3")
+    await settle(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, SearchScreen)
+    return screen
+
+
+async def type_query(pilot, text: str, *, keys: bool = False) -> None:
+    """Put *text* in the search box (as keystrokes when *keys*, which is slower) and wait for the hits."""
+    screen = pilot.app.screen
+    box = screen.query_one("#search-query", Input)
+    if keys:
+        await pilot.press(*text)
+        await settle(pilot, 0.25)  # past the typing debounce
+        return
+    box.value = text
+    box.cursor_position = len(text)
+    screen.start_search()  # what the debounce timer does 150 ms later (it then finds nothing new to run)
+    await settle(pilot)
+
+
+def status(screen) -> str:
+    return str(screen.query_one("#search-status", Static).render())
+
+
+def visible(transcript: Transcript, index: int) -> bool:
+    top = transcript._index_to_line[index]
+    bottom = top + transcript._heights[index]
+    return transcript.scroll_y <= top and bottom <= transcript.scroll_y + transcript.scrollable_content_region.height
+
+
+async def test_empty_query_lists_recent_sessions(home, make_app, db_untouched):
+    async with make_app(home).run_test(size=(120, 36)) as pilot:
+        screen = await open_search(pilot)
+        results = screen.query_one(ResultsList)
+        assert results.kind == "sessions"
+        assert results.items[0].id == LONG_SID  # most recent activity first
+        assert "Recent sessions" in status(screen)
+        assert screen.query_one("#search-query", Input).has_focus
+
+
+async def test_typing_searches_and_enter_lands_on_the_hit(home, make_app, db_untouched):
+    async with make_app(home).run_test(size=(120, 36)) as pilot:
+        screen = await open_search(pilot)
+        await type_query(pilot, "needle", keys=True)  # search as you type
+        results = screen.query_one(ResultsList)
+        assert results.kind == "hits" and len(results.items) == 3
+        assert "3 hits" in status(screen)
+        await pilot.press("down")  # from the box to the results
+        assert results.has_focus
+        await pilot.press("down", "enter")
+        await settle(pilot)
+        hit = results.items[1]
+        transcript = screen.query_one(Transcript)
+        assert screen.view == "transcript" and transcript.has_focus
+        current = transcript.current()
+        assert current.id == hit.message_id and "needle" in current.content
+        assert visible(transcript, transcript.highlighted)
+        assert transcript.hit_ids == sorted(h.message_id for h in results.items)
+        assert "match 2 of 3" in str(screen.query_one("#transcript-title", Static).render())
+        # the window is small: the session isn't loaded whole
+        assert len(transcript.messages) < 120
+
+
+async def test_n_and_N_step_through_matches_across_windows(home, make_app, db_untouched):
+    async with make_app(home).run_test(size=(120, 36)) as pilot:
+        screen = await open_search(pilot)
+        await type_query(pilot, "needle")
+        await pilot.press("enter")  # Enter in the box: search now, focus the results
+        await pilot.press("enter")
+        await settle(pilot)
+        transcript = screen.query_one(Transcript)
+        ids = transcript.hit_ids
+        assert transcript.current().id == screen.query_one(ResultsList).items[0].message_id
+        order = sorted(ids)
+        start = order.index(transcript.current().id)
+        for step in range(1, len(order) - start):
+            await pilot.press("n")
+            await settle(pilot)
+            assert transcript.current().id == order[start + step]
+            assert visible(transcript, transcript.highlighted)
+        await pilot.press("N")
+        await settle(pilot)
+        assert transcript.current().id == order[-2]
+
+
+async def test_scrolling_loads_more_messages(home, make_app, db_untouched):
+    async with make_app(home).run_test(size=(120, 36)) as pilot:
+        screen = await open_search(pilot)
+        await type_query(pilot, '"step 200 of"')
+        await pilot.press("enter", "enter")
+        await settle(pilot)
+        transcript = screen.query_one(Transcript)
+        first, last = transcript.messages[0].id, transcript.messages[-1].id
+        assert transcript.has_before and transcript.has_after
+        await pilot.press("home")
+        await settle(pilot)
+        assert transcript.messages[0].id < first  # older messages arrived
+        await pilot.press("end")
+        await settle(pilot)
+        assert transcript.messages[-1].id > last  # and newer ones
+        ids = [m.id for m in transcript.messages]
+        assert ids == sorted(set(ids))
+
+
+async def test_escape_returns_with_the_selection_kept(home, make_app, db_untouched):
+    async with make_app(home).run_test(size=(120, 36)) as pilot:
+        screen = await open_search(pilot)
+        await type_query(pilot, "deploy")
+        await pilot.press("down", "down", "down", "enter")
+        await settle(pilot)
+        assert screen.view == "transcript"
+        await pilot.press("escape")
+        results = screen.query_one(ResultsList)
+        assert screen.view == "results" and results.has_focus and results.highlighted == 2
+        await pilot.press("escape")
+        assert screen.query_one("#search-query", Input).has_focus
+
+
+async def test_copy_link(home, make_app, db_untouched):
+    async with make_app(home).run_test(size=(120, 36)) as pilot:
+        app = pilot.app
+        screen = await open_search(pilot)
+        await type_query(pilot, "needle")
+        await pilot.press("down", "c")
+        assert app.clipboard == f"@session:default/{LONG_SID}"
+        await pilot.press("enter")
+        await settle(pilot)
+        app.copy_to_clipboard("")
+        await pilot.press("c")
+        assert app.clipboard == f"@session:default/{LONG_SID}"
+
+
+async def test_promote_a_message_to_memory(home, make_app, db_untouched):
+    async with make_app(home).run_test(size=(120, 36)) as pilot:
+        screen = await open_search(pilot)
+        await type_query(pilot, "café")
+        await pilot.press("down", "enter")
+        await settle(pilot)
+        assert screen.query_one(Transcript).current().content == "Thanks! Le café est prêt."
+        await pilot.press("m")
+        await pilot.pause(0.1)  # (not settle: the promote worker waits on the dialog)
+        dialog = pilot.app.screen
+        assert isinstance(dialog, EditEntryDialog)
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        text = (home / "memories" / "MEMORY.md").read_text(encoding="utf-8")
+        assert text == serialize(["Project uses pnpm", "Thanks! Le café est prêt."])
+
+
+async def test_promote_to_user_md_with_an_edit(home, make_app, db_untouched):
+    async with make_app(home).run_test(size=(120, 36)) as pilot:
+        await open_search(pilot)
+        await type_query(pilot, '"How do I deploy"')
+        await pilot.press("down", "m")  # from the results list: the hit's message
+        await pilot.pause(0.2)
+        assert isinstance(pilot.app.screen, EditEntryDialog)
+        await pilot.press("ctrl+t", "end", *" (asked often)", "ctrl+s")
+        await settle(pilot)
+        user = (home / "memories" / "USER.md").read_text(encoding="utf-8")
+        assert user == serialize(["Name: Ana", "How do I deploy the staging server? (asked often)"])
+
+
+async def test_bad_queries_and_markup_are_harmless(home, make_app, db_untouched):
+    async with make_app(home).run_test(size=(120, 36)) as pilot:
+        screen = await open_search(pilot)
+        await type_query(pilot, '"unclosed')
+        assert "Unbalanced quote" in status(screen)
+        for bad in ("NOT x", "NEAR(a", "*", "()", "x" * 2100):
+            await type_query(pilot, bad)
+            assert screen.query_one("#search-status").has_class("-error"), bad
+        await type_query(pilot, '"not bold"')
+        results = screen.query_one(ResultsList)
+        assert len(results.items) == 1
+        shown = str(results.get_option_at_index(0).prompt)
+        assert "[bold red]not bold[/]" in shown and "\x1b" not in shown and "␛[31m" in shown
+        await pilot.press("enter", "enter")
+        await settle(pilot)
+        transcript = screen.query_one(Transcript)
+        assert transcript.current().content == MARKUP
+        assert "␛[31mred?␛[0m" in str(transcript.get_option_at_index(transcript.highlighted).prompt)
+
+
+async def test_filters_narrow_the_results(home, make_app, db_untouched):
+    async with make_app(home).run_test(size=(120, 36)) as pilot:
+        screen = await open_search(pilot)
+        await type_query(pilot, "deploy")
+        everything = len(screen.query_one(ResultsList).items)
+        screen.query_one("#filter-role").value = "user"
+        await settle(pilot)
+        users = screen.query_one(ResultsList).items
+        assert 0 < len(users) < everything and {h.role for h in users} == {"user"}
+        screen.query_one("#filter-hidden").value = True
+        await settle(pilot)
+        assert "subagent" in {h.source for h in screen.query_one(ResultsList).items}
+        since = screen.query_one("#filter-since", Input)
+        since.focus()
+        await pilot.press(*"yesterday", "enter")
+        await settle(pilot)
+        assert "is not a date" in status(screen)
+
+
+async def test_cjk_search(home, make_app, db_untouched):
+    async with make_app(home).run_test(size=(120, 36)) as pilot:
+        screen = await open_search(pilot)
+        await type_query(pilot, "桂林山水")
+        items = screen.query_one(ResultsList).items
+        assert len(items) == 1 and "substring index" in status(screen)
+        assert ("桂林山水", True) in items[0].snippet
+
+
+async def test_missing_state_db_is_said_plainly(hermes_home, make_app):
+    (hermes_home / "memories").mkdir(parents=True)
+    async with make_app(hermes_home).run_test(size=(120, 36)) as pilot:
+        screen = await open_search(pilot)
+        assert "No session database" in status(screen)
+        await type_query(pilot, "deploy")
+        assert "No session database" in status(screen)
+        assert not (hermes_home / "state.db").exists()
+
+
+async def test_provenance_opens_where_an_entry_was_written(demo_home, make_app):
+    entry = next(e for e in demo_entries() if e.provenance and e.target == "memory")
+    async with make_app(demo_home).run_test(size=(120, 36)) as pilot:
+        app = pilot.app
+        await pilot.pause()
+        app.open_provenance(entry.text)
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, SearchScreen) and screen.view == "transcript"
+        current = screen.query_one(Transcript).current()
+        assert "memory" in current.tool_call_names()
+        assert entry.text.split()[0] in current.tool_calls
+
+
+async def test_provenance_not_found_says_so(demo_home, make_app):
+    async with make_app(demo_home).run_test(size=(120, 36)) as pilot:
+        app = pilot.app
+        await pilot.pause()
+        app.open_provenance("An entry nobody ever wrote through the memory tool")
+        await settle(pilot)
+        assert any("Origin not found" in (n.title or "") for n in app._notifications)
+
+
+async def test_o_in_memory_mode_opens_the_origin(demo_home, make_app):
+    async with make_app(demo_home).run_test(size=(120, 36)) as pilot:
+        app = pilot.app
+        await pilot.pause()
+        entries = app.curator.stores["memory"].last.entries
+        index = next(i for i, e in enumerate(entries) if e in {d.text for d in demo_entries() if d.provenance})
+        for _ in range(index):
+            await pilot.press("down")
+        await pilot.press("o")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, SearchScreen) and screen.view == "transcript"
+        assert "memory" in screen.query_one(Transcript).current().tool_call_names()

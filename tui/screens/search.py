@@ -1,0 +1,652 @@
+"""Search mode: type to search past sessions, open a hit, read around it, keep what matters.
+
+Every database call runs in a thread worker (its own read-only connection); each new query
+cancels the last (SQLite is interrupted through a progress handler). The transcript is a
+window around the hit, extended as the person scrolls, never the whole session.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.message import Message as TextualMessage
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import Checkbox, ContentSwitcher, Footer, Input, OptionList, Select, Static
+from textual.worker import get_current_worker
+
+from core import timefmt
+from core.fts_query import Term
+from core.memory import Op
+from core.sessions import (
+    HIDDEN_SOURCES, ROLES, DatabaseError, Hit, Message, NotFoundError, QueryError, SearchCancelled,
+    SearchResult, SessionInfo, SessionsError, Window, find_provenance, parse_day, session_link,
+)
+from core.snippets import one_line
+from tui.literal import literal
+from tui.screens.dialogs import EditEntryDialog
+from tui.widgets.header import HmcHeader
+from tui.widgets.results import ResultsList
+from tui.widgets.transcript import Transcript
+
+PAGE = 50
+WINDOW = 15  # messages each side of a hit when a transcript opens
+CHUNK = 30  # messages fetched when scrolling past the loaded window
+DEBOUNCE = 0.15
+SLOW = 0.3  # show the loading indicator for searches slower than this
+PROMOTE_CHARS = 4_000  # text offered to the edit dialog when promoting a long message
+
+
+# ── messages from workers ────────────────────────────────────────────────────
+
+@dataclass
+class _Loaded(TextualMessage):
+    token: int
+
+
+@dataclass
+class HitsLoaded(_Loaded):
+    result: SearchResult
+    elapsed: float
+    append: bool
+
+
+@dataclass
+class SessionsLoaded(_Loaded):
+    sessions: list[SessionInfo]
+    offset: int
+    has_more: bool
+    append: bool
+
+
+@dataclass
+class SearchFailed(_Loaded):
+    message: str
+    kind: str
+
+
+@dataclass
+class TranscriptLoaded(TextualMessage):
+    info: SessionInfo
+    window: Window
+    terms: tuple[Term, ...]
+    hit_ids: list[int]
+    note: str | None = None
+
+
+@dataclass
+class MoreLoaded(TextualMessage):
+    session_id: str
+    direction: str
+    messages: list[Message]
+    has_more: bool
+
+
+@dataclass
+class Notice(TextualMessage):
+    text: str
+    severity: str = "information"
+    title: str = ""
+
+
+class SearchScreen(Screen):
+    MODE = "search"
+    AREA = "search"
+    HELP = """\
+## Search
+Type to search every past session in state.db. Plain words must all appear; **"a phrase"**,
+**OR**, **NOT** (upper case), **prefix\\*** and **( )** work. CJK and emoji are found too.
+With an empty query the list shows recent sessions.
+
+**↓**/**Enter** from the box go to the results · **Enter** opens a hit at the exact message ·
+**n**/**N** next/previous match in that session · **e** expands a tool call or output ·
+**c** copies the session link · **m** promotes the message to MEMORY.md or USER.md ·
+**Esc** goes back (the selection is kept) · **/** jumps to the search box.
+"""
+    DEFAULT_CSS = """
+    SearchScreen #search-top { height: auto; padding: 0 1; }
+    SearchScreen #search-query { width: 1fr; }
+    SearchScreen #search-filters { height: 1; margin: 0 0 0 1; }
+    SearchScreen #search-filters > * { margin-right: 2; }
+    SearchScreen #filter-source { width: 24; }
+    SearchScreen #filter-role { width: 16; }
+    SearchScreen #filter-since, SearchScreen #filter-until { width: 16; }
+    SearchScreen #filter-sort { width: 17; }
+    SearchScreen #filter-hidden { width: auto; }
+    SearchScreen #search-status { height: 1; padding: 0 2; color: $text-muted; }
+    SearchScreen #search-status.-error { color: $error; }
+    SearchScreen #search-status.-notice { color: $warning; }
+    SearchScreen #search-views { height: 1fr; margin: 0 1; border: round $panel-lighten-2; }
+    SearchScreen #search-views:focus-within { border: round $accent; }
+    SearchScreen #transcript-view { height: 1fr; }
+    SearchScreen #transcript-title { height: auto; padding: 0 1; background: $panel; }
+    """
+    BINDINGS = [
+        Binding("escape", "back", "Back", id="search.back",
+                tooltip="Transcript: back to the results (selection kept); results: back to the search box"),
+        Binding("down", "to_results", "Results", id="search.results", show=False,
+                tooltip="From the search box to the results"),
+        Binding("n", "hit(1)", "Next match", id="search.next", tooltip="Next match in this session"),
+        Binding("N", "hit(-1)", "Prev match", id="search.prev", tooltip="Previous match in this session"),
+        Binding("e", "expand", "Expand", id="search.expand", tooltip="Expand or collapse a tool call or its output"),
+        Binding("c", "copy_link", "Copy link", id="search.copy",
+                tooltip="Copy @session:<profile>/<id> for the selected session"),
+        Binding("m", "promote", "To memory", id="search.promote",
+                tooltip="Promote the message (or an edited part of it) to MEMORY.md or USER.md"),
+    ]
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._token = 0
+        self._debounce: Timer | None = None
+        self._slow: Timer | None = None
+        self._started = 0.0
+        self.result: SearchResult | None = None
+        self.has_more = False
+        self.view = "results"
+        self.session_info: SessionInfo | None = None
+        self._search_args: tuple = ()
+        self._last_ran: tuple | None = None
+
+    # -- layout ------------------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        yield HmcHeader()
+        with Vertical(id="search-top"):
+            yield Input(placeholder='Search past sessions — words, "a phrase", OR, NOT, prefix*',
+                        id="search-query", max_length=2048, select_on_focus=False)
+            with Horizontal(id="search-filters"):
+                yield Select([], prompt="any source", id="filter-source", compact=True)
+                yield Select([(r, r) for r in ROLES], prompt="any role", id="filter-role", compact=True)
+                yield Input(placeholder="since 2026-10-01/7d", id="filter-since", compact=True)
+                yield Input(placeholder="until YYYY-MM-DD", id="filter-until", compact=True)
+                yield Select([("by relevance", "relevance"), ("newest first", "newest"), ("oldest first", "oldest")],
+                             value="relevance", allow_blank=False, id="filter-sort", compact=True)
+                yield Checkbox("hidden sources", id="filter-hidden", compact=True,
+                               tooltip="Include kanban, subagent and tool sessions (hidden by default, as in Hermes)")
+        yield Static("", id="search-status", markup=False)
+        with ContentSwitcher(initial="search-results", id="search-views"):
+            yield ResultsList(id="search-results")
+            with Vertical(id="transcript-view"):
+                yield Static("", id="transcript-title", markup=False)
+                yield Transcript(id="search-transcript")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#search-query", Input).focus()
+        self.load_sources()
+        self.start_search()
+
+    def focus_query(self) -> None:
+        if self.view != "results":
+            self.show_results()
+        self.query_one("#search-query", Input).focus()
+
+    # -- state helpers -------------------------------------------------------------------------------
+    @property
+    def db(self):
+        return self.app.curator.sessions
+
+    @property
+    def results(self) -> ResultsList:
+        return self.query_one("#search-results", ResultsList)
+
+    @property
+    def transcript(self) -> Transcript:
+        return self.query_one("#search-transcript", Transcript)
+
+    def status(self, text: str | Text, kind: str = "") -> None:
+        widget = self.query_one("#search-status", Static)
+        widget.update(text)
+        widget.set_class(kind == "error", "-error")
+        widget.set_class(kind == "notice", "-notice")
+
+    def filters(self) -> dict:
+        source = self.query_one("#filter-source", Select).value
+        role = self.query_one("#filter-role", Select).value
+        sort = self.query_one("#filter-sort", Select).value
+        today = self.app.curator.today
+        since = parse_day(self.query_one("#filter-since", Input).value, today)
+        until = parse_day(self.query_one("#filter-until", Input).value, today)
+        return {
+            "sources": None if source is Select.NULL else str(source),
+            "roles": None if role is Select.NULL else str(role),
+            "since": since,
+            "until": until,
+            "sort": str(sort) if sort is not Select.NULL else "relevance",
+            "include_hidden": self.query_one("#filter-hidden", Checkbox).value,
+        }
+
+    # -- searching -----------------------------------------------------------------------------------
+    @on(Input.Changed, "#search-query")
+    def query_changed(self) -> None:
+        if self._debounce is not None:
+            self._debounce.stop()
+        self._debounce = self.set_timer(DEBOUNCE, self.start_search)
+
+    @on(Input.Submitted, "#search-query")
+    def query_submitted(self) -> None:
+        if self._debounce is not None:
+            self._debounce.stop()
+        self.start_search()
+        self.action_to_results()
+
+    @on(Input.Submitted, "#filter-since")
+    @on(Input.Submitted, "#filter-until")
+    @on(Select.Changed)
+    @on(Checkbox.Changed)
+    def filters_changed(self, event=None) -> None:
+        if self.is_mounted:
+            self.start_search()
+
+    @on(Input.Blurred, "#filter-since")
+    @on(Input.Blurred, "#filter-until")
+    def date_left(self) -> None:
+        self.start_search()
+
+    def start_search(self, *, offset: int = 0, append: bool = False) -> None:
+        """Run the current query (or list sessions when it is empty) in a worker."""
+        query = self.query_one("#search-query", Input).value
+        try:
+            filters = self.filters()
+        except QueryError as exc:
+            self.status(str(exc), "error")
+            return
+        key = (query.strip(), tuple(sorted(filters.items(), key=lambda kv: kv[0])), offset)
+        if not append and key == self._last_ran:
+            return
+        self._last_ran = key
+        self._token += 1
+        self._started = time.perf_counter()
+        if self._slow is not None:
+            self._slow.stop()
+        self._slow = self.set_timer(SLOW, self._show_loading)
+        self.run_search(self._token, query, filters, offset, append)
+
+    def _show_loading(self) -> None:
+        self.results.loading = True
+
+    def _done_loading(self) -> None:
+        if self._slow is not None:
+            self._slow.stop()
+            self._slow = None
+        self.results.loading = False
+
+    @work(thread=True, exclusive=True, group="search", exit_on_error=False)
+    def run_search(self, token: int, query: str, filters: dict, offset: int, append: bool) -> None:
+        worker = get_current_worker()
+        started = time.perf_counter()
+        try:
+            if not query.strip():
+                found = self.db.sessions(limit=PAGE + 1, offset=offset, sources=filters["sources"],
+                                         include_hidden=filters["include_hidden"],
+                                         should_stop=lambda: worker.is_cancelled)
+                if not worker.is_cancelled:
+                    self.post_message(SessionsLoaded(token, found[:PAGE], offset, len(found) > PAGE, append))
+                return
+            result = self.db.search(query, limit=PAGE, offset=offset, should_stop=lambda: worker.is_cancelled,
+                                    **filters)
+            if not worker.is_cancelled:
+                self.post_message(HitsLoaded(token, result, time.perf_counter() - started, append))
+        except SearchCancelled:
+            return
+        except QueryError as exc:
+            self.post_message(SearchFailed(token, str(exc), "query"))
+        except SessionsError as exc:
+            self.post_message(SearchFailed(token, str(exc), getattr(exc, "kind", "database")))
+
+    def on_hits_loaded(self, message: HitsLoaded) -> None:
+        if message.token != self._token:
+            return
+        self._done_loading()
+        result = message.result
+        self.result = result
+        self.has_more = result.has_more
+        now = self.app.curator.now()
+        self.results.show(result.hits, now, kind="hits", append=message.append)
+        count = len(self.results.items)
+        line = Text()
+        if not count:
+            line.append("No hits for ")
+            line.append_text(literal(one_line(result.query), "bold"))
+            line.append(" — try fewer words, a prefix*, or OR.  ")
+        else:
+            line.append(f"{count}{'+' if result.has_more else ''} hit{'s' if count != 1 else ''}", style="bold")
+            line.append(f" · {self._route_label(result.route)}")
+            if message.elapsed >= 0.5:  # only worth saying when it was slow (and keeps snapshots stable)
+                line.append(f" · {message.elapsed:.1f} s")
+            line.append("  ·  Enter opens · n/N step through matches · c copies the link · m to memory", style="dim")
+        if result.notice:
+            self.status(Text(result.notice + "  ") + line, "notice")
+        else:
+            self.status(line)
+        self.refresh_bindings()
+
+    @staticmethod
+    def _route_label(route: str) -> str:
+        return {"fts": "word index", "trigram": "substring index", "like": "plain scan"}.get(route, route)
+
+    def on_sessions_loaded(self, message: SessionsLoaded) -> None:
+        if message.token != self._token:
+            return
+        self._done_loading()
+        self.result = None
+        self.has_more = message.has_more
+        self.results.show(message.sessions, self.app.curator.now(), kind="sessions", append=message.append)
+        count = len(self.results.items)
+        if count:
+            self.status(Text(f"Recent sessions ({count}{'+' if message.has_more else ''}) — type to search them all. "
+                             "Enter reads one; c copies its link."))
+        else:
+            self.status("No sessions in state.db yet.")
+        self.refresh_bindings()
+
+    def on_search_failed(self, message: SearchFailed) -> None:
+        if message.token != self._token:
+            return
+        self._done_loading()
+        if message.kind != "query":
+            self.results.show([], self.app.curator.now(), kind="hits")
+            self.result = None
+        self.status(message.message, "error")
+        self.refresh_bindings()
+
+    @work(thread=True, group="search-sources", exit_on_error=False)
+    def load_sources(self) -> None:
+        try:
+            sources = self.db.sources()
+        except SessionsError:
+            return
+        self.app.call_from_thread(self._set_sources, sources)
+
+    def _set_sources(self, sources: list[tuple[str, int]]) -> None:
+        options = []
+        for name, count in sources:
+            label = f"{name} ({count:,})" + (" hidden" if name in HIDDEN_SOURCES else "")
+            options.append((label, name))
+        self.query_one("#filter-source", Select).set_options(options)
+
+    # -- results list ----------------------------------------------------------------------------------
+    @on(OptionList.OptionHighlighted, "#search-results")
+    def result_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        results = self.results
+        if self.has_more and event.option_index >= len(results.items) - 5:
+            self.has_more = False  # one page request at a time
+            self.start_search(offset=len(results.items), append=True)
+        self.refresh_bindings()
+
+    @on(OptionList.OptionSelected, "#search-results")
+    def result_selected(self, event: OptionList.OptionSelected) -> None:
+        item = self.results.selected_item()
+        if isinstance(item, Hit):
+            self.open_at(item.session_id, item.message_id)
+        elif isinstance(item, SessionInfo):
+            self.open_at(item.id, None)
+
+    def action_to_results(self) -> None:
+        if self.view == "results" and self.results.items:
+            self.results.focus()
+
+    # -- transcript --------------------------------------------------------------------------------------
+    def open_at(self, session_id: str, message_id: int | None, *, terms: tuple[Term, ...] | None = None) -> None:
+        """Show a session's transcript centred on a message (the start of the session when None)."""
+        query = self.query_one("#search-query", Input).value if terms is None else ""
+        use_terms = (self.result.terms if self.result else ()) if terms is None else terms
+        self.show_transcript()
+        self.query_one("#transcript-title", Static).update(Text("Opening…", style="dim"))
+        self.load_transcript(session_id, message_id, query, use_terms, None)
+
+    @work(thread=True, exclusive=True, group="transcript", exit_on_error=False)
+    def load_transcript(self, session_id: str, message_id: int | None, query: str, terms: tuple[Term, ...],
+                        note: str | None, hits: list[int] | None = None) -> None:
+        try:
+            info = self.db.session(session_id)
+            if message_id is None:
+                window = self.db.window(session_id, None, before=0, after=2 * WINDOW)
+            else:
+                window = self.db.window(session_id, message_id, before=WINDOW, after=WINDOW)
+            if hits is None:
+                hits = []
+                if query.strip():
+                    try:
+                        hits = self.db.hit_ids(session_id, query, roles=self._roles())
+                    except QueryError:
+                        hits = []
+        except (NotFoundError, DatabaseError) as exc:
+            self.post_message(Notice(str(exc), "error", "Can't open the session"))
+            return
+        self.post_message(TranscriptLoaded(info, window, terms, hits, note))
+
+    def on_transcript_loaded(self, message: TranscriptLoaded) -> None:
+        self.session_info = message.info
+        self.show_transcript()
+        transcript = self.transcript
+        hit_ids = message.hit_ids
+        if message.window.anchor_id is not None and not hit_ids and message.terms:
+            hit_ids = [message.window.anchor_id]
+        transcript.load(message.window, message.terms, hit_ids)
+        transcript.focus()
+        self.update_transcript_title()
+        if message.note:
+            self.notify(message.note, title="Origin")
+        self.refresh_bindings()
+
+    def update_transcript_title(self) -> None:
+        info = self.session_info
+        if info is None:
+            return
+        transcript = self.transcript
+        line = Text()
+        line.append_text(literal(one_line(info.title), "bold"))
+        line.append("  ")
+        line.append(info.source or "?", style="cyan")
+        if info.started_at:
+            line.append(f"  {timefmt.local_time(info.started_at)}", style="dim")
+        if info.message_count is not None:
+            line.append(f"  ·  {info.message_count:,} messages", style="dim")
+        line.append(f"  ·  {session_link(self.app.curator.home.profile, info.id)}", style="dim")
+        position = transcript.hit_position()
+        if position:
+            at, total = position
+            line.append(f"\nmatch {at} of {total}" if at else f"\n{total} matches", style="bold yellow")
+            line.append("  ·  n/N next/previous  ·  e expand  ·  m to memory  ·  Esc back", style="dim")
+        else:
+            line.append("\ne expand  ·  m to memory  ·  c copy link  ·  Esc back", style="dim")
+        self.query_one("#transcript-title", Static).update(line)
+
+    def show_transcript(self) -> None:
+        self.view = "transcript"
+        self.query_one("#search-views", ContentSwitcher).current = "transcript-view"
+        self.refresh_bindings()
+
+    def show_results(self) -> None:
+        self.view = "results"
+        self.query_one("#search-views", ContentSwitcher).current = "search-results"
+        self.refresh_bindings()
+
+    @on(OptionList.OptionHighlighted, "#search-transcript")
+    def transcript_moved(self) -> None:
+        self.update_transcript_title()
+        self.refresh_bindings()
+
+    @on(OptionList.OptionSelected, "#search-transcript")
+    def transcript_enter(self) -> None:
+        self.action_expand()
+
+    def on_transcript_need_more(self, message: Transcript.NeedMore) -> None:
+        t = message.transcript
+        if not t.messages or t.session_id is None:
+            return
+        pivot = t.messages[0].id if message.direction == "before" else t.messages[-1].id
+        self.load_more(t.session_id, message.direction, pivot)
+
+    @work(thread=True, group="transcript-more", exit_on_error=False)
+    def load_more(self, session_id: str, direction: str, pivot: int) -> None:
+        try:
+            if direction == "before":
+                messages, more = self.db.older(session_id, pivot, CHUNK)
+            else:
+                messages, more = self.db.newer(session_id, pivot, CHUNK)
+        except SessionsError as exc:
+            self.post_message(Notice(str(exc), "error"))
+            return
+        self.post_message(MoreLoaded(session_id, direction, messages, more))
+
+    def on_more_loaded(self, message: MoreLoaded) -> None:
+        t = self.transcript
+        if t.session_id != message.session_id:
+            return
+        if message.direction == "before":
+            t.prepend(message.messages, message.has_more)
+        else:
+            t.append(message.messages, message.has_more)
+
+    def on_notice(self, message: Notice) -> None:
+        self.notify(message.text, title=message.title, severity=message.severity, timeout=8)
+        if message.severity == "error" and self.view == "transcript" and not self.transcript.messages:
+            self.show_results()
+
+    # -- actions ---------------------------------------------------------------------------------------
+    def check_action(self, action: str, parameters) -> bool | None:
+        if not self.is_mounted:
+            return True
+        in_transcript = self.view == "transcript"
+        if action == "hit":
+            return (in_transcript and bool(self.transcript.hit_ids)) or None
+        if action == "expand":
+            m = self.transcript.current() if in_transcript else None
+            return (m is not None and (m.role == "tool" or bool(m.tool_calls))) or None
+        if action == "copy_link":
+            if in_transcript:
+                return self.session_info is not None or None
+            return self.results.selected_item() is not None or None
+        if action == "promote":
+            if in_transcript:
+                m = self.transcript.current()
+                return (m is not None and bool(m.text.strip())) or None
+            return isinstance(self.results.selected_item(), Hit) or None
+        if action == "to_results":
+            focused = self.focused
+            return (self.view == "results" and isinstance(focused, Input) and focused.id == "search-query"
+                    and bool(self.results.items))
+        return True
+
+    def action_back(self) -> None:
+        if self.view == "transcript":
+            self.show_results()
+            self.results.focus()
+            return
+        query = self.query_one("#search-query", Input)
+        if self.focused is query:
+            if query.value:
+                query.value = ""
+        else:
+            query.focus()
+
+    def action_hit(self, step: int) -> None:
+        t = self.transcript
+        target = t.next_hit(step > 0)
+        if target is None:
+            self.notify("No more matches in this direction.", timeout=2)
+            return
+        if not t.go_to(target):
+            # beyond the loaded window: load a fresh window around it, keeping the session's matches
+            self.load_transcript(t.session_id, target, "", t.terms, None, list(t.hit_ids))
+        self.update_transcript_title()
+
+    def action_expand(self) -> None:
+        if self.transcript.toggle_expanded():
+            self.transcript.call_after_refresh(self.transcript.center_highlight)
+
+    def _roles(self) -> str | None:
+        role = self.query_one("#filter-role", Select).value
+        return None if role is Select.NULL else str(role)
+
+    def _selected_session(self) -> str | None:
+        if self.view == "transcript":
+            return self.session_info.id if self.session_info else None
+        item = self.results.selected_item()
+        if isinstance(item, Hit):
+            return item.session_id
+        if isinstance(item, SessionInfo):
+            return item.id
+        return None
+
+    def action_copy_link(self) -> None:
+        sid = self._selected_session()
+        if sid is None:
+            return
+        link = session_link(self.app.curator.home.profile, sid)
+        self.app.copy_to_clipboard(link)
+        self.notify(f"Copied {link}", title="Session link")
+
+    @work(exclusive=True, group="search-promote")
+    async def action_promote(self) -> None:
+        if self.view == "transcript":
+            m = self.transcript.current()
+        else:
+            item = self.results.selected_item()
+            m = None
+            if isinstance(item, Hit):
+                try:
+                    m = await asyncio.to_thread(self.db.message, item.message_id)
+                except SessionsError as exc:
+                    self.notify(str(exc), severity="error")
+                    return
+        if m is None:
+            return
+        text = m.text.strip()
+        if len(text) > PROMOTE_CHARS:
+            text = text[:PROMOTE_CHARS].rstrip() + "…"
+        dialog = EditEntryDialog(self.app.curator, "memory", None, initial=text,
+                                 title="Promote to memory", choose_target=True)
+        result = await self.app.push_screen_wait(dialog)
+        if result is None:
+            return
+        await self.app.write(result.target, [Op("add", content=result.text)], action="promote")
+
+    # -- provenance (memory mode's `o`) -----------------------------------------------------------------
+    @classmethod
+    def open_provenance(cls, app, entry: str) -> None:
+        """Switch to search mode and open the session where *entry* was written (or say why not)."""
+        app.switch_mode("search")
+
+        def go() -> None:
+            screen = app.screen
+            if isinstance(screen, cls):
+                screen.provenance(entry)
+
+        app.call_after_refresh(go)
+
+    def provenance(self, entry: str) -> None:
+        self.show_transcript()
+        self.query_one("#transcript-title", Static).update(Text("Looking for where this entry was written…", style="dim"))
+        self.find_origin(entry)
+
+    @work(thread=True, exclusive=True, group="transcript", exit_on_error=False)
+    def find_origin(self, entry: str) -> None:
+        try:
+            hit = find_provenance(self.db, entry)
+        except SessionsError as exc:
+            self.post_message(Notice(str(exc), "error", "Origin"))
+            return
+        if hit is None:
+            self.post_message(Notice(
+                "No memory tool call in state.db wrote this entry: it may have been typed by hand, "
+                "edited since, or written before this state.db began.", "warning", "Origin not found"))
+            return
+        terms = tuple(Term(w, kind="word") for w in one_line(entry).split()[:6] if w.isalnum())
+        try:
+            info = self.db.session(hit.session_id)
+            window = self.db.window(hit.session_id, hit.message_id, before=WINDOW, after=WINDOW)
+        except SessionsError as exc:
+            self.post_message(Notice(str(exc), "error", "Origin"))
+            return
+        note = f"Written by a memory tool call on {timefmt.local_time(hit.timestamp)} ({hit.source})."
+        self.post_message(TranscriptLoaded(info, window, terms, [hit.message_id], note))

@@ -1,0 +1,102 @@
+"""The search results list: hits (title, source, time, snippet with highlights) or recent sessions.
+
+Dumb: it renders what it is given. Selecting a row posts OptionList.OptionSelected; the screen
+decides what opening means. Every piece of message text goes in as plain Text, never markup.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from rich.text import Text
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+from core import timefmt
+from core.sessions import DEMOTED_SOURCES, HIDDEN_SOURCES, Hit, SessionInfo
+from core.snippets import Span, one_line
+from tui.literal import visible_controls
+
+ROLE_STYLE = {"user": "bold green", "assistant": "bold blue", "tool": "magenta", "system": "dim"}
+MATCH_STYLE = "bold reverse"
+
+
+def spans_text(spans: Sequence[Span], base: str = "") -> Text:
+    text = Text(style=base)
+    for part, hit in spans:
+        text.append(visible_controls(part), style=MATCH_STYLE if hit else "")
+    return text
+
+
+def when(ts: float | None, now: float) -> str:
+    if not ts:
+        return "?"
+    return f"{timefmt.local_time(ts)} ({timefmt.ago(ts, now)})"
+
+
+def source_style(source: str) -> str:
+    if source in DEMOTED_SOURCES or source in HIDDEN_SOURCES:
+        return "dim cyan"
+    return "cyan"
+
+
+def hit_prompt(hit: Hit, now: float) -> Text:
+    top = Text(no_wrap=True, overflow="ellipsis")
+    top.append(visible_controls(one_line(hit.title)), style="bold")
+    top.append("  ")
+    top.append(hit.source or "?", style=source_style(hit.source))
+    top.append(f"  {when(hit.timestamp, now)}", style="dim")
+    line = Text(no_wrap=True, overflow="ellipsis")
+    line.append(f"  {hit.role:<9}", style=ROLE_STYLE.get(hit.role, "bold"))
+    if hit.tool_name:
+        line.append(visible_controls(f"[{hit.tool_name}] "), style="magenta")
+    line.append_text(spans_text(hit.snippet))
+    return Text("\n", no_wrap=True, overflow="ellipsis").join([top, line])
+
+
+def session_prompt(info: SessionInfo, now: float) -> Text:
+    top = Text(no_wrap=True, overflow="ellipsis")
+    top.append(visible_controls(one_line(info.title)), style="bold" if info.has_title else "bold italic")
+    line = Text(no_wrap=True, overflow="ellipsis")
+    line.append("  ")
+    line.append(info.source or "?", style=source_style(info.source))
+    line.append(f"  started {when(info.started_at, now)}", style="dim")
+    if info.message_count is not None:
+        line.append(f"  ·  {info.message_count:,} messages", style="dim")
+    if info.last_active and info.started_at and info.last_active - info.started_at > 3600:
+        line.append(f"  ·  active {timefmt.ago(info.last_active, now)}", style="dim")
+    return Text("\n", no_wrap=True, overflow="ellipsis").join([top, line])
+
+
+class ResultsList(OptionList):
+    """Rows of hits or sessions; `items[i]` is what row i shows."""
+
+    DEFAULT_CSS = """
+    ResultsList, ResultsList:focus { height: 1fr; border: none; padding: 0; background: $surface; }
+    ResultsList > .option-list--option { padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
+    """
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.items: list[Hit | SessionInfo] = []
+        self.kind = "sessions"  # or "hits"
+
+    def show(self, items: Sequence[Hit | SessionInfo], now: float, *, kind: str, append: bool = False,
+             keep: int | None = None) -> None:
+        """Replace (or extend) the rows; `keep` re-highlights that row index."""
+        prompts = [hit_prompt(i, now) if isinstance(i, Hit) else session_prompt(i, now) for i in items]
+        options = [Option(p) for p in prompts]
+        if append and kind == self.kind:
+            self.items.extend(items)
+            self.add_options(options)
+            return
+        self.kind = kind
+        self.items = list(items)
+        self.set_options(options)
+        if self.items:
+            self.highlighted = min(keep or 0, len(self.items) - 1)
+
+    def selected_item(self) -> Hit | SessionInfo | None:
+        if self.highlighted is None or not (0 <= self.highlighted < len(self.items)):
+            return None
+        return self.items[self.highlighted]
