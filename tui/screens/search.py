@@ -79,6 +79,7 @@ class TranscriptLoaded(TextualMessage):
     terms: tuple[Term, ...]
     hit_ids: list[int]
     note: str | None = None
+    expanded: tuple[int, ...] = ()
 
 
 @dataclass
@@ -430,7 +431,7 @@ With an empty query the list shows recent sessions.
         hit_ids = message.hit_ids
         if message.window.anchor_id is not None and not hit_ids and message.terms:
             hit_ids = [message.window.anchor_id]
-        transcript.load(message.window, message.terms, hit_ids)
+        transcript.load(message.window, message.terms, hit_ids, message.expanded)
         transcript.focus()
         self.update_transcript_title()
         if message.note:
@@ -454,7 +455,8 @@ With an empty query the list shows recent sessions.
         position = transcript.hit_position()
         if position:
             at, total = position
-            line.append(f"\nmatch {at} of {total}" if at else f"\n{total} matches", style="bold yellow")
+            label = f"match {at} of {total}" if at else f"{total} match{'es' if total != 1 else ''} below"
+            line.append("\n" + label, style="bold yellow")
             line.append("  ·  n/N next/previous  ·  e expand  ·  m to memory  ·  Esc back", style="dim")
         else:
             line.append("\ne expand  ·  m to memory  ·  c copy link  ·  Esc back", style="dim")
@@ -641,7 +643,6 @@ With an empty query the list shows recent sessions.
                 "No memory tool call in state.db wrote this entry: it may have been typed by hand, "
                 "edited since, or written before this state.db began.", "warning", "Origin not found"))
             return
-        terms = tuple(Term(w, kind="word") for w in one_line(entry).split()[:6] if w.isalnum())
         try:
             info = self.db.session(hit.session_id)
             window = self.db.window(hit.session_id, hit.message_id, before=WINDOW, after=WINDOW)
@@ -649,4 +650,5 @@ With an empty query the list shows recent sessions.
             self.post_message(Notice(str(exc), "error", "Origin"))
             return
         note = f"Written by a memory tool call on {timefmt.local_time(hit.timestamp)} ({hit.source})."
-        self.post_message(TranscriptLoaded(info, window, terms, [hit.message_id], note))
+        # the call itself is the match: show its arguments (the entry as written), highlight nothing else
+        self.post_message(TranscriptLoaded(info, window, (), [hit.message_id], note, (hit.message_id,)))

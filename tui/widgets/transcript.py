@@ -140,13 +140,14 @@ class Transcript(OptionList):
         if focus_id is not None:
             self.go_to(focus_id)
 
-    def load(self, window: Window, terms: Iterable[Term] = (), hit_ids: Iterable[int] = ()) -> None:
+    def load(self, window: Window, terms: Iterable[Term] = (), hit_ids: Iterable[int] = (),
+             expanded: Iterable[int] = ()) -> None:
         """Show a fresh window; the anchor (or the first message) becomes current and centred."""
         self.session_id = window.session_id
         self.messages = list(window.messages)
         self.terms = tuple(terms)
         self.hit_ids = sorted(set(hit_ids))
-        self.expanded = set()
+        self.expanded = set(expanded)
         self.has_before, self.has_after = window.has_before, window.has_after
         self.pending.clear()
         focus = window.anchor_id if window.anchor_id is not None else (self.messages[0].id if self.messages else None)

@@ -1,0 +1,53 @@
+"""Search mode screenshots: recent sessions, hits, the transcript at a hit, CJK, origin, promote."""
+
+from __future__ import annotations
+
+from tools.shots import Shot
+
+
+async def wait(pilot) -> None:
+    """Let the typing debounce fire and every database worker finish."""
+    await pilot.pause(0.3)
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def search_for(query: str, *, open_hit: int | None = None, then: tuple[str, ...] = (), hold: bool = False):
+    """A settle step: type *query*, wait for hits, optionally open hit number *open_hit* (0-based)."""
+
+    async def settle(pilot) -> None:
+        await pilot.press(*query)
+        await wait(pilot)
+        if open_hit is not None:
+            await pilot.press("down", *["down"] * open_hit, "enter")
+            await wait(pilot)
+        if then:
+            await pilot.press(*then)
+        if hold:  # a dialog is open: its worker waits for it, so don't wait for workers
+            await pilot.pause(0.3)
+        else:
+            await wait(pilot)
+
+    return settle
+
+
+SCENARIOS = [
+    Shot("search-sessions", press=("3",), settle=wait,
+         title="Search mode with an empty query: recent sessions by last activity"),
+    Shot("search-results", press=("3",), settle=search_for("invoice export"),
+         title="Hits as you type: title, source, time, the snippet with the words marked"),
+    Shot("search-transcript", press=("3",), settle=search_for("zanzibarquux", open_hit=2),
+         title="Enter opens the session at the hit; n/N step through the other matches"),
+    Shot("search-cjk", press=("3",), settle=search_for("部署"),
+         title="CJK and other unsegmented text are found too"),
+    Shot("search-expanded", press=("3",), settle=search_for("zanzibarquux", open_hit=2, then=("up", "up", "up", "e")),
+         title="e expands a tool call (here the memory tool writing an entry) or a tool's output"),
+    Shot("search-promote", press=("3",), settle=search_for("zanzibarquux", open_hit=2, then=("m",), hold=True),
+         title="m promotes a message to MEMORY.md or USER.md through the edit dialog"),
+    Shot("search-origin", press=("down", "down", "o"), settle=wait,
+         title="o in memory mode opens the session where an entry was written"),
+    Shot("search-bad-query", press=("3",), settle=search_for('deploy "unclosed'),
+         title="A malformed query gets a clear message, never an SQLite error"),
+]
