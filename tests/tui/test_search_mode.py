@@ -304,3 +304,24 @@ async def test_o_in_memory_mode_opens_the_origin(demo_home, make_app):
         screen = app.screen
         assert isinstance(screen, SearchScreen) and screen.view == "transcript"
         assert "memory" in screen.query_one(Transcript).current().tool_call_names()
+
+
+@pytest.fixture
+def work_profile(home) -> Path:
+    work = home / "profiles" / "work"
+    (work / "memories").mkdir(parents=True)
+    build_db(work / "state.db", "none", extra=[("20261020_000000_w0w0w0", "cli", [Msg("user", "only at work: kraken")])])
+    return work
+
+
+async def test_switching_profile_searches_the_other_state_db(home, work_profile, make_app, db_untouched):
+    async with make_app(home).run_test(size=(120, 36)) as pilot:
+        screen = await open_search(pilot)
+        await type_query(pilot, "kraken")
+        assert screen.query_one(ResultsList).items == []
+        pilot.app.switch_profile("work")
+        await settle(pilot)
+        items = screen.query_one(ResultsList).items
+        assert [h.session_id for h in items] == ["20261020_000000_w0w0w0"]
+        await pilot.press("down", "c")
+        assert pilot.app.clipboard == "@session:work/20261020_000000_w0w0w0"

@@ -180,7 +180,21 @@ With an empty query the list shows recent sessions.
         yield Footer()
 
     def on_mount(self) -> None:
+        self._curator = self.app.curator
+        self.app.header_changed.subscribe(self, self._profile_maybe_changed)
         self.query_one("#search-query", Input).focus()
+        self.load_sources()
+        self.start_search()
+
+    def _profile_maybe_changed(self, _=None) -> None:
+        """Another profile (so another state.db) is being curated: start over on it."""
+        if self.app.curator is self._curator:
+            return
+        self._curator = self.app.curator
+        self._last_ran = None
+        self.session_info = None
+        if self.view == "transcript":
+            self.show_results()
         self.load_sources()
         self.start_search()
 
