@@ -333,6 +333,15 @@ def _names(value, allowed: Iterable[str] | None, what: str) -> tuple[str, ...] |
     return tuple(dict.fromkeys(out))
 
 
+def _index_problem(exc: BaseException) -> bool:
+    """True when an error comes from an FTS index (not from the database as a whole)."""
+    low = str(exc).lower()
+    if "locked" in low or "busy" in low or "interrupt" in low:
+        return False
+    return any(k in low for k in ("fts5", "no such module", "tokenizer", "messages_fts", "malformed",
+                                  "corrupt", "vtable"))
+
+
 def _ph(items: Sequence) -> str:
     return ",".join("?" for _ in items)
 
@@ -490,16 +499,12 @@ class SessionDB:
             plan = self._plan(conn, schema, q)
             try:
                 rows = self._page(conn, schema, plan, q, filters, sort, limit + 1, offset)
-            except sqlite3.OperationalError as exc:
-                if plan.route == "like" or "interrupt" in str(exc).lower():
+            except sqlite3.DatabaseError as exc:
+                # an index SQLite can't use here (missing tokenizer, damaged): scan the messages instead;
+                # anything else (locked, interrupted, a damaged file) is reported as it is
+                if plan.route == "like" or self._conns.immutable or not _index_problem(exc):
                     raise
-                # an index SQLite can't use here (missing tokenizer, damaged): scan instead
-                plan = _Plan("like", "The search index can't be read; searching by plain scan.")
-                rows = self._page(conn, schema, plan, q, filters, sort, limit + 1, offset)
-            except sqlite3.DatabaseError:
-                if plan.route == "like" or self._conns.immutable:
-                    raise
-                plan = _Plan("like", "The search index looks damaged; searching by plain scan.")
+                plan = _Plan("like", "The search index can't be read; searching by plain scan (slower).")
                 rows = self._page(conn, schema, plan, q, filters, sort, limit + 1, offset)
             terms = highlight_terms(q, plan.route)
             hits = self._hits(conn, schema, rows[:limit], terms)
@@ -606,8 +611,9 @@ class SessionDB:
         if extra:
             where.append(extra)
             params.extend(DEMOTED_SOURCES)
+        title = "s.title" if "title" in schema.session_columns else "NULL"
         sql = (
-            f"SELECT m.id, m.session_id, m.role, m.timestamp, s.source, {tool_name}, {snip} "
+            f"SELECT m.id, m.session_id, m.role, m.timestamp, s.source, {tool_name}, {snip}, {title} "
             f"FROM {source} WHERE {' AND '.join(where)} ORDER BY {order_sql}"
         )
         return sql, params
@@ -639,7 +645,10 @@ class SessionDB:
     def _hits(self, conn, schema: Schema, rows: list, terms: tuple[Term, ...]) -> list[Hit]:
         if not rows:
             return []
-        titles = self._titles(conn, schema, list(dict.fromkeys(r[1] for r in rows)))
+        titles = {r[1]: snippets.one_line(str(r[7])) for r in rows if r[7] and str(r[7]).strip()}
+        for sid in dict.fromkeys(r[1] for r in rows):
+            if sid not in titles:
+                titles[sid] = self._preview(conn, schema, sid) or "(untitled)"
         need = [r[0] for r in rows if not r[6]]
         excerpts: dict[int, str] = {}
         if need:
@@ -651,7 +660,7 @@ class SessionDB:
             ):
                 excerpts[mid] = text or ""
         hits = []
-        for mid, sid, role, ts, source, tool_name, snip in rows:
+        for mid, sid, role, ts, source, tool_name, snip, _title in rows:
             if snip:
                 spans = snippets.parse_marked(snip)
             else:

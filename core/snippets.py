@@ -23,6 +23,7 @@ MARK_OPEN = f"\ue000{_NONCE}\ue001"
 MARK_CLOSE = f"\ue002{_NONCE}\ue003"
 
 _C1_START, _C1_END = 0x80, 0x9F
+_WHITESPACE = re.compile(r"\s+")
 
 
 def show_controls(text: str) -> str:
@@ -179,7 +180,7 @@ def parse_marked(marked: str, open_mark: str = MARK_OPEN, close_mark: str = MARK
         rest = rest[j + len(close_mark) :]
     flat: list[Span] = []
     for text, hit in spans:
-        text = re.sub(r"\s+", " ", text)
+        text = _WHITESPACE.sub(" ", text)
         if text:
             flat.append((text, hit))
     if flat:

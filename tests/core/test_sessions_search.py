@@ -260,3 +260,20 @@ def test_markup_message_round_trips(make_db):
     db = make_db()
     hit = db.search('"not bold"').hits[0]
     assert db.message(hit.message_id).content == MARKUP
+
+
+def test_a_damaged_index_falls_back_to_a_scan(tmp_path):
+    import sqlite3
+
+    path = build_db(tmp_path / "h" / "state.db", wal=False)
+    conn = sqlite3.connect(path)
+    conn.execute("DELETE FROM messages_fts_data WHERE id > 1")  # the index's pages are gone
+    conn.commit()
+    conn.close()
+    before = fingerprint(path)
+    db = SessionDB(path)
+    result = db.search("staging", roles="user")
+    assert result.route == "like" and "can't be read" in result.notice
+    assert [db.message(h.message_id).content for h in result.hits] == ["How do I deploy the staging server?"]
+    db.close()
+    assert fingerprint(path) == before
