@@ -38,6 +38,13 @@ def db_untouched(home):
     assert fingerprint(home / "state.db") == before
 
 
+@pytest.fixture
+def demo_db_untouched(demo_home):
+    before = fingerprint(demo_home / "state.db")
+    yield
+    assert fingerprint(demo_home / "state.db") == before
+
+
 async def settle(pilot, delay: float = 0.0) -> None:
     await pilot.pause(delay)
     await pilot.app.workers.wait_for_complete()
@@ -268,7 +275,7 @@ async def test_missing_state_db_is_said_plainly(hermes_home, make_app):
         assert not (hermes_home / "state.db").exists()
 
 
-async def test_provenance_opens_where_an_entry_was_written(demo_home, make_app):
+async def test_provenance_opens_where_an_entry_was_written(demo_home, make_app, demo_db_untouched):
     entry = next(e for e in demo_entries() if e.provenance and e.target == "memory")
     async with make_app(demo_home).run_test(size=(120, 36)) as pilot:
         app = pilot.app
@@ -282,7 +289,7 @@ async def test_provenance_opens_where_an_entry_was_written(demo_home, make_app):
         assert entry.text.split()[0] in current.tool_calls
 
 
-async def test_provenance_not_found_says_so(demo_home, make_app):
+async def test_provenance_not_found_says_so(demo_home, make_app, demo_db_untouched):
     async with make_app(demo_home).run_test(size=(120, 36)) as pilot:
         app = pilot.app
         await pilot.pause()
@@ -291,7 +298,7 @@ async def test_provenance_not_found_says_so(demo_home, make_app):
         assert any("Origin not found" in (n.title or "") for n in app._notifications)
 
 
-async def test_o_in_memory_mode_opens_the_origin(demo_home, make_app):
+async def test_o_in_memory_mode_opens_the_origin(demo_home, make_app, demo_db_untouched):
     async with make_app(demo_home).run_test(size=(120, 36)) as pilot:
         app = pilot.app
         await pilot.pause()
