@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tools import shots  # noqa: E402
-from tools.shots import TODAY, Shot, frozen_clock, steady_cursors  # noqa: E402
+from tools.shots import TODAY, Shot, build_app, drive, steady_cursors  # noqa: E402
 
 
 def scenarios() -> list[Shot]:
@@ -31,9 +31,7 @@ def scenarios() -> list[Shot]:
 
 
 async def render(shot: Shot, out: Path) -> None:
-    from core.curator import open_curator
     from core.demo import build_demo_home
-    from tui.app import CuratorApp
 
     with tempfile.TemporaryDirectory(prefix="hmc-shot-") as tmp:
         user = Path(tmp) / "user"
@@ -43,17 +41,9 @@ async def render(shot: Shot, out: Path) -> None:
         time.tzset()
         home = user / ".hermes"
         build_demo_home(home, TODAY)
-        if shot.setup:
-            shot.setup(home)
-        app = CuratorApp(open_curator(home, today=TODAY, clock=frozen_clock), greet=shot.greet)
+        app = build_app(home, shot)
         async with app.run_test(size=shot.size) as pilot:
-            await pilot.pause()
-            for key in shot.press:
-                await pilot.press(key)
-                await pilot.pause()
-            if shot.settle:
-                await shot.settle(pilot)
-            await pilot.pause(0.3)
+            await drive(pilot, shot)
             app.save_screenshot(str(out))
 
 

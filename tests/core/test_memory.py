@@ -18,10 +18,17 @@ from core.memory import (
 # ---------------------------------------------------------------- format
 
 
+def plausible_entry(text: str) -> bool:
+    """Hermes's delimiter can't occur inside an entry; a line that is a § with stray spaces reads as a
+    broken separator, which hmc reports as drift (HERMES-FORMATS §2.7), so entries don't hold one."""
+    lines = text.split("\n")
+    return bool(text) and DELIMITER not in f"\n{text}\n" and not any(l.strip() == "§" and l != "§" for l in lines)
+
+
 entry_text = st.lists(
     st.sampled_from(list("abcxyz ABC\n§.,:;-_/[]") + ["漢", "字", "日本", "😀", "👩\u200d💻", "é", "Ж", "\n§x"]),
     min_size=1, max_size=30,
-).map(lambda parts: "".join(parts).strip()).filter(lambda s: s and DELIMITER not in f"\n{s}\n")
+).map(lambda parts: "".join(parts).strip()).filter(plausible_entry)
 
 
 @given(st.lists(entry_text, max_size=12, unique=True))

@@ -46,3 +46,24 @@ def steady_cursors() -> Callable[[], None]:
             setattr(cls, "cursor_blink", original)
 
     return restore
+
+
+def build_app(home: Path, shot: Shot):
+    """The app a scenario shows: frozen clock, no file polling (so nothing depends on timing)."""
+    from core.curator import open_curator
+    from tui.app import CuratorApp
+
+    if shot.setup:
+        shot.setup(home)
+    return CuratorApp(open_curator(home, today=TODAY, clock=frozen_clock), greet=shot.greet, poll=False)
+
+
+async def drive(pilot, shot: Shot) -> None:
+    """Press the scenario's keys, run its extra steps, and let the screen settle."""
+    await pilot.pause()
+    for key in shot.press:
+        await pilot.press(key)
+        await pilot.pause()
+    if shot.settle:
+        await shot.settle(pilot)
+    await pilot.pause()
