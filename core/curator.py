@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 from core.history import History
-from core.home import HermesHome, resolve_home
+from core.home import HermesHome, read_config, resolve_home
 from core.memory import FILE_NAMES, TARGETS, MemoryStore
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -53,6 +53,17 @@ class Curator:
         from core.sessions import SessionDB
 
         return SessionDB(self.home.state_db)
+
+    def reload_config(self) -> bool:
+        """Re-read config.yaml (limits, enabled flags, write approval); True when anything changed."""
+        config = read_config(self.home.config_path)
+        if config == self.home.config:
+            return False
+        self.home = replace(self.home, config=config)
+        for target, store in self.stores.items():
+            store.limit, store.enabled = config.limit(target), config.enabled(target)
+            store.read()  # drift depends on the limit
+        return True
 
     def switch_profile(self, profile: str) -> "Curator":
         """A new curator on another profile of the same base home."""

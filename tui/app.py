@@ -18,7 +18,7 @@ from textual.widgets import Footer, Static
 
 from core import timefmt
 from core.home import list_profiles
-from core.memory import FILE_NAMES, Conflict, Op, ScanRefused, StoreError, WriteResult
+from core.memory import FILE_NAMES, Conflict, Op, ScanRefused, StoreError, WriteResult, token_of
 from tui.literal import literal
 from tui.screens.dialogs import ChoiceDialog, ConfirmDialog
 from tui.widgets.header import HmcHeader
@@ -91,6 +91,7 @@ class CuratorApp(App):
         self.pending_changed: Signal[None] = Signal(self, "pending_changed")
         self.header_changed: Signal[None] = Signal(self, "header_changed")
         self._pending_token: object = None
+        self._config_token: object = None
         self._pending_count = 0
         self.modes_available = {mode: mode_screen(mode) for mode in MODE_SCREENS}
         for mode, screen in self.modes_available.items():
@@ -103,6 +104,7 @@ class CuratorApp(App):
             store.read()
         self._pending_token = self.pending_token()
         self._pending_count = self.count_pending()
+        self._config_token = token_of(self.curator.home.config_path)
         self.switch_mode("memory")
         if self.poll_enabled:
             self.set_interval(POLL_SECONDS, self.poll, name="poll-files")
@@ -136,6 +138,22 @@ class CuratorApp(App):
             self._pending_count = self.count_pending()
             self.pending_changed.publish(None)
             self.header_changed.publish(None)
+        config_token = token_of(self.curator.home.config_path)
+        if config_token != self._config_token:
+            self._config_token = config_token
+            if self.curator.reload_config():
+                for target in self.curator.stores:
+                    self.memory_changed.publish(target)
+                self.header_changed.publish(None)
+                self.notify("config.yaml changed — limits and switches reloaded.", title="Config")
+                for problem in self.curator.home.config.problems:
+                    self.notify(problem, title="config.yaml", severity="warning", timeout=8)
+
+    def pending_written(self) -> None:
+        """A screen changed the pending folder itself: refresh the count without a second reload."""
+        self._pending_token = self.pending_token()
+        self._pending_count = self.count_pending()
+        self.header_changed.publish(None)
 
     def pending_token(self) -> object:
         folder = self.curator.home.pending_dir
@@ -312,6 +330,7 @@ class CuratorApp(App):
             store.read()
         self._pending_token = self.pending_token()
         self._pending_count = self.count_pending()
+        self._config_token = token_of(self.curator.home.config_path)
         for target in self.curator.stores:
             self.memory_changed.publish(target)
         self.pending_changed.publish(None)

@@ -212,3 +212,15 @@ async def test_prompt_preview_shows_hermes_block(home, make_app):
         text = app.screen.query_one("#text-body").text
         assert text.startswith("═" * 46 + "\nMEMORY (your personal notes) [")
         assert text.endswith(MARKUP)
+
+
+async def test_config_change_reloads_limits_live(home, make_app):
+    app = make_app(home)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        gauge = app.screen.query_one("#gauge-memory", CapacityGauge)
+        assert gauge.limit == 200
+        (home / "config.yaml").write_text("memory:\n  memory_char_limit: 999\n  user_char_limit: 60\n")
+        await pilot.pause(1.0)
+        assert gauge.limit == 999 and app.curator.stores["memory"].limit == 999
+        assert any("config.yaml changed" in n.message for n in app._notifications)

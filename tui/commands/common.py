@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, datetime
+from datetime import time as dt_time
 from typing import Any
 
 from rich.console import Console
@@ -36,8 +38,12 @@ class CliContext:
             from core.curator import open_curator
             from core.home import HomeError
 
+            clock = time.time
+            if self.today is not None:  # ages are counted from noon of --today, local time
+                noon = datetime.combine(self.today, dt_time(12)).timestamp()
+                clock = lambda: noon  # noqa: E731
             try:
-                self._curator = open_curator(self.home, self.profile, self.today)
+                self._curator = open_curator(self.home, self.profile, self.today, clock)
             except HomeError as exc:
                 raise CliError(f"{exc} (try `hmc demo` to explore hmc on a demo home)") from None
         return self._curator
