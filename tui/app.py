@@ -123,7 +123,8 @@ class CuratorApp(App):
             )
         due = self.review_state()
         if due.get("due"):
-            self.notify(f"The monthly review is due ({due['text']}). Press 4 to start it.", title="Review", timeout=8)
+            self.notify(f"The monthly review is due ({due['text'].removeprefix('review due').strip(' ()') or 'never done'}). "
+                        "Press 4 to start it.", title="Review", timeout=8)
 
     # -- polling: external writes show up within a second ------------------------------------
 
@@ -192,15 +193,20 @@ class CuratorApp(App):
             due = review.review_due(self.curator)
         except Exception:
             return {"text": "review: unknown", "due": False}
-        text = f"reviewed {last.isoformat()}" if last else "never reviewed"
-        return {"text": text + (" · review due" if due else ""), "due": due}
+        if due:
+            text = "review due" + (f" (last {last.isoformat()})" if last else "")
+        else:
+            text = f"reviewed {last.isoformat()}" if last else "never reviewed"
+        return {"text": text, "due": due}
 
     def header_state(self) -> dict:
+        review = self.review_state()
         return {
             "home": self.curator.home.display(),
             "profile": self.curator.home.profile,
             "pending": self._pending_count,
-            "review": self.review_state()["text"],
+            "review": review["text"],
+            "review_due": review["due"],
         }
 
     def ago(self, ts: float) -> str:

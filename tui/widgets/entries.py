@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from rich.table import Table
 from rich.text import Text
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
@@ -11,21 +12,18 @@ from textual.widgets.option_list import Option
 from tui.literal import visible_controls
 
 
-def entry_prompt(number: int, entry: str, limit: int, marks: Sequence[str] = ()) -> Text:
-    """`  3  text…  (123)` with continuation lines indented; marks are short badges (e.g. ⚠ scan)."""
-    head = f"{number:>3}  "
-    body = Text(no_wrap=False)
-    body.append(head, style="bold")
-    lines = visible_controls(entry).split("\n")
-    for i, line in enumerate(lines):
-        if i:
-            body.append("\n" + " " * len(head))
-        body.append(line)
+def entry_prompt(number: int, entry: str, limit: int, marks: Sequence[str] = ()) -> Table:
+    """`  3  text…  (123)` as a grid, so wrapped and multi-line entries keep a hanging indent."""
+    body = Text(visible_controls(entry))
     size = len(entry)
     body.append(f"  ({size:,})", style="bold red" if size > limit else "dim")
     for mark in marks:
-        body.append(f" {mark}", style="bold yellow")
-    return body
+        body.append(f"  {mark}", style="bold yellow")
+    grid = Table.grid(padding=(0, 1), expand=True)
+    grid.add_column(width=3, justify="right", style="bold")
+    grid.add_column(ratio=1)
+    grid.add_row(str(number), body)
+    return grid
 
 
 class EntryList(OptionList):

@@ -23,26 +23,26 @@ class HmcHeader(Widget):
     def render(self) -> Text:
         state = self.app.header_state()
         mode = getattr(self.screen, "MODE", "")
-        left = Text()
-        left.append(" hmc ", style="bold reverse")
-        left.append(" ")
-        left.append(visible_controls(state["home"]), style="bold")
-        left.append(f"  profile {state['profile']}", style="dim" if state["profile"] == "default" else "bold")
+        width = self.size.width
         tabs = Text()
         for key, name, title in MODES:
-            style = "bold reverse" if name == mode else ""
-            tabs.append(f" {key} {title} ", style=style)
-            tabs.append(" ")
+            tabs.append(f" {key} {title} ", style="bold reverse" if name == mode else "")
         right = Text()
         count = state["pending"]
         right.append(f"{count} pending", style="bold yellow" if count else "dim")
-        right.append("  ·  ")
-        review = state["review"]
-        right.append(review, style="bold yellow" if "due" in review else "dim")
+        right.append(" · ", style="dim")
+        right.append(state["review"], style="bold yellow" if state.get("review_due") else "dim")
         right.append(" ")
-        width = self.size.width
+        left = Text()
+        left.append(" hmc ", style="bold reverse")
+        profile = f" · {state['profile']}"
+        room = width - tabs.cell_len - right.cell_len - left.cell_len - len(profile) - 4
+        home = visible_controls(state["home"])
+        if len(home) > room:
+            home = "…" + home[-max(room - 1, 4):]
+        left.append(" " + home, style="bold")
+        left.append(profile, style="dim" if state["profile"] == "default" else "bold")
         gap = max(1, width - left.cell_len - tabs.cell_len - right.cell_len)
-        pad_left = gap // 2
-        line = Text.assemble(left, " " * pad_left, tabs, " " * (gap - pad_left), right)
+        line = Text.assemble(left, " " * (gap // 2), tabs, " " * (gap - gap // 2), right)
         line.truncate(width)
         return line
