@@ -95,7 +95,9 @@ async def test_over_limit_save_is_refused_in_the_dialog(home, make_app):
     app = make_app(home)
     async with app.run_test(size=(120, 36)) as pilot:
         before = memory_text(home)
-        await pilot.press("a", *("x" * 150))
+        await pilot.press("a", "x")
+        app.screen.query_one("#edit-text").insert("x" * 149)
+        await pilot.pause()
         dialog = app.screen
         assert isinstance(dialog, EditEntryDialog)
         assert dialog.query_one("#save").disabled
