@@ -74,15 +74,21 @@ def usage_label(used: int, limit: int) -> str:
 
 
 def prompt_block(target: str, entries: Sequence[str], limit: int) -> str:
-    """The block Hermes injects into the system prompt for this store ('' when empty)."""
+    """The block Hermes injects into the system prompt for this store ('' when empty).
+
+    Entries Hermes's scan blocks appear as its `[BLOCKED: …]` notice, as the agent will see them.
+    """
     if not entries:
         return ""
     used = usage(entries)
     label = usage_label(used, limit)
     if used > limit:
         label += " ⚠ OVER BUDGET"
+    from core import scanner
+
+    shown = [scanner.blocked_notice(e, FILE_NAMES[target]) or e for e in entries]
     rule = "═" * 46
-    return f"{rule}\n{TITLES[target]} [{label}]\n{rule}\n{serialize(entries)}"
+    return f"{rule}\n{TITLES[target]} [{label}]\n{rule}\n{serialize(shown)}"
 
 
 def check_drift(raw: str, limit: int) -> str | None:
@@ -461,9 +467,8 @@ class MemoryStore:
             if blocking:
                 first = blocking[0]
                 raise ScanRefused(
-                    f"the security scan flagged this text ({first.rule}: {first.detail}). "
-                    + ("Hermes will block the entry from the prompt. " if any(f.hermes_blocks for f in blocking) else "")
-                    + "Confirm to write it anyway.",
+                    f"the security scan flagged this text: {first.detail}"
+                    + ("; Hermes will block the entry from the prompt" if any(f.hermes_blocks for f in blocking) else ""),
                     findings,
                 )
         with self.locked():

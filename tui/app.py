@@ -11,7 +11,7 @@ from typing import Sequence
 from rich.text import Text
 from textual.app import App
 from textual.binding import Binding
-from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.command import CommandPalette, DiscoveryHit, Hit, Hits, Provider
 from textual.screen import Screen
 from textual.signal import Signal
 from textual.widgets import Footer, Static
@@ -348,7 +348,8 @@ class CuratorApp(App):
         out = []
         for mode in MODE_SCREENS:
             out.append((f"go: {mode.capitalize()} mode", f"Switch to {mode} mode", lambda m=mode: self.action_mode(m)))
-        screen = self.screen
+        # the palette is itself a screen: list the actions of the screen beneath it
+        screen = next(s for s in reversed(self.screen_stack) if not isinstance(s, CommandPalette))
         area = getattr(screen, "AREA", "app")
         seen = set()
         for key, active in screen.active_bindings.items():
@@ -370,8 +371,8 @@ class CuratorApp(App):
 def scan_body(findings) -> Text:
     body = Text("The security scan flagged the text you are about to write:\n\n")
     for f in findings[:8]:
-        body.append(f"{f.severity.upper():<8} {f.rule}", style="bold")
-        body.append(f"  {f.detail}\n")
+        body.append(f"{f.severity.upper():<9}", style="bold")
+        body.append(f"{f.detail}\n")
     if any(getattr(f, "hermes_blocks", False) for f in findings):
         body.append("\nHermes will replace this entry in the prompt with a [BLOCKED: …] notice, so the agent "
                     "won't see it.", style="yellow")

@@ -79,6 +79,13 @@ def test_prompt_block_matches_hermes():
     assert "OVER BUDGET" in prompt_block("user", ["x" * 20], 10)
 
 
+def test_prompt_block_shows_hermes_blocked_notice():
+    block = prompt_block("memory", ["fine", "SSH key is at ~/.ssh/id_ed25519"], 2200)
+    assert block.endswith("fine\n§\n[BLOCKED: MEMORY.md entry contained threat pattern(s): ssh_access. "
+                          "Removed from system prompt; use memory(action=remove) to delete the original.]")
+    assert "[1% — 38/2,200 chars]" in block  # the label counts the stored text
+
+
 @pytest.mark.parametrize("raw,fragment", [
     ("a\r\n§\r\nb", "CRLF"),
     ("a\n\n§\n\nb", "blank lines"),

@@ -234,3 +234,30 @@ async def test_config_change_reloads_limits_live(home, make_app):
         await pilot.pause(1.0)
         assert gauge.limit == 999 and app.curator.stores["memory"].limit == 999
         assert any("config.yaml changed" in n.message for n in app._notifications)
+
+
+async def test_command_palette_offers_the_screen_actions(home, make_app):
+    app = make_app(home)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"memory: Add")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await until_dialog(pilot, EditEntryDialog)
+
+
+async def test_command_palette_switches_profile(home, make_app):
+    work = home / "profiles" / "work" / "memories"
+    work.mkdir(parents=True)
+    (work / "MEMORY.md").write_text("Work note")
+    app = make_app(home)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"Switch to work")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert app.curator.home.profile == "work"
+        assert "Work note" in shown(app.screen.query_one("#entries-memory", EntryList))

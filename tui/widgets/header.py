@@ -29,7 +29,7 @@ class HmcHeader(Widget):
             tabs.append(f" {key} {title} ", style="bold reverse" if name == mode else "")
         right = Text()
         count = state["pending"]
-        right.append(f"{count} pending", style="bold yellow" if count else "dim")
+        right.append(f"{count:>3} pending", style="bold yellow" if count else "dim")  # fixed width: tabs don't jump
         right.append(" · ", style="dim")
         right.append(state["review"], style="bold yellow" if state.get("review_due") else "dim")
         right.append(" ")
