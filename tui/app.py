@@ -302,10 +302,10 @@ class CuratorApp(App):
             self.call_after_refresh(focus)
 
     def action_help(self) -> None:
-        if self.screen.query("HelpPanel"):
-            self.action_hide_help_panel()
-        else:
-            self.action_show_help_panel()
+        from tui.screens.help import HelpDialog
+
+        if not isinstance(self.screen, HelpDialog):
+            self.push_screen(HelpDialog(self.screen))
 
     def show_memory(self, target: str) -> None:
         self.switch_mode("memory")

@@ -261,3 +261,20 @@ async def test_command_palette_switches_profile(home, make_app):
         await settle(app, pilot)
         assert app.curator.home.profile == "work"
         assert "Work note" in shown(app.screen.query_one("#entries-memory", EntryList))
+
+
+async def test_help_lists_the_keys_and_escape_closes_it(home, make_app):
+    from tui.screens.help import HelpDialog
+
+    app = make_app(home)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("question_mark")
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, HelpDialog)
+        keys = shown(dialog.query_one("#help-keys"))
+        for words in ("Add", "Undo", "Prompt", "Repair"):
+            assert words in keys
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, HelpDialog)

@@ -57,4 +57,5 @@ SCENARIOS = [
     Shot("memory-prompt", press=("p",), title="The exact prompt block Hermes injects"),
     Shot("memory-conflict", press=("e",), settle=external_edit_while_editing, title="Theirs / mine / both"),
     Shot("memory-narrow", size=(84, 36), title="Stacked panes on a narrow terminal"),
+    Shot("memory-help", press=("question_mark",), title="? lists every key of the screen"),
 ]
