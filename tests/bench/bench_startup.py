@@ -17,9 +17,12 @@ with both panes filled. The process is then killed. Nothing is patched or instru
 either app, and both are measured the same way.
 
 The demo home is built once in a temporary folder; HOME and the XDG folders point inside it, so
-nothing reads or touches the real user's files. Runs alternate (a b, b a, ...) after one warm-up
-each (which also compiles .pyc files); the ratio reported is the median of the pairs' ratios, which
-is steadier than a ratio of medians on a shared machine.
+nothing reads or touches the real user's files (this process's own HOME and XDG variables too).
+Bytecode is cached as for an installed app (in the temp folder, via PYTHONPYCACHEPREFIX, even when
+PYTHONDONTWRITEBYTECODE is set): without it every hmc module would be compiled from source at each
+start, which no installed hmc does. Runs alternate (a b, b a, ...) after one warm-up each (which
+also fills that cache); the ratio reported is the median of the pairs' ratios, which is steadier
+than a ratio of medians on a shared machine.
 """
 
 from __future__ import annotations
@@ -66,6 +69,13 @@ MINIMAL_MARKERS = ("A minimal Textual app", "palette")
 ESCAPES = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][0-9A-Za-z]|\x1b[=>78]|[\r\n]")
 
 
+# Variables that would make one start slower or different from a person's (debug modes, tracing,
+# a terminal size that overrides the pty's).
+SKEWING_VARS = ("COLUMNS", "LINES", "NO_COLOR", "PYTHONPROFILEIMPORTTIME", "PYTHONDEVMODE", "PYTHONASYNCIODEBUG",
+                "PYTHONTRACEMALLOC", "PYTHONMALLOC", "PYTHONMALLOCSTATS", "PYTHONWARNINGS", "PYTHONINSPECT",
+                "PYTHONVERBOSE", "PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")
+
+
 class BenchError(Exception):
     pass
 
@@ -83,7 +93,7 @@ class Subject:
 
 def sandbox_env(tmp: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("TEXTUAL", "HERMES_", "PYTHONPROFILE", "XDG_")) and k not in ("COLUMNS", "LINES")}
+           if not k.startswith(("TEXTUAL", "HERMES_", "XDG_")) and k not in SKEWING_VARS}
     home = tmp / "home"
     env.update(
         HOME=str(home),
@@ -95,7 +105,10 @@ def sandbox_env(tmp: Path) -> dict[str, str]:
         COLORTERM="truecolor",
         LANG=env.get("LANG") if "UTF-8" in env.get("LANG", "").upper() else "C.UTF-8",
     )
-    env.pop("NO_COLOR", None)
+    # Bytecode as an installed app has it: compiled once (in the warm-up run), then read from cache,
+    # even where PYTHONDONTWRITEBYTECODE is set. The cache lives in the temp folder, so the checkout
+    # gets no __pycache__ folders.
+    env["PYTHONPYCACHEPREFIX"] = str(tmp / "pycache")
     # hmc resolves from the installed package when there is one; the checkout is the fallback.
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
     return env
@@ -269,8 +282,7 @@ def import_times(subject: Subject, env: dict[str, str], cwd: Path,
     _, raw = start(subject, dict(env, PYTHONPROFILEIMPORTTIME="1"), cwd, size, timeout=60)
     out: dict[str, tuple[int, int]] = {}
     for m in IMPORT_LINE.finditer(raw.decode("utf-8", "replace")):
-        if m:
-            out[m.group(4)] = (int(m.group(1)), int(m.group(2)))
+        out[m.group(4)] = (int(m.group(1)), int(m.group(2)))
     return out
 
 
@@ -307,8 +319,12 @@ def main(argv: list[str] | None = None) -> int:
 
     with tempfile.TemporaryDirectory(prefix="hmc-bench-startup-") as folder:
         tmp = Path(folder)
-        demo = build_home(tmp)
         env = sandbox_env(tmp)
+        for key in ("HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME"):
+            os.environ[key] = env[key]  # reading the demo home here must not touch the real user's either
+        for key in ("HERMES_HOME", "HERMES_PROFILE"):
+            os.environ.pop(key, None)
+        demo = build_home(tmp)
         script = tmp / "minimal_app.py"
         script.write_text(MINIMAL_APP, encoding="utf-8")
         minimal = Subject("minimal Textual app", [sys.executable, str(script)], MINIMAL_MARKERS)
@@ -318,7 +334,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"first paint on a {columns}x{rows} pty · Textual {textual.__version__} · Python "
               f"{sys.version.split()[0]} · {os.cpu_count()} CPUs · load {os.getloadavg()[0]:.2f} · "
               f"{args.runs} alternating pairs", flush=True)
-        print(f"   hmc: {' '.join(Path(c).name if i == 0 else c for i, c in enumerate(hmc.command))}\n", flush=True)
+        print(f"   hmc: {' '.join(Path(c).name if i == 0 else c for i, c in enumerate(hmc.command))}", flush=True)
+        print(f"   first screen = the terminal has shown all of {list(hmc.markers)} (hmc), "
+              f"{list(minimal.markers)} (minimal)\n", flush=True)
 
         def run(subject: Subject):
             return lambda: first_paint(subject, env, tmp, size, args.timeout)
