@@ -3,6 +3,7 @@
     python tests/bench/bench_startup.py              # 20 alternating pairs (well under 2 minutes)
     python tests/bench/bench_startup.py --runs 40    # more pairs, steadier figures
     python tests/bench/bench_startup.py --imports    # also list the modules only hmc imports
+    python tests/bench/bench_startup.py --journal 1000  # a long-used hmc: 1,000 records in its journal
 
 Goal (DESIGN.md, "Performance"): the TUI on the demo home paints its first screen within 1.5x the
 time a minimal Textual app (a Static and a Footer) takes on the same machine.
@@ -308,6 +309,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--size", default="120x36", help="terminal size COLUMNSxROWS (default 120x36)")
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds one start may take (default 30)")
     parser.add_argument("--imports", action="store_true", help="also list the modules only hmc imports")
+    parser.add_argument("--journal", type=int, default=0, metavar="N",
+                        help="give the demo home a journal of N records of hmc's own writes (default 0: none)")
     args = parser.parse_args(argv)
     try:
         columns, rows = (int(n) for n in args.size.lower().split("x"))
@@ -325,6 +328,12 @@ def main(argv: list[str] | None = None) -> int:
         for key in ("HERMES_HOME", "HERMES_PROFILE"):
             os.environ.pop(key, None)
         demo = build_home(tmp)
+        if args.journal > 0:
+            from bench_memory import fill_journal  # tests/bench/ (this script's folder) is on sys.path
+            from core.curator import open_curator
+
+            store = open_curator(demo).stores["memory"]
+            fill_journal(store.history, store.path, store.target, args.journal)
         script = tmp / "minimal_app.py"
         script.write_text(MINIMAL_APP, encoding="utf-8")
         minimal = Subject("minimal Textual app", [sys.executable, str(script)], MINIMAL_MARKERS)
@@ -333,7 +342,8 @@ def main(argv: list[str] | None = None) -> int:
 
         print(f"first paint on a {columns}x{rows} pty · Textual {textual.__version__} · Python "
               f"{sys.version.split()[0]} · {os.cpu_count()} CPUs · load {os.getloadavg()[0]:.2f} · "
-              f"{args.runs} alternating pairs", flush=True)
+              f"{args.runs} alternating pairs"
+              + (f" · hmc journal of {args.journal:,} records" if args.journal > 0 else ""), flush=True)
         print(f"   hmc: {' '.join(Path(c).name if i == 0 else c for i, c in enumerate(hmc.command))}", flush=True)
         print(f"   first screen = the terminal has shown all of {list(hmc.markers)} (hmc), "
               f"{list(minimal.markers)} (minimal)\n", flush=True)
