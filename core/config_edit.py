@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
 
+from core.atomic import atomic_write
 from core.home import FALSE_STRINGS, TRUE_STRINGS
 
 KEY = "write_approval"
@@ -203,17 +203,7 @@ def _replace(path: Path, data: bytes, expect: bytes | None) -> None:
     if current != expect:
         raise ConfigEditError("config.yaml changed while hmc was editing it; try again — nothing was changed")
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".config_", suffix=".tmp")
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, mode if mode is not None else 0o644)
-        os.replace(tmp, target)
+        atomic_write(target, data, mode if mode is not None else 0o644, prefix=".config_")
     except OSError as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
         raise ConfigEditError(f"writing config.yaml failed ({(exc.strerror or str(exc)).lower()}); it is unchanged") from None

@@ -11,13 +11,13 @@ import errno
 import hashlib
 import os
 import re
-import tempfile
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Iterator, Sequence
 
+from core.atomic import atomic_write
 from core.home import reason as os_reason
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -573,29 +573,8 @@ class MemoryStore:
 
 
 def _atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
-    """Temp file in the same folder, fsync, os.replace, fsync the folder. All or nothing."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".mem_", suffix=".tmp")
+    """`atomic_write` with Hermes's `.mem_*.tmp` temp name; an OS error becomes a StoreError."""
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        if isinstance(exc, OSError):
-            raise StoreError(f"writing {path.name} failed ({os_reason(exc)}); the file is unchanged") from None
-        raise
-    try:
-        dfd = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(dfd)
-        finally:
-            os.close(dfd)
-    except OSError:
-        pass
+        atomic_write(path, data, mode)
+    except OSError as exc:
+        raise StoreError(f"writing {path.name} failed ({os_reason(exc)}); the file is unchanged") from None

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from core import timefmt
+from core.atomic import atomic_write, fsync_dir
 from core.memory import (
     FILE_NAMES, TARGETS, Conflict, DriftError, Op, OpError, ScanRefused, Snapshot, StoreError,
     WriteResult, apply_op, locate, plan, preview, serialize, usage, usage_label,
@@ -946,15 +947,9 @@ class PendingQueue:
         folder = self.archive_dir
         try:
             folder.mkdir(parents=True, exist_ok=True)
-            data = claim.read_bytes()
             stamp = f"{self.curator.now():.6f}".replace(".", "")
             dest = folder / f"{stamp}-{name}"
-            tmp = folder / f".{dest.name}.tmp"
-            with open(tmp, "wb") as fh:
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, dest)
+            atomic_write(dest, claim.read_bytes(), _mode(claim), prefix=f".{dest.name}.")
         except OSError as exc:
             raise PendingError(f"can't keep a copy of the rejected record ({exc.strerror or exc}); nothing was rejected") from None
 
@@ -976,13 +971,7 @@ class PendingQueue:
             if dest.exists():
                 raise PendingError(f"pending write {name[:-5]} is already back in the queue")
             self.folder.mkdir(parents=True, exist_ok=True)
-            data = archived.read_bytes()
-            tmp = self.folder / f".{name}.restore-{os.getpid()}"
-            with open(tmp, "wb") as fh:
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, dest)
+            atomic_write(dest, archived.read_bytes(), _mode(archived), prefix=f".{name}.restore-")
             _unlink(archived)
             return name[:-5]
         raise PendingError("no rejected record to bring back")
@@ -1007,14 +996,12 @@ def _unlink(path: Path) -> None:
         os.unlink(path)
     except FileNotFoundError:
         pass
-    try:
-        fd = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-    except OSError:
-        pass
+    fsync_dir(path.parent)
+
+
+def _mode(path: Path) -> int:
+    """A record's permission bits, kept when it is archived and put back."""
+    return path.stat().st_mode & 0o777
 
 
 __all__ = [

@@ -7,12 +7,12 @@ home). A kept finding is remembered by a hash of its kind, rule and the exact en
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from typing import Iterable
+
+from core.atomic import atomic_write
 
 FILE = "review.json"
 VERSION = 1
@@ -98,19 +98,7 @@ class ReviewStore:
         text = json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True) + "\n"
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=".review_", suffix=".tmp")
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                    fh.write(text)
-                    fh.flush()
-                    os.fsync(fh.fileno())
-                os.replace(tmp, self.path)
-            except BaseException:
-                try:
-                    os.unlink(tmp)
-                except OSError:
-                    pass
-                raise
+            atomic_write(self.path, text.encode("utf-8"), prefix=".review_")
         except OSError as exc:
             raise ReviewStoreError(
                 f"can't save review decisions in {self.folder} ({exc.strerror or exc})") from None
