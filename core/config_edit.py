@@ -17,7 +17,7 @@ from pathlib import Path
 import yaml
 
 from core.atomic import atomic_write
-from core.home import FALSE_STRINGS, TRUE_STRINGS
+from core.home import FALSE_STRINGS, TRUE_STRINGS, reason
 
 KEY = "write_approval"
 _TOP_MEMORY = re.compile(r"^memory[ \t]*:(?P<rest>[ \t]*(?:#.*)?)$")
@@ -171,7 +171,7 @@ def set_write_approval(path: Path, on: bool) -> ConfigEdit:
     except FileNotFoundError:
         data, created = b"", True
     except OSError as exc:
-        raise ConfigEditError(f"config.yaml can't be read ({(exc.strerror or str(exc)).lower()}); nothing was changed") from None
+        raise ConfigEditError(f"config.yaml can't be read ({reason(exc)}); nothing was changed") from None
     bom = data.startswith(b"\xef\xbb\xbf")
     try:
         text = data[3:].decode("utf-8") if bom else data.decode("utf-8")
@@ -206,4 +206,4 @@ def _replace(path: Path, data: bytes, expect: bytes | None) -> None:
     try:
         atomic_write(target, data, mode if mode is not None else 0o644, prefix=".config_")
     except OSError as exc:
-        raise ConfigEditError(f"writing config.yaml failed ({(exc.strerror or str(exc)).lower()}); it is unchanged") from None
+        raise ConfigEditError(f"writing config.yaml failed ({reason(exc)}); it is unchanged") from None
