@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import threading
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -68,9 +69,29 @@ class History:
         self.folder = state_dir(home_root)
         self.path = self.folder / JOURNAL
         self.clock = clock
+        # parsed journal, keyed by the file's stat: the journal only grows, and the UI asks often
+        self._lock = threading.Lock()
+        self._cache: tuple[object, list[Record]] | None = None
+
+    def _token(self) -> object:
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return None
+        return (st.st_mtime_ns, st.st_size, st.st_ino)
 
     def records(self) -> list[Record]:
         """All records, oldest first; a torn last line (crash mid-append) is skipped."""
+        token = self._token()
+        with self._lock:
+            if self._cache is not None and self._cache[0] == token:
+                return list(self._cache[1])
+        parsed = self._parse() if token is not None else []
+        with self._lock:
+            self._cache = (token, parsed)
+        return list(parsed)
+
+    def _parse(self) -> list[Record]:
         try:
             lines = self.path.read_text(encoding="utf-8").splitlines()
         except (FileNotFoundError, UnicodeDecodeError):
@@ -88,9 +109,12 @@ class History:
 
     def record(self, target: str, path: Path, before: str, after: str, action: str, detail: str,
                undoes: int | None = None) -> Record:
-        records = self.records()
+        token = self._token()
+        with self._lock:
+            cached = self._cache[1] if self._cache is not None and self._cache[0] == token else None
+        last_id = (cached[-1].id if cached else 0) if cached is not None else self._last_id()
         rec = Record(
-            id=(records[-1].id + 1) if records else 1, ts=self.clock(), target=target, path=str(path),
+            id=last_id + 1, ts=self.clock(), target=target, path=str(path),
             action=action, detail=detail, before=before, after=after, undoes=undoes,
         )
         try:
@@ -103,7 +127,28 @@ class History:
                 os.fsync(fh.fileno())
         except OSError as exc:
             raise StoreError(f"can't write hmc's history journal ({exc.strerror or exc}); nothing was written") from None
+        if cached is not None:
+            with self._lock:
+                self._cache = (self._token(), cached + [rec])
         return rec
+
+    def _last_id(self) -> int:
+        """The newest record's id, from the end of the journal (no need to parse all of it)."""
+        try:
+            with open(self.path, "rb") as fh:
+                fh.seek(0, os.SEEK_END)
+                size = fh.tell()
+                fh.seek(max(0, size - 65536))
+                tail = fh.read().decode("utf-8", errors="replace").splitlines()
+        except OSError:
+            return 0
+        for line in reversed(tail):
+            try:
+                return int(json.loads(line)["id"])
+            except (ValueError, KeyError, TypeError):
+                continue
+        records = self.records()  # a record longer than the tail: read it all
+        return records[-1].id if records else 0
 
     def _ends_with_newline(self) -> bool:
         with open(self.path, "rb") as fh:
