@@ -93,9 +93,8 @@ class CuratorApp(App):
         self._pending_token: object = None
         self._config_token: object = None
         self._pending_count = 0
-        self.modes_available = {mode: mode_screen(mode) for mode in MODE_SCREENS}
-        for mode, screen in self.modes_available.items():
-            self.add_mode(mode, screen)
+        for mode in MODE_SCREENS:  # a mode's module is imported when it is first shown (faster start)
+            self.add_mode(mode, lambda m=mode: mode_screen(m)())
 
     # -- start-up --------------------------------------------------------------------------------
 
@@ -320,7 +319,7 @@ class CuratorApp(App):
 
     def open_provenance(self, entry: str) -> None:
         """Open the session where an entry was written (search mode), or say it can't be found."""
-        opener = getattr(self.modes_available["search"], "open_provenance", None)
+        opener = getattr(mode_screen("search"), "open_provenance", None)
         if opener is None:
             self.notify("Session search is not available in this version.", severity="warning")
             return
