@@ -11,7 +11,6 @@ from typing import Sequence
 from rich.text import Text
 from textual.app import App
 from textual.binding import Binding
-from textual.command import CommandPalette, DiscoveryHit, Hit, Hits, Provider
 from textual.screen import Screen
 from textual.signal import Signal
 from textual.widgets import Footer, Static
@@ -52,26 +51,18 @@ def mode_screen(mode: str) -> type[Screen]:
     return getattr(module, MODE_SCREENS[mode])
 
 
-class CuratorCommands(Provider):
-    """Every action of the current screen as "area: Verb", plus modes and profiles."""
+def curator_commands():
+    """The palette provider, imported when the palette first opens."""
+    from tui.palette import CuratorCommands
 
-    async def discover(self) -> Hits:
-        for title, help_text, callback in self.app.palette_commands():
-            yield DiscoveryHit(title, callback, help=help_text)
-
-    async def search(self, query: str) -> Hits:
-        matcher = self.matcher(query)
-        for title, help_text, callback in self.app.palette_commands():
-            score = matcher.match(title)
-            if score > 0:
-                yield Hit(score, matcher.highlight(title), callback, help=help_text)
+    return CuratorCommands
 
 
 class CuratorApp(App):
     CSS_PATH = "app.tcss"
     TITLE = "hmc — Hermes Memory Curator"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
-    COMMANDS = App.COMMANDS | {CuratorCommands}
+    COMMANDS = App.COMMANDS | {curator_commands}
     BINDINGS = [
         Binding("1", "mode('memory')", "Memory", id="app.memory", tooltip="MEMORY.md and USER.md", show=False),
         Binding("2", "mode('pending')", "Pending", id="app.pending", tooltip="Staged writes waiting for approval", show=False),
@@ -348,6 +339,8 @@ class CuratorApp(App):
         for mode in MODE_SCREENS:
             out.append((f"go: {mode.capitalize()} mode", f"Switch to {mode} mode", lambda m=mode: self.action_mode(m)))
         # the palette is itself a screen: list the actions of the screen beneath it
+        from textual.command import CommandPalette
+
         screen = next(s for s in reversed(self.screen_stack) if not isinstance(s, CommandPalette))
         area = getattr(screen, "AREA", "app")
         seen = set()

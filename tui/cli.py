@@ -33,7 +33,32 @@ def iso_date(text: str) -> date:
         raise argparse.ArgumentTypeError(f"{text!r} is not a date (YYYY-MM-DD)") from None
 
 
-def build_parser() -> argparse.ArgumentParser:
+GLOBAL_WITH_VALUE = {"--home", "--profile", "--today"}
+
+
+def requested_command(argv: list[str]) -> str | None:
+    """The subcommand named in argv (the first word that is not an option or an option's value)."""
+    skip = False
+    for word in argv:
+        if skip:
+            skip = False
+        elif word in GLOBAL_WITH_VALUE:
+            skip = True
+        elif not word.startswith("-"):
+            return word
+    return None
+
+
+def modules_for(argv: list[str]) -> list[str]:
+    """Only the command modules this run needs: none for the TUI, one for a subcommand, all for help."""
+    command = requested_command(argv)
+    if command is None:
+        return list(COMMAND_MODULES) if {"-h", "--help"} & set(argv) else []
+    owners = [name for name, commands in COMMAND_MODULES.items() if command in commands]
+    return owners or list(COMMAND_MODULES)  # unknown: argparse lists every choice
+
+
+def build_parser(modules: list[str] | None = None) -> argparse.ArgumentParser:
     parser = Parser(
         prog="hmc",
         description="Hermes Memory Curator: see, fix and govern what your Hermes Agent remembers. "
@@ -43,7 +68,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--profile", metavar="NAME", help="profile inside the home (default: the active one)")
     parser.add_argument("--today", metavar="YYYY-MM-DD", type=iso_date, help="the date used for ages and staleness")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
-    for name, commands in COMMAND_MODULES.items():
+    for name in COMMAND_MODULES if modules is None else modules:
+        commands = COMMAND_MODULES[name]
         try:
             module = importlib.import_module(f"tui.commands.{name}")
         except ModuleNotFoundError as exc:
@@ -63,7 +89,8 @@ def not_available(args, ctx) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(modules_for(argv))  # importing every command would slow the TUI's start
     args = parser.parse_args(argv)
     ctx = CliContext(home=args.home, profile=args.profile, today=args.today)
     try:

@@ -508,3 +508,11 @@ def test_a_full_entry_scans_in_well_under_5_ms(capsys):
     with capsys.disabled():
         print(f"\nscanner speed: {median:.2f} ms median for a 2,200-char entry")
     assert median < 5.0
+
+
+def test_every_rule_pattern_compiles():
+    """Rules compile lazily (a faster start); a broken pattern must still fail here, not in use."""
+    from core.scanner import ALL_RULES
+
+    for r in ALL_RULES:
+        assert r.regex.pattern == r.pattern
