@@ -18,7 +18,7 @@ from core import textnorm as tn
 from core.dates import ABSOLUTE, NO_YEAR, RELATIVE, find_dates, newest
 from core.duplicates import compare, specifics
 from core.memory import TARGETS, percent, usage, usage_label
-from core.review_store import ReviewStore
+from core.review_store import REVIEW_EVERY_DAYS, ReviewStore, review_due_on  # noqa: F401  (re-exported)
 
 if TYPE_CHECKING:  # pragma: no cover
     from core.curator import Curator
@@ -33,7 +33,6 @@ KIND_ORDER = {k: i for i, k in enumerate(("drift", "scanner", "capacity", "confl
                                           "redundant-context", "verbose", "vague"))}
 LABELS = {"memory": "memory", "user": "user"}
 STALE_DAYS, VERY_STALE_DAYS = 90, 365
-REVIEW_EVERY_DAYS = 30
 CONTEXT_FILES = ("AGENTS.md", "SOUL.md", ".hermes.md")
 MAX_SOURCE_BYTES = 256 * 1024
 MAX_SKILLS = 500
@@ -517,8 +516,7 @@ def last_review_date(curator: "Curator") -> date | None:
 
 def review_due(curator: "Curator") -> bool:
     """True when there has been no review yet, or the last one is 30 days old or more."""
-    last = last_review_date(curator)
-    return last is None or (curator.today - last).days >= REVIEW_EVERY_DAYS
+    return review_due_on(last_review_date(curator), curator.today)
 
 
 def mark_reviewed(curator: "Curator") -> None:

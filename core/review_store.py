@@ -16,6 +16,12 @@ from core.atomic import atomic_write
 
 FILE = "review.json"
 VERSION = 1
+REVIEW_EVERY_DAYS = 30  # the monthly review is due this long after the last one
+
+
+def review_due_on(last: date | None, today: date) -> bool:
+    """True when there has been no review yet, or the last one is REVIEW_EVERY_DAYS old or more."""
+    return last is None or (today - last).days >= REVIEW_EVERY_DAYS
 
 
 class ReviewStoreError(Exception):

@@ -174,15 +174,12 @@ class CuratorApp(App):
     # -- header --------------------------------------------------------------------------------
 
     def review_state(self) -> dict:
-        try:
-            from core import review
-        except ImportError:
-            return {"text": "review: not available", "due": False}
-        try:
-            last = review.last_review_date(self.curator)
-            due = review.review_due(self.curator)
-        except Exception:
-            return {"text": "review: unknown", "due": False}
+        """The header's review status, from the decisions file alone (core.review is heavy to import)."""
+        from core.history import state_dir
+        from core.review_store import ReviewStore, review_due_on
+
+        last = ReviewStore(state_dir(self.curator.home.root)).last_review()
+        due = review_due_on(last, self.curator.today)
         if due:
             text = "review due" + (f" (last {last.isoformat()})" if last else "")
         else:
