@@ -80,7 +80,14 @@ was written · **Tab** other file.
             snap = store.last
             title = f"{FILE_NAMES[t]}  ·  {len(snap.entries)} entries"
             self.query_one(f"#pane-{t}", StorePane).show(snap, store.limit, store.enabled, self.marks_for(snap.entries), title)
-        self.refresh_bindings()
+        self.update_bindings()
+
+    def update_bindings(self) -> None:
+        """Re-grey the footer only when what can apply changed (each refresh rebuilds the footer)."""
+        state = tuple(self.check_action(a, ()) for a in ("add", "edit", "delete", "provenance", "repair", "undo"))
+        if state != getattr(self, "_binding_state", None):
+            self._binding_state = state
+            self.refresh_bindings()
 
     # -- state -----------------------------------------------------------------------------------
 
@@ -94,7 +101,7 @@ was written · **Tab** other file.
     def on_descendant_focus(self, event) -> None:
         if isinstance(event.widget, EntryList) and event.widget.id:
             self._last_target = event.widget.id.removeprefix("entries-")
-        self.refresh_bindings()
+        self.update_bindings()
 
     def selected(self) -> str | None:
         lst = self.query_one(f"#entries-{self.target}", EntryList)
@@ -102,9 +109,6 @@ was written · **Tab** other file.
         if lst.highlighted is None or not (0 <= lst.highlighted < len(entries)):
             return None
         return entries[lst.highlighted]
-
-    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
-        self.refresh_bindings()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         self.action_edit()
