@@ -24,15 +24,13 @@ class HmcHeader(Widget):
         state = self.app.header_state()
         mode = getattr(self.screen, "MODE", "")
         width = self.size.width
-        tabs = Text()
-        for key, name, title in MODES:
-            tabs.append(f" {key} {title} ", style="bold reverse" if name == mode else "")
         right = Text()
         count = state["pending"]
         right.append(f"{count:>3} pending", style="bold yellow" if count else "dim")  # fixed width: tabs don't jump
         right.append(" · ", style="dim")
         right.append(state["review"], style="bold yellow" if state.get("review_due") else "dim")
         right.append(" ")
+        tabs = self.tabs(mode, compact=width < 100)
         left = Text()
         left.append(" hmc ", style="bold reverse")
         profile = f" · {state['profile']}"
@@ -46,3 +44,12 @@ class HmcHeader(Widget):
         line = Text.assemble(left, " " * (gap // 2), tabs, " " * (gap - gap // 2), right)
         line.truncate(width)
         return line
+
+    @staticmethod
+    def tabs(mode: str, compact: bool) -> Text:
+        """The four modes; on a narrow terminal only the current one keeps its title."""
+        tabs = Text()
+        for key, name, title in MODES:
+            label = f" {key} {title} " if name == mode or not compact else f" {key} "
+            tabs.append(label, style="bold reverse" if name == mode else "")
+        return tabs
