@@ -4,21 +4,9 @@ from __future__ import annotations
 
 from rich.text import Text
 
+from core.snippets import show_controls as visible_controls  # ESC shows as ␛: escapes can't restyle a terminal
 
-def visible_controls(text: str) -> str:
-    """Control characters made visible (ESC shows as ␛), so escape sequences can't restyle a terminal."""
-    out = []
-    for ch in text:
-        code = ord(ch)
-        if ch in "\n\t":
-            out.append(ch)
-        elif code < 0x20:
-            out.append(chr(0x2400 + code))
-        elif code == 0x7F:
-            out.append("␡")
-        else:
-            out.append(ch)
-    return "".join(out)
+__all__ = ["literal", "visible_controls"]
 
 
 def literal(text: str, style: str = "") -> Text:
