@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from core.memory import serialize
+from tests.tui.helpers import memory_text, settle, shown, until_dialog
 from tui.screens.dialogs import ChoiceDialog, ConfirmDialog, EditEntryDialog, PickDialog
 from tui.widgets.entries import EntryList
 from tui.widgets.gauge import CapacityGauge
@@ -22,33 +23,6 @@ def home(hermes_home) -> Path:
     (memories / "USER.md").write_text("Name: Ana")
     (hermes_home / "config.yaml").write_text("memory:\n  memory_char_limit: 200\n  user_char_limit: 60\n")
     return hermes_home
-
-
-def memory_text(home: Path, name: str = "MEMORY.md") -> str:
-    return (home / "memories" / name).read_text(encoding="utf-8")
-
-
-async def settle(app, pilot) -> None:
-    await pilot.pause()
-    await app.workers.wait_for_complete()
-    await pilot.pause()
-
-
-def shown(widget) -> str:
-    """The text a widget really paints on screen (what a person sees), line by line."""
-    from textual.geometry import Region
-
-    lines = widget.render_lines(Region(0, 0, widget.size.width, widget.size.height))
-    return "\n".join(strip.text.rstrip() for strip in lines)
-
-
-async def until_dialog(pilot, kind, tries: int = 50):
-    """Wait (without waiting on the worker that shows it) until a dialog of `kind` is on top."""
-    for _ in range(tries):
-        if isinstance(pilot.app.screen, kind):
-            return pilot.app.screen
-        await pilot.pause(0.05)
-    raise AssertionError(f"no {kind.__name__} appeared; on top: {pilot.app.screen!r}")
 
 
 async def test_add_writes_the_file(home, make_app):

@@ -8,6 +8,7 @@ import pytest
 from textual.widgets import OptionList
 
 from tests.core.pending_support import MEMORY, NOW, USER, build_home, entries, pending_files, stage, write_raw
+from tests.tui.helpers import settle
 from tui.screens.dialogs import ConfirmDialog, EditEntryDialog, TextDialog
 from tui.screens.pending import PendingScreen
 from tui.widgets.diff import EntryDiff
@@ -27,12 +28,6 @@ def home(hermes_home) -> Path:
     stage(home, "remove", old_text="kubernetes", rid="0000000c", created_at=NOW - 2 * 86400)
     stage(home, content=injection(), rid="0000000d", created_at=NOW - 86400)
     return home
-
-
-async def settle(app, pilot) -> None:
-    await pilot.pause()
-    await app.workers.wait_for_complete()
-    await pilot.pause()
 
 
 async def open_pending(app, pilot, row: int = 0) -> PendingScreen:

@@ -6,24 +6,15 @@ from pathlib import Path
 
 from core import review as R
 from core.curator import open_curator
+from tests.tui.helpers import memory_text, settle
 from tools.shots import TODAY, frozen_clock
 from tui.screens.dialogs import ChoiceDialog, ConfirmDialog, EditEntryDialog
 from tui.screens.review import MergeDialog, ReviewScreen, reports_dir
 from tui.widgets.findings import FindingsList
 
 
-def memory_text(home: Path, name: str = "MEMORY.md") -> str:
-    return (home / "memories" / name).read_text(encoding="utf-8")
-
-
 def entries(home: Path, name: str = "MEMORY.md") -> list[str]:
     return memory_text(home, name).split("\n§\n")
-
-
-async def settle(app, pilot) -> None:
-    await pilot.pause()
-    await app.workers.wait_for_complete()
-    await pilot.pause()
 
 
 async def open_review(app, pilot) -> FindingsList:

@@ -1,0 +1,34 @@
+"""What the Pilot tests of every mode share: waiting for the app, reading the screen and the files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+async def settle(app, pilot) -> None:
+    """Let the screen catch up, every worker finish, and the screen catch up with what they did."""
+    await pilot.pause()
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def until_dialog(pilot, kind, tries: int = 50):
+    """Wait (without waiting on the worker that shows it) until a dialog of `kind` is on top."""
+    for _ in range(tries):
+        if isinstance(pilot.app.screen, kind):
+            return pilot.app.screen
+        await pilot.pause(0.05)
+    raise AssertionError(f"no {kind.__name__} appeared; on top: {pilot.app.screen!r}")
+
+
+def shown(widget) -> str:
+    """The text a widget really paints on screen (what a person sees), line by line."""
+    from textual.geometry import Region
+
+    lines = widget.render_lines(Region(0, 0, widget.size.width, widget.size.height))
+    return "\n".join(strip.text.rstrip() for strip in lines)
+
+
+def memory_text(home: Path, name: str = "MEMORY.md") -> str:
+    """A memory file exactly as it is on disk."""
+    return (home / "memories" / name).read_text(encoding="utf-8")
