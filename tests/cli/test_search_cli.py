@@ -173,3 +173,9 @@ def test_stale_index_notice(tmp_path):
     out = hmc(home, "search", "deploy")
     assert out.returncode == 0 and "stale" in out.stdout
     assert json.loads(hmc(home, "search", "deploy", "--json").stdout)["route"] == "like"
+
+
+def test_unknown_source_is_bad_input_naming_the_known_ones(home):
+    out = hmc(home, "search", "deploy", "--source", "cli,bogus")
+    assert out.returncode == 2 and "no sessions from source 'bogus'" in out.stderr
+    assert "cli" in out.stderr.split("sources:")[1] and "Traceback" not in out.stderr

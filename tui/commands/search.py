@@ -84,6 +84,17 @@ def hit_line(spans) -> Text:
 
 # ── hmc search ───────────────────────────────────────────────────────────────
 
+def check_sources(db, requested: list[str] | None) -> None:
+    """An unknown --source is a mistake to say, not an empty result (as an unknown --role is)."""
+    wanted = [s.strip() for item in requested or () for s in item.split(",") if s.strip()]
+    if not wanted:
+        return
+    known = sorted(src for src, _ in db.sources())
+    unknown = [s for s in wanted if s not in known]
+    if unknown:
+        raise CliError(f"no sessions from source {unknown[0]!r} in this state.db (sources: {', '.join(known) or 'none'})")
+
+
 def run_search(args, ctx: CliContext) -> int:
     curator, db = _db(ctx)
     today = curator.today
@@ -93,6 +104,7 @@ def run_search(args, ctx: CliContext) -> int:
     if args.offset < 0:
         raise CliError("--offset can't be negative")
     try:
+        check_sources(db, args.source)
         result = db.search(
             query,
             sources=args.source,

@@ -47,7 +47,7 @@ def hit_prompt(hit: Hit, now: float) -> Text:
     top.append(hit.source or "?", style=source_style(hit.source))
     top.append(f"  {when(hit.timestamp, now)}", style="dim")
     line = Text(no_wrap=True, overflow="ellipsis")
-    line.append(f"  {hit.role:<9}", style=ROLE_STYLE.get(hit.role, "bold"))
+    line.append(f"  {hit.role:<9} ", style=ROLE_STYLE.get(hit.role, "bold"))
     if hit.tool_name:
         line.append(visible_controls(f"[{hit.tool_name}] "), style="magenta")
     line.append_text(spans_text(hit.snippet))
