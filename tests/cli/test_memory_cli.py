@@ -48,7 +48,7 @@ def test_bare_hmc_without_home_exits_2_with_the_hint(tmp_path):
 
 @pytest.mark.parametrize("args", [
     ("--today", "2026-13-01", "status"),
-    ("memory", "list"),  # --target is required
+    ("memory", "add", "x"),  # --target is required to write
     ("memory", "add", "--target", "nope", "x"),
     ("frobnicate",),
 ])
@@ -83,6 +83,17 @@ def test_memory_list_numbers_and_json(home):
     data = json.loads(hmc("memory", "list", "--target", "memory", "--json", home=home).stdout)
     assert [e["text"] for e in data["entries"]] == ["Project uses pnpm", "Deploy with make ship"]
     assert data["label"] == "34% — 41/120 chars"
+
+
+def test_memory_list_without_target_lists_both_and_marks_blocked_entries(home):
+    (home / "memories" / "USER.md").write_text("Name: Ana\n§\nSSH key is at ~/.ssh/id_ed25519")
+    result = hmc("memory", "list", home=home)
+    assert result.returncode == 0
+    assert result.stdout.index("MEMORY.md") < result.stdout.index("USER.md")
+    assert "⚠ blocked by Hermes (ssh_access)" in result.stdout
+    data = json.loads(hmc("memory", "list", "--json", home=home).stdout)
+    assert [d["target"] for d in data] == ["memory", "user"]
+    assert data[1]["entries"][1]["blocked_by_hermes"] is True
 
 
 def test_memory_list_prints_markup_and_escapes_literally(home):

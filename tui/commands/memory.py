@@ -15,8 +15,8 @@ def register(sub) -> None:
         q.add_argument("--target", "-t", choices=TARGETS, required=True,
                        help="memory (MEMORY.md) or user (USER.md)")
 
-    q = ops.add_parser("list", help="the entries, numbered")
-    target(q)
+    q = ops.add_parser("list", help="the entries, numbered (both files unless --target)")
+    q.add_argument("--target", "-t", choices=TARGETS, help="only memory (MEMORY.md) or user (USER.md)")
     q.add_argument("--json", action="store_true", help="machine-readable output")
     q = ops.add_parser("add", help="add an entry")
     target(q)
@@ -36,9 +36,10 @@ def register(sub) -> None:
 
 def run(args, ctx: CliContext) -> int:
     curator = ctx.curator()
-    store = curator.stores[args.target]
     if args.op == "list":
-        return list_entries(args, ctx, store)
+        targets = [args.target] if args.target else list(TARGETS)
+        return list_entries(args, ctx, [curator.stores[t] for t in targets])
+    store = curator.stores[args.target]
     op = {
         "add": lambda: Op("add", content=args.content),
         "replace": lambda: Op("replace", content=args.new, old_text=args.old),
@@ -56,27 +57,39 @@ def run(args, ctx: CliContext) -> int:
     return 0
 
 
-def list_entries(args, ctx: CliContext, store) -> int:
-    snap = store.read()
-    if snap.error:
-        raise CliError(snap.error, 2)
-    used = usage(snap.entries)
+def list_entries(args, ctx: CliContext, stores) -> int:
+    from core import scanner
+
+    snaps = [(store, store.read()) for store in stores]
+    broken = [snap.error for _, snap in snaps if snap.error]
+    if broken and len(stores) == 1:
+        raise CliError(broken[0], 2)
     if args.json:
-        ctx.json({
-            "target": store.target, "file": str(store.path), "limit": store.limit, "chars": used,
-            "label": usage_label(used, store.limit), "drift": snap.drift,
-            "entries": [{"index": i, "chars": len(e), "text": e} for i, e in enumerate(snap.entries)],
-        })
-        return 0
-    ctx.text(f"{store.name} — {usage_label(used, store.limit)}", style="bold")
-    if snap.drift:
-        ctx.text(f"drift: {snap.drift}", style="yellow")
-    if not snap.entries:
-        ctx.text("(no entries)", style="dim")
-    for i, entry in enumerate(snap.entries, 1):
-        head = f"{i:>3}. "
-        lines = entry.split("\n")
-        ctx.text(head, literal(lines[0]), f"  ({len(entry):,} chars)")
-        for line in lines[1:]:
-            ctx.text(" " * len(head), literal(line))
-    return 0
+        data = [{
+            "target": store.target, "file": str(store.path), "limit": store.limit, "chars": snap.usage,
+            "label": usage_label(snap.usage, store.limit), "drift": snap.drift, "error": snap.error,
+            "entries": [{"index": i, "chars": len(e), "text": e, "blocked_by_hermes": scanner.hermes_scan(e) is not None}
+                        for i, e in enumerate(snap.entries)],
+        } for store, snap in snaps]
+        ctx.json(data[0] if len(data) == 1 else data)
+        return 2 if broken else 0
+    for n, (store, snap) in enumerate(snaps):
+        if n:
+            ctx.text("")
+        ctx.text(f"{store.name} — {usage_label(snap.usage, store.limit)}", style="bold")
+        if snap.error:
+            ctx.text(f"unreadable: {snap.error}", style="red")
+            continue
+        if snap.drift:
+            ctx.text(f"drift: {snap.drift}", style="yellow")
+        if not snap.entries:
+            ctx.text("(no entries)", style="dim")
+        for i, entry in enumerate(snap.entries, 1):
+            head = f"{i:>3}. "
+            lines = entry.split("\n")
+            hit = scanner.hermes_scan(entry)
+            mark = f"  ⚠ blocked by Hermes ({hit})" if hit else ""
+            ctx.text(head, literal(lines[0]), f"  ({len(entry):,} chars){mark if len(lines) == 1 else ''}")
+            for j, line in enumerate(lines[1:], 2):
+                ctx.text(" " * len(head), literal(line), mark if j == len(lines) else "")
+    return 2 if broken else 0
