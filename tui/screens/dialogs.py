@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Sequence, TypeVar
 
 from rich.text import Text
 from textual import on
@@ -89,12 +89,158 @@ class ConfirmDialog(ModalScreen[bool]):
 
 
 @dataclass(frozen=True)
+class EntryStatus:
+    """What a candidate entry would do: the status line, the gauge after saving, why it can't be saved."""
+
+    line: Text  # the count and each store's usage after saving
+    used: int  # the gauge: the chosen store's usage after saving, and its limit
+    limit: int
+    problems: tuple[str, ...] = ()  # shown as ✗ lines; saving is refused while there is one
+
+
+def planned(store, ops: Sequence[Op]) -> tuple[list[str] | None, str | None]:
+    """The store's entries after `ops`, or None and the first line of why they can't apply."""
+    try:
+        return list(plan(list(store.last.entries), list(ops), store.limit, store.label).after), None
+    except OpError as exc:
+        return None, str(exc).split("\n")[0]
+
+
+ResultT = TypeVar("ResultT")
+
+
+class EntryEditor(ModalScreen[ResultT]):
+    """What the edit and merge dialogs share: the text, a live status (count, usage after saving, why
+    it can't be saved), a gauge, the scanner's findings, and Save / Cancel / ctrl+t (other file).
+
+    Subclasses say what the text would do (`status`), what saving returns (`result`), which file
+    ctrl+t moves to (`other_target`), and name their widgets `<PREFIX>-title`, `-text`, `-count`,
+    `-gauge`, `-findings`.
+    """
+
+    PREFIX = "edit"
+    VERB = "save"
+    SAVE_LABEL = "Save (ctrl+s)"
+    SAVE_ID = "save"
+    CANCEL_ID = "cancel"
+    MOST_FINDINGS = 5
+    NOTE_HERMES_BLOCKS = True  # say when Hermes would keep the entry out of the prompt
+
+    def __init__(self, curator, target: str, initial: str) -> None:
+        super().__init__()
+        self.curator = curator
+        self.target = target
+        self.initial = initial
+        self._can_save = False
+
+    # -- what subclasses say ------------------------------------------------------------------------
+
+    def heading(self) -> str:
+        raise NotImplementedError
+
+    @property
+    def can_switch(self) -> bool:
+        return False
+
+    def other_target(self) -> str:
+        raise NotImplementedError
+
+    def status(self, text: str) -> EntryStatus:
+        raise NotImplementedError
+
+    def result(self, text: str) -> ResultT:
+        raise NotImplementedError
+
+    def compose_note(self) -> ComposeResult:
+        yield from ()
+
+    # -- the shared body ----------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        prefix = self.PREFIX
+        with Vertical(classes=f"dialog {prefix}-dialog"):
+            yield Label(self._title(), id=f"{prefix}-title", classes="dialog-title")
+            yield from self.compose_note()
+            yield TextArea(self.initial, id=f"{prefix}-text", soft_wrap=True, show_line_numbers=False,
+                           tab_behavior="focus")
+            yield Static("", id=f"{prefix}-count", markup=False)
+            yield CapacityGauge(id=f"{prefix}-gauge")
+            yield Static("", id=f"{prefix}-findings", markup=False)
+            with Horizontal(classes="dialog-buttons"):
+                yield Button(self.SAVE_LABEL, id=self.SAVE_ID, variant="primary")
+                yield Button("Cancel (esc)", id=self.CANCEL_ID)
+
+    def _title(self) -> Text:
+        title = Text(self.heading(), style="bold")
+        if self.can_switch:
+            title.append("   ctrl+t: other file", style="dim")
+        return title
+
+    def on_mount(self) -> None:
+        area = self.query_one(TextArea)
+        area.focus()
+        area.move_cursor(area.document.end)
+        self.update_status()
+
+    @on(TextArea.Changed)
+    def update_status(self) -> None:
+        text = self.query_one(TextArea).text.strip()
+        status = self.status(text)
+        line = status.line.copy()
+        for problem in status.problems:
+            line.append(f"\n✗ {problem}", style="bold red")
+        self.query_one(f"#{self.PREFIX}-count", Static).update(line)
+        self.query_one(f"#{self.PREFIX}-gauge", CapacityGauge).update(status.used, status.limit)
+        self.query_one(f"#{self.PREFIX}-findings", Static).update(self.findings(text))
+        self._can_save = not status.problems
+        self.query_one(f"#{self.SAVE_ID}", Button).disabled = not self._can_save
+
+    def findings(self, text: str) -> Text | str:
+        """The scanner's findings on the text, before anything is written."""
+        found = scanner.scan(text) if text else []
+        if not found:
+            return ""
+        out = Text("Security scan:\n", style="bold yellow")
+        for f in found[: self.MOST_FINDINGS]:
+            out.append(f"  {f.severity.upper():<8} {f.rule}: ", style="bold")
+            out.append_text(literal(f.detail + "\n"))
+        if self.NOTE_HERMES_BLOCKS and any(f.hermes_blocks for f in found):
+            out.append("Hermes would block this entry from the prompt.", style="yellow")
+        return out
+
+    def action_switch_target(self) -> None:
+        if not self.can_switch:
+            self.app.bell()
+            return
+        self.target = self.other_target()
+        self.query_one(f"#{self.PREFIX}-title", Label).update(self._title())
+        self.update_status()
+
+    def action_save(self) -> None:
+        if not self._can_save:
+            self.app.bell()
+            self.notify(f"Can't {self.VERB}: see the reason under the text", severity="warning")
+            return
+        self.dismiss(self.result(self.query_one(TextArea).text.strip()))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+    @on(Button.Pressed)
+    def pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == self.SAVE_ID:
+            self.action_save()
+        else:
+            self.dismiss(None)
+
+
+@dataclass(frozen=True)
 class EditResult:
     target: str
     text: str
 
 
-class EditEntryDialog(ModalScreen[EditResult | None]):
+class EditEntryDialog(EntryEditor[EditResult | None]):
     """Edit or write one entry: live count, the store's usage after saving, scanner findings.
 
     `original` is the entry being edited (None to add). Saving is refused while the store would
@@ -111,107 +257,45 @@ class EditEntryDialog(ModalScreen[EditResult | None]):
 
     def __init__(self, curator, target: str, original: str | None = None, *, initial: str | None = None,
                  title: str | None = None, choose_target: bool = False) -> None:
-        super().__init__()
-        self.curator = curator
-        self.target = target
+        super().__init__(curator, target, initial if initial is not None else (original or ""))
         self.original = original
-        self.initial = initial if initial is not None else (original or "")
         self.title_text = title or ("Edit entry" if original is not None else "Add entry")
         self.choose_target = choose_target
-        self._can_save = False
 
-    def compose(self) -> ComposeResult:
-        with Vertical(classes="dialog edit-dialog"):
-            yield Label(self._title(), id="edit-title", classes="dialog-title")
-            yield TextArea(self.initial, id="edit-text", soft_wrap=True, show_line_numbers=False,
-                           tab_behavior="focus")
-            yield Static("", id="edit-count", markup=False)
-            yield CapacityGauge(id="edit-gauge")
-            yield Static("", id="edit-findings", markup=False)
-            with Horizontal(classes="dialog-buttons"):
-                yield Button("Save (ctrl+s)", id="save", variant="primary")
-                yield Button("Cancel (esc)", id="cancel")
+    def heading(self) -> str:
+        return f"{self.title_text} — {FILE_NAMES[self.target]}"
 
-    def _title(self) -> Text:
-        title = Text(f"{self.title_text} — {FILE_NAMES[self.target]}", style="bold")
-        if self.choose_target:
-            title.append("   ctrl+t: other file", style="dim")
-        return title
+    @property
+    def can_switch(self) -> bool:
+        return self.choose_target
 
-    def on_mount(self) -> None:
-        area = self.query_one(TextArea)
-        area.focus()
-        area.move_cursor(area.document.end)
-        self.update_status()
+    def other_target(self) -> str:
+        return TARGETS[1 - TARGETS.index(self.target)]
 
-    @on(TextArea.Changed)
-    def update_status(self) -> None:
-        text = self.query_one(TextArea).text.strip()
+    def status(self, text: str) -> EntryStatus:
         store = self.curator.stores[self.target]
         entries = list(store.last.entries)
-        count = self.query_one("#edit-count", Static)
-        gauge = self.query_one("#edit-gauge", CapacityGauge)
-        problem = None
+        problems: list[str] = []
         after = entries
         if not text:
-            problem = "an entry can't be empty (delete it instead)"
+            problems.append("an entry can't be empty (delete it instead)")
         else:
             op = (Op("replace", content=text, old_text=self.original, matched_entry=self.original)
                   if self.original is not None and self.original in entries else Op("add", content=text))
-            try:
-                after = list(plan(entries, [op], store.limit, store.label).after)
-            except OpError as exc:
-                after = entries + [text] if op.action == "add" else entries
-                problem = str(exc).split("\n")[0]
-        used = usage(after)
-        gauge.update(used, store.limit)
-        line = Text(f"{len(text):,} chars · {FILE_NAMES[self.target]} after saving: {usage_label(used, store.limit)}")
-        if problem:
-            line.append(f"\n✗ {problem}", style="bold red")
+            planned_after, why = planned(store, [op])
+            if why is None:
+                after = planned_after
+            else:
+                after = entries + [text] if op.action == "add" else entries  # the gauge shows the overflow
+                problems.append(why)
         if not store.enabled:
-            line.append(f"\n✗ {store.label} is disabled in config.yaml", style="bold red")
-            problem = problem or "disabled"
-        count.update(line)
-        findings = scanner.scan(text) if text else []
-        box = self.query_one("#edit-findings", Static)
-        if findings:
-            out = Text("Security scan:\n", style="bold yellow")
-            for f in findings[:5]:
-                out.append(f"  {f.severity.upper():<8} {f.rule}: ", style="bold")
-                out.append(f.detail + "\n")
-            if any(f.hermes_blocks for f in findings):
-                out.append("Hermes would block this entry from the prompt.", style="yellow")
-            box.update(out)
-        else:
-            box.update("")
-        self._can_save = problem is None
-        self.query_one("#save", Button).disabled = not self._can_save
+            problems.append(f"{store.label} is disabled in config.yaml")
+        used = usage(after)
+        line = Text(f"{len(text):,} chars · {FILE_NAMES[self.target]} after saving: {usage_label(used, store.limit)}")
+        return EntryStatus(line, used, store.limit, tuple(problems))
 
-    def action_switch_target(self) -> None:
-        if not self.choose_target:
-            self.app.bell()
-            return
-        self.target = TARGETS[1 - TARGETS.index(self.target)]
-        self.query_one("#edit-title", Label).update(self._title())
-        self.update_status()
-
-    def action_save(self) -> None:
-        if not self._can_save:
-            self.app.bell()
-            self.notify("Can't save: see the reason under the text", severity="warning")
-            return
-        self.dismiss(EditResult(self.target, self.query_one(TextArea).text.strip()))
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
-
-    @on(Button.Pressed, "#save")
-    def save_pressed(self) -> None:
-        self.action_save()
-
-    @on(Button.Pressed, "#cancel")
-    def cancel_pressed(self) -> None:
-        self.dismiss(None)
+    def result(self, text: str) -> EditResult:
+        return EditResult(self.target, text)
 
 
 class TextDialog(ModalScreen[None]):

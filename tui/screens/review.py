@@ -11,20 +11,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rich.text import Text
-from textual import on, work
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen, Screen
-from textual.widgets import Button, Footer, Label, OptionList, Static, TextArea
+from textual.screen import Screen
+from textual.widgets import Footer, OptionList, Static
 
 from core import review as R
-from core import scanner
 from core.dates import find_dates
 from core.home import tilde
-from core.memory import FILE_NAMES, TARGETS, Op, OpError, plan, usage, usage_label
+from core.memory import FILE_NAMES, TARGETS, Op, usage, usage_label
 from tui.literal import literal
-from tui.screens.dialogs import ChoiceDialog, ConfirmDialog, EditEntryDialog
+from tui.screens.dialogs import ChoiceDialog, ConfirmDialog, EditEntryDialog, EntryEditor, EntryStatus, planned
 from tui.widgets.findings import SEVERITY_STYLE, FindingsList
 from tui.widgets.gauge import CapacityGauge
 from tui.widgets.header import HmcHeader
@@ -67,7 +66,7 @@ class MergeResult:
     text: str
 
 
-class MergeDialog(ModalScreen[MergeResult | None]):
+class MergeDialog(EntryEditor[MergeResult | None]):
     """Both entries prefilled; live count, characters saved and each store's usage after merging."""
 
     DEFAULT_CSS = """
@@ -83,82 +82,68 @@ class MergeDialog(ModalScreen[MergeResult | None]):
         Binding("ctrl+t", "switch_target", "Other file", id="merge.target",
                 tooltip="Put the merged entry in the other file (entries from both files only)"),
     ]
+    PREFIX = "merge"
+    VERB = "merge"
+    SAVE_LABEL = "Merge (ctrl+s)"
+    SAVE_ID = "merge-save"
+    CANCEL_ID = "merge-cancel"
+    MOST_FINDINGS = 4
+    NOTE_HERMES_BLOCKS = False
 
     def __init__(self, curator, refs: list[tuple[str, int, str]]) -> None:
-        super().__init__()
-        self.curator = curator
+        super().__init__(curator, refs[0][0], refs[0][2] + "\n" + refs[1][2])
         self.refs = refs  # [(target, index, text)] × 2; the first keeps its place
-        self.target = refs[0][0]
-        self._can_save = False
 
     @property
     def cross(self) -> bool:
         return self.refs[0][0] != self.refs[1][0]
 
-    def compose(self) -> ComposeResult:
+    @property
+    def can_switch(self) -> bool:
+        return self.cross
+
+    def heading(self) -> str:
+        return f"Merge two entries → {FILE_NAMES[self.target]}"
+
+    def other_target(self) -> str:
+        return self.refs[1][0] if self.target == self.refs[0][0] else self.refs[0][0]
+
+    def compose_note(self) -> ComposeResult:
         first, second = self.refs
-        with Vertical(classes="dialog merge-dialog"):
-            yield Label(self._title(), id="merge-title", classes="dialog-title")
-            note = Text("Edit into one entry. ", style="dim")
-            note.append(f"{first[0]} #{first[1] + 1}", style="bold")
-            note.append(" is replaced by the result and ", style="dim")
-            note.append(f"{second[0]} #{second[1] + 1}", style="bold")
-            note.append(" removed (both stay in hmc's history).", style="dim")
-            yield Static(note, markup=False)
-            yield TextArea(first[2] + "\n" + second[2], id="merge-text", soft_wrap=True,
-                           show_line_numbers=False, tab_behavior="focus")
-            yield Static("", id="merge-count", markup=False)
-            yield CapacityGauge(id="merge-gauge")
-            yield Static("", id="merge-findings", markup=False)
-            with Horizontal(classes="dialog-buttons"):
-                yield Button("Merge (ctrl+s)", id="merge-save", variant="primary")
-                yield Button("Cancel (esc)", id="merge-cancel")
-
-    def _title(self) -> Text:
-        title = Text(f"Merge two entries → {FILE_NAMES[self.target]}", style="bold")
-        if self.cross:
-            title.append("   ctrl+t: other file", style="dim")
-        return title
-
-    def on_mount(self) -> None:
-        area = self.query_one(TextArea)
-        area.focus()
-        area.move_cursor(area.document.end)
-        self.update_status()
+        note = Text("Edit into one entry. ", style="dim")
+        note.append(f"{first[0]} #{first[1] + 1}", style="bold")
+        note.append(" is replaced by the result and ", style="dim")
+        note.append(f"{second[0]} #{second[1] + 1}", style="bold")
+        note.append(" removed (both stay in hmc's history).", style="dim")
+        yield Static(note, markup=False)
 
     def plans(self, text: str) -> dict[str, tuple[list[str], str | None]]:
         """Each affected store's entries after merging, and why it can't be saved (or None)."""
         (ta, _, xa), (tb, _, xb) = self.refs
-        out: dict[str, tuple[list[str], str | None]] = {}
         if not self.cross:
-            store = self.curator.stores[ta]
-            ops = [Op("remove", old_text=xb, matched_entry=xb),
-                   Op("replace", old_text=xa, content=text, matched_entry=xa)]
-            groups = {ta: ops}
+            groups = {ta: [Op("remove", old_text=xb, matched_entry=xb),
+                           Op("replace", old_text=xa, content=text, matched_entry=xa)]}
         else:
             keep_t, keep_x = (ta, xa) if self.target == ta else (tb, xb)
             drop_t, drop_x = (tb, xb) if self.target == ta else (ta, xa)
             groups = {keep_t: [Op("replace", old_text=keep_x, content=text, matched_entry=keep_x)],
                       drop_t: [Op("remove", old_text=drop_x, matched_entry=drop_x)]}
+        out: dict[str, tuple[list[str], str | None]] = {}
         for target, ops in groups.items():
             store = self.curator.stores[target]
-            entries = list(store.last.entries)
-            try:
-                out[target] = (list(plan(entries, ops, store.limit, store.label).after), None)
-            except OpError as exc:
-                out[target] = (entries, str(exc).split("\n")[0])
+            after, why = planned(store, ops)
+            out[target] = (after if after is not None else list(store.last.entries), why)
         return out
 
-    @on(TextArea.Changed)
-    def update_status(self) -> None:
-        text = self.query_one(TextArea).text.strip()
+    def status(self, text: str) -> EntryStatus:
         (_, _, xa), (_, _, xb) = self.refs
         line = Text(f"{len(text):,} chars")
         saved = len(xa) + len(xb) + 3 - len(text)  # the two entries and their § delimiter
         line.append(f" · saves {saved:,} chars" if saved >= 0 else f" · adds {-saved:,} chars",
                     style="bold green" if saved > 0 else "bold yellow")
         problem = None if text else "the merged entry can't be empty"
-        gauge_done = False
+        chosen = self.curator.stores[self.target]
+        used = chosen.last.usage  # the gauge while there is nothing to plan
         for target, (after, why) in (self.plans(text).items() if text else []):
             store = self.curator.stores[target]
             line.append(f"\n{FILE_NAMES[target]} after merging: {usage_label(usage(after), store.limit)}")
@@ -168,52 +153,11 @@ class MergeDialog(ModalScreen[MergeResult | None]):
                 why = why or f"{FILE_NAMES[target]} can't be written now (drift or unreadable)"
             problem = problem or why
             if target == self.target:
-                self.query_one("#merge-gauge", CapacityGauge).update(usage(after), store.limit)
-                gauge_done = True
-        if not gauge_done:
-            store = self.curator.stores[self.target]
-            self.query_one("#merge-gauge", CapacityGauge).update(store.last.usage, store.limit)
-        if problem:
-            line.append(f"\n✗ {problem}", style="bold red")
-        self.query_one("#merge-count", Static).update(line)
-        findings = scanner.scan(text) if text else []
-        box = self.query_one("#merge-findings", Static)
-        if findings:
-            out = Text("Security scan:\n", style="bold yellow")
-            for f in findings[:4]:
-                out.append(f"  {f.severity.upper():<8} {f.rule}: ", style="bold")
-                out.append_text(literal(f.detail + "\n"))
-            box.update(out)
-        else:
-            box.update("")
-        self._can_save = problem is None
-        self.query_one("#merge-save", Button).disabled = not self._can_save
+                used = usage(after)
+        return EntryStatus(line, used, chosen.limit, (problem,) if problem else ())
 
-    def action_switch_target(self) -> None:
-        if not self.cross:
-            self.app.bell()
-            return
-        self.target = self.refs[1][0] if self.target == self.refs[0][0] else self.refs[0][0]
-        self.query_one("#merge-title", Label).update(self._title())
-        self.update_status()
-
-    def action_save(self) -> None:
-        if not self._can_save:
-            self.app.bell()
-            self.notify("Can't merge: see the reason under the text", severity="warning")
-            return
-        self.dismiss(MergeResult(self.target, self.query_one(TextArea).text.strip()))
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
-
-    @on(Button.Pressed, "#merge-save")
-    def save_pressed(self) -> None:
-        self.action_save()
-
-    @on(Button.Pressed, "#merge-cancel")
-    def cancel_pressed(self) -> None:
-        self.dismiss(None)
+    def result(self, text: str) -> MergeResult:
+        return MergeResult(self.target, text)
 
 
 # ------------------------------------------------------------------------------ the screen
