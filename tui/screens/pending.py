@@ -93,23 +93,6 @@ and after, scanner findings, and why a record can't apply.
 all · **R** reject all · **x** reject those that can't apply · **o** open the file in memory mode ·
 **p** the raw record · **v** reveal secrets · **w** write approval on/off in config.yaml.
 """
-    DEFAULT_CSS = """
-    PendingScreen #pending-bar { height: 1; padding: 0 1; background: $boost; }
-    PendingScreen #pending-columns { height: 1; padding: 0 1; color: $text-muted; text-style: bold; }
-    PendingScreen #pending-list { height: 1fr; min-height: 5; max-height: 14; border: none; padding: 0 0; }
-    PendingScreen #pending-detail { height: 2fr; border: round $panel-lighten-2; padding: 0 1; }
-    PendingScreen #pending-detail:focus-within { border: round $accent; }
-    PendingScreen .detail-gap { margin-top: 1; }
-    PendingScreen #detail-gauges { height: auto; }
-    PendingScreen .gauge-row { height: 1; }
-    PendingScreen .gauge-row Label { width: 16; color: $text-muted; }
-    PendingScreen #detail-status.-ok { color: $text-success; }
-    PendingScreen #detail-status.-bad { color: $text-error; text-style: bold; }
-    PendingScreen #detail-status.-warn { color: $text-warning; text-style: bold; }
-    PendingScreen #detail-warnings { color: $text-warning; }
-    PendingScreen #detail-findings { color: $text-warning; }
-    PendingScreen #detail-raw { color: $text-muted; }
-    """
     BINDINGS = [
         Binding("y", "approve", "Approve", id="pending.approve",
                 tooltip="Apply the highlighted write through Hermes's checks, then clear it"),

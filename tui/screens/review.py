@@ -69,12 +69,6 @@ class MergeResult:
 class MergeDialog(EntryEditor[MergeResult | None]):
     """Both entries prefilled; live count, characters saved and each store's usage after merging."""
 
-    DEFAULT_CSS = """
-    MergeDialog .merge-dialog { width: 100; }
-    MergeDialog TextArea { height: 10; }
-    MergeDialog #merge-count { margin-top: 1; }
-    MergeDialog #merge-findings { margin-top: 1; color: $warning; height: auto; }
-    """
 
     BINDINGS = [
         Binding("ctrl+s", "save", "Merge", id="merge.save", tooltip="Write the merged entry, remove the other"),
@@ -175,22 +169,6 @@ too vague or too wordy to be worth their characters. Most severe first.
 **g** open the entry in memory mode · **x** export a Markdown report (hmc's state folder).
 Secrets stay masked here.
 """
-    DEFAULT_CSS = """
-    ReviewScreen #review-body { height: 1fr; }
-    ReviewScreen #review-left {
-        width: 46%; height: 1fr; border: round $panel-lighten-2; padding: 0 0 0 1;
-    }
-    ReviewScreen #review-left:focus-within { border: round $accent; }
-    ReviewScreen #review-right { width: 1fr; height: 1fr; padding: 0 1; }
-    ReviewScreen #review-summary { height: auto; color: $text-muted; }
-    ReviewScreen #finding-title { height: auto; }
-    ReviewScreen #finding-detail { height: auto; margin: 1 0 0 0; }
-    ReviewScreen #finding-hint { height: auto; color: $text-muted; margin: 0 0 1 0; }
-    ReviewScreen #finding-gauge { margin: 0 0 1 0; }
-    ReviewScreen #review-empty { height: 1fr; content-align: center middle; color: $text-muted; }
-    ReviewScreen.-narrow #review-body { layout: vertical; }
-    ReviewScreen.-narrow #review-left { width: 1fr; height: 45%; }
-    """
     BINDINGS = [
         Binding("m", "merge", "Merge", id="review.merge", tooltip="Merge the two entries of this finding in an editor"),
         Binding("d,delete", "remove", "Remove", id="review.remove",

@@ -111,24 +111,6 @@ With an empty query the list shows recent sessions.
 **c** copies the session link · **m** promotes the message to MEMORY.md or USER.md ·
 **Esc** goes back (the selection is kept) · **/** jumps to the search box.
 """
-    DEFAULT_CSS = """
-    SearchScreen #search-top { height: auto; padding: 0 1; }
-    SearchScreen #search-query { width: 1fr; }
-    SearchScreen #search-filters { height: 1; margin: 0 0 0 1; }
-    SearchScreen #search-filters > * { margin-right: 2; }
-    SearchScreen #filter-source { width: 24; }
-    SearchScreen #filter-role { width: 16; }
-    SearchScreen #filter-since, SearchScreen #filter-until { width: 16; }
-    SearchScreen #filter-sort { width: 17; }
-    SearchScreen #filter-hidden { width: auto; }
-    SearchScreen #search-status { height: 1; padding: 0 2; color: $text-muted; }
-    SearchScreen #search-status.-error { color: $error; }
-    SearchScreen #search-status.-notice { color: $warning; }
-    SearchScreen #search-views { height: 1fr; margin: 0 1; border: round $panel-lighten-2; }
-    SearchScreen #search-views:focus-within { border: round $accent; }
-    SearchScreen #transcript-view { height: 1fr; }
-    SearchScreen #transcript-title { height: auto; padding: 0 1; background: $panel; }
-    """
     BINDINGS = [
         Binding("escape", "back", "Back", id="search.back",
                 tooltip="Transcript: back to the results (selection kept); results: back to the search box"),
