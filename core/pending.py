@@ -23,9 +23,10 @@ import json
 import os
 import re
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
 
 from core import timefmt
 from core.atomic import atomic_write, fsync_dir
@@ -759,6 +760,20 @@ class PendingQueue:
         except OSError:  # pragma: no cover - the folder vanished; recover_claims retries
             pass
 
+    @contextmanager
+    def _claimed(self, record_id: str) -> Iterator[tuple[Path, Path, str]]:
+        """Hold a record as (claimed file, record path, id): put back if the block fails, deleted if it succeeds."""
+        path = self._path_for(record_id)
+        rid = path.name[:-5] if path.name.endswith(".json") else path.name
+        claim = self._claim(path, rid)
+        try:
+            yield claim, path, rid
+        except BaseException:
+            self._unclaim(claim, path)
+            raise
+        _unlink(claim)
+        self._cache.pop(path.name, None)
+
     def _claim_holder(self, rid: str) -> str | None:
         try:
             names = os.listdir(self.folder)
@@ -814,17 +829,8 @@ class PendingQueue:
         scanner hit. `seen` is the inspection the person looked at: unpinned replace/remove ops are
         pinned to the entries it showed, and a record rewritten since is refused.
         """
-        path = self._path_for(record_id)
-        rid = path.name[:-5] if path.name.endswith(".json") else path.name
-        claim = self._claim(path, rid)
-        try:
-            approval = self._apply_claimed(claim, path, rid, edited, target, force, seen)
-        except BaseException:
-            self._unclaim(claim, path)
-            raise
-        _unlink(claim)
-        self._cache.pop(path.name, None)
-        return approval
+        with self._claimed(record_id) as (claim, path, rid):
+            return self._apply_claimed(claim, path, rid, edited, target, force, seen)
 
     def _apply_claimed(self, claim: Path, path: Path, rid: str, edited, target, force: bool,
                        seen: Inspection | None) -> Approval:
@@ -889,19 +895,11 @@ class PendingQueue:
 
     def reject(self, record_id: str) -> PendingRecord:
         """Delete the record (a copy is kept in hmc's state folder). Returns what was rejected."""
-        path = self._path_for(record_id)
-        rid = path.name[:-5] if path.name.endswith(".json") else path.name
-        claim = self._claim(path, rid)
-        try:
+        with self._claimed(record_id) as (claim, path, _):
             st = os.lstat(claim)
             record = self._read(claim, (st.st_mtime_ns, st.st_size), st.st_mtime, st.st_size, name=path.name)
             if not record.broken or not os.path.islink(claim):
                 self._archive(claim, path.name)
-        except BaseException:
-            self._unclaim(claim, path)
-            raise
-        _unlink(claim)
-        self._cache.pop(path.name, None)
         return record
 
     def reject_all(self, ids: Iterable[str] | None = None) -> Report:
