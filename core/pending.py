@@ -61,6 +61,11 @@ SCANNER = "scanner"  # forcible: the person may confirm
 CHANGED = "changed"  # the record changed since it was inspected
 REFUSED = "refused"  # anything else the store refused
 
+# The reasons no later change to memory can cure: `reject_invalid` clears these and only these.
+# Not limit (memory may shrink), disabled (config can change), drift/unreadable (a repair fixes the
+# file), scanner (a person decides), refused/changed (unknown or transient).
+NEVER_APPLIES = frozenset({BROKEN, MALFORMED, PIN_CHANGED, NO_MATCH, AMBIGUOUS, EMPTY, EMPTIES_STORE})
+
 
 class PendingError(Exception):
     """Unknown or invalid id, or a queue folder that can't be read."""
@@ -99,6 +104,7 @@ class PendingRecord:
     raw: str = ""  # the file text as read (for the raw view)
     payload: Any = field(default=None, compare=False)
     stamp: tuple[int, int] = (0, 0)  # (mtime_ns, size)
+    dated: bool = False  # True when the record carries `created_at` (else the time is the file's mtime)
 
     @property
     def file(self) -> str:
@@ -198,6 +204,7 @@ def parse_record(data: bytes, path: Path, stamp: tuple[int, int] = (0, 0), mtime
     created = obj.get("created_at")
     if isinstance(created, (int, float)) and not isinstance(created, bool):
         base["created_at"] = float(created)
+        base["dated"] = True
     payload = obj.get("payload")
     summary = obj.get("summary") if isinstance(obj.get("summary"), str) else ""
     origin = obj.get("origin") if isinstance(obj.get("origin"), str) else ""
@@ -299,6 +306,22 @@ class Inspection:
     @property
     def changed(self) -> bool:
         return self.before != self.after
+
+    @property
+    def scanner_hit(self) -> bool:
+        """The scanner flags a new text (blocking), whatever else stands in the way."""
+        return self.reason_kind == SCANNER or bool(_blocking(self.findings))
+
+    @property
+    def never_applies(self) -> bool:
+        """No later change to memory can make this record apply (see NEVER_APPLIES). A scanner hit
+        is never counted: it waits for a person's decision."""
+        return self.reason_kind in NEVER_APPLIES and not self.scanner_hit
+
+    @property
+    def unpinned_ok(self) -> bool:
+        """Can apply, but a replace/remove finds its entry by text (no pin): check the diff."""
+        return self.can_apply and not self.already_in_memory and self.record.unpinned
 
     def unified_diff(self, context: int = 2) -> list[str]:
         """A line diff of the target file (now → after approving)."""
@@ -918,13 +941,14 @@ class PendingQueue:
         return Report(tuple(done), tuple(failed), tuple(skipped))
 
     def reject_invalid(self, ids: Iterable[str] | None = None) -> Report:
-        """Reject every record that can't apply now (broken, malformed, no match, pin changed, …),
-        or only those of `ids` that still can't. Scanner hits are kept: they need a person's
-        decision, not a sweep."""
+        """Reject every record that can never apply (`Inspection.never_applies`: broken, malformed,
+        pin changed, no match, ambiguous, empty text, would empty the file), or only those of `ids`
+        that still never can. Kept: scanner hits (a person decides), over the limit (memory may
+        shrink), a disabled target, a drifted or unreadable file (a repair fixes it)."""
         wanted = set(ids) if ids is not None else None
         done, failed = [], []
         for ins in self.inspect_all():
-            if ins.can_apply or ins.forcible or (wanted is not None and ins.id not in wanted):
+            if not ins.never_applies or (wanted is not None and ins.id not in wanted):
                 continue
             record = ins.record
             try:
@@ -1004,6 +1028,6 @@ def _mode(path: Path) -> int:
 
 __all__ = [
     "PendingQueue", "PendingRecord", "Inspection", "EntryChange", "Scanned", "Approval", "Failure", "Report",
-    "PendingError", "ApproveRefused", "parse_record", "inspect_ops", "entry_changes", "inline_diff",
+    "PendingError", "ApproveRefused", "NEVER_APPLIES", "parse_record", "inspect_ops", "entry_changes", "inline_diff",
     "group_key", "describe",
 ]

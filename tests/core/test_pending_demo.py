@@ -39,3 +39,31 @@ def test_demo_approve_all_then_nothing_applicable_is_left(tmp_path):
                     PENDING_IDS["secret"], MALFORMED_ID}
     assert {r.id for r in queue.list()} == left
     assert not queue.approve_all().done  # a second pass applies nothing twice
+
+
+def test_clear_invalid_on_the_demo_keeps_what_may_apply_later(tmp_path):
+    """`reject_invalid` clears only what can never apply: the stale pin and the half-written file.
+    The over-limit record (memory may shrink) and the scanner hits stay, even once they are also
+    over the limit after approve-all."""
+    home = build_demo_home(tmp_path / "hermes", DEMO_TODAY)
+    queue = open_curator(home, today=DEMO_TODAY).pending
+    queue.approve_all()
+    ins = {i.id: i for i in queue.inspect_all()}
+    for key in ("scanner", "secret"):
+        hit = ins[PENDING_IDS[key]]
+        assert hit.scanner_hit and not hit.never_applies, (key, hit.reason_kind)
+    assert not ins[PENDING_IDS["over_limit"]].never_applies
+    report = queue.reject_invalid()
+    assert set(report.done) == {PENDING_IDS["stale_pin"], MALFORMED_ID}
+    assert {r.id for r in queue.list()} == {PENDING_IDS["over_limit"], PENDING_IDS["scanner"], PENDING_IDS["secret"]}
+
+
+def test_unpinned_replace_is_flagged_before_approving(tmp_path):
+    home = build_demo_home(tmp_path / "hermes", DEMO_TODAY)
+    queue = open_curator(home, today=DEMO_TODAY).pending
+    ins = {i.id: i for i in queue.inspect_all()}
+    assert ins[PENDING_IDS["replace_unpinned"]].unpinned_ok
+    assert not ins[PENDING_IDS["replace_pinned"]].unpinned_ok and not ins[PENDING_IDS["add"]].unpinned_ok
+    broken = ins[MALFORMED_ID].record
+    assert broken.broken and not broken.dated
+    assert ins[PENDING_IDS["add"]].record.dated
