@@ -1,6 +1,7 @@
 """The monthly review: every detector over both stores, plus remembered decisions.
 
-`run_review(curator)` returns `Finding`s, most severe first. The checklist it implements is the one
+`run_review(curator)` returns `Finding`s grouped by kind (urgent kinds first), most severe first
+within a kind. The checklist it implements is the one
 the Hermes guides prescribe: capacity under 80%, no duplicates (Hermes rejects only exact ones), no
 contradictions, no stale or relative dates, nothing a skill or a context file already says, no
 secrets or injections, nothing too vague or too wordy to be worth its characters.
@@ -454,8 +455,21 @@ def verbose_finding(target: str, index: int, text: str) -> Finding | None:
 # ------------------------------------------------------------------------------ the review
 
 def sort_findings(findings: Iterable[Finding]) -> list[Finding]:
-    return sorted(findings, key=lambda f: (-RANK.get(f.severity, 0), KIND_ORDER.get(f.kind, 99),
+    """Kind order (KIND_ORDER: the urgent kinds first), then most severe first within a kind.
+
+    The order of kinds never depends on which findings are left, so keeping or fixing one never
+    moves a whole group.
+    """
+    return sorted(findings, key=lambda f: (KIND_ORDER.get(f.kind, 99), -RANK.get(f.severity, 0),
                                            f.target, f.entries, f.rule or ""))
+
+
+def group_findings(findings: Iterable[Finding]) -> list[tuple[str, list[Finding]]]:
+    """(kind, findings) in the stable order of `sort_findings`."""
+    groups: dict[str, list[Finding]] = {}
+    for f in sort_findings(findings):
+        groups.setdefault(f.kind, []).append(f)
+    return list(groups.items())
 
 
 def review_entries(stores: dict[str, tuple[Sequence[str], int]], today: date,
@@ -490,7 +504,7 @@ def decisions(curator: "Curator") -> ReviewStore:
 
 
 def run_review(curator: "Curator", *, include_kept: bool = False, fresh: bool = True) -> list[Finding]:
-    """All findings for the curator's home, most severe first; kept ones left out by default.
+    """All findings for the curator's home (sort_findings order); kept ones left out by default.
 
     `fresh` re-reads both files; the TUI passes False to review the snapshots its file poll keeps
     (reading here would update them behind the poll's back, so it would miss an external change).
@@ -521,6 +535,35 @@ def review_due(curator: "Curator") -> bool:
 
 def mark_reviewed(curator: "Curator") -> None:
     decisions(curator).mark_reviewed(curator.today)
+
+
+def open_problems(findings: Iterable[Finding], kept: Iterable[str] = ()) -> list[Finding]:
+    """Findings at warning or above that are neither fixed nor kept."""
+    kept = set(kept)
+    return [f for f in findings if RANK.get(f.severity, 0) >= RANK["warning"] and f.key not in kept]
+
+
+def review_complete(findings: Iterable[Finding], kept: Iterable[str] = ()) -> bool:
+    """The review is done when no finding at warning or above is left open (fixed or kept)."""
+    return not open_problems(findings, kept)
+
+
+def mark_if_complete(curator: "Curator", findings: Sequence[Finding] | None = None,
+                     kept: Iterable[str] | None = None) -> bool:
+    """Record today as the last review if the review is complete and today isn't recorded yet.
+
+    `findings` should include kept ones (`run_review(include_kept=True)`); computed when omitted.
+    Returns True when it wrote the date. Raises ReviewStoreError when the state folder is read-only.
+    """
+    store = decisions(curator)
+    if findings is None:
+        findings = run_review(curator, include_kept=True)
+    if kept is None:
+        kept = store.kept_keys()
+    if not review_complete(findings, kept) or store.last_review() == curator.today:
+        return False
+    store.mark_reviewed(curator.today)
+    return True
 
 
 def counts(findings: Iterable[Finding]) -> dict[str, int]:
@@ -563,13 +606,11 @@ def markdown_report(curator: "Curator", findings: Sequence[Finding]) -> str:
     summary = ", ".join(f"{n} {s}" for s, n in by_sev.items() if n)
     lines += [f"**{len(findings)} finding{'s' if len(findings) != 1 else ''}**: {summary}.", "",
               "| kind | count | most severe |", "|---|---:|---|"]
-    groups: dict[str, list[Finding]] = {}
-    for f in sort_findings(findings):
-        groups.setdefault(f.kind, []).append(f)
-    for kind, items in groups.items():
+    groups = group_findings(findings)
+    for kind, items in groups:
         lines.append(f"| {kind} | {len(items)} | {worst(items)} |")
     lines.append("")
-    for kind, items in groups.items():
+    for kind, items in groups:
         lines += [f"## {kind} ({len(items)})", ""]
         for f in items:
             lines += [f"### {f.severity} · {f.where}" + (f" · `{f.rule}`" if f.rule else ""), "",

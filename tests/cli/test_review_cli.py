@@ -54,9 +54,9 @@ def test_people_get_groups_details_and_entries(home):
     assert "memory #1 ↔ #2" in out.stdout and "relative-date (1)" in out.stdout
     assert "[bold]x[/]" in out.stdout and "\x1b[31m" not in out.stdout  # literal, escapes made visible
     assert fake_key() not in out.stdout
-    # a human review is remembered; the next one says when
+    # looking is not reviewing: the date is not recorded while warnings are open
     again = hmc(home, "review")
-    assert "last review: 2026-11-15 (today)" in again.stdout
+    assert "last review: never" in again.stdout and "still open" in again.stdout
 
 
 def test_json_for_scripts(home):
@@ -71,8 +71,31 @@ def test_json_for_scripts(home):
     assert conflict["entries"] == [0, 1] and conflict["target"] == "memory"
     assert data["counts"]["conflicting"] == 1 and data["count"] == len(data["findings"])
     assert fake_key() not in out.stdout
-    # --json never marks a review as done
+    # findings at warning or above are open: looking doesn't make the review done
+    assert data["complete"] is False and data["marked"] is False
     assert json.loads(hmc(home, "review", "--json").stdout)["last_review"] is None
+
+
+def test_plain_review_of_open_findings_does_not_mark_it_done(home):
+    out = hmc(home, "review")
+    assert out.returncode == 0 and "still open" in out.stdout
+    assert json.loads(hmc(home, "review", "--json").stdout)["review_due"] is True
+
+
+def test_review_is_done_once_every_warning_is_fixed_or_kept(home):
+    from core.curator import open_curator
+    from core import review as R
+    from datetime import date
+
+    curator = open_curator(home, today=date(2026, 11, 15))
+    R.keep(curator, R.open_problems(R.run_review(curator, include_kept=True)))
+    check = hmc(home, "review", "--check")
+    assert check.returncode == 0
+    assert json.loads(hmc(home, "review", "--json", "--check").stdout)["last_review"] is None  # --check never marks
+    out = hmc(home, "review")
+    assert "Review done" in out.stdout and "recorded" in out.stdout
+    data = json.loads(hmc(home, "review", "--json").stdout)
+    assert data["last_review"] == "2026-11-15" and data["review_due"] is False and data["complete"]
 
 
 def test_check_exit_codes_for_cron(home, tmp_path):
@@ -81,7 +104,9 @@ def test_check_exit_codes_for_cron(home, tmp_path):
     clean = make_home(tmp_path / "clean", ["Timezone Europe/Paris (CET/CEST)."])
     ok = hmc(clean, "review", "--check")
     assert ok.returncode == 0 and "0 finding(s)" in ok.stdout
-    assert json.loads(hmc(clean, "review", "--json").stdout)["last_review"] is None
+    assert json.loads(hmc(clean, "review", "--json", "--check").stdout)["last_review"] is None  # never marks
+    # a clean home: any other mode finds the review complete and records it
+    assert json.loads(hmc(clean, "review", "--json").stdout)["last_review"] == "2026-11-15"
 
 
 def test_markdown_report_file(home, tmp_path):
@@ -92,6 +117,8 @@ def test_markdown_report_file(home, tmp_path):
     text = report.read_text(encoding="utf-8")
     assert text.startswith("# Memory review — 2026-11-15") and "## conflicting (1)" in text
     assert fake_key() not in text
+    # exporting the report counts as doing the review, findings or not
+    assert json.loads(hmc(home, "review", "--json").stdout)["last_review"] == "2026-11-15"
     bad = hmc(home, "review", "--markdown", str(tmp_path / "missing" / "r.md"))
     assert bad.returncode == 2 and bad.stderr.startswith("hmc: can't write") and "Traceback" not in bad.stderr
 

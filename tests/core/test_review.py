@@ -163,13 +163,33 @@ def test_vague_and_verbose_leave_good_entries_alone():
         assert R.vague_finding("user", 0, text) is not None, text
 
 
-def test_sorted_most_severe_first(tmp_path):
+def test_sorted_by_kind_then_most_severe_first(tmp_path):
     root = make_home(tmp_path / "h", ["SSH port is 2222 on staging.", "SSH port is 3000 on staging.",
                                       "Yesterday the deploy broke.", "ok stuff"])
     findings = review(root)
-    ranks = [R.RANK[f.severity] for f in findings]
-    assert ranks == sorted(ranks, reverse=True)
+    order = [(R.KIND_ORDER[f.kind], -R.RANK[f.severity]) for f in findings]
+    assert order == sorted(order)
     assert findings[0].kind == "conflicting"
+    # the order of kinds never depends on which findings are left
+    cap = R.Finding("capacity", "error", "memory", rule="capacity-95")
+    scan_warn = R.Finding("scanner", "warning", "memory", (0,), "x", "", ("memory",), ("a",))
+    scan_crit = R.Finding("scanner", "critical", "memory", (1,), "y", "", ("memory",), ("b",))
+    assert [f.kind for f in R.sort_findings([cap, scan_warn])] == ["scanner", "capacity"]
+    assert [f.severity for f in R.sort_findings([cap, scan_warn, scan_crit])][:2] == ["critical", "warning"]
+    assert [k for k, _ in R.group_findings([cap, scan_warn])] == ["scanner", "capacity"]
+
+
+def test_review_is_complete_when_no_warning_is_left_open(tmp_path):
+    root = make_home(tmp_path / "h", ["Yesterday the deploy broke.", "ok stuff"])
+    curator = open_curator(root, today=TODAY)
+    findings = R.run_review(curator, include_kept=True)
+    assert not R.review_complete(findings)
+    assert not R.mark_if_complete(curator) and R.last_review_date(curator) is None  # looking isn't reviewing
+    R.keep(curator, R.open_problems(findings))
+    # the info finding ("ok stuff" is vague) may stay open
+    assert any(f.severity == "info" for f in R.run_review(curator))
+    assert R.mark_if_complete(curator) and R.last_review_date(curator) == TODAY
+    assert not R.mark_if_complete(curator)  # already recorded today: no second write
 
 
 # ------------------------------------------------------------------ secrets never leak

@@ -1,7 +1,8 @@
 """`hmc review`: the monthly review from the command line (for people, scripts and cron).
 
-Human output (and `--markdown`) records today as the date of the last review; `--json` and
-`--check` don't, so a cron job never makes a review look done.
+The review counts as done (today becomes the date of the last review) when no finding at warning or
+above is left open — each was fixed or kept — or when a report is exported with `--markdown`.
+Every output mode checks that except `--check`, which never records anything (cron).
 """
 from __future__ import annotations
 
@@ -48,7 +49,6 @@ def run(args, ctx: CliContext) -> int:
 
     curator = ctx.curator()
     last = R.last_review_date(curator)
-    due = R.review_due(curator)
     findings = R.run_review(curator, include_kept=True)
     kept_keys = R.decisions(curator).kept_keys()
     shown = findings if args.all else [f for f in findings if f.key not in kept_keys]
@@ -62,11 +62,26 @@ def run(args, ctx: CliContext) -> int:
         except OSError as exc:
             raise CliError(f"can't write {path}: {exc.strerror or exc}", 2) from None
 
+    complete = R.review_complete(findings, kept_keys)
+    marked, note = False, None
+    if not args.check and (complete or args.markdown):
+        try:
+            if args.markdown and not complete:
+                R.mark_reviewed(curator)
+                marked = True
+            else:
+                marked = R.mark_if_complete(curator, findings, kept_keys)
+        except ReviewStoreError as exc:
+            note = f"note: {exc}"
+    now_last = R.last_review_date(curator)
+
     if args.json:
         ctx.json({
             "home": str(curator.home.root), "profile": curator.home.profile,
             "today": curator.today.isoformat(),
-            "last_review": last.isoformat() if last else None, "review_due": due,
+            "last_review": now_last.isoformat() if now_last else None,
+            "review_due": R.review_due_on(now_last, curator.today),
+            "complete": complete, "marked": marked,
             "count": len(shown), "kept": n_kept, "counts": R.counts(shown),
             "findings": [f.to_json() | ({"kept": True} if f.key in kept_keys else {}) for f in shown],
         })
@@ -75,12 +90,16 @@ def run(args, ctx: CliContext) -> int:
         ctx.text(f"{len(shown)} finding(s), {len(failing)} at warning or above (worst: {worst})")
     else:
         _print(ctx, curator, shown, kept_keys, last, n_kept, args.all)
-
-    if not args.json and not args.check or args.markdown:
-        try:
-            R.mark_reviewed(curator)
-        except ReviewStoreError as exc:
-            ctx.text(f"note: {exc}", style="yellow")
+        if complete:
+            ctx.text("Review done: nothing at warning or above is left open"
+                     + (" (recorded as today's review)." if marked else "."))
+        else:
+            n_open = len(R.open_problems(findings, kept_keys))
+            ctx.text(f"{n_open} finding(s) at warning or above still open: fix or keep each "
+                     "(hmc, mode 4) to complete the review" + (" (the export counts as done)." if marked
+                                                                else "."))
+    if note and not args.json:
+        ctx.text(note, style="yellow")
     if args.markdown and not args.json:
         ctx.text(f"report written to {args.markdown}")
     return 1 if args.check and failing else 0
@@ -97,10 +116,7 @@ def _print(ctx, curator, findings, kept_keys, last, n_kept, show_all) -> None:
         ctx.text("Nothing to fix: capacity, duplicates, dates, redundancy and the security scan are clear."
                  + (f" ({n_kept} kept finding(s) hidden; --all shows them)" if n_kept else ""))
         return
-    groups: dict[str, list] = {}
-    for f in findings:
-        groups.setdefault(f.kind, []).append(f)
-    for kind, items in groups.items():
+    for kind, items in R.group_findings(findings):
         ctx.console.print()
         ctx.console.print(Text(f"{kind} ({len(items)})", style="bold underline"))
         for f in items:
