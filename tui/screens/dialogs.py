@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence, TypeVar
+from typing import Iterator, Sequence, TypeVar
 
 from rich.text import Text
 from textual import on
@@ -20,19 +20,19 @@ from tui.literal import literal
 from tui.widgets.gauge import CapacityGauge
 
 
-class ChoiceDialog(ModalScreen[str | None]):
-    """A question with a row of buttons; dismisses with the chosen id, or None on Escape."""
+ResultT = TypeVar("ResultT")
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="dialog.cancel", tooltip="Close without choosing")]
 
-    def __init__(self, title: str, body: str | Text, choices: Sequence[tuple[str, str]], *,
-                 default: str | None = None, danger: Sequence[str] = (), classes: str = "") -> None:
+class QuestionDialog(ModalScreen[ResultT]):
+    """What the choice and confirm dialogs share: a title, a scrolling body, a row of `buttons()`."""
+
+    def __init__(self, title: str, body: str | Text, *, classes: str = "") -> None:
         super().__init__(classes=classes)
         self.title_text = title
         self.body = body if isinstance(body, Text) else literal(body)
-        self.choices = list(choices)
-        self.default = default or self.choices[0][0]
-        self.danger = set(danger)
+
+    def buttons(self) -> Iterator[Button]:
+        raise NotImplementedError
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
@@ -40,9 +40,25 @@ class ChoiceDialog(ModalScreen[str | None]):
             with VerticalScroll(classes="dialog-body"):
                 yield Static(self.body, markup=False)
             with Horizontal(classes="dialog-buttons"):
-                for choice, label in self.choices:
-                    variant = "error" if choice in self.danger else ("primary" if choice == self.default else "default")
-                    yield Button(label, id=f"choice-{choice}", variant=variant)
+                yield from self.buttons()
+
+
+class ChoiceDialog(QuestionDialog[str | None]):
+    """A question with a row of buttons; dismisses with the chosen id, or None on Escape."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="dialog.cancel", tooltip="Close without choosing")]
+
+    def __init__(self, title: str, body: str | Text, choices: Sequence[tuple[str, str]], *,
+                 default: str | None = None, danger: Sequence[str] = (), classes: str = "") -> None:
+        super().__init__(title, body, classes=classes)
+        self.choices = list(choices)
+        self.default = default or self.choices[0][0]
+        self.danger = set(danger)
+
+    def buttons(self) -> Iterator[Button]:
+        for choice, label in self.choices:
+            variant = "error" if choice in self.danger else ("primary" if choice == self.default else "default")
+            yield Button(label, id=f"choice-{choice}", variant=variant)
 
     def on_mount(self) -> None:
         self.query_one(f"#choice-{self.default}", Button).focus()
@@ -55,7 +71,7 @@ class ChoiceDialog(ModalScreen[str | None]):
         self.dismiss(None)
 
 
-class ConfirmDialog(ModalScreen[bool]):
+class ConfirmDialog(QuestionDialog[bool]):
     """Yes/no; Enter on the focused button, `y` confirms, `n`/Escape cancels."""
 
     BINDINGS = [
@@ -64,18 +80,12 @@ class ConfirmDialog(ModalScreen[bool]):
     ]
 
     def __init__(self, title: str, body: str | Text, *, yes: str = "Yes", no: str = "Cancel", danger: bool = False):
-        super().__init__()
-        self.title_text, self.yes, self.no, self.danger = title, yes, no, danger
-        self.body = body if isinstance(body, Text) else literal(body)
+        super().__init__(title, body)
+        self.yes, self.no, self.danger = yes, no, danger
 
-    def compose(self) -> ComposeResult:
-        with Vertical(classes="dialog"):
-            yield Label(literal(self.title_text, "bold"), classes="dialog-title")
-            with VerticalScroll(classes="dialog-body"):
-                yield Static(self.body, markup=False)
-            with Horizontal(classes="dialog-buttons"):
-                yield Button(f"{self.yes} (y)", id="yes", variant="error" if self.danger else "primary")
-                yield Button(f"{self.no} (n)", id="no")
+    def buttons(self) -> Iterator[Button]:
+        yield Button(f"{self.yes} (y)", id="yes", variant="error" if self.danger else "primary")
+        yield Button(f"{self.no} (n)", id="no")
 
     def on_mount(self) -> None:
         self.query_one("#yes" if not self.danger else "#no", Button).focus()
@@ -104,9 +114,6 @@ def planned(store, ops: Sequence[Op]) -> tuple[list[str] | None, str | None]:
         return list(plan(list(store.last.entries), list(ops), store.limit, store.label).after), None
     except OpError as exc:
         return None, str(exc).split("\n")[0]
-
-
-ResultT = TypeVar("ResultT")
 
 
 class EntryEditor(ModalScreen[ResultT]):
