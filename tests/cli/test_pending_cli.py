@@ -159,3 +159,15 @@ def test_write_approval_toggle(tmp_path):
     (home / "config.yaml").write_text("memory: [\n")
     out = hmc(home, "pending", "approval", "off")
     assert out.returncode == 2 and "can't be parsed" in out.stderr
+
+
+def test_show_a_broken_record_exits_2_with_the_reason_on_stderr(home):
+    (home / "pending" / "memory" / "0000beef.json").write_text('{"payload": {"action": "add", "content": "cut')
+    out = hmc(home, "pending", "show", "0000beef")
+    assert out.returncode == 2 and "JSON cut short" in out.stderr and len(out.stderr.strip().splitlines()) == 1
+    assert "broken record file" in out.stdout and "file modified" in out.stdout
+    assert "JSON cut short" not in out.stdout and "? in ?" not in out.stdout
+    out = hmc(home, "pending", "show", "0000beef", "--json")
+    assert out.returncode == 2 and "JSON cut short" in out.stderr
+    data = json.loads(out.stdout)
+    assert data["broken"] and data["never_applies"] and not data["can_apply"]

@@ -22,7 +22,11 @@ def register(sub) -> None:
     ops = p.add_subparsers(dest="op", metavar="OP", required=True)
     q = ops.add_parser("list", help="staged writes, oldest first, each with whether it can still apply")
     q.add_argument("--json", action="store_true", help="machine-readable output")
-    q = ops.add_parser("show", help="one record: summary, the diff approving would make, usage after, findings")
+    q = ops.add_parser("show", help="one record: summary, the diff approving would make, usage after, findings",
+                       description="One record: summary, the diff approving would make, usage after, findings. "
+                       "A broken record file (half-written, not JSON) is unreadable input: its reason goes to "
+                       "stderr and the exit code is 2 (with --json the record is still described on stdout). "
+                       "A readable record that can't apply exits 0 (see can_apply / reason).")
     q.add_argument("id", help="the record id (8 hex characters)")
     q.add_argument("--json", action="store_true", help="machine-readable output")
     q.add_argument("--unified", action="store_true", help="also print a line diff of the file")
@@ -34,7 +38,12 @@ def register(sub) -> None:
     q.add_argument("--text", metavar="NEW", help="approve this text instead of the staged one (edit, then approve)")
     q.add_argument("--target", choices=TARGETS, help="approve into this store instead (an add of the text)")
     q.add_argument("--json", action="store_true", help="machine-readable output")
-    q = ops.add_parser("reject", help="delete records (ID …, all, or invalid: those that can't apply)")
+    q = ops.add_parser("reject", help="delete records (ID …, all, or invalid: those that can never apply)",
+                       description="Delete records; hmc keeps a copy of each. `invalid` rejects only the records "
+                       "that can never apply: a broken or malformed file, a pinned entry that changed, no or "
+                       "several matching entries, empty text, a batch that would empty the file. It keeps "
+                       "scanner hits (a person decides), writes over the limit (memory may shrink), a disabled "
+                       "target and a drifted file (a repair fixes it).")
     q.add_argument("ids", nargs="+", metavar="ID", help="record ids, `all`, or `invalid`")
     q.add_argument("--json", action="store_true", help="machine-readable output")
     q = ops.add_parser("approval", help="show or set memory.write_approval in config.yaml (only that line changes)")
@@ -64,7 +73,7 @@ def record_json(queue, ins: Inspection, duplicates: dict[str, str], reveal: bool
         "id": r.id, "file": r.file, "created_at": r.created_at, "age": queue.age(r), "origin": r.origin,
         "auto": r.auto, "target": r.target, "action": r.action, "summary": masked(r.title, ins, reveal),
         "can_apply": ins.can_apply, "reason": masked(ins.reason or "", ins, reveal) or None,
-        "reason_kind": ins.reason_kind,
+        "reason_kind": ins.reason_kind, "scanner_hit": ins.scanner_hit, "never_applies": ins.never_applies,
         "forcible": ins.forcible, "already_in_memory": ins.already_in_memory, "pinned": not r.unpinned,
         "group": ins.group, "duplicate_of": duplicates.get(r.id), "broken": r.broken,
         "warnings": [masked(w, ins, reveal) for w in ins.warnings],
@@ -128,9 +137,15 @@ def secrets(ins: Inspection) -> list[str]:
 def status_text(ins: Inspection) -> Text:
     if ins.already_in_memory:
         return Text("✓ already in memory", style="cyan")
+    if ins.unpinned_ok:
+        return Text("✓ can apply (unpinned)", style="yellow")
     if ins.can_apply:
         return Text("✓ can apply", style="green")
     label = {"scanner": "⚠ scanner", "pin-changed": "✗ entry changed"}.get(ins.reason_kind or "", f"✗ {ins.reason_kind}")
+    if ins.scanner_hit and not ins.forcible:
+        label += " · scanner hit"
+    if ins.never_applies:
+        label += " · never applies"
     return Text(label, style="yellow" if ins.forcible else "red")
 
 
@@ -167,9 +182,11 @@ def cmd_list(args, ctx: CliContext, curator, queue) -> int:
         if ins.reason and not ins.can_apply:
             ctx.console.print(Text("    ") + literal(masked(ins.reason, ins, False), "dim"))
     bad = sum(1 for i in inspections if not i.can_apply)
+    never = sum(1 for i in inspections if i.never_applies)
     if bad:
-        ctx.text(f"{bad} can't apply as staged: `hmc pending show ID` says why; `hmc pending reject invalid` "
-                 "clears those that can never apply.", style="dim")
+        ctx.text(f"{bad} can't apply as staged: `hmc pending show ID` says why"
+                 + (f"; `hmc pending reject invalid` clears the {never} that can never apply." if never else "."),
+                 style="dim")
     return 0
 
 
@@ -193,7 +210,7 @@ def cmd_show(args, ctx: CliContext, curator, queue) -> int:
             "unified_diff": [masked(x, ins, args.reveal) for x in ins.unified_diff()] if args.unified else None,
         })
         ctx.json(data)
-        return 0
+        return broken_exit(record)
     show(ctx, queue, ins, dups, args.reveal)
     if args.unified:
         ctx.text("")
@@ -204,29 +221,52 @@ def cmd_show(args, ctx: CliContext, curator, queue) -> int:
         ctx.text("")
         ctx.text(f"{record.file}:", style="bold")
         ctx.text(masked(record.raw, ins, args.reveal))
+    return broken_exit(record)
+
+
+def broken_exit(record) -> int:
+    """A broken record file is unreadable input: the reason on stderr, exit 2."""
+    if record.broken:
+        raise CliError(f"{record.file} can't be read as a pending record: {record.broken}; "
+                       f"`hmc pending reject {record.id if record.valid_id else record.file}` removes it", 2)
     return 0
 
 
 def show(ctx: CliContext, queue, ins: Inspection, dups: dict[str, str], reveal: bool) -> None:
     r = ins.record
-    title = Text(f"pending {r.id}", style="bold")
-    title.append(f" · {r.action or '?'} in {ins.file or '?'} · staged {queue.age(r)}")
+    when = "staged" if r.dated else "file modified"
+    if r.broken:
+        title = Text(f"pending {r.file}", style="bold")
+        title.append(f" · broken record file · {when} {queue.age(r)}")
+    else:
+        title = Text(f"pending {r.id}", style="bold")
+        title.append(f" · {r.action or '?'} in {ins.file or '?'} · {when} {queue.age(r)}")
     if r.created_at:
         title.append(f" ({timefmt.local_time(r.created_at)})", style="dim")
     if r.auto:
         title.append(" [auto] background review", style="magenta")
     ctx.console.print(title)
+    if r.broken:
+        return  # the reason goes to stderr once (broken_exit)
     ctx.text("summary: ", literal(masked(r.title, ins, reveal)))
     if r.id in dups:
         ctx.text(f"same change as {dups[r.id]}: approving both writes it once", style="dim")
     if ins.already_in_memory:
         ctx.text("✓ already in memory: approving writes nothing and clears the record", style="cyan")
+    elif ins.unpinned_ok:
+        ctx.text("✓ can apply, unpinned: the entry is found by its text (no pin), as older Hermes did; "
+                 "check the diff below", style="yellow")
     elif ins.can_apply:
         ctx.text("✓ can apply", style="green")
     else:
         line = Text("✗ can't apply: " if not ins.forcible else "⚠ needs confirmation: ",
                     style="bold red" if not ins.forcible else "bold yellow")
         line.append_text(literal(masked(ins.reason or "", ins, reveal)))
+        if ins.scanner_hit and not ins.forcible:
+            line.append(" (the security scan also flags the new text)")
+        if not ins.forcible:
+            line.append(" · can never apply (`reject invalid` clears it)" if ins.never_applies
+                        else " · may apply later (`reject invalid` keeps it)", style="dim")
         ctx.console.print(line)
     for warning in ins.warnings:
         w = Text("⚠ ", style="yellow")
@@ -323,7 +363,10 @@ def cli_reason(message: str, kind: str, by_id: bool = False) -> str:
     if kind != "scanner":
         return message
     how = "pass --force to write it anyway" if by_id else "approve it by id with --force to write it anyway"
-    return message.replace("Confirm to write it anyway.", how[0].upper() + how[1:] + ".")
+    how = how[0].upper() + how[1:] + "."
+    if "Confirm to write it anyway." in message:
+        return message.replace("Confirm to write it anyway.", how)
+    return f"{message.rstrip().rstrip('.')}. {how}"
 
 
 def cmd_reject(args, ctx: CliContext, curator, queue) -> int:
