@@ -35,21 +35,74 @@ def kinds(lst: FindingsList) -> list[str]:
     return [f.kind for f in lst.findings]
 
 
-async def test_groups_most_severe_first_and_header_records_the_review(demo_home, make_app):
+async def test_groups_in_kind_order_and_looking_is_not_reviewing(demo_home, make_app):
     app = make_app(demo_home)
     async with app.run_test(size=(120, 36)) as pilot:
         assert "review due" in app.header_state()["review"]
         lst = await open_review(app, pilot)
         found = lst.findings
-        ranks = [R.RANK[f.severity] for f in found]
-        assert ranks == sorted(ranks, reverse=True) or len({f.kind for f in found}) > 1
+        order = [(R.KIND_ORDER[f.kind], -R.RANK[f.severity]) for f in found]
+        assert order == sorted(order)
         assert {"conflicting", "similar", "stale", "relative-date", "scanner", "redundant-skill",
                 "redundant-context", "capacity", "vague"} <= set(kinds(lst))
         headings = [lst.get_option_at_index(i) for i in range(lst.option_count) if lst.finding_at(i) is None]
         assert all(h.disabled for h in headings)
         assert str(headings[0].prompt).startswith(found[0].kind)
+        # just looking leaves the reminder alone
+        assert "review due" in app.header_state()["review"]
+        assert R.last_review_date(open_curator(demo_home, today=TODAY)) is None
+
+
+async def test_review_is_done_once_no_warning_is_left_open(demo_home, make_app):
+    app = make_app(demo_home)
+    async with app.run_test(size=(120, 36)) as pilot:
+        lst = await open_review(app, pilot)
+        for f in lst.findings:
+            if R.RANK[f.severity] >= R.RANK["warning"]:
+                app.screen.marked.add(f.key)
+        last = next(f for f in lst.findings if f.key in app.screen.marked)
+        app.screen.marked.discard(last.key)  # all but one kept: still due
+        await pilot.press("k")
+        await settle(app, pilot)
+        assert "review due" in app.header_state()["review"]
+        lst = app.screen.query_one(FindingsList)
+        lst.highlighted = next(i for i in range(lst.option_count)
+                               if (f := lst.finding_at(i)) is not None and f.key == last.key)
+        await pilot.press("k")  # the last open warning: the review is done
+        await settle(app, pilot)
         assert app.header_state()["review"] == "reviewed 2026-11-15"
         assert R.last_review_date(open_curator(demo_home, today=TODAY)) == TODAY
+        assert any(f.severity == "info" for f in app.screen.query_one(FindingsList).findings)
+
+
+async def test_keep_leaves_groups_in_place_and_the_cursor_on_the_next_finding(demo_home, make_app):
+    app = make_app(demo_home)
+    async with app.run_test(size=(120, 36)) as pilot:
+        lst = await open_review(app, pilot)
+        groups = [k for k in dict.fromkeys(kinds(lst))]
+        scanner = [f for f in lst.findings if f.kind == "scanner"]
+        assert len(scanner) >= 2
+        first = await highlight(pilot, lst, "scanner")  # the most severe scanner finding
+        before = lst.highlighted
+        await pilot.press("k")
+        await settle(app, pilot)
+        lst = app.screen.query_one(FindingsList)
+        assert [k for k in dict.fromkeys(kinds(lst))] == groups  # no group jumps
+        assert lst.current.key == scanner[1].key and lst.highlighted == before
+        assert first.key not in {f.key for f in lst.findings}
+        summary = str(app.screen.query_one("#review-summary").render())
+        assert "1 kept, hidden (K shows)" in summary.splitlines()[-1]
+
+
+async def test_row_details_hang_under_the_finding(demo_home, make_app):
+    from tests.tui.helpers import shown
+
+    app = make_app(demo_home)
+    async with app.run_test(size=(120, 36)) as pilot:
+        lst = await open_review(app, pilot)
+        lines = [ln for ln in shown(lst).splitlines() if ln.strip()]
+        rows = [ln for ln in lines if not ln.startswith(("☐", "☑", "─")) and not ln[:1].isalpha()]
+        assert rows and all(ln.startswith("     ") for ln in rows)
 
 
 async def test_merge_writes_one_entry_and_removes_the_other(demo_home, make_app):
@@ -65,6 +118,9 @@ async def test_merge_writes_one_entry_and_removes_the_other(demo_home, make_app)
         assert area.text == first + "\n" + second
         status = str(app.screen.query_one("#merge-count").render())
         assert "saves 2 chars" in status and "MEMORY.md after merging" in status
+        area.text = first + "\n" + second + "!"
+        await pilot.pause()
+        assert "saves 1 char\n" in str(app.screen.query_one("#merge-count").render()) + "\n"
         area.text = "Use pnpm, never npm, in every JS repo (harbor-web, docs site)."
         await pilot.pause()
         assert "saves" in str(app.screen.query_one("#merge-count").render())
@@ -74,6 +130,8 @@ async def test_merge_writes_one_entry_and_removes_the_other(demo_home, make_app)
         assert first not in after and second not in after
         assert after[before.index(first)] == "Use pnpm, never npm, in every JS repo (harbor-web, docs site)."
         assert len(after) == len(before) - 1
+        toasts = [n.message for n in app._notifications]
+        assert len(toasts) == 1 and toasts[0].startswith("Merged 2 entries into 1 in MEMORY.md (saved ")
         assert "similar" not in kinds(app.screen.query_one(FindingsList))
 
 
@@ -187,6 +245,9 @@ async def test_export_writes_a_markdown_report(demo_home, make_app):
         text = report.read_text(encoding="utf-8")
         assert text.startswith("# Memory review — 2026-11-15") and "## conflicting (1)" in text
         assert demo_home.resolve() not in report.resolve().parents  # never inside the Hermes home
+        # exporting counts as doing the review
+        assert R.last_review_date(open_curator(demo_home, today=TODAY)) == TODAY
+        assert app.header_state()["review"] == "reviewed 2026-11-15"
 
 
 async def test_recomputes_after_an_external_change(demo_home, make_app):

@@ -1,9 +1,10 @@
 """Review mode: the monthly review's findings, and a few keystrokes to fix each one in place.
 
-Left, the findings grouped by kind (most severe first); right, the reason and the entries side by
+Left, the findings grouped by kind (urgent kinds first, a stable order; most severe first within); right, the reason and the entries side by
 side with their differences highlighted. m merges a pair in an editor, d removes, e edits, k keeps
 (remembered by entry text: it returns only if an entry changes), space marks several for a bulk
-remove or keep, x exports the review as Markdown. Findings recompute after every change.
+remove or keep, x exports the review as Markdown. Findings recompute after every change; the review counts as done
+(today's date recorded) once no finding at warning or above is left open, or when it is exported.
 """
 from __future__ import annotations
 
@@ -133,7 +134,8 @@ class MergeDialog(EntryEditor[MergeResult | None]):
         (_, _, xa), (_, _, xb) = self.refs
         line = Text(f"{len(text):,} chars")
         saved = len(xa) + len(xb) + 3 - len(text)  # the two entries and their § delimiter
-        line.append(f" · saves {saved:,} chars" if saved >= 0 else f" · adds {-saved:,} chars",
+        n = abs(saved)
+        line.append(f" · {'saves' if saved >= 0 else 'adds'} {n:,} char{'' if n == 1 else 's'}",
                     style="bold green" if saved > 0 else "bold yellow")
         problem = None if text else "the merged entry can't be empty"
         chosen = self.curator.stores[self.target]
@@ -211,11 +213,8 @@ Secrets stay masked here.
         self.query_one(FindingsList).focus()
 
     def on_screen_resume(self) -> None:
-        try:
-            R.mark_reviewed(self.app.curator)
-        except Exception as exc:  # a read-only state folder must not break the review
-            self.notify(str(exc), title="Review date not saved", severity="warning")
-        self.app.header_changed.publish(None)
+        # looking is not reviewing: the date is recorded only once nothing at warning or above is
+        # left open (see recompute) or when the review is exported
         self.recompute()
 
     def on_memory_changed(self, _target: str | None = None) -> None:
@@ -228,9 +227,19 @@ Secrets stay masked here.
         curator = self.app.curator
         findings = R.run_review(curator, include_kept=True, fresh=False)
         kept = R.decisions(curator).kept_keys()
-        self.app.call_from_thread(self.show_findings, findings, kept)
+        try:
+            done: bool | str = R.mark_if_complete(curator, findings, kept)
+        except Exception as exc:  # a read-only state folder must not break the review
+            done = str(exc)
+        self.app.call_from_thread(self.show_findings, findings, kept, done)
 
-    def show_findings(self, findings: list[R.Finding], kept: set[str]) -> None:
+    def show_findings(self, findings: list[R.Finding], kept: set[str], done: bool | str = False) -> None:
+        if done is True:
+            self.app.header_changed.publish(None)
+            self.notify("Nothing at warning or above is left open: recorded as today's review.",
+                        title="Review done")
+        elif isinstance(done, str):
+            self.notify(done, title="Review date not saved", severity="warning")
         self.loaded = True
         self.kept = kept
         visible = [f for f in findings if self.show_kept or f.key not in kept]
@@ -240,7 +249,7 @@ Secrets stay masked here.
         lst = self.query_one(FindingsList)
         current = self._follow or (lst.current.key if lst.current is not None else None)
         self._follow = None
-        lst.show(visible, self.marked, kept, keep_key=current)
+        lst.show(visible, self.marked, kept, keep_key=current)  # or the next one in its place
         self.update_summary(findings, kept)
         self.show_detail(lst.current)
         self.refresh_bindings()
@@ -258,10 +267,17 @@ Secrets stay masked here.
                 if n:
                     text.append("  ")
                     text.append(f"{n} {sev}", style=SEVERITY_STYLE.get(sev, ""))
+        extras = Text()
         if n_kept:
-            text.append(f"  ·  {n_kept} kept" + (" (shown)" if self.show_kept else " (K shows)"), style="dim")
+            extras.append(f"{n_kept} kept, " + ("shown (K hides)" if self.show_kept else "hidden (K shows)"),
+                          style="dim")
         if self.marked:
-            text.append(f"  ·  {len(self.marked)} marked", style="bold")
+            if extras:
+                extras.append("  ·  ", style="dim")
+            extras.append(f"{len(self.marked)} marked", style="bold")
+        if extras:  # a line of its own: never wrapped into the counts
+            text.append("\n")
+            text.append_text(extras)
         self.query_one("#review-summary", Static).update(text)
 
     # -- the detail pane ---------------------------------------------------------------------------
@@ -431,6 +447,12 @@ Secrets stay masked here.
             self.notify(f"Can't write the report: {exc.strerror or exc}", title="Export", severity="error")
             return
         self.notify(f"Review exported to {tilde(path)}", title="Export", timeout=10)
+        try:  # exporting the report counts as doing the review
+            R.mark_reviewed(curator)
+        except Exception as exc:
+            self.notify(str(exc), title="Review date not saved", severity="warning")
+            return
+        self.app.header_changed.publish(None)
 
     async def pick_entry(self, finding: R.Finding, verb: str) -> tuple[str, int, str] | None:
         refs = finding.refs
@@ -528,13 +550,34 @@ Secrets stay masked here.
             return
         (ta, _, xa), (tb, _, xb) = refs
         if ta == tb:
-            await self.app.write(ta, [Op("remove", old_text=xb, matched_entry=xb),
-                                      Op("replace", old_text=xa, content=result.text, matched_entry=xa)],
-                                 action="merge")
+            written = await self.app.write(ta, [Op("remove", old_text=xb, matched_entry=xb),
+                                                Op("replace", old_text=xa, content=result.text,
+                                                       matched_entry=xa)], action="merge")
+            if written is not None and written.changed:
+                self.merged(result, xa, xb, [ta])
             return
         keep_t, keep_x, drop_t, drop_x = ((ta, xa, tb, xb) if result.target == ta else (tb, xb, ta, xa))
         written = await self.app.write(keep_t, [Op("replace", old_text=keep_x, content=result.text,
                                                    matched_entry=keep_x)], action="merge")
         if written is None:
             return
-        await self.app.write(drop_t, [Op("remove", old_text=drop_x, matched_entry=drop_x)], action="merge")
+        dropped = await self.app.write(drop_t, [Op("remove", old_text=drop_x, matched_entry=drop_x)],
+                                       action="merge")
+        if dropped is not None and dropped.changed:
+            self.merged(result, xa, xb, [keep_t, drop_t])
+
+    def merged(self, result: MergeResult, xa: str, xb: str, targets: list[str]) -> None:
+        """One plain toast instead of the store's "Entry removed… Entry replaced…" messages."""
+        saved = len(xa) + len(xb) + 3 - len(result.text)
+        n = abs(saved)
+        change = f"{'saved' if saved >= 0 else 'added'} {n:,} char{'' if n == 1 else 's'}"
+        body = f"Merged 2 entries into 1 in {FILE_NAMES[result.target]} ({change})."
+        for target in targets:
+            store = self.app.curator.stores[target]
+            body += f"\n{FILE_NAMES[target]}: {usage_label(store.last.usage, store.limit)}"
+
+        def toast() -> None:  # queued after the per-write "Saved" toasts, which this one sums up
+            self.app.clear_notifications()
+            self.app.notify(body, title="Merged")
+
+        self.app.call_later(toast)

@@ -1,4 +1,4 @@
-"""The review's findings list: grouped by kind with counts, most severe first, multi-select marks.
+"""The review's findings list: grouped by kind with counts, in the order given, multi-select marks.
 
 Dumb: it renders the findings it is given and posts the usual OptionList messages. Texts in the
 rows are untrusted (details quote entries) and are always literal.
@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from rich.console import Group, RenderableType
+from rich.padding import Padding
 from rich.text import Text
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
@@ -16,26 +18,33 @@ from tui.literal import visible_controls
 SEVERITY_STYLE = {"critical": "bold white on red", "error": "bold red", "warning": "bold yellow",
                   "info": "bold cyan"}
 SEVERITY_TAG = {"critical": "CRIT", "error": "ERR ", "warning": "WARN", "info": "INFO"}
-DETAIL_WIDTH = 70
+DETAIL_WIDTH = 84  # about two lines of the list; the detail pane shows the whole reason
+INDENT = 5  # the detail hangs under the severity tag
 
 
 def _short(text: str, width: int = DETAIL_WIDTH) -> str:
+    """One line of `text`, cut at a word boundary (never mid-word) with an ellipsis."""
     one = " ".join(visible_controls(text).split())
-    return one if len(one) <= width else one[: width - 1].rstrip() + "…"
+    if len(one) <= width:
+        return one
+    cut = one[: width - 1]
+    space = cut.rfind(" ")
+    if space >= width // 2:
+        cut = cut[:space]
+    return cut.rstrip(" ,;:—-") + "…"
 
 
-def finding_row(finding, selected: bool, kept: bool) -> Text:
-    """`☑ WARN memory #5 ↔ #14  one holds 75% of the other's words…`"""
-    row = Text(no_wrap=False)
-    row.append("☑ " if selected else "☐ ", style="bold" if selected else "dim")
-    row.append(SEVERITY_TAG.get(finding.severity, finding.severity[:4]),
-               style=SEVERITY_STYLE.get(finding.severity, ""))
-    row.append(f" {finding.where}", style="bold")
+def finding_row(finding, selected: bool, kept: bool) -> RenderableType:
+    """`☑ WARN memory #5 ↔ #14`, then the detail indented below it (wrapped lines stay indented)."""
+    head = Text(no_wrap=True, overflow="ellipsis")
+    head.append("☑ " if selected else "☐ ", style="bold" if selected else "dim")
+    head.append(SEVERITY_TAG.get(finding.severity, finding.severity[:4]),
+                style=SEVERITY_STYLE.get(finding.severity, ""))
+    head.append(f" {finding.where}", style="bold")
     if kept:
-        row.append("  kept", style="italic dim")
-    row.append("\n     ")
-    row.append(_short(finding.detail), style="dim" if kept else "")
-    return row
+        head.append("  kept", style="italic dim")
+    detail = Text(_short(finding.detail), style="dim" if kept else "")
+    return Group(head, Padding(detail, (0, 0, 0, INDENT)))
 
 
 def heading(kind: str, items: Sequence) -> Text:
@@ -56,8 +65,13 @@ class FindingsList(OptionList):
         self._rows: list[object | None] = []  # Finding for a finding row, None for a heading
 
     def show(self, findings: Sequence, selected: set[str], kept: set[str], keep_key: str | None = None) -> None:
-        """Replace the rows; keep the highlight on `keep_key` (or the same position)."""
+        """Replace the rows; keep the highlight on `keep_key`, or on the finding that followed it.
+
+        When `keep_key` is gone (kept, fixed), the cursor lands on the next finding that is still
+        listed (the previous one at the end), so it stays in the same place.
+        """
         old_index = self.highlighted
+        old_keys = [f.key if f is not None else None for f in self._rows]
         self.clear_options()
         groups: dict[str, list] = {}
         for f in findings:  # findings arrive sorted most severe first: groups follow that order
@@ -76,9 +90,14 @@ class FindingsList(OptionList):
         self.add_options(options)
         if not findings:
             return
-        target = None
-        if keep_key is not None:
-            target = next((i for i, f in enumerate(rows) if f is not None and f.key == keep_key), None)
+        where = {f.key: i for i, f in enumerate(rows) if f is not None}
+        target = where.get(keep_key) if keep_key is not None else None
+        if target is None and keep_key in old_keys:
+            at = old_keys.index(keep_key)
+            after = [k for k in old_keys[at + 1:] if k in where]
+            before = [k for k in reversed(old_keys[:at]) if k in where]
+            if after or before:
+                target = where[(after or before)[0]]
         if target is None:
             target = old_index if old_index is not None else 1
             target = max(1, min(target, len(rows) - 1))
