@@ -12,7 +12,7 @@ from core.memory import serialize
 from tests.core.sessions_fixtures import MARKUP, Msg, build_db, fingerprint, message_id
 from tui.screens.dialogs import EditEntryDialog
 from tui.screens.search import SearchScreen
-from tui.widgets.results import ResultsList
+from tui.widgets.results import ResultsList, plain
 from tui.widgets.transcript import Transcript
 
 LONG_SID = "20261019_000000_a0a0a0"
@@ -173,6 +173,78 @@ async def test_escape_returns_with_the_selection_kept(home, make_app, db_untouch
         assert screen.query_one("#search-query", Input).has_focus
 
 
+async def test_escape_leaves_the_search_box_so_mode_keys_work(home, make_app, db_untouched):
+    async with make_app(home).run_test(size=(120, 36)) as pilot:
+        app = pilot.app
+        screen = await open_search(pilot)
+        box = screen.query_one("#search-query", Input)
+        assert box.has_focus
+        keys = [b.binding.action for b in screen.active_bindings.values() if b.enabled and b.binding.show]
+        assert "leave_query" in keys and "back" not in keys  # the footer says what Escape does here
+        await type_query(pilot, "deploy")
+        await pilot.press("escape")
+        assert screen.results.has_focus and box.value == "deploy"  # the query is kept
+        await pilot.press("1")
+        await pilot.pause()
+        assert app.current_mode == "memory"
+
+
+async def test_escape_in_an_empty_box_with_no_results_still_frees_the_keyboard(home, make_app, db_untouched):
+    async with make_app(home).run_test(size=(120, 36)) as pilot:
+        app = pilot.app
+        screen = await open_search(pilot)
+        await type_query(pilot, "zzqqxxnothinglikethis")
+        screen.query_one("#search-query", Input).value = ""
+        screen.results.show([], 0, kind="hits")
+        await pilot.press("escape")
+        assert screen.results.has_focus
+        assert any("Left the search box" in str(n.message) for n in app._notifications)
+        await pilot.press("escape")  # and back into the box
+        assert screen.query_one("#search-query", Input).has_focus
+        await pilot.press("escape", "q")
+        await pilot.pause()
+        assert not app.is_running
+
+
+async def test_filter_labels_are_unambiguous(home, make_app, db_untouched):
+    async with make_app(home).run_test(size=(120, 36)) as pilot:
+        screen = await open_search(pilot)
+        assert str(screen.query_one("#filter-hidden").label) == "include hidden sources"
+        since = screen.query_one("#filter-since", Input).placeholder
+        until = screen.query_one("#filter-until", Input).placeholder
+        assert since.startswith("since ") and until.startswith("until ")
+        assert since.split(" ", 1)[1].split()[:2] == until.split(" ", 1)[1].split()[:2]  # "date or"
+
+
+async def test_80_columns_wrap_the_filters_and_the_error(home, make_app, db_untouched):
+    async with make_app(home).run_test(size=(80, 30)) as pilot:
+        screen = await open_search(pilot)
+        for name in ("#filter-source", "#filter-role", "#filter-since", "#filter-until", "#filter-sort",
+                     "#filter-hidden"):
+            region = screen.query_one(name).region
+            assert region.right <= 80 and region.height == 1, name
+        await type_query(pilot, 'deploy "unclosed')
+        error = screen.query_one("#search-status")
+        assert error.has_class("-error") and error.region.height >= 2
+        assert "remove the quote" in status(screen)
+        await pilot.resize_terminal(140, 36)  # wide enough for one line again
+        await pilot.pause()
+        assert screen.query_one("#search-filters").region.height == 1
+        assert screen.query_one("#filter-hidden").region.right <= 140
+
+
+def test_wrapped_rows_hang_under_their_text():
+    from core.sessions import Hit
+
+    hit = Hit(session_id="s", message_id=1, role="user", timestamp=0.0, source="cli", title="T",
+              snippet=(("word " * 30, False),), tool_name=None)
+    from tui.widgets.results import hit_prompt
+
+    lines = plain(hit_prompt(hit, 0.0), width=60).splitlines()
+    assert lines[1].startswith("  user      word")  # role, a space, then the snippet
+    assert len(lines) > 2 and all(line.startswith(" " * 12) for line in lines[2:])
+
+
 async def test_copy_link(home, make_app, db_untouched):
     async with make_app(home).run_test(size=(120, 36)) as pilot:
         app = pilot.app
@@ -228,7 +300,7 @@ async def test_bad_queries_and_markup_are_harmless(home, make_app, db_untouched)
         await type_query(pilot, '"not bold"')
         results = screen.query_one(ResultsList)
         assert len(results.items) == 1
-        shown = str(results.get_option_at_index(0).prompt)
+        shown = plain(results.get_option_at_index(0).prompt)
         assert "[bold red]not bold[/]" in shown and "\x1b" not in shown and "␛[31m" in shown
         await pilot.press("enter", "enter")
         await settle(pilot)
@@ -287,6 +359,30 @@ async def test_provenance_opens_where_an_entry_was_written(demo_home, make_app, 
         current = screen.query_one(Transcript).current()
         assert "memory" in current.tool_call_names()
         assert entry.text.split()[0] in current.tool_calls
+        assert "Esc back to memory" in str(screen.query_one("#transcript-title", Static).render())
+        await pilot.press("escape")  # back where the person came from, not to an unrelated list
+        await pilot.pause()
+        assert app.current_mode == "memory"
+        await pilot.press("3")
+        await pilot.pause()
+        assert app.screen.view == "results" and not app.screen.from_memory
+
+
+async def test_escape_from_a_search_hit_still_returns_to_the_results(demo_home, make_app, demo_db_untouched):
+    entry = next(e for e in demo_entries() if e.provenance and e.target == "memory")
+    async with make_app(demo_home).run_test(size=(120, 36)) as pilot:
+        app = pilot.app
+        await pilot.pause()
+        app.open_provenance(entry.text)
+        await settle(pilot)
+        screen = app.screen
+        screen.focus_query()  # `/` from the origin transcript: a plain search from here on
+        await type_query(pilot, "deploy")
+        await pilot.press("down", "down", "enter")
+        await settle(pilot)
+        assert screen.view == "transcript"
+        await pilot.press("escape")
+        assert app.current_mode == "search" and screen.view == "results" and screen.results.highlighted == 1
 
 
 async def test_provenance_not_found_says_so(demo_home, make_app, demo_db_untouched):

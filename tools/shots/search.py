@@ -50,4 +50,6 @@ SCENARIOS = [
          title="o in memory mode opens the session where an entry was written"),
     Shot("search-bad-query", press=("3",), settle=search_for('deploy "unclosed'),
          title="A malformed query gets a clear message, never an SQLite error"),
+    Shot("search-narrow", press=("3",), settle=search_for('deploy "unclosed'), size=(80, 30),
+         title="At 80 columns the filters take two lines and a long message wraps"),
 ]

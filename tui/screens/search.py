@@ -41,6 +41,7 @@ WINDOW = 15  # messages each side of a hit when a transcript opens
 CHUNK = 30  # messages fetched when scrolling past the loaded window
 DEBOUNCE = 0.15
 SLOW = 0.3  # show the loading indicator for searches slower than this
+NARROW = 130  # below this many columns the filter row (127 columns wide) takes two lines
 PROMOTE_CHARS = 4_000  # text offered to the edit dialog when promoting a long message
 
 
@@ -109,11 +110,16 @@ With an empty query the list shows recent sessions.
 **↓**/**Enter** from the box go to the results · **Enter** opens a hit at the exact message ·
 **n**/**N** next/previous match in that session · **e** expands a tool call or output ·
 **c** copies the session link · **m** promotes the message to MEMORY.md or USER.md ·
-**Esc** goes back (the selection is kept) · **/** jumps to the search box.
+**Esc** in the box moves to the results, where **1**-**4** switch modes and **q** quits ·
+**Esc** in a transcript goes back to the results (the selection kept), or to memory mode when
+it was opened by memory mode's **o** · **/** jumps to the search box.
 """
     BINDINGS = [
+        Binding("escape", "leave_query", "Leave box", id="search.leave",
+                tooltip="Leave the search box for the results list, where 1-4 switch modes and q quits"),
         Binding("escape", "back", "Back", id="search.back",
-                tooltip="Transcript: back to the results (selection kept); results: back to the search box"),
+                tooltip="Transcript: back to the results (selection kept), or to memory mode after its o; "
+                        "results: back to the search box"),
         Binding("down", "to_results", "Results", id="search.results", show=False,
                 tooltip="From the search box to the results"),
         Binding("n", "hit(1)", "Next match", id="search.next", tooltip="Next match in this session"),
@@ -137,6 +143,7 @@ With an empty query the list shows recent sessions.
         self.session_info: SessionInfo | None = None
         self._search_args: tuple = ()
         self._last_ran: tuple | None = None
+        self.from_memory = False  # the open transcript came from memory mode's `o`
 
     # -- layout ------------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -147,11 +154,13 @@ With an empty query the list shows recent sessions.
             with Horizontal(id="search-filters"):
                 yield Select([], prompt="any source", id="filter-source", compact=True)
                 yield Select([(r, r) for r in ROLES], prompt="any role", id="filter-role", compact=True)
-                yield Input(placeholder="since 2026-10-01/7d", id="filter-since", compact=True)
-                yield Input(placeholder="until YYYY-MM-DD", id="filter-until", compact=True)
+                yield Input(placeholder="since date or 7d", id="filter-since", compact=True,
+                            tooltip="Only messages on or after this day: YYYY-MM-DD, or 7d / 2w / 3m ago")
+                yield Input(placeholder="until date or 1d", id="filter-until", compact=True,
+                            tooltip="Only messages up to and including this day: YYYY-MM-DD, or 1d / 2w / 3m ago")
                 yield Select([("by relevance", "relevance"), ("newest first", "newest"), ("oldest first", "oldest")],
                              value="relevance", allow_blank=False, id="filter-sort", compact=True)
-                yield Checkbox("hidden sources", id="filter-hidden", compact=True,
+                yield Checkbox("include hidden sources", id="filter-hidden", compact=True,
                                tooltip="Include kanban, subagent and tool sessions (hidden by default, as in Hermes)")
         yield Static("", id="search-status", markup=False)
         with ContentSwitcher(initial="search-results", id="search-views"):
@@ -167,6 +176,24 @@ With an empty query the list shows recent sessions.
         self.query_one("#search-query", Input).focus()
         self.load_sources()
         self.start_search()
+
+    def on_resize(self, event) -> None:
+        self.fit_filters(event.size.width)
+
+    def fit_filters(self, width: int) -> None:
+        """Below NARROW columns the filter row becomes a 3×2 grid instead of running off screen."""
+        narrow = width < NARROW
+        self.set_class(narrow, "-narrow")
+        bar = self.query_one("#search-filters").styles
+        if narrow:
+            bar.layout = "grid"
+            bar.grid_size_columns = 3
+            bar.grid_columns = "26 19 1fr"
+            bar.grid_rows = "1"
+            bar.height = 2
+        else:
+            bar.layout = "horizontal"
+            bar.height = 1
 
     def _profile_maybe_changed(self, _=None) -> None:
         """Another profile (so another state.db) is being curated: start over on it."""
@@ -201,6 +228,9 @@ With an empty query the list shows recent sessions.
     def status(self, text: str | Text, kind: str = "") -> None:
         widget = self.query_one("#search-status", Static)
         widget.update(text)
+        # an error or notice wraps (up to 3 lines) rather than being cut off on a narrow terminal
+        widget.styles.height = "auto" if kind else 1
+        widget.styles.max_height = 3
         widget.set_class(kind == "error", "-error")
         widget.set_class(kind == "notice", "-notice")
 
@@ -394,6 +424,7 @@ With an empty query the list shows recent sessions.
     def open_at(self, session_id: str, message_id: int | None, *, terms: tuple[Term, ...] | None = None) -> None:
         """Show a session's transcript centred on a message (the start of the session when None)."""
         query = self.query_one("#search-query", Input).value if terms is None else ""
+        self.from_memory = False
         use_terms = (self.result.terms if self.result else ()) if terms is None else terms
         self.show_transcript()
         self.query_one("#transcript-title", Static).update(Text("Opening…", style="dim"))
@@ -449,13 +480,14 @@ With an empty query the list shows recent sessions.
             line.append(f"  ·  {info.message_count:,} messages", style="dim")
         line.append(f"  ·  {session_link(self.app.curator.home.profile, info.id)}", style="dim")
         position = transcript.hit_position()
+        back = "Esc back to memory" if self.from_memory else "Esc back to the results"
         if position:
             at, total = position
             label = f"match {at} of {total}" if at else f"{total} match{'es' if total != 1 else ''} below"
             line.append("\n" + label, style="bold yellow")
-            line.append("  ·  n/N next/previous  ·  e expand  ·  m to memory  ·  Esc back", style="dim")
+            line.append(f"  ·  n/N next/previous  ·  e expand  ·  m to memory  ·  {back}", style="dim")
         else:
-            line.append("\ne expand  ·  m to memory  ·  c copy link  ·  Esc back", style="dim")
+            line.append(f"\ne expand  ·  m to memory  ·  c copy link  ·  {back}", style="dim")
         self.query_one("#transcript-title", Static).update(line)
 
     def show_transcript(self) -> None:
@@ -464,6 +496,7 @@ With an empty query the list shows recent sessions.
         self.refresh_bindings()
 
     def show_results(self) -> None:
+        self.from_memory = False
         self.view = "results"
         self.query_one("#search-views", ContentSwitcher).current = "search-results"
         self.refresh_bindings()
@@ -529,23 +562,33 @@ With an empty query the list shows recent sessions.
                 m = self.transcript.current()
                 return (m is not None and bool(m.text.strip())) or None
             return isinstance(self.results.selected_item(), Hit) or None
+        if action in ("leave_query", "back"):
+            focused = self.focused
+            in_query = isinstance(focused, Input) and focused.id == "search-query" and not in_transcript
+            return in_query if action == "leave_query" else not in_query
         if action == "to_results":
             focused = self.focused
             return (self.view == "results" and isinstance(focused, Input) and focused.id == "search-query"
                     and bool(self.results.items))
         return True
 
+    def action_leave_query(self) -> None:
+        """Escape in the search box: hand the keyboard to the results list (1-4 and q work there)."""
+        self.results.focus()
+        if not self.results.items:
+            self.notify("Left the search box: / types again, 1-4 switch modes, q quits.", timeout=4)
+
     def action_back(self) -> None:
         if self.view == "transcript":
+            if self.from_memory:
+                self.from_memory = False
+                self.show_results()
+                self.app.switch_mode("memory")
+                return
             self.show_results()
             self.results.focus()
             return
-        query = self.query_one("#search-query", Input)
-        if self.focused is query:
-            if query.value:
-                query.value = ""
-        else:
-            query.focus()
+        self.query_one("#search-query", Input).focus()
 
     def action_hit(self, step: int) -> None:
         t = self.transcript
@@ -623,6 +666,7 @@ With an empty query the list shows recent sessions.
         app.call_after_refresh(go)
 
     def provenance(self, entry: str) -> None:
+        self.from_memory = True
         self.show_transcript()
         self.query_one("#transcript-title", Static).update(Text("Looking for where this entry was written…", style="dim"))
         self.find_origin(entry)

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from rich.console import Group
+from rich.table import Table
 from rich.text import Text
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
@@ -19,6 +21,8 @@ from tui.literal import visible_controls
 
 ROLE_STYLE = {"user": "bold green", "assistant": "bold blue", "tool": "magenta", "system": "dim"}
 MATCH_STYLE = "bold reverse"
+INDENT = 2  # the second line of a row sits under the title; a wrapped tail hangs under its start
+ROLE_WIDTH = 10  # "assistant" and a space
 
 
 def spans_text(spans: Sequence[Span], base: str = "") -> Text:
@@ -46,26 +50,36 @@ def hit_prompt(hit: Hit, now: float) -> Text:
     top.append("  ")
     top.append(hit.source or "?", style=source_style(hit.source))
     top.append(f"  {when(hit.timestamp, now)}", style="dim")
-    line = Text(no_wrap=True, overflow="ellipsis")
-    line.append(f"  {hit.role:<9} ", style=ROLE_STYLE.get(hit.role, "bold"))
+    role = Text(f"{hit.role:<{ROLE_WIDTH - 1}} ", style=ROLE_STYLE.get(hit.role, "bold"))
+    line = Text()
     if hit.tool_name:
         line.append(visible_controls(f"[{hit.tool_name}] "), style="magenta")
     line.append_text(spans_text(hit.snippet))
-    return Text("\n", no_wrap=True, overflow="ellipsis").join([top, line])
+    return Group(top, hanging(line, role))
+
+
+def hanging(body: Text, lead: Text | str = "") -> Table:
+    """*lead* after the row indent, then *body*; lines that wrap start under the body, not at column 0."""
+    grid = Table.grid(padding=0, expand=True)
+    grid.add_column(width=INDENT)
+    if lead:
+        grid.add_column(width=max(len(lead), ROLE_WIDTH), no_wrap=True)
+    grid.add_column(ratio=1, overflow="fold")
+    grid.add_row("", lead, body) if lead else grid.add_row("", body)
+    return grid
 
 
 def session_prompt(info: SessionInfo, now: float) -> Text:
     top = Text(no_wrap=True, overflow="ellipsis")
     top.append(visible_controls(one_line(info.title)), style="bold" if info.has_title else "bold italic")
-    line = Text(no_wrap=True, overflow="ellipsis")
-    line.append("  ")
+    line = Text()
     line.append(info.source or "?", style=source_style(info.source))
     line.append(f"  started {when(info.started_at, now)}", style="dim")
     if info.message_count is not None:
         line.append(f"  ·  {info.message_count:,} messages", style="dim")
     if info.last_active and info.started_at and info.last_active - info.started_at > 3600:
         line.append(f"  ·  active {timefmt.ago(info.last_active, now)}", style="dim")
-    return Text("\n", no_wrap=True, overflow="ellipsis").join([top, line])
+    return Group(top, hanging(line))
 
 
 class ResultsList(OptionList):
@@ -100,3 +114,13 @@ class ResultsList(OptionList):
         if self.highlighted is None or not (0 <= self.highlighted < len(self.items)):
             return None
         return self.items[self.highlighted]
+
+
+def plain(prompt, width: int = 200) -> str:
+    """A row's prompt as plain text (for tests and logs)."""
+    from rich.console import Console
+
+    console = Console(width=width, color_system=None, legacy_windows=False, record=True, file=None)
+    with console.capture() as capture:
+        console.print(prompt)
+    return capture.get()
