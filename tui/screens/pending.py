@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from dataclasses import dataclass
 from typing import Sequence
 
 from rich.text import Text
@@ -32,15 +33,100 @@ STATUS = {
     "ambiguous": "✗ ambiguous", "empty": "✗ empty text", "empties-store": "✗ empties file", "limit": "✗ over limit",
     "scanner": "⚠ scanner hit", "changed": "✗ changed", "refused": "✗ refused",
 }
+# Narrow lists: the same words, shorter
+SHORT = {"scanner hit": "scan", "over limit": "limit", "unpinned": "no pin", "target off": "off",
+         "file drifted": "drifted", "entry changed": "changed", "empties file": "empties"}
 
 
-def status_label(ins: Inspection) -> tuple[str, str]:
-    """(text, style) for the list's status column."""
+def status_parts(ins: Inspection) -> tuple[str, str | None, str]:
+    """(mark and main reason, the other reason or None, style) for the list's status column.
+    A scanner hit that something else also blocks names both: the reason that can never be
+    cured first, otherwise the scanner hit (the decision waiting for a person)."""
     if ins.already_in_memory:
-        return "✓ in memory", "cyan"
+        return "✓ in memory", None, "cyan"
     if ins.can_apply:
-        return "✓ ready", "green"
-    return STATUS.get(ins.reason_kind or "", "✗ can't apply"), "yellow" if ins.forcible else "red"
+        return ("✓ ready", "unpinned", "yellow") if ins.unpinned_ok else ("✓ ready", None, "green")
+    main = STATUS.get(ins.reason_kind or "", "✗ can't apply")
+    if ins.forcible:
+        return main, None, "yellow"
+    if ins.scanner_hit:
+        other = main[2:]
+        return ("✗ scanner hit", other, "red") if not ins.never_applies and ins.reason_kind not in (
+            "broken", "malformed") else (main, "scanner hit", "red")
+    return main, None, "red"
+
+
+def status_label(ins: Inspection, short: bool = False) -> tuple[str, str]:
+    """(text, style) for the list's status column, e.g. "✗ scanner hit · over limit"."""
+    main, other, style = status_parts(ins)
+    if short:
+        mark, word = main[:2], main[2:]
+        main = mark + SHORT.get(word, word)
+        other = SHORT.get(other, other) if other else None
+    return (f"{main} · {other}" if other else main), style
+
+
+def short_ago(text: str) -> str:
+    """'2 weeks ago' → '2w', 'just now' → 'now', 'in 3 days' → '+3d'."""
+    if text == "just now":
+        return "now"
+    future = text.startswith("in ")
+    parts = text.removeprefix("in ").split()
+    if len(parts) < 2:
+        return text
+    unit = {"minute": "m", "minutes": "m", "hour": "h", "hours": "h", "day": "d", "days": "d", "week": "w",
+            "weeks": "w", "month": "mo", "months": "mo", "year": "y", "years": "y"}.get(parts[1], parts[1][:1])
+    return ("+" if future else "") + parts[0] + unit
+
+
+@dataclass(frozen=True)
+class Columns:
+    """The list's column widths for one width: less important columns give way first so the
+    summary keeps room (the `by` column folds into the summary, then ages and file names shorten,
+    then the status words)."""
+
+    width: int
+    by: bool = True
+    short_age: bool = False
+    short_file: bool = False
+    short_status: bool = False
+    status: int = 17
+
+    ID, AGE, AGE_SHORT, BY, FILE, FILE_SHORT, ACTION = 10, 15, 5, 7, 10, 7, 8
+    MIN_SUMMARY = 30
+
+    @classmethod
+    def fit(cls, width: int, status_full: int, status_short: int) -> "Columns":
+        steps = [dict(), dict(by=False), dict(by=False, short_age=True),
+                 dict(by=False, short_age=True, short_file=True),
+                 dict(by=False, short_age=True, short_file=True, short_status=True)]
+        for flags in steps:
+            gap = 1 if flags.get("short_status") else 2
+            cols = cls(width, status=(status_short if flags.get("short_status") else status_full) + gap, **flags)
+            if cols.summary >= cls.MIN_SUMMARY:
+                return cols
+        return cols
+
+    @property
+    def age(self) -> int:
+        return self.AGE_SHORT if self.short_age else self.AGE
+
+    @property
+    def file(self) -> int:
+        return self.FILE_SHORT if self.short_file else self.FILE
+
+    @property
+    def fixed(self) -> int:
+        return self.ID + self.age + (self.BY if self.by else 0) + self.file + self.ACTION + self.status
+
+    @property
+    def summary(self) -> int:
+        return self.width - self.fixed
+
+    def header(self) -> Text:
+        out = f"{'id':<{self.ID}}{'age' if self.short_age else 'staged':<{self.age}}"
+        out += f"{'by':<{self.BY}}" if self.by else ""
+        return Text(out + f"{'file':<{self.file}}{'action':<{self.ACTION}}{'status':<{self.status}}summary")
 
 
 def secret_masker(ins: Inspection | None, reveal: bool):
@@ -90,27 +176,31 @@ The writes Hermes staged for approval (`pending/memory/`), oldest first. The low
 approving the highlighted one would do to the file: the whole entry a replace overwrites, usage now
 and after, scanner findings, and why a record can't apply.
 **y** approve · **n** reject (**u** brings it back) · **e** edit the text, then approve · **A** approve
-all · **R** reject all · **x** reject those that can't apply · **o** open the file in memory mode ·
-**p** the raw record · **v** reveal secrets · **w** write approval on/off in config.yaml.
+all · **R** reject all · **x** clear those that can never apply (broken, malformed, entry changed, no
+or several matches, empty text, empties the file; scanner hits, over-limit writes, a disabled target or
+a drifted file stay) · **o** open the file in memory mode · **p** the raw record · **v** reveal secrets ·
+**w** write approval on/off in config.yaml.
 """
+    # Short descriptions and a compact footer: every key fits at 120 columns; the tooltips (and
+    # the ? help) say the rest.
     BINDINGS = [
         Binding("y", "approve", "Approve", id="pending.approve",
                 tooltip="Apply the highlighted write through Hermes's checks, then clear it"),
         Binding("n", "reject", "Reject", id="pending.reject", tooltip="Delete the highlighted write (u brings it back)"),
-        Binding("e", "edit", "Edit+approve", id="pending.edit", tooltip="Change the proposed text (or file), then approve it"),
-        Binding("A", "approve_all", "Approve all", id="pending.approve_all",
-                tooltip="Apply every write that can apply; the rest stay with their reasons"),
-        Binding("R", "reject_all", "Reject all", id="pending.reject_all", tooltip="Delete every staged write (asks first)"),
-        Binding("x", "reject_invalid", "Clear invalid", id="pending.reject_invalid",
-                tooltip="Reject the writes that can't apply (scanner hits stay for you to decide)", show=False),
-        Binding("o", "open_store", "Open file", id="pending.open", tooltip="Open the target file in memory mode"),
-        Binding("p", "raw", "Raw", id="pending.raw", tooltip="The record file exactly as Hermes wrote it", show=False),
-        Binding("v", "reveal", "Reveal", id="pending.reveal", tooltip="Show or mask the secrets the scanner found",
-                show=False),
-        Binding("u", "undo_reject", "Unreject", id="pending.undo_reject", tooltip="Bring back the last rejected write",
-                show=False),
-        Binding("w", "toggle_approval", "Approval on/off", id="pending.write_approval",
-                tooltip="Turn memory.write_approval on or off in config.yaml (only that line changes)"),
+        Binding("e", "edit", "Edit", id="pending.edit", tooltip="Change the proposed text (or file), then approve it"),
+        Binding("A", "approve_all", "All ✓", id="pending.approve_all",
+                tooltip="Approve all: apply every write that can apply; the rest stay with their reasons"),
+        Binding("R", "reject_all", "All ✗", id="pending.reject_all",
+                tooltip="Reject all: delete every staged write (asks first)"),
+        Binding("x", "reject_invalid", "Clear", id="pending.reject_invalid",
+                tooltip="Clear invalid: reject the writes that can never apply (broken, malformed, entry changed, "
+                        "no match, ambiguous, empty, empties the file); scanner hits and over-limit writes stay"),
+        Binding("o", "open_store", "Open", id="pending.open", tooltip="Open the target file in memory mode"),
+        Binding("p", "raw", "Raw", id="pending.raw", tooltip="The record file exactly as Hermes wrote it"),
+        Binding("v", "reveal", "Reveal", id="pending.reveal", tooltip="Show or mask the secrets the scanner found"),
+        Binding("u", "undo_reject", "Unreject", id="pending.undo_reject", tooltip="Bring back the last rejected write"),
+        Binding("w", "toggle_approval", "Approval", id="pending.write_approval",
+                tooltip="Turn write approval on or off in config.yaml (only the memory.write_approval line changes)"),
     ]
 
     def __init__(self, *args, **kwargs) -> None:
@@ -119,11 +209,12 @@ all · **R** reject all · **x** reject those that can't apply · **o** open the
         self.reveal = False
         self._key: object = None
         self._write_approval = False
+        self._problem: str | None = None
 
     def compose(self) -> ComposeResult:
         yield HmcHeader()
         yield Static("", id="pending-bar", markup=False)
-        yield Static(self._columns(), id="pending-columns", markup=False)
+        yield Static("", id="pending-columns", markup=False)
         yield OptionList(id="pending-list")
         with VerticalScroll(id="pending-detail"):
             yield Static("", id="detail-title", markup=False)
@@ -140,15 +231,19 @@ all · **R** reject all · **x** reject those that can't apply · **o** open the
             yield EntryDiff(id="detail-diff", classes="detail-gap")
             yield Static("", id="detail-findings", markup=False, classes="detail-gap")
             yield Static("", id="detail-raw", markup=False, classes="detail-gap")
-        yield Footer()
+        yield Footer(compact=True)
 
-    @staticmethod
-    def _columns() -> Text:
-        return Text(f"{'id':<12}{'staged':<15}{'by':<7}{'file':<10}{'action':<9}{'status':<17}summary")
+    def _layout(self) -> Columns:
+        """Column widths for the list's current width (rows start one cell in, like the header)."""
+        lst = self.query_one("#pending-list", OptionList)
+        width = max(40, (lst.size.width or self.app.size.width) - 3)
+        full = max([len(status_label(ins)[0]) for ins, _ in self.rows] + [6])
+        short = max([len(status_label(ins, short=True)[0]) for ins, _ in self.rows] + [6])
+        return Columns.fit(width, full, short)
 
     def on_resize(self) -> None:
-        if self.rows:
-            self._fill_list()
+        self._fill_list()
+        self._fill_bar(self._problem)
 
     def on_mount(self) -> None:
         self.app.pending_changed.subscribe(self, lambda _=None: self.reload())
@@ -187,24 +282,28 @@ all · **R** reject all · **x** reject those that can't apply · **o** open the
             inspections, problem = [], str(exc)
         self._write_approval = read_write_approval(curator.home.config_path)
         self.rows = ordered(inspections, self.queue.groups(inspections))
+        self._problem = problem
         self._fill_list()
         self._fill_bar(problem)
         self.show_detail()
         self.refresh_bindings()
 
     def _fill_list(self) -> None:
+        if not self.is_mounted:
+            return
         lst = self.query_one("#pending-list", OptionList)
         keep = self.current.id if self.current is not None else None
         old_index = lst.highlighted
+        cols = self._layout()
+        self.query_one("#pending-columns", Static).update(cols.header())
         lst.clear_options()
         if not self.rows:
-            lst.add_option(Option(Text("Nothing waits for approval.", style="dim"), id="empty", disabled=True))
+            lst.add_option(Option(Text(" Nothing waits for approval.", style="dim"), id="empty", disabled=True))
             return
-        width = max(40, (lst.size.width or self.app.size.width) - 2)
         options = []
         for n, (ins, same) in enumerate(self.rows):
-            row = self._row(ins, same)
-            row.truncate(width, overflow="ellipsis")
+            row = self._row(ins, same, cols)
+            row.truncate(cols.width + 1, overflow="ellipsis")
             options.append(Option(row, id=f"r-{n}"))
         lst.add_options(options)
         ids = [ins.id for ins, _ in self.rows]
@@ -213,37 +312,45 @@ all · **R** reject all · **x** reject those that can't apply · **o** open the
         else:
             lst.highlighted = min(old_index or 0, len(self.rows) - 1)
 
-    def _row(self, ins: Inspection, same_as: str | None) -> Text:
+    def _row(self, ins: Inspection, same_as: str | None, cols: Columns) -> Text:
         r = ins.record
-        row = Text(no_wrap=True, overflow="ellipsis")
+        row = Text(" ", no_wrap=True, overflow="ellipsis")  # one cell in, like the header's padding
         shown_id = visible_controls(r.id if r.valid_id else r.file)
         if same_as:
             row.append("└ ", style="dim")
-            row.append(f"{shown_id[:9]:<10}", style="dim")
+            row.append(f"{shown_id[:cols.ID - 3]:<{cols.ID - 2}}", style="dim")
         else:
-            row.append(f"{shown_id[:11]:<12}", style="bold")
-        row.append(f"{self.queue.age(r):<15}")
-        row.append(f"{'[auto]' if r.auto else '':<7}", style="magenta")
-        row.append(f"{FILE_NAMES.get(r.target or '', '?'):<10}")
-        row.append(f"{r.action or '?':<9}")
-        text, style = status_label(ins)
-        row.append(f"{text:<17}", style=style)
+            row.append(f"{shown_id[:cols.ID - 1]:<{cols.ID}}", style="bold")
+        age = self.queue.age(r)
+        row.append(f"{short_ago(age) if cols.short_age else age:<{cols.age}}")
+        if cols.by:
+            row.append(f"{'[auto]' if r.auto else '':<{cols.BY}}", style="magenta")
+        file = FILE_NAMES.get(r.target or "", "—")
+        row.append(f"{file.removesuffix('.md') if cols.short_file else file:<{cols.file}}")
+        row.append(f"{r.action or '—':<{cols.ACTION}}")
+        text, style = status_label(ins, short=cols.short_status)
+        row.append(f"{text:<{cols.status}}", style=style)
+        if r.auto and not cols.by:
+            row.append("auto ", style="magenta")
         if same_as:
             row.append(f"same change as {same_as} · ", style="dim")
         row.append(visible_controls(" ".join(secret_masker(ins, False)(r.title).split())))
         return row
 
     def _fill_bar(self, problem: str | None) -> None:
+        if not self.is_mounted:
+            return
+        narrow = self.app.size.width < 110
         bar = Text()
         n = len(self.rows)
-        bar.append(f"{n} staged write{'s' if n != 1 else ''}", style="bold")
+        bar.append(f"{n} staged" + ("" if narrow else f" write{'s' if n != 1 else ''}"), style="bold")
         if n:
             oldest = min(ins.record.created_at for ins, _ in self.rows)
             bar.append(f" · oldest {timefmt.ago(oldest, self.app.curator.now())}")
             bad = sum(1 for ins, _ in self.rows if not ins.can_apply)
             if bad:
-                bar.append(f" · {bad} can't apply as staged", style="yellow")
-        bar.append(" · write approval ")
+                bar.append(f" · {bad} can't apply" + ("" if narrow else " as staged"), style="yellow")
+        bar.append(" · approval " if narrow else " · write approval ")
         bar.append("on" if self._write_approval else "off", style="bold")
         bar.append(" (w)", style="dim")
         if problem:
@@ -271,19 +378,29 @@ all · **R** reject all · **x** reject those that can't apply · **o** open the
         r = ins.record
         mask = secret_masker(ins, self.reveal)
         title = Text()
-        title.append_text(literal(r.id if r.valid_id else r.file, "bold"))
-        title.append(f" · {r.action or '?'} in {ins.file or '?'}", style="bold")
-        title.append(f" · staged {self.queue.age(r)} ({timefmt.local_time(r.created_at)})")
+        if r.broken:
+            title.append_text(literal(r.file, "bold"))
+            title.append(" · broken record file", style="bold")
+        else:
+            title.append_text(literal(r.id if r.valid_id else r.file, "bold"))
+            title.append(f" · {r.action or '?'} in {ins.file or '?'}", style="bold")
+        when = "staged" if r.dated else "file modified"
+        title.append(f" · {when} {self.queue.age(r)} ({timefmt.local_time(r.created_at)})")
         if r.auto:
             title.append("  [auto] background review", style="magenta")
         self._set("#detail-title", title)
-        self._set("#detail-summary", literal(mask(r.title)))
+        # A broken file has no summary: its reason is the status line (said once).
+        self._set("#detail-summary", "" if r.broken else literal(mask(r.title)))
         status = q("#detail-status", Static)
         for cls in ("-ok", "-bad", "-warn"):
             status.remove_class(cls)
         if ins.already_in_memory:
             self._set("#detail-status", Text("✓ Already in memory: approving writes nothing and clears the record."))
             status.add_class("-ok")
+        elif ins.unpinned_ok:
+            self._set("#detail-status", Text("⚠ Can apply, unpinned: the entry is found by its text, not a pin. "
+                                             "y approves exactly the change below (the entry shown is pinned)."))
+            status.add_class("-warn")
         elif ins.can_apply:
             self._set("#detail-status", Text("✓ Can apply: y approves exactly the change below."))
             status.add_class("-ok")
@@ -291,8 +408,18 @@ all · **R** reject all · **x** reject those that can't apply · **o** open the
             self._set("#detail-status", Text("⚠ Needs confirmation: ") + literal(mask(ins.reason or ""))
                       + Text(" (y asks first)."))
             status.add_class("-warn")
+        elif r.broken:
+            self._set("#detail-status", Text("✗ Can't read this file as a record: ") + literal(r.broken)
+                      + Text(" (n rejects it; x clears every record that can never apply)."))
+            status.add_class("-bad")
         else:
-            self._set("#detail-status", Text("✗ Can't apply: ") + literal(mask(ins.reason or "")))
+            line = Text("✗ Can't apply: ") + literal(mask(ins.reason or ""))
+            if ins.scanner_hit:
+                line.append(". The security scan also flags the new text"
+                            + ("." if ins.never_applies else "; y will ask you to confirm once it can apply."))
+            elif not ins.never_applies:
+                line.append(" (may apply later: x keeps it).")
+            self._set("#detail-status", line)
             status.add_class("-bad")
         warnings = Text()
         for w in ins.warnings:
@@ -366,7 +493,7 @@ all · **R** reject all · **x** reject those that can't apply · **o** open the
         if action in ("approve_all", "reject_all"):
             return bool(self.rows) or None
         if action == "reject_invalid":
-            return any(not i.can_apply and not i.forcible for i, _ in self.rows) or None
+            return any(i.never_applies for i, _ in self.rows) or None
         if action == "open_store":
             return (ins is not None and ins.target is not None) or None
         if action == "raw":
@@ -523,7 +650,7 @@ all · **R** reject all · **x** reject those that can't apply · **o** open the
         text = f"Applied {written}, cleared {len(report.done) - written} already in memory" if len(report.done) != written \
             else f"Applied {written}"
         if report.failed:
-            text += f"; kept {len(report.failed)} that can't apply (x clears those that never will)"
+            text += f"; kept {len(report.failed)} that can't apply now (x clears those that never can)"
         if report.skipped:
             text += f"; {len(report.skipped)} staged meanwhile wait for you"
         self.notify(text + ".", title="Approve all", severity="warning" if report.failed else "information", timeout=10)
@@ -544,22 +671,27 @@ all · **R** reject all · **x** reject those that can't apply · **o** open the
 
     @work(exclusive=True, group="pending-write")
     async def action_reject_invalid(self) -> None:
-        bad = [ins for ins, _ in self.rows if not ins.can_apply and not ins.forcible]
+        bad = [ins for ins, _ in self.rows if ins.never_applies]
         if not bad:
             return
-        body = Text(f"Reject the {len(bad)} staged write{'s' if len(bad) != 1 else ''} that can't apply as staged?\n\n")
+        body = Text(f"Reject the {len(bad)} staged write{'s' if len(bad) != 1 else ''} that can never apply?\n\n")
         for ins in bad[:8]:
             body.append(f"  {ins.id if ins.record.valid_id else ins.record.file}  ", style="bold")
             body.append_text(literal(preview(ins.reason or "", 70), "dim"))
             body.append("\n")
         if len(bad) > 8:
             body.append(f"  … and {len(bad) - 8} more\n", style="dim")
-        body.append("\nScanner hits stay: they need your decision. u brings back the last one rejected.")
+        kept = sum(1 for ins, _ in self.rows if not ins.can_apply and not ins.never_applies)
+        body.append("\nNever applies: a broken or malformed file, a pinned entry that changed, no or several "
+                    "matching entries, empty text, or a batch that would empty the file.\n")
+        body.append(f"Kept{f' ({kept})' if kept else ''}: scanner hits (your decision), over the limit "
+                    "(memory may shrink), a disabled target or a drifted file (a repair fixes it).\n")
+        body.append("u brings back the last one rejected.", style="dim")
         if not await self.app.push_screen_wait(ConfirmDialog("Clear invalid writes", body, yes="Reject them", danger=True)):
             return
         report = await asyncio.to_thread(self.queue.reject_invalid, [ins.id for ins in bad])
         self.changed()
-        self.notify(f"Rejected {len(report.done)} that could not apply.", title="Cleared")
+        self.notify(f"Rejected {len(report.done)} that can never apply.", title="Cleared")
 
     def action_open_store(self) -> None:
         ins = self.current

@@ -1,0 +1,83 @@
+"""Pending mode's list layout, status words and footer on the demo queue (120 and 80 columns)."""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import Footer, OptionList, Static
+
+from core.curator import open_curator
+from core.demo import DEMO_TODAY, MALFORMED_ID, PENDING_IDS, build_demo_home
+from tui.screens.pending import Columns, PendingScreen, short_ago, status_label
+
+
+@pytest.fixture
+def demo_queue(tmp_path):
+    return open_curator(build_demo_home(tmp_path / "hermes", DEMO_TODAY), today=DEMO_TODAY).pending
+
+
+def test_status_names_the_hidden_reason_and_the_missing_pin(demo_queue):
+    ins = {i.id: i for i in demo_queue.inspect_all()}
+    assert status_label(ins[PENDING_IDS["replace_unpinned"]])[0] == "✓ ready · unpinned"
+    assert status_label(ins[PENDING_IDS["replace_pinned"]])[0] == "✓ ready"
+    assert status_label(ins[PENDING_IDS["scanner"]])[0] == "⚠ scanner hit"
+    demo_queue.approve_all()
+    ins = {i.id: i for i in demo_queue.inspect_all()}
+    hit = ins[PENDING_IDS["scanner"]]
+    assert hit.reason_kind == "limit"
+    assert status_label(hit) == ("✗ scanner hit · over limit", "red")
+    assert status_label(hit, short=True)[0] == "✗ scan · limit"
+    assert status_label(ins[PENDING_IDS["over_limit"]])[0] == "✗ over limit"
+    assert status_label(ins[MALFORMED_ID])[0] == "✗ broken file"
+
+
+def test_columns_give_way_so_the_summary_keeps_30_cells():
+    wide = Columns.fit(117, 18, 16)
+    assert wide.by and not wide.short_age and wide.summary >= 30
+    narrow = Columns.fit(77, 18, 16)
+    assert not narrow.by and narrow.short_age and narrow.summary >= 30
+    assert [short_ago(x) for x in ("2 weeks ago", "just now", "in 3 days", "1 month ago")] == ["2w", "now", "+3d", "1mo"]
+
+
+@pytest.mark.parametrize("size", [(120, 36), (80, 30)])
+async def test_header_lines_up_with_rows_and_the_footer_is_not_cut(demo_home, make_app, size):
+    app = make_app(demo_home)
+    async with app.run_test(size=size) as pilot:
+        await pilot.press("2")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, PendingScreen)
+        header = screen.query_one("#pending-columns", Static)
+        head = " " * header.styles.padding.left + str(header.render())
+        lst = screen.query_one("#pending-list", OptionList)
+        row = lst.get_option_at_index(0).prompt.plain
+        for word in ("id", "status", "summary"):
+            start = head.index(word)
+            assert row[start - 1] == " " and row[start] != " ", (word, head, row)
+        bar = str(screen.query_one("#pending-bar", Static).render())
+        assert "(w)" in bar
+        if size[0] == 120:
+            footer = screen.query_one(Footer)
+            keys = [k for k in footer.children if "-command-palette" not in k.classes]
+            shown = {k.key for k in keys}
+            assert {"y", "n", "e", "A", "R", "x", "o", "p", "v", "u", "w"} <= shown
+            palette = [k for k in footer.children if "-command-palette" in k.classes]
+            limit = palette[0].region.x if palette else size[0]
+            assert all(k.region.right <= limit for k in keys), [(k.key, k.region) for k in keys]
+
+
+async def test_a_broken_record_says_its_reason_once_and_dates_from_the_file(demo_home, make_app):
+    app = make_app(demo_home)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("2")
+        await pilot.pause()
+        screen = app.screen
+        ids = [ins.id for ins, _ in screen.rows]
+        screen.query_one("#pending-list", OptionList).highlighted = ids.index(MALFORMED_ID)
+        await pilot.pause()
+        title = str(screen.query_one("#detail-title", Static).render())
+        assert "broken record file" in title and "file modified" in title and "? in ?" not in title
+        assert not screen.query_one("#detail-summary").display
+        texts = [str(w.render()) for w in screen.query("#pending-detail Static") if w.display]
+        assert sum(t.count("JSON cut short") for t in texts) == 1
+        # x offers only what can never apply: the stale pin and this file
+        assert {i.id for i, _ in screen.rows if i.never_applies} == {PENDING_IDS["stale_pin"], MALFORMED_ID}
