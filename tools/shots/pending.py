@@ -79,4 +79,6 @@ SCENARIOS = [
     Shot("pending-write-approval", press=("2",), setup=steady_files, settle=select(ADD, "w"),
          title="Write approval on/off changes one line of config.yaml"),
     Shot("pending-empty", press=("2",), setup=empty_queue, title="Nothing waiting"),
+    Shot("pending-narrow", press=("2",), setup=steady_files, settle=select(REPLACE_UNPINNED), size=(80, 30),
+         title="At 80 columns the by column folds into the summary and ages shorten; the summary keeps ~30 cells"),
 ]
