@@ -19,7 +19,7 @@ from core import timefmt
 from core.home import list_profiles
 from core.memory import FILE_NAMES, Conflict, Op, ScanRefused, StoreError, WriteResult, token_of
 from tui.literal import literal
-from tui.screens.dialogs import ChoiceDialog, ConfirmDialog
+from tui.screens.dialogs import ChoiceDialog, ConfirmDialog, EditAgain, scan_body
 from tui.widgets.header import HmcHeader
 
 MODE_SCREENS = {"memory": "MemoryScreen", "pending": "PendingScreen", "search": "SearchScreen", "review": "ReviewScreen"}
@@ -206,10 +206,11 @@ class CuratorApp(App):
         self.header_changed.publish(None)
 
     async def write(self, target: str, ops: Sequence[Op], *, action: str | None = None,
-                    force: bool = False) -> WriteResult | None:
+                    force: bool = False, editable: bool = False) -> WriteResult | None:
         """Apply ops off the UI thread; confirm scanner hits, resolve conflicts, report the outcome.
 
-        Must run inside a worker (it may push dialogs and wait for them).
+        Must run inside a worker (it may push dialogs and wait for them). With `editable`, the
+        conflict dialog also offers "Edit again", which raises EditAgain for the caller's editor.
         """
         store = self.curator.stores[target]
         try:
@@ -222,7 +223,7 @@ class CuratorApp(App):
                 return None
             return await self.write(target, ops, action=action, force=True)
         except Conflict as exc:
-            return await self.resolve_conflict(target, ops, exc, action)
+            return await self.resolve_conflict(target, ops, exc, action, editable)
         except StoreError as exc:
             self.notify(str(exc), title=f"{store.name}: nothing written", severity="error", timeout=10)
             return None
@@ -233,7 +234,8 @@ class CuratorApp(App):
             self.notify(" ".join(result.messages), title="Nothing to change")
         return result
 
-    async def resolve_conflict(self, target: str, ops: Sequence[Op], exc: Conflict, action: str | None):
+    async def resolve_conflict(self, target: str, ops: Sequence[Op], exc: Conflict, action: str | None,
+                               editable: bool = False):
         """The entry changed on disk while the person edited it: theirs / mine / both, never silent."""
         store = self.curator.stores[target]
         mine = next((op.content for op in ops if op.action == "replace" and op.matched_entry == exc.expected), None)
@@ -249,8 +251,12 @@ class CuratorApp(App):
         body.append_text(literal(theirs) if theirs else Text("(the entry was removed)", style="italic"))
         body.append("\n\nMine (your edit):\n")
         body.append_text(literal(mine))
-        choices = [("theirs", "Keep theirs"), ("mine", "Use mine"), ("both", "Keep both"), ("cancel", "Cancel")]
+        choices = [("theirs", "Keep theirs"), ("mine", "Use mine"), ("both", "Keep both")]
+        if editable:
+            choices.append(("edit", "Edit again"))
         choice = await self.push_screen_wait(ChoiceDialog("Conflict", body, choices, default="theirs"))
+        if choice == "edit":
+            raise EditAgain(theirs, mine)
         if choice == "mine":
             new_ops = ([Op("replace", content=mine, old_text=theirs, matched_entry=theirs)] if theirs
                        else [Op("add", content=mine)])
@@ -356,13 +362,3 @@ class CuratorApp(App):
                             lambda n=name: self.switch_profile(n)))
         return out
 
-
-def scan_body(findings) -> Text:
-    body = Text("The security scan flagged the text you are about to write:\n\n")
-    for f in findings[:8]:
-        body.append(f"{f.severity.upper():<9}", style="bold")
-        body.append(f"{f.detail}\n")
-    if any(getattr(f, "hermes_blocks", False) for f in findings):
-        body.append("\nHermes will replace this entry in the prompt with a [BLOCKED: …] notice, so the agent "
-                    "won't see it.", style="yellow")
-    return body

@@ -80,6 +80,8 @@ async def test_over_limit_save_is_refused_in_the_dialog(home, make_app):
         await pilot.pause()
         assert isinstance(app.screen, EditEntryDialog)  # still open: nothing saved
         await pilot.press("escape")
+        await until_dialog(pilot, ConfirmDialog)  # typed text is never dropped without asking
+        await pilot.press("y")
         await settle(app, pilot)
         assert memory_text(home) == before
 
@@ -92,14 +94,16 @@ async def test_scanner_hit_needs_confirmation(home, make_app):
         assert "prompt_injection" in str(app.screen.query_one("#edit-findings").render())
         await pilot.press("ctrl+s")
         await until_dialog(pilot, ConfirmDialog)
-        await pilot.press("n")
-        await settle(app, pilot)
+        await pilot.press("n")  # declining goes back to the text, not away from it
+        editor = await until_dialog(pilot, EditEntryDialog)
+        assert editor.query_one("#edit-text").text == injection
         assert injection not in memory_text(home, "USER.md")
-        await pilot.press("a", *injection, "ctrl+s")
+        await pilot.press("ctrl+s")
         await until_dialog(pilot, ConfirmDialog)
         await pilot.press("y")
         await settle(app, pilot)
         assert memory_text(home, "USER.md").endswith(injection)
+        assert not isinstance(app.screen, ConfirmDialog)  # asked once, not again by the store
 
 
 async def test_external_change_shows_up_within_a_second(home, make_app):
@@ -132,6 +136,47 @@ async def test_conflict_dialog_never_overwrites_silently(home, make_app, choice,
         entries = memory_text(home).split("\n§\n")
         assert [e for e in entries if e.startswith("Project")] == expected
         assert "Deploy with make ship" in entries and MARKUP in entries
+
+
+async def test_conflict_edit_again_reopens_the_editor_against_theirs(home, make_app):
+    app = make_app(home, poll=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("e", "end", *" v9")
+        path = home / "memories" / "MEMORY.md"
+        path.write_text(memory_text(home).replace("Project uses pnpm", "Project uses pnpm (Hermes)"))
+        await pilot.press("ctrl+s")
+        await until_dialog(pilot, ChoiceDialog)
+        await pilot.press("4")  # Edit again
+        editor = await until_dialog(pilot, EditEntryDialog)
+        assert editor.query_one("#edit-text").text == "Project uses pnpm v9"
+        assert editor.original == "Project uses pnpm (Hermes)"
+        await pilot.press("ctrl+s")
+        await settle(app, pilot)
+        assert memory_text(home).startswith("Project uses pnpm v9\n§\nDeploy")
+
+
+async def test_escape_after_typing_asks_before_discarding(home, make_app):
+    app = make_app(home)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("a", *"half a thought", "escape")
+        await until_dialog(pilot, ConfirmDialog)
+        await pilot.press("n")  # keep editing
+        editor = await until_dialog(pilot, EditEntryDialog)
+        assert editor.query_one("#edit-text").text == "half a thought"
+        await pilot.press("escape", "y")
+        await settle(app, pilot)
+        assert not isinstance(app.screen, (EditEntryDialog, ConfirmDialog))
+        assert "half a thought" not in memory_text(home)
+
+
+async def test_edit_dialog_gauge_shows_an_over_limit_replace(home, make_app):
+    app = make_app(home)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("e")
+        app.screen.query_one("#edit-text").insert("x" * 200)
+        await pilot.pause()
+        gauge = app.screen.query_one("#edit-gauge", CapacityGauge)
+        assert gauge.used > gauge.limit and "over" in gauge.label
 
 
 async def test_markup_and_escapes_render_literally(home, make_app):

@@ -56,12 +56,21 @@ class ChoiceDialog(QuestionDialog[str | None]):
         self.danger = set(danger)
 
     def buttons(self) -> Iterator[Button]:
-        for choice, label in self.choices:
+        for number, (choice, label) in enumerate(self.choices, 1):
             variant = "error" if choice in self.danger else ("primary" if choice == self.default else "default")
-            yield Button(label, id=f"choice-{choice}", variant=variant)
+            yield Button(f"{label} ({number})", id=f"choice-{choice}", variant=variant)
 
     def on_mount(self) -> None:
         self.query_one(f"#choice-{self.default}", Button).focus()
+
+    def on_key(self, event) -> None:
+        """1…n choose a button; ←/→ move between them (Enter presses the focused one)."""
+        if event.character and event.character.isdigit() and 1 <= int(event.character) <= len(self.choices):
+            event.stop()
+            self.dismiss(self.choices[int(event.character) - 1][0])
+        elif event.key in ("left", "right"):
+            event.stop()
+            self.focus_previous(Button) if event.key == "left" else self.focus_next(Button)
 
     @on(Button.Pressed)
     def chosen(self, event: Button.Pressed) -> None:
@@ -96,6 +105,18 @@ class ConfirmDialog(QuestionDialog[bool]):
 
     def action_answer(self, value: bool) -> None:
         self.dismiss(value)
+
+
+def scan_body(findings) -> Text:
+    """The question's body when a write needs confirming past the security scan."""
+    body = Text("The security scan flagged the text you are about to write:\n\n")
+    for f in findings[:8]:
+        body.append(f"{f.severity.upper():<9}", style="bold")
+        body.append_text(literal(f.detail + "\n"))
+    if any(getattr(f, "hermes_blocks", False) for f in findings):
+        body.append("\nHermes will replace this entry in the prompt with a [BLOCKED: …] notice, so the agent "
+                    "won't see it.", style="yellow")
+    return body
 
 
 @dataclass(frozen=True)
@@ -209,7 +230,7 @@ class EntryEditor(ModalScreen[ResultT]):
             return ""
         out = Text("Security scan:\n", style="bold yellow")
         for f in found[: self.MOST_FINDINGS]:
-            out.append(f"  {f.severity.upper():<8} {f.rule}: ", style="bold")
+            out.append(f"  {f.severity.upper():<9}", style="bold")
             out.append_text(literal(f.detail + "\n"))
         if self.NOTE_HERMES_BLOCKS and any(f.hermes_blocks for f in found):
             out.append("Hermes would block this entry from the prompt.", style="yellow")
@@ -231,28 +252,48 @@ class EntryEditor(ModalScreen[ResultT]):
         self.dismiss(self.result(self.query_one(TextArea).text.strip()))
 
     def action_cancel(self) -> None:
-        self.dismiss(None)
+        """Close; if the text was changed, ask first (nothing is lost by a stray Escape)."""
+        if self.query_one(TextArea).text.strip() == self.initial.strip():
+            self.dismiss(None)
+            return
+
+        def answered(discard: bool | None) -> None:
+            if discard:
+                self.dismiss(None)
+
+        self.app.push_screen(ConfirmDialog("Discard your changes?", "The text you typed will not be saved.",
+                                           yes="Discard", no="Keep editing", danger=True), answered)
 
     @on(Button.Pressed)
     def pressed(self, event: Button.Pressed) -> None:
         if event.button.id == self.SAVE_ID:
             self.action_save()
         else:
-            self.dismiss(None)
+            self.action_cancel()
+
+
+class EditAgain(Exception):
+    """From a conflict: the person will edit their text again against what is on disk (`theirs`)."""
+
+    def __init__(self, theirs: str | None, mine: str):
+        super().__init__("edit again")
+        self.theirs, self.mine = theirs, mine
 
 
 @dataclass(frozen=True)
 class EditResult:
     target: str
     text: str
+    force: bool = False  # the person confirmed writing despite the security scan
 
 
 class EditEntryDialog(EntryEditor[EditResult | None]):
     """Edit or write one entry: live count, the store's usage after saving, scanner findings.
 
     `original` is the entry being edited (None to add). Saving is refused while the store would
-    end over its limit (unless the change shrinks it). Findings are shown before saving; whether
-    to write despite them is asked by the caller when the store refuses.
+    end over its limit (unless the change shrinks it). Findings are shown while typing; a finding
+    that blocks the write is confirmed here at save (declining returns to the text), and the
+    result carries `force`.
     """
 
     BINDINGS = [
@@ -293,7 +334,9 @@ class EditEntryDialog(EntryEditor[EditResult | None]):
             if why is None:
                 after = planned_after
             else:
-                after = entries + [text] if op.action == "add" else entries  # the gauge shows the overflow
+                # the gauge shows where the refused text would take the store
+                after = (entries + [text] if op.action == "add"
+                         else [text if e == self.original else e for e in entries])
                 problems.append(why)
         if not store.enabled:
             problems.append(f"{store.label} is disabled in config.yaml")
@@ -303,6 +346,20 @@ class EditEntryDialog(EntryEditor[EditResult | None]):
 
     def result(self, text: str) -> EditResult:
         return EditResult(self.target, text)
+
+    def action_save(self) -> None:
+        """A scanner hit is confirmed here, where the text is: declining goes back to editing."""
+        text = self.query_one(TextArea).text.strip()
+        blocking = scanner.blocking(scanner.scan(text)) if self._can_save else []
+        if not blocking:
+            super().action_save()
+            return
+        def answered(write: bool | None) -> None:
+            if write:
+                self.dismiss(EditResult(self.target, text, force=True))
+
+        self.app.push_screen(ConfirmDialog("Write despite the security scan?", scan_body(blocking),
+                                           yes="Write anyway", no="Keep editing", danger=True), answered)
 
 
 class TextDialog(ModalScreen[None]):

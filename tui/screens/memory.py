@@ -15,7 +15,7 @@ from textual.widgets import Footer, OptionList
 from core import scanner
 from core.memory import FILE_NAMES, TARGETS, Op, StoreError, prompt_block
 from tui.literal import literal
-from tui.screens.dialogs import ChoiceDialog, ConfirmDialog, EditEntryDialog, PickDialog, TextDialog
+from tui.screens.dialogs import ChoiceDialog, ConfirmDialog, EditAgain, EditEntryDialog, PickDialog, TextDialog
 from tui.widgets.entries import EntryList
 from tui.widgets.header import HmcHeader
 from tui.widgets.store_pane import StorePane
@@ -146,17 +146,24 @@ was written · **Tab** other file.
 
     @work(exclusive=True, group="memory-write")
     async def edit_flow(self, target: str, original: str | None) -> None:
-        result = await self.app.push_screen_wait(EditEntryDialog(self.app.curator, target, original))
-        if result is None:
-            return
-        if original is None:
-            ops = [Op("add", content=result.text)]
-        elif result.text == original:
-            self.notify("No change.")
-            return
-        else:
-            ops = [Op("replace", content=result.text, old_text=original, matched_entry=original)]
-        await self.app.write(target, ops)
+        initial = None
+        while True:
+            result = await self.app.push_screen_wait(
+                EditEntryDialog(self.app.curator, target, original, initial=initial))
+            if result is None:
+                return
+            if original is None:
+                ops = [Op("add", content=result.text)]
+            elif result.text == original:
+                self.notify("No change.")
+                return
+            else:
+                ops = [Op("replace", content=result.text, old_text=original, matched_entry=original)]
+            try:
+                await self.app.write(target, ops, force=result.force, editable=True)
+                return
+            except EditAgain as again:  # the entry changed on disk: edit mine against theirs
+                original, initial = again.theirs, again.mine
 
     @work(exclusive=True, group="memory-write")
     async def action_delete(self) -> None:
