@@ -152,7 +152,6 @@ class EntryEditor(ModalScreen[ResultT]):
     SAVE_ID = "save"
     CANCEL_ID = "cancel"
     MOST_FINDINGS = 5
-    NOTE_HERMES_BLOCKS = True  # say when Hermes would keep the entry out of the prompt
 
     def __init__(self, curator, target: str, initial: str) -> None:
         super().__init__()
@@ -232,8 +231,6 @@ class EntryEditor(ModalScreen[ResultT]):
         for f in found[: self.MOST_FINDINGS]:
             out.append(f"  {f.severity.upper():<9}", style="bold")
             out.append_text(literal(f.detail + "\n"))
-        if self.NOTE_HERMES_BLOCKS and any(f.hermes_blocks for f in found):
-            out.append("Hermes would block this entry from the prompt.", style="yellow")
         return out
 
     def action_switch_target(self) -> None:

@@ -83,7 +83,6 @@ class MergeDialog(EntryEditor[MergeResult | None]):
     SAVE_ID = "merge-save"
     CANCEL_ID = "merge-cancel"
     MOST_FINDINGS = 4
-    NOTE_HERMES_BLOCKS = False
 
     def __init__(self, curator, refs: list[tuple[str, int, str]]) -> None:
         super().__init__(curator, refs[0][0], refs[0][2] + "\n" + refs[1][2])
