@@ -118,6 +118,15 @@ async def test_external_change_shows_up_within_a_second(home, make_app):
         assert any("changed on disk" in n.message for n in app._notifications)
 
 
+async def edit_while_hermes_writes(pilot, home: Path) -> None:
+    """Edit entry 1 to end in " v9" while Hermes rewrites it; saving then asks theirs/mine/both."""
+    await pilot.press("e", "end", *" v9")
+    path = home / "memories" / "MEMORY.md"
+    path.write_text(memory_text(home).replace("Project uses pnpm", "Project uses pnpm (Hermes)"))
+    await pilot.press("ctrl+s")
+    await until_dialog(pilot, ChoiceDialog)
+
+
 @pytest.mark.parametrize("choice,expected", [
     ("theirs", ["Project uses pnpm (Hermes)"]),
     ("mine", ["Project uses pnpm v9"]),
@@ -126,11 +135,7 @@ async def test_external_change_shows_up_within_a_second(home, make_app):
 async def test_conflict_dialog_never_overwrites_silently(home, make_app, choice, expected):
     app = make_app(home, poll=False)
     async with app.run_test(size=(120, 36)) as pilot:
-        await pilot.press("e", "end", *" v9")
-        path = home / "memories" / "MEMORY.md"
-        path.write_text(memory_text(home).replace("Project uses pnpm", "Project uses pnpm (Hermes)"))
-        await pilot.press("ctrl+s")
-        await until_dialog(pilot, ChoiceDialog)
+        await edit_while_hermes_writes(pilot, home)
         await pilot.click(f"#choice-{choice}")
         await settle(app, pilot)
         entries = memory_text(home).split("\n§\n")
@@ -141,11 +146,7 @@ async def test_conflict_dialog_never_overwrites_silently(home, make_app, choice,
 async def test_conflict_edit_again_reopens_the_editor_against_theirs(home, make_app):
     app = make_app(home, poll=False)
     async with app.run_test(size=(120, 36)) as pilot:
-        await pilot.press("e", "end", *" v9")
-        path = home / "memories" / "MEMORY.md"
-        path.write_text(memory_text(home).replace("Project uses pnpm", "Project uses pnpm (Hermes)"))
-        await pilot.press("ctrl+s")
-        await until_dialog(pilot, ChoiceDialog)
+        await edit_while_hermes_writes(pilot, home)
         await pilot.press("4")  # Edit again
         editor = await until_dialog(pilot, EditEntryDialog)
         assert editor.query_one("#edit-text").text == "Project uses pnpm v9"
