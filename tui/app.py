@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import difflib
 import importlib
-import os
 from typing import Sequence
 
 from rich.text import Text
@@ -13,42 +12,21 @@ from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.signal import Signal
-from textual.widgets import Footer, Static
 
 from core import timefmt
 from core.home import list_profiles
 from core.memory import FILE_NAMES, Conflict, Op, ScanRefused, StoreError, WriteResult, token_of
+from core.pending import PendingError
 from tui.literal import literal
 from tui.screens.dialogs import ChoiceDialog, ConfirmDialog, EditAgain, scan_body
-from tui.widgets.header import HmcHeader
 
 MODE_SCREENS = {"memory": "MemoryScreen", "pending": "PendingScreen", "search": "SearchScreen", "review": "ReviewScreen"}
 POLL_SECONDS = 0.5
 
 
-def placeholder(mode: str) -> type[Screen]:
-    """An honest 'coming' screen for a mode whose module has not landed yet."""
-
-    class Coming(Screen):
-        MODE = mode
-        AREA = mode
-
-        def compose(self):
-            yield HmcHeader()
-            yield Static(f"{mode.capitalize()} mode is coming in a later version of hmc.", classes="coming")
-            yield Footer()
-
-    return Coming
-
-
 def mode_screen(mode: str) -> type[Screen]:
-    try:
-        module = importlib.import_module(f"tui.screens.{mode}")
-    except ModuleNotFoundError as exc:
-        if exc.name != f"tui.screens.{mode}":
-            raise
-        return placeholder(mode)
-    return getattr(module, MODE_SCREENS[mode])
+    """A mode's screen class, imported on first use (faster start)."""
+    return getattr(importlib.import_module(f"tui.screens.{mode}"), MODE_SCREENS[mode])
 
 
 def curator_commands():
@@ -147,29 +125,24 @@ class CuratorApp(App):
         self.header_changed.publish(None)
 
     def pending_token(self) -> object:
-        folder = self.curator.home.pending_dir
+        """The queue's own change token; an unreadable folder counts as empty (the screen says why)."""
         try:
-            return tuple(sorted((e.name, e.stat().st_mtime_ns) for e in os.scandir(folder)))
-        except OSError:
+            return self.curator.pending.token()
+        except PendingError:
             return ()
 
     def count_pending(self) -> int:
         try:
             return self.curator.pending.count()
-        except Exception:  # queue module absent or folder unreadable: count the files
-            folder = self.curator.home.pending_dir
-            try:
-                return sum(1 for e in os.scandir(folder) if e.name.endswith(".json"))
-            except OSError:
-                return 0
+        except PendingError:
+            return 0
 
     def oldest_pending_age(self) -> str | None:
         try:
-            records = self.curator.pending.list()
-        except Exception:
+            age = self.curator.pending.oldest_age()
+        except PendingError:
             return None
-        stamps = [r.created_at for r in records if getattr(r, "created_at", None)]
-        return timefmt.ago(min(stamps), self.curator.now()) if stamps else None
+        return None if age is None else timefmt.ago(self.curator.now() - age, self.curator.now())
 
     # -- header --------------------------------------------------------------------------------
 

@@ -69,23 +69,8 @@ def build_parser(modules: list[str] | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--today", metavar="YYYY-MM-DD", type=iso_date, help="the date used for ages and staleness")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for name in COMMAND_MODULES if modules is None else modules:
-        commands = COMMAND_MODULES[name]
-        try:
-            module = importlib.import_module(f"tui.commands.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"tui.commands.{name}":
-                raise
-            for command in commands:
-                p = sub.add_parser(command, help="(not available yet)")
-                p.add_argument("rest", nargs=argparse.REMAINDER)
-                p.set_defaults(run=not_available)
-            continue
-        module.register(sub)
+        importlib.import_module(f"tui.commands.{name}").register(sub)
     return parser
-
-
-def not_available(args, ctx) -> int:
-    raise CliError(f"`hmc {args.command}` is not available yet in this version", 2)
 
 
 def main(argv: list[str] | None = None) -> int:
