@@ -173,3 +173,13 @@ def test_demo_refuses_a_folder_that_is_not_a_demo(tmp_path):
     result = hmc("demo", "--dir", str(tmp_path / "mine"), "--no-tui")
     assert result.returncode == 2 and "not an hmc demo home" in result.stderr
     assert (tmp_path / "mine" / "precious.txt").read_text() == "keep me"
+
+
+def test_status_reports_a_corrupt_state_db_and_keeps_going(home):
+    (home / "state.db").write_bytes(b"this is not sqlite" * 100)
+    result = hmc("status", "--json", home=home)
+    assert result.returncode == 0
+    data = json.loads(result.stdout)
+    assert data["state_db"]["exists"] and data["state_db"]["error"]
+    assert data["targets"]["memory"]["entries"] == 2
+    assert (home / "state.db").read_bytes() == b"this is not sqlite" * 100

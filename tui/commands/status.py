@@ -30,20 +30,23 @@ def gather(curator) -> dict:
 
 
 def pending_summary(curator) -> dict:
+    from core.pending import PendingError
+
     try:
-        records = curator.pending.list()
-    except Exception as exc:  # the queue module may report a broken folder
+        return {"count": curator.pending.count()}
+    except PendingError as exc:  # an unreadable pending folder
         return {"count": 0, "error": str(exc)}
-    return {"count": len(records)}
 
 
 def db_summary(curator) -> dict:
     path = curator.home.state_db
     if not path.exists():
         return {"path": str(path), "exists": False}
+    from core.sessions import DatabaseError
+
     try:
         return {"path": str(path), "exists": True, **curator.sessions.summary()}
-    except Exception as exc:
+    except DatabaseError as exc:  # corrupt, locked, old or foreign schema
         return {"path": str(path), "exists": True, "error": str(exc)}
 
 
