@@ -17,7 +17,7 @@ from pathlib import Path
 import yaml
 
 from core.atomic import atomic_write
-from core.home import FALSE_STRINGS, TRUE_STRINGS, reason
+from core.home import as_flag, reason
 
 KEY = "write_approval"
 _TOP_MEMORY = re.compile(r"^memory[ \t]*:(?P<rest>[ \t]*(?:#.*)?)$")
@@ -43,20 +43,6 @@ class ConfigEdit:
     @property
     def changed(self) -> bool:
         return self.before != self.after or self.created or self.added
-
-
-def as_flag(value: object) -> bool | None:
-    """Hermes's reading of an on/off value (None for something it doesn't understand)."""
-    if isinstance(value, bool):
-        return value
-    if value is None:
-        return False
-    text = str(value).strip().lower()
-    if text in TRUE_STRINGS:
-        return True
-    if text in FALSE_STRINGS:
-        return False
-    return None
 
 
 def _load(text: str) -> dict:

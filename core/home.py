@@ -14,6 +14,20 @@ TRUE_STRINGS = {"on", "true", "yes", "1"}
 FALSE_STRINGS = {"off", "false", "no", "0", ""}
 
 
+def as_flag(value: object) -> bool | None:
+    """Hermes's reading of an on/off value (an empty value is off; None for something it doesn't understand)."""
+    if isinstance(value, bool):
+        return value
+    if value is None:
+        return False
+    text = str(value).strip().lower()
+    if text in TRUE_STRINGS:
+        return True
+    if text in FALSE_STRINGS:
+        return False
+    return None
+
+
 class HomeError(Exception):
     """The Hermes home or profile can't be used; the message says why."""
 
@@ -167,13 +181,9 @@ def read_config(path: Path) -> Config:
 
     def flag(key: str, default: bool) -> bool:
         value = memory.get(key, default)
-        if isinstance(value, bool):
-            return value
-        text = str(value).strip().lower()
-        if text in TRUE_STRINGS:
-            return True
-        if text in FALSE_STRINGS:
-            return False
+        parsed = as_flag(value)
+        if parsed is not None:
+            return parsed
         problems.append(f"config.yaml: memory.{key} = {value!r} is not on/off: using {'on' if default else 'off'}")
         return default
 

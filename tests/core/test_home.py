@@ -107,3 +107,8 @@ def test_importing_core_never_imports_textual():
             "print(bad); sys.exit(1 if bad else 0)\n")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_empty_switch_reads_as_off_like_hermes(tmp_path):
+    cfg = read_config(write(tmp_path, "memory:\n  write_approval:\n  memory_enabled: 'on'\n"))
+    assert cfg.write_approval is False and cfg.memory_enabled is True and cfg.problems == ()
