@@ -9,13 +9,13 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from core.history import History
+from core.store.journal import History
 from core.home import HermesHome, read_config, resolve_home
-from core.memory import FILE_NAMES, TARGETS, MemoryStore
+from core.store.memory import FILE_NAMES, TARGETS, MemoryStore
 
 if TYPE_CHECKING:  # pragma: no cover
-    from core.pending import PendingQueue
-    from core.sessions import SessionDB
+    from core.pending.queue import PendingQueue
+    from core.sessions.search import SessionDB
 
 
 @dataclass
@@ -44,13 +44,13 @@ class Curator:
 
     @cached_property
     def pending(self) -> "PendingQueue":
-        from core.pending import PendingQueue
+        from core.pending.queue import PendingQueue
 
         return PendingQueue(self)
 
     @cached_property
     def sessions(self) -> "SessionDB":
-        from core.sessions import SessionDB
+        from core.sessions.search import SessionDB
 
         return SessionDB(self.home.state_db)
 

@@ -31,7 +31,7 @@ def scenarios() -> list[Shot]:
 
 
 async def render(shot: Shot, out: Path) -> None:
-    from core.demo import build_demo_home
+    from core.demo.build import build_demo_home
 
     with tempfile.TemporaryDirectory(prefix="hmc-shot-") as tmp:
         user = Path(tmp) / "user"

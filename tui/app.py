@@ -15,8 +15,8 @@ from textual.signal import Signal
 
 from core import timefmt
 from core.home import list_profiles
-from core.memory import FILE_NAMES, Conflict, Op, ScanRefused, StoreError, WriteResult, token_of
-from core.pending import PendingError
+from core.store.memory import FILE_NAMES, Conflict, Op, ScanRefused, StoreError, WriteResult, token_of
+from core.pending.queue import PendingError
 from tui.literal import literal
 from tui.screens.dialogs import ChoiceDialog, ConfirmDialog, EditAgain, scan_body
 
@@ -147,9 +147,9 @@ class CuratorApp(App):
     # -- header --------------------------------------------------------------------------------
 
     def review_state(self) -> dict:
-        """The header's review status, from the decisions file alone (core.review is heavy to import)."""
-        from core.history import state_dir
-        from core.review_store import ReviewStore, review_due_on
+        """The header's review status, from the decisions file alone (core.review.findings is heavy to import)."""
+        from core.store.journal import state_dir
+        from core.review.decisions import ReviewStore, review_due_on
 
         last = ReviewStore(state_dir(self.curator.home.root)).last_review()
         due = review_due_on(last, self.curator.today)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from core.snippets import show_controls as visible_controls  # ESC shows as ␛: escapes can't restyle a terminal
+from core.sessions.snippets import show_controls as visible_controls  # ESC shows as ␛: escapes can't restyle a terminal
 
 __all__ = ["literal", "visible_controls"]
 

@@ -37,7 +37,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-DELIMITER = "\n§\n"  # as core.memory.DELIMITER (Hermes's entry separator)
+DELIMITER = "\n§\n"  # as core.store.memory.DELIMITER (Hermes's entry separator)
 TEXTS = (
     "Benchmark note A: the staging deploy window is Tuesday 10:00-12:00 CET; ask in #ops first.",
     "Benchmark note B: the staging deploy window is Thursday 14:00-16:00 CET; ask in #ops first.",
@@ -160,7 +160,7 @@ def ms(seconds: float) -> str:
 
 def fill_journal(history, path: Path, target: str, records: int) -> None:
     """Write `records` journal lines in hmc's format directly (appending them one by one is O(n^2))."""
-    from core.history import Record
+    from core.store.journal import Record
 
     text = path.read_text(encoding="utf-8")
     history.folder.mkdir(parents=True, exist_ok=True)
@@ -187,8 +187,8 @@ def main(argv: list[str] | None = None) -> int:
         tmp = Path(folder)
         sandbox(tmp)
         from core.curator import open_curator
-        from core.demo import build_demo_home, write_entries
-        from core.memory import MemoryStore, Op
+        from core.demo.build import build_demo_home, write_entries
+        from core.store.memory import MemoryStore, Op
 
         demo = build_demo_home(tmp / "home" / ".hermes")
         curator = open_curator(demo)
@@ -238,7 +238,7 @@ def main(argv: list[str] | None = None) -> int:
             history.undoable()
         undoable_time = (time.perf_counter() - started) / 5
 
-        from core import scanner
+        from core.scan import scanner
 
         started = time.perf_counter()
         for _ in range(50):

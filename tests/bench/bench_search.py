@@ -30,9 +30,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from core.demo import BIG_SESSION_ID, RARE_TERM, SMALL_SESSION_ID, build_state_db  # noqa: E402
-from core.fts_query import parse_query  # noqa: E402
-from core.sessions import SessionDB  # noqa: E402
+from core.demo.build import BIG_SESSION_ID, RARE_TERM, SMALL_SESSION_ID, build_state_db  # noqa: E402
+from core.sessions.query import parse_query  # noqa: E402
+from core.sessions.search import SessionDB  # noqa: E402
 
 PAGE = 20
 BARE_SQL = (

@@ -116,7 +116,7 @@ def sandbox_env(tmp: Path) -> dict[str, str]:
 
 
 def build_home(tmp: Path) -> Path:
-    from core.demo import build_demo_home
+    from core.demo.build import build_demo_home
 
     demo = tmp / "home" / ".hermes"
     build_demo_home(demo)
@@ -134,7 +134,7 @@ def hmc_command(demo: Path) -> list[str]:
 def hmc_markers(demo: Path) -> tuple[str, ...]:
     """Text that is on screen only once memory mode has painted with both panes filled."""
     from core.curator import open_curator
-    from core.memory import usage
+    from core.store.memory import usage
 
     curator = open_curator(demo)
     markers = []

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from core.memory import serialize
+from core.store.memory import serialize
 from tests.cli.runner import hmc
 
 COMMANDS = ("demo", "status", "memory", "pending", "search", "session", "review")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from core.memory import serialize
+from core.store.memory import serialize
 
 HMC = [sys.executable, "-m", "tui.cli"]
 ROOT = Path(__file__).resolve().parents[2]
@@ -84,7 +84,7 @@ def test_plain_review_of_open_findings_does_not_mark_it_done(home):
 
 def test_review_is_done_once_every_warning_is_fixed_or_kept(home):
     from core.curator import open_curator
-    from core import review as R
+    from core.review import findings as R
     from datetime import date
 
     curator = open_curator(home, today=date(2026, 11, 15))
@@ -125,7 +125,7 @@ def test_markdown_report_file(home, tmp_path):
 
 def test_kept_findings_hidden_unless_all(home):
     from core.curator import open_curator
-    from core import review as R
+    from core.review import findings as R
     from datetime import date
 
     curator = open_curator(home, today=date(2026, 11, 15))

@@ -9,7 +9,7 @@ from datetime import date
 from pathlib import Path
 
 from core.curator import Curator, open_curator
-from core.memory import serialize
+from core.store.memory import serialize
 
 NOW = 1_794_744_000.0  # 2026-11-15 12:00 UTC
 TODAY = date(2026, 11, 15)
@@ -84,7 +84,7 @@ def write_raw(home: Path, name: str, text: str | bytes) -> Path:
 
 
 def entries(home: Path, target: str = "memory") -> list[str]:
-    from core.memory import parse
+    from core.store.memory import parse
 
     name = "MEMORY.md" if target == "memory" else "USER.md"
     return parse((home / "memories" / name).read_text(encoding="utf-8"))

@@ -7,7 +7,7 @@ import os
 import pytest
 import yaml
 
-from core.config_edit import ConfigEditError, read_write_approval, set_write_approval
+from core.pending.config_edit import ConfigEditError, read_write_approval, set_write_approval
 from core.home import read_config
 
 RICH = """\

@@ -1,11 +1,11 @@
-"""core.dates: the date finder, on unit cases and on the six-language corpus (floors asserted)."""
+"""core.review.dates: the date finder, on unit cases and on the six-language corpus (floors asserted)."""
 from __future__ import annotations
 
 from datetime import date
 
 import pytest
 
-from core.dates import FoundDate, find_dates, newest
+from core.review.dates import FoundDate, find_dates, newest
 from tests.corpora.dates import DATE_FREE, DATED, HELDOUT, RELATIVE, TODAY
 
 

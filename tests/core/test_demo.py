@@ -1,4 +1,4 @@
-"""core.demo: the demo home is complete, canonical, deterministic and tells a consistent story."""
+"""core.demo.build: the demo home is complete, canonical, deterministic and tells a consistent story."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from core import demo, memory
-from core.demo import DEMO_TODAY, PENDING_IDS
+from core.demo import build as demo
+from core.store import memory
+from core.demo.build import DEMO_TODAY, PENDING_IDS
 
 DAY0 = datetime(DEMO_TODAY.year, DEMO_TODAY.month, DEMO_TODAY.day, tzinfo=timezone.utc).timestamp()
 TEXT_FILES = ("config.yaml", "AGENTS.md", "memories/MEMORY.md", "memories/USER.md",
@@ -94,7 +95,7 @@ def test_planted_entries(home):
 
 
 def test_findings_the_demo_is_built_to_show(home):
-    review = pytest.importorskip("core.review")
+    review = pytest.importorskip("core.review.findings")
     entries = demo.demo_entries()
     stores = {t: ([e.text for e in entries if e.target == t], demo.LIMITS[t]) for t in ("memory", "user")}
     kinds = {f.kind for f in review.review_entries(stores, DEMO_TODAY, review.load_sources(home))}

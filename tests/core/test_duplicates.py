@@ -1,11 +1,11 @@
-"""core.duplicates: pair verdicts on unit cases and on the six-language corpus (floors asserted)."""
+"""core.review.duplicates: pair verdicts on unit cases and on the six-language corpus (floors asserted)."""
 from __future__ import annotations
 
 import pytest
 from rapidfuzz import fuzz
 
-from core import textnorm as tn
-from core.duplicates import compare, find_pairs, similarity, specifics
+from core.review import textnorm as tn
+from core.review.duplicates import compare, find_pairs, similarity, specifics
 from tests.corpora import duplicates as corpus
 
 

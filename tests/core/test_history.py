@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from core.curator import open_curator
-from core.history import History, state_dir
-from core.memory import Conflict, StoreError
+from core.store.journal import History, state_dir
+from core.store.memory import Conflict, StoreError
 
 
 @pytest.fixture

@@ -101,8 +101,8 @@ def test_importing_core_never_imports_textual():
     import sys
 
     code = ("import pkgutil, importlib, sys, core\n"
-            "for m in pkgutil.iter_modules(core.__path__):\n"
-            "    importlib.import_module('core.' + m.name)\n"
+            "for m in pkgutil.walk_packages(core.__path__, 'core.'):\n"
+            "    importlib.import_module(m.name)\n"
             "bad = [n for n in sys.modules if n.split('.')[0] in ('textual', 'rich')]\n"
             "print(bad); sys.exit(1 if bad else 0)\n")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

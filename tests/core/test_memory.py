@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.history import History
-from core.memory import (
+from core.store.journal import History
+from core.store.memory import (
     DELIMITER, Conflict, DriftError, MemoryStore, Op, OpError, ScanRefused, StoreError, check_drift, parse,
     percent, plan, prompt_block, serialize, usage, usage_label,
 )

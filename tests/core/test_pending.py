@@ -7,9 +7,9 @@ import os
 
 import pytest
 
-from core import pending as P
-from core.memory import Op, serialize
-from core.pending import ApproveRefused, PendingError
+from core.pending import queue as P
+from core.store.memory import Op, serialize
+from core.pending.queue import ApproveRefused, PendingError
 from tests.core.pending_support import (
     DAY, MEMORY, NOW, USER, curator, entries, make_home, pending_files, stage, write_raw,
 )

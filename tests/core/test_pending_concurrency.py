@@ -7,8 +7,8 @@ import threading
 import time
 from collections import Counter
 
-from core.memory import MemoryStore, Op
-from core.pending import Approval, PendingError
+from core.store.memory import MemoryStore, Op
+from core.pending.queue import Approval, PendingError
 from tests.core.pending_support import curator, entries, make_home, pending_files, stage
 
 BIG = "memory:\n  write_approval: true\n  memory_char_limit: 200000\n  user_char_limit: 1375\n"

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from core.curator import open_curator
-from core.demo import DEMO_TODAY, MALFORMED_ID, PENDING_IDS, build_demo_home
-from core.pending import AMBIGUOUS, BROKEN, LIMIT, PIN_CHANGED, SCANNER
+from core.demo.build import DEMO_TODAY, MALFORMED_ID, PENDING_IDS, build_demo_home
+from core.pending.queue import AMBIGUOUS, BROKEN, LIMIT, PIN_CHANGED, SCANNER
 
 
 def test_demo_verdicts(tmp_path):

@@ -1,4 +1,4 @@
-"""core.review: each detector, ordering, masking, decisions across runs, the Markdown report."""
+"""core.review.findings: each detector, ordering, masking, decisions across runs, the Markdown report."""
 from __future__ import annotations
 
 import json
@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from core import review as R
+from core.review import findings as R
 from core.curator import open_curator
-from core.memory import serialize
-from core.review_store import ReviewStore
+from core.store.memory import serialize
+from core.review.decisions import ReviewStore
 
 TODAY = date(2026, 11, 15)
 DESIGN_KINDS = {"duplicate", "similar", "conflicting", "stale", "relative-date", "scanner", "capacity",
@@ -270,8 +270,8 @@ def test_markdown_report(tmp_path):
 # ------------------------------------------------------------------ the demo home
 
 def test_demo_home_findings_are_all_found(tmp_path):
-    """Every finding the demo's author planted (core.demo_content) is reported, and no more pairs."""
-    from core import demo_content as C
+    """Every finding the demo's author planted (core.demo.content) is reported, and no more pairs."""
+    from core.demo import content as C
 
     memory = C.memory_entries(TODAY)
     user = C.user_entries(TODAY)

@@ -1,4 +1,4 @@
-"""Unit tests for core.scanner: Hermes compatibility, wider checks, masking, robustness."""
+"""Unit tests for core.scan.scanner: Hermes compatibility, wider checks, masking, robustness."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core import scanner
-from core.scanner import (
+from core.scan import scanner
+from core.scan.scanner import (
     HERMES_IDS,
     MAX_SCAN_CHARS,
     SEVERITY_ORDER,
@@ -27,8 +27,8 @@ from core.scanner import (
     mask_text,
     scan,
 )
-from core.scanner_hermes import INVISIBLE_CHARS
-from core.scanner_rules import gate_text
+from core.hermes.scan import INVISIBLE_CHARS
+from core.scan.rules import gate_text
 from tests.corpora.benign import BENIGN
 from tests.corpora.injections import all_injections
 from tests.corpora.secrets import build_secret_samples
@@ -512,7 +512,7 @@ def test_a_full_entry_scans_in_well_under_5_ms(capsys):
 
 def test_every_rule_pattern_compiles():
     """Rules compile lazily (a faster start); a broken pattern must still fail here, not in use."""
-    from core.scanner import ALL_RULES
+    from core.scan.scanner import ALL_RULES
 
     for r in ALL_RULES:
         assert r.regex.pattern == r.pattern

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from core.scanner import SEVERITY_ORDER, hermes_scan, scan
+from core.scan.scanner import SEVERITY_ORDER, hermes_scan, scan
 from tests.corpora.benign import BENIGN
 from tests.corpora.injections import all_injections
 from tests.corpora.secrets import build_secret_samples

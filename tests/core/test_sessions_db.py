@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from core.sessions import DatabaseError, SessionDB
+from core.sessions.search import DatabaseError, SessionDB
 from tests.core.sessions_fixtures import Msg, build_db, fingerprint
 
 
@@ -191,7 +191,7 @@ def test_each_thread_gets_its_own_connection(tmp_path):
 def test_core_modules_do_not_import_textual():
     import subprocess
 
-    code = ("import sys, core.sessions, core.fts_query, core.snippets, core.state_db; "
+    code = ("import sys, core.sessions.search, core.sessions.query, core.sessions.snippets, core.sessions.db; "
             "print('textual' in sys.modules or 'rich' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
@@ -199,7 +199,7 @@ def test_core_modules_do_not_import_textual():
 
 def test_falls_back_to_immutable_when_read_only_open_is_refused(tmp_path, monkeypatch):
     """A read-only folder (or an -shm we can't write) makes mode=ro fail: read without locks instead."""
-    from core.state_db import ReadOnlyConnections
+    from core.sessions.db import ReadOnlyConnections
 
     path = build_db(tmp_path / "h" / "state.db", wal=True)
     (tmp_path / "h" / "state.db-shm").write_bytes(b"")  # a sidecar exists, so mode=ro is tried first

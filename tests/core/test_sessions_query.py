@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.fts_query import MAX_QUERY_CHARS, QueryError, parse_query
+from core.sessions.query import MAX_QUERY_CHARS, QueryError, parse_query
 
 
 @pytest.fixture(scope="module")

@@ -6,10 +6,10 @@ from datetime import date
 
 import pytest
 
-from core.sessions import (
+from core.sessions.search import (
     NotFoundError, QueryError, SearchCancelled, SessionDB, find_provenance, session_link,
 )
-from core.snippets import marked
+from core.sessions.snippets import marked
 from tests.core.sessions_fixtures import ENTRY, MARKUP, Msg, build_db, fingerprint
 
 LAYOUTS = ["current", "inline", "external", "none"]

@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.fts_query import Term, parse_query
-from core.snippets import (
+from core.sessions.query import Term, parse_query
+from core.sessions.snippets import (
     MARK_CLOSE, MARK_OPEN, excerpt, highlight, marked, match_ranges, parse_marked, plain, show_controls,
 )
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.sessions import CONTENT_CAP, NotFoundError, SessionDB
+from core.sessions.search import CONTENT_CAP, NotFoundError, SessionDB
 from tests.core.sessions_fixtures import Msg, build_db, fingerprint, message_id
 
 SID = "20261014_090000_aaaaaa"

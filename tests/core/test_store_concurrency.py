@@ -11,7 +11,7 @@ import textwrap
 import time
 from pathlib import Path
 
-from core.memory import MemoryStore, Op, check_drift, parse, serialize
+from core.store.memory import MemoryStore, Op, check_drift, parse, serialize
 
 # A writer that behaves exactly like Hermes (HERMES-FORMATS §2.6), written independently of core.
 HERMES_WRITER = textwrap.dedent(r'''
@@ -73,7 +73,7 @@ def test_hmc_and_hermes_write_at_once_without_losing_entries(tmp_path):
 KILLED_WRITER = textwrap.dedent(r'''
     import sys
     sys.path.insert(0, sys.argv[3])
-    from core.memory import MemoryStore, Op
+    from core.store.memory import MemoryStore, Op
     store = MemoryStore("memory", __import__("pathlib").Path(sys.argv[1]), 10**7)
     n = int(sys.argv[2])
     print("ready", flush=True)

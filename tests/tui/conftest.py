@@ -27,7 +27,7 @@ def hermes_home() -> Path:
 
 @pytest.fixture
 def demo_home(hermes_home) -> Path:
-    from core.demo import build_demo_home
+    from core.demo.build import build_demo_home
 
     build_demo_home(hermes_home, TODAY)
     return hermes_home

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from core.memory import serialize
+from core.store.memory import serialize
 from tests.tui.helpers import memory_text, settle, shown, until_dialog
 from tui.screens.dialogs import ChoiceDialog, ConfirmDialog, EditEntryDialog, PickDialog
 from tui.widgets.entries import EntryList

@@ -6,7 +6,7 @@ import pytest
 from textual.widgets import Footer, OptionList, Static
 
 from core.curator import open_curator
-from core.demo import DEMO_TODAY, MALFORMED_ID, PENDING_IDS, build_demo_home
+from core.demo.build import DEMO_TODAY, MALFORMED_ID, PENDING_IDS, build_demo_home
 from tui.screens.pending import Columns, PendingScreen, short_ago, status_label
 
 

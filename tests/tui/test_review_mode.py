@@ -4,7 +4,7 @@ from __future__ import annotations
 from datetime import date
 from pathlib import Path
 
-from core import review as R
+from core.review import findings as R
 from core.curator import open_curator
 from tests.tui.helpers import memory_text, settle
 from tools.shots import TODAY, frozen_clock

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input, Static
 
-from core.demo import demo_entries
-from core.memory import serialize
+from core.demo.build import demo_entries
+from core.store.memory import serialize
 from tests.core.sessions_fixtures import MARKUP, Msg, build_db, fingerprint, message_id
 from tui.screens.dialogs import EditEntryDialog
 from tui.screens.search import SearchScreen
@@ -234,7 +234,7 @@ async def test_80_columns_wrap_the_filters_and_the_error(home, make_app, db_unto
 
 
 def test_wrapped_rows_hang_under_their_text():
-    from core.sessions import Hit
+    from core.sessions.search import Hit
 
     hit = Hit(session_id="s", message_id=1, role="user", timestamp=0.0, source="cli", title="T",
               snippet=(("word " * 30, False),), tool_name=None)

@@ -29,7 +29,7 @@ def ensure_demo(path: Path, fresh: bool = False, today=None) -> tuple[Path, bool
     """Build the demo home at `path` unless one is already there. Returns (path, built)."""
     import shutil
 
-    from core.demo import build_demo_home
+    from core.demo.build import build_demo_home
 
     marker = path / ".hmc-demo"
     if path.exists() and fresh:

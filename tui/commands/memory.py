@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core.memory import TARGETS, Op, ScanRefused, StoreError, usage, usage_label
+from core.store.memory import TARGETS, Op, ScanRefused, StoreError, usage, usage_label
 from tui.commands.common import CliContext, CliError, literal
 
 
@@ -58,7 +58,7 @@ def run(args, ctx: CliContext) -> int:
 
 
 def list_entries(args, ctx: CliContext, stores) -> int:
-    from core import scanner
+    from core.scan import scanner
 
     snaps = [(store, store.read()) for store in stores]
     broken = [snap.error for _, snap in snaps if snap.error]

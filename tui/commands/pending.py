@@ -7,9 +7,9 @@ from typing import Any
 from rich.text import Text
 
 from core import timefmt
-from core.config_edit import ConfigEditError, read_write_approval, set_write_approval
-from core.memory import TARGETS
-from core.pending import ApproveRefused, Inspection, PendingError
+from core.pending.config_edit import ConfigEditError, read_write_approval, set_write_approval
+from core.store.memory import TARGETS
+from core.pending.queue import ApproveRefused, Inspection, PendingError
 from tui.commands.common import CliContext, CliError, literal
 
 
@@ -102,7 +102,7 @@ def duplicates_of(queue, inspections) -> dict[str, str]:
 
 
 def mask(secret: str) -> str:
-    from core import scanner
+    from core.scan import scanner
 
     return scanner.mask(secret)
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from rich.text import Text
 
-from core.review_store import ReviewStoreError
+from core.review.decisions import ReviewStoreError
 from tui.commands.common import CliContext, CliError, literal
 
 SEVERITY_STYLE = {"critical": "bold red", "error": "red", "warning": "yellow", "info": "cyan"}
@@ -45,7 +45,7 @@ def _preview(text: str) -> str:
 
 
 def run(args, ctx: CliContext) -> int:
-    from core import review as R
+    from core.review import findings as R
 
     curator = ctx.curator()
     last = R.last_review_date(curator)
@@ -106,7 +106,7 @@ def run(args, ctx: CliContext) -> int:
 
 
 def _print(ctx, curator, findings, kept_keys, last, n_kept, show_all) -> None:
-    from core import review as R
+    from core.review import findings as R
 
     home = curator.home
     ctx.text(f"Review of {home.display()} · profile {home.profile} · {curator.today.isoformat()}",

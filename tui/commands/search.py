@@ -11,12 +11,12 @@ from datetime import date
 from rich.text import Text
 
 from core import timefmt
-from core.sessions import (
+from core.sessions.search import (
     DEMOTED_SOURCES, HIDDEN_SOURCES, ROLES, SORTS, DatabaseError, Message, NotFoundError, QueryError,
     SessionsError, parse_tool_calls, session_link,
 )
-from core.sessions import parse_day as core_parse_day
-from core.snippets import one_line
+from core.sessions.search import parse_day as core_parse_day
+from core.sessions.snippets import one_line
 from tui.commands.common import CliContext, CliError, literal
 
 MAX_WINDOW = 200

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core.memory import usage, usage_label, percent
+from core.store.memory import usage, usage_label, percent
 from tui.commands.common import CliContext
 
 
@@ -30,7 +30,7 @@ def gather(curator) -> dict:
 
 
 def pending_summary(curator) -> dict:
-    from core.pending import PendingError
+    from core.pending.queue import PendingError
 
     try:
         return {"count": curator.pending.count()}
@@ -42,7 +42,7 @@ def db_summary(curator) -> dict:
     path = curator.home.state_db
     if not path.exists():
         return {"path": str(path), "exists": False}
-    from core.sessions import DatabaseError
+    from core.sessions.search import DatabaseError
 
     try:
         return {"path": str(path), "exists": True, **curator.sessions.summary()}

@@ -14,8 +14,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Label, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
-from core import scanner
-from core.memory import FILE_NAMES, TARGETS, Op, OpError, plan, usage, usage_label
+from core.scan import scanner
+from core.store.memory import FILE_NAMES, TARGETS, Op, OpError, plan, usage, usage_label
 from tui.literal import literal
 from tui.widgets.gauge import CapacityGauge
 

@@ -12,8 +12,8 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Footer, OptionList
 
-from core import scanner
-from core.memory import FILE_NAMES, TARGETS, Op, StoreError, prompt_block
+from core.scan import scanner
+from core.store.memory import FILE_NAMES, TARGETS, Op, StoreError, prompt_block
 from tui.literal import literal
 from tui.screens.dialogs import ChoiceDialog, ConfirmDialog, EditAgain, EditEntryDialog, PickDialog, TextDialog
 from tui.widgets.entries import EntryList

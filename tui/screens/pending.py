@@ -17,10 +17,10 @@ from textual.widgets import Footer, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from core import timefmt
-from core.config_edit import ConfigEditError, read_write_approval, set_write_approval
+from core.pending.config_edit import ConfigEditError, read_write_approval, set_write_approval
 from core.home import tilde
-from core.memory import FILE_NAMES, Op, preview
-from core.pending import ApproveRefused, Inspection, PendingError
+from core.store.memory import FILE_NAMES, Op, preview
+from core.pending.queue import ApproveRefused, Inspection, PendingError
 from tui.literal import literal, visible_controls
 from tui.screens.dialogs import ConfirmDialog, EditEntryDialog, TextDialog
 from tui.widgets.diff import EntryDiff
@@ -137,7 +137,7 @@ def secret_masker(ins: Inspection | None, reveal: bool):
                    key=len, reverse=True)
     if not found:
         return lambda text: text
-    from core import scanner
+    from core.scan import scanner
 
     pairs = [(s, scanner.mask(s)) for s in found if s]
 

@@ -19,10 +19,10 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, OptionList, Static
 
-from core import review as R
-from core.dates import find_dates
+from core.review import findings as R
+from core.review.dates import find_dates
 from core.home import tilde
-from core.memory import FILE_NAMES, TARGETS, Op, usage, usage_label
+from core.store.memory import FILE_NAMES, TARGETS, Op, usage, usage_label
 from tui.literal import literal
 from tui.screens.dialogs import ChoiceDialog, ConfirmDialog, EditEntryDialog, EntryEditor, EntryStatus, planned
 from tui.widgets.findings import SEVERITY_STYLE, FindingsList
@@ -54,7 +54,7 @@ def masked(text: str) -> str:
 
 def reports_dir(curator) -> Path:
     """Where `x` writes Markdown reports: hmc's state folder for this home, `reports/`."""
-    from core.history import state_dir
+    from core.store.journal import state_dir
 
     return state_dir(curator.home.root) / REPORTS
 

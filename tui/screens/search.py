@@ -23,13 +23,13 @@ from textual.widgets import Checkbox, ContentSwitcher, Footer, Input, OptionList
 from textual.worker import get_current_worker
 
 from core import timefmt
-from core.fts_query import Term
-from core.memory import Op
-from core.sessions import (
+from core.sessions.query import Term
+from core.store.memory import Op
+from core.sessions.search import (
     HIDDEN_SOURCES, ROLES, DatabaseError, Hit, Message, NotFoundError, QueryError, SearchCancelled,
     SearchResult, SessionInfo, SessionsError, Window, find_provenance, parse_day, session_link,
 )
-from core.snippets import one_line
+from core.sessions.snippets import one_line
 from tui.literal import literal
 from tui.screens.dialogs import EditEntryDialog
 from tui.widgets.header import HmcHeader

@@ -1,6 +1,6 @@
 """The entry-level diff of one store: kept, removed, added, and replaced entries with word changes.
 
-Dumb: it renders the changes it is given (core.pending.EntryChange-like objects with `kind`,
+Dumb: it renders the changes it is given (core.pending.queue.EntryChange-like objects with `kind`,
 `before`, `after`). A replaced entry shows the WHOLE old entry with the words that go marked, so
 a replace that would silently drop half an entry is visible before anyone approves it.
 """
@@ -12,7 +12,7 @@ from typing import Callable, Sequence
 from rich.text import Text
 from textual.widgets import Static
 
-from core.pending import inline_diff
+from core.pending.queue import inline_diff
 from tui.literal import visible_controls
 
 

@@ -6,7 +6,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from core.memory import percent, usage_label
+from core.store.memory import percent, usage_label
 
 WARN_AT = 80
 ERROR_AT = 95

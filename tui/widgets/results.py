@@ -15,8 +15,8 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from core import timefmt
-from core.sessions import DEMOTED_SOURCES, HIDDEN_SOURCES, Hit, SessionInfo
-from core.snippets import Span, one_line
+from core.sessions.search import DEMOTED_SOURCES, HIDDEN_SOURCES, Hit, SessionInfo
+from core.sessions.snippets import Span, one_line
 from tui.literal import visible_controls
 
 ROLE_STYLE = {"user": "bold green", "assistant": "bold blue", "tool": "magenta", "system": "dim"}

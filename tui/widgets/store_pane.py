@@ -7,7 +7,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Label, Static
 
-from core.memory import FILE_NAMES, Snapshot
+from core.store.memory import FILE_NAMES, Snapshot
 from tui.literal import literal
 from tui.widgets.entries import EntryList
 from tui.widgets.gauge import CapacityGauge

@@ -17,9 +17,9 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from core import timefmt
-from core.fts_query import Term
-from core.sessions import Message, Window, parse_tool_calls
-from core.snippets import highlight
+from core.sessions.query import Term
+from core.sessions.search import Message, Window, parse_tool_calls
+from core.sessions.snippets import highlight
 from tui.literal import visible_controls
 from tui.widgets.results import MATCH_STYLE, ROLE_STYLE
 

@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
 
 from core import timefmt
-from core.atomic import atomic_write, fsync_dir
-from core.memory import (
+from core.store.atomic import atomic_write, fsync_dir
+from core.store.memory import (
     FILE_NAMES, TARGETS, Conflict, DriftError, Op, OpError, ScanRefused, Snapshot, StoreError,
     WriteResult, apply_op, locate, plan, preview, serialize, usage, usage_label,
 )
@@ -449,13 +449,13 @@ def _truncation_warning(entry: str, old_text: str, new: str) -> str | None:
 
 
 def _scan(text: str) -> tuple[Any, ...]:
-    from core import scanner
+    from core.scan import scanner
 
     return tuple(scanner.scan(text))
 
 
 def _blocking(findings: Sequence[Any]) -> list[Any]:
-    from core import scanner
+    from core.scan import scanner
 
     return list(scanner.blocking(list(findings)))
 

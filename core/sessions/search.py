@@ -27,10 +27,10 @@ from datetime import date, datetime, time as dtime, timedelta
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
-from core import snippets
-from core.fts_query import QueryError, Query, Term, escape_like, parse_query
-from core.snippets import Span
-from core.state_db import (
+from core.sessions import snippets
+from core.sessions.query import QueryError, Query, Term, escape_like, parse_query
+from core.sessions.snippets import Span
+from core.sessions.db import (
     DatabaseError,
     ReadOnlyConnections,
     Schema,

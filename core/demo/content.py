@@ -1,8 +1,8 @@
-"""Text corpora for the demo home (core.demo): memory entries, pending texts, skills, and the
+"""Text corpora for the demo home (core.demo.build): memory entries, pending texts, skills, and the
 conversation material state.db is generated from (ten intents in six languages, cron jobs).
 
-Everything here is data. Templates use `str.format` slots filled by core.demo; nothing in this
-module may contain core.demo.RARE_TERM.
+Everything here is data. Templates use `str.format` slots filled by core.demo.build; nothing in this
+module may contain core.demo.build.RARE_TERM.
 """
 
 from __future__ import annotations
@@ -1022,7 +1022,7 @@ STAGED = {"en": "Staged for your approval (write approval is on): see /memory pe
           "ru": "Ждёт твоего подтверждения: /memory pending.",
           "zh": "已提交，等待你批准：/memory pending。"}
 
-# Where the rare benchmark term is planted ({term} is core.demo.RARE_TERM).
+# Where the rare benchmark term is planted ({term} is core.demo.build.RARE_TERM).
 PLANT = {
     ("user", "en"): "Let's call the export batch job {term} in the logs, so it's easy to grep.",
     ("user", "fr"): "On appelle le job d'export {term} dans les logs, c'est facile à grepper.",

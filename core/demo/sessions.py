@@ -2,7 +2,7 @@
 entries, compression chains, hidden sources, the benchmark anchors) plus seeded filler sessions.
 
 `SessionPlanner.plan()` decides every session (ids, sources, languages, times, message counts) and
-renders the story; `generate(plan)` yields lists of message rows in `core.demo._MESSAGE_COLS`
+renders the story; `generate(plan)` yields lists of message rows in `core.demo.build._MESSAGE_COLS`
 order. Every session draws from its own `random.Random`, so output depends only on the seed.
 """
 
@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
 from typing import Iterator
 
-from core import demo_content as C
+from core.demo import content as C
 
 RARE_TERM = "zanzibarquux"
 BIG_SESSION_ID = "20261001_080000_b16b16"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from core.scanner_rules import KEEP, Rule, Verdict, is_placeholder, looks_random, rule
+from core.scan.rules import KEEP, Rule, Verdict, is_placeholder, looks_random, rule
 
 MAX_SCAN_CHARS = 65_536
 

@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Iterator, Sequence
 
-from core.atomic import atomic_write
+from core.store.atomic import atomic_write
 from core.home import reason as os_reason
 
 if TYPE_CHECKING:  # pragma: no cover
-    from core.history import History
+    from core.store.journal import History
 
 DELIMITER = "\n§\n"
 BOM = "\ufeff"
@@ -84,7 +84,7 @@ def prompt_block(target: str, entries: Sequence[str], limit: int) -> str:
     label = usage_label(used, limit)
     if used > limit:
         label += " ⚠ OVER BUDGET"
-    from core import scanner
+    from core.scan import scanner
 
     shown = [scanner.blocked_notice(e, FILE_NAMES[target]) or e for e in entries]
     rule = "═" * 46
@@ -461,7 +461,7 @@ class MemoryStore:
         """Apply Hermes operations all-or-nothing under the lock; journal the change."""
         findings = self.scan_ops(ops)
         if findings and not force:
-            from core import scanner
+            from core.scan import scanner
 
             blocking = scanner.blocking(findings)
             if blocking:
@@ -492,7 +492,7 @@ class MemoryStore:
         return self.apply([Op("remove", old_text=old_text, matched_entry=pin)])
 
     def scan_ops(self, ops: Sequence[Op]) -> list:
-        from core import scanner
+        from core.scan import scanner
 
         found = []
         for op in ops:

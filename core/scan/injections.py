@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from core.scanner_rules import KEEP, Rule, Verdict, rule
+from core.scan.rules import KEEP, Rule, Verdict, rule
 
 _LATIN_F = r"(?:[\w'’-]+[\s,]+){0,6}"        # filler: up to 6 words
 _CJK_F = r"[^。！？!?\n]{0,12}?"               # filler: up to 12 characters of the sentence

@@ -25,8 +25,8 @@ from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Callable
 
-from core import demo_content as C
-from core.demo_sessions import (APPROVAL_ON_DAYS, BIG_SESSION_ID, RARE_TERM, SMALL_SESSION_ID,
+from core.demo import content as C
+from core.demo.sessions import (APPROVAL_ON_DAYS, BIG_SESSION_ID, RARE_TERM, SMALL_SESSION_ID,
                                 SMALL_SESSION_MESSAGES, SessionPlanner)
 
 __all__ = ["DEMO_TODAY", "RARE_TERM", "RARE_TERM_MESSAGES", "BIG_SESSION_ID", "SMALL_SESSION_ID",

@@ -1,7 +1,7 @@
 """Duplicate, near-duplicate and conflicting entries, in any of the six languages.
 
 How a pair is scored (chosen by measurement on tests/corpora/duplicates.py, see README):
-- both entries become content tokens (core.textnorm: folded, stop words out, 5-letter stems, CJK
+- both entries become content tokens (core.review.textnorm: folded, stop words out, 5-letter stems, CJK
   bigrams); the score is the mean of the token Dice coefficient and the Jaccard index of the
   tokens' character 3-grams;
 - "specifics" (names, numbers, paths, commands, Latin words inside Cyrillic/Chinese text) weigh
@@ -20,7 +20,7 @@ from functools import lru_cache
 from itertools import combinations
 from typing import Sequence
 
-from core import textnorm as tn
+from core.review import textnorm as tn
 
 __all__ = ["PairVerdict", "compare", "find_pairs", "similarity", "SIMILAR", "CONFLICT"]
 

@@ -15,15 +15,15 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Sequence
 
-from core import textnorm as tn
-from core.dates import ABSOLUTE, NO_YEAR, RELATIVE, find_dates, newest
-from core.duplicates import compare, specifics
-from core.memory import TARGETS, percent, usage, usage_label
-from core.review_store import REVIEW_EVERY_DAYS, ReviewStore, review_due_on  # noqa: F401  (re-exported)
+from core.review import textnorm as tn
+from core.review.dates import ABSOLUTE, NO_YEAR, RELATIVE, find_dates, newest
+from core.review.duplicates import compare, specifics
+from core.store.memory import TARGETS, percent, usage, usage_label
+from core.review.decisions import REVIEW_EVERY_DAYS, ReviewStore, review_due_on  # noqa: F401  (re-exported)
 
 if TYPE_CHECKING:  # pragma: no cover
     from core.curator import Curator
-    from core.memory import Snapshot
+    from core.store.memory import Snapshot
 
 KINDS = ("duplicate", "similar", "conflicting", "stale", "relative-date", "scanner", "capacity",
          "drift", "redundant-skill", "redundant-context", "vague", "verbose")
@@ -92,7 +92,7 @@ class Finding:
 
 def _scanner():
     try:
-        from core import scanner
+        from core.scan import scanner
     except ImportError:  # pragma: no cover - the scanner lands separately
         return None
     return scanner
@@ -498,7 +498,7 @@ def review_entries(stores: dict[str, tuple[Sequence[str], int]], today: date,
 
 def decisions(curator: "Curator") -> ReviewStore:
     """The decision store for this curator's home (hmc's state folder, never the Hermes home)."""
-    from core.history import state_dir
+    from core.store.journal import state_dir
 
     return ReviewStore(state_dir(curator.home.root))
 

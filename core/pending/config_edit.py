@@ -16,7 +16,7 @@ from pathlib import Path
 
 import yaml
 
-from core.atomic import atomic_write
+from core.store.atomic import atomic_write
 from core.home import as_flag, reason
 
 KEY = "write_approval"

@@ -12,7 +12,7 @@ import binascii
 import json
 import re
 
-from core.scanner_rules import (
+from core.scan.rules import (
     KEEP,
     Rule,
     Verdict,

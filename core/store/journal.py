@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING, Callable
 
 import platformdirs
 
-from core.memory import Op, StoreError, parse
+from core.store.memory import Op, StoreError, parse
 
 if TYPE_CHECKING:  # pragma: no cover
-    from core.memory import MemoryStore
+    from core.store.memory import MemoryStore
 
 JOURNAL = "journal.jsonl"
 

@@ -12,7 +12,7 @@ from datetime import date
 from pathlib import Path
 from typing import Iterable
 
-from core.atomic import atomic_write
+from core.store.atomic import atomic_write
 
 FILE = "review.json"
 VERSION = 1

@@ -12,7 +12,7 @@ import unicodedata
 from functools import lru_cache
 from typing import Iterable, Sequence
 
-from core.fts_query import Term, word_tokens
+from core.sessions.query import Term, word_tokens
 
 Span = tuple[str, bool]
 ELLIPSIS = "…"

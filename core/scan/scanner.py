@@ -19,7 +19,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-from core.scanner_hermes import (
+from core.hermes.scan import (
     CATEGORY_HELP,
     HERMES_IDS,
     HERMES_RULES,
@@ -27,9 +27,9 @@ from core.scanner_hermes import (
     INVISIBLE_RE,
     MAX_SCAN_CHARS,
 )
-from core.scanner_injections import INJECTION_IDS, INJECTION_RULES
-from core.scanner_rules import KEEP, Rule, Verdict, gate_text
-from core.scanner_secrets import PROVIDER_IDS, SECRET_RULES
+from core.scan.injections import INJECTION_IDS, INJECTION_RULES
+from core.scan.rules import KEEP, Rule, Verdict, gate_text
+from core.scan.secrets import PROVIDER_IDS, SECRET_RULES
 
 __all__ = [
     "ScanFinding", "SEVERITY_ORDER", "MAX_SCAN_CHARS", "HERMES_IDS", "scan", "hermes_scan",
