@@ -46,7 +46,7 @@ class Curator:
     def pending(self) -> "PendingQueue":
         from core.pending.queue import PendingQueue
 
-        return PendingQueue(self)
+        return PendingQueue(self.home.pending_dir, self.stores, self.history, self.now)
 
     @cached_property
     def sessions(self) -> "SessionDB":

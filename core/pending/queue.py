@@ -26,7 +26,7 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
 from core import timefmt
 from core.store.atomic import atomic_write, fsync_dir
@@ -36,7 +36,8 @@ from core.store.memory import (
 )
 
 if TYPE_CHECKING:  # pragma: no cover
-    from core.curator import Curator
+    from core.store.journal import History
+    from core.store.memory import MemoryStore
 
 ID_RE = re.compile(r"[0-9a-f]{8}")
 MAX_RECORD_BYTES = 1 << 20
@@ -585,13 +586,13 @@ class Report:
 class PendingQueue:
     """The staged memory writes of one Hermes home (profile folder)."""
 
-    def __init__(self, curator: "Curator"):
-        self.curator = curator
+    def __init__(self, folder: Path, stores: dict[str, "MemoryStore"], history: "History | None",
+                 now: Callable[[], float]):
+        self.folder = folder
+        self.stores = stores  # the caller's dict: a store it replaces is seen here too
+        self.history = history
+        self.now = now
         self._cache: dict[str, tuple[tuple[int, int], PendingRecord]] = {}
-
-    @property
-    def folder(self) -> Path:
-        return self.curator.home.pending_dir
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -682,10 +683,10 @@ class PendingQueue:
         records = self.list()
         if not records:
             return None
-        return max(0.0, self.curator.now() - records[0].created_at)
+        return max(0.0, self.now() - records[0].created_at)
 
     def age(self, record: PendingRecord) -> str:
-        return timefmt.ago(record.created_at, self.curator.now())
+        return timefmt.ago(record.created_at, self.now())
 
     def _path_for(self, record_id: str) -> Path:
         """Validate the id before building any path from it. A broken file's exact name is accepted
@@ -717,7 +718,7 @@ class PendingQueue:
         if isinstance(record, str):
             record = self.get(record)
         ops, tgt = self._ops_for(record, edited, target) if record.usable else (record.ops, record.target)
-        store = self.curator.stores.get(tgt) if tgt else None
+        store = self.stores.get(tgt) if tgt else None
         if store is None:
             return inspect_ops(record, ops, tgt, None, 0, True)
         if snapshot is None or snapshot.target != tgt:
@@ -727,7 +728,7 @@ class PendingQueue:
     def inspect_all(self, records: Sequence[PendingRecord] | None = None) -> list[Inspection]:
         """Inspect many records, reading each target file once."""
         records = self.list() if records is None else records
-        snaps = {t: s.read() for t, s in self.curator.stores.items()}
+        snaps = {t: s.read() for t, s in self.stores.items()}
         return [self.inspect(r, snapshot=snaps.get(r.target or "")) for r in records]
 
     @staticmethod
@@ -875,7 +876,7 @@ class PendingQueue:
                         else op for op, m in zip(ops, seen.matched or (None,) * len(ops)))
         elif any(op.action in DESTRUCTIVE and op.matched_entry is None for op in ops):
             warnings.append("applied without a pin: the entry was found by its text, as older Hermes did")
-        store = self.curator.stores[tgt]
+        store = self.stores[tgt]
         action = f"approve {rid}" + (" (edited)" if edited is not None or target is not None else "")
         try:
             result = store.apply(list(ops), force=force, action=action)
@@ -962,14 +963,14 @@ class PendingQueue:
 
     @property
     def archive_dir(self) -> Path:
-        history = self.curator.history
+        history = self.history
         return (history.folder if history is not None else self.folder.parent) / "rejected"
 
     def _archive(self, claim: Path, name: str) -> None:
         folder = self.archive_dir
         try:
             folder.mkdir(parents=True, exist_ok=True)
-            stamp = f"{self.curator.now():.6f}".replace(".", "")
+            stamp = f"{self.now():.6f}".replace(".", "")
             dest = folder / f"{stamp}-{name}"
             atomic_write(dest, claim.read_bytes(), _mode(claim), prefix=f".{dest.name}.")
         except OSError as exc:

@@ -15,13 +15,19 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Iterator, Sequence
+from typing import Any, Iterable, Iterator, Protocol, Sequence
 
 from core.store.atomic import atomic_write
 from core.home import reason as os_reason
 
-if TYPE_CHECKING:  # pragma: no cover
-    from core.store.journal import History
+
+
+class Journal(Protocol):
+    """Where a store records each write (core.store.journal.History); kept abstract so the store
+    never imports the journal, which builds on the store's parsing."""
+
+    def record(self, target: str, path: Path, before: str, after: str, action: str, detail: str,
+               undoes: int | None = None) -> Any: ...
 
 DELIMITER = "\n§\n"
 BOM = "\ufeff"
@@ -335,7 +341,7 @@ class MemoryStore:
     path: Path
     limit: int
     enabled: bool = True
-    history: "History | None" = None
+    history: Journal | None = None
     lock_timeout: float = LOCK_TIMEOUT
     _last: Snapshot | None = field(default=None, repr=False)
 

@@ -282,7 +282,7 @@ def test_approve_add_writes_journals_and_deletes_the_record(home, queue):
     assert approval.changed and approval.target == "memory"
     assert entries(home) == MEMORY + ["Likes espresso"]
     assert pending_files(home) == []
-    rec = queue.curator.history.records()[-1]
+    rec = queue.history.records()[-1]
     assert rec.action == f"approve {rid}" and "Likes espresso" in rec.after
 
 
@@ -307,7 +307,7 @@ def test_approve_with_seen_pins_what_the_person_saw(home, queue):
     seen = queue.inspect(rid)
     assert seen.matched == (MEMORY[1],)
     # Hermes rewrites that entry after the person looked: the substring would now hit another one.
-    store = queue.curator.stores["memory"]
+    store = queue.stores["memory"]
     store.replace(MEMORY[1], "Deploys go through staging first")
     store.add("Standup moved to Tuesdays")
     with pytest.raises(ApproveRefused) as err:
@@ -339,7 +339,7 @@ def test_edit_then_approve_text(home, queue):
     assert ins.after[1] == "Deploys: staging first, prod on Thursdays"
     approval = queue.approve(rid, edited="Deploys: staging first, prod on Thursdays")
     assert approval.edited and entries(home)[1] == "Deploys: staging first, prod on Thursdays"
-    assert queue.curator.history.records()[-1].action == f"approve {rid} (edited)"
+    assert queue.history.records()[-1].action == f"approve {rid} (edited)"
 
 
 def test_edit_then_approve_into_the_other_store(home, queue):
