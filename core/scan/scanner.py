@@ -19,7 +19,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-from core.hermes.scan import (
+from core.scan.hermes_rules import (
     CATEGORY_HELP,
     HERMES_IDS,
     HERMES_RULES,

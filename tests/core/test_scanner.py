@@ -27,7 +27,7 @@ from core.scan.scanner import (
     mask_text,
     scan,
 )
-from core.hermes.scan import INVISIBLE_CHARS
+from core.scan.hermes_rules import INVISIBLE_CHARS
 from core.scan.rules import gate_text
 from tests.corpora.benign import BENIGN
 from tests.corpora.injections import all_injections
