@@ -204,3 +204,17 @@ def reason(exc: BaseException) -> str:
     if isinstance(exc, OSError) and exc.strerror:
         return exc.strerror.lower()
     return str(exc) or type(exc).__name__
+
+
+def is_hermes_home(path: str | Path) -> bool:
+    """True when `path` looks like a Hermes home: it holds config.yaml, memories/, state.db or profiles/.
+
+    A folder with none of them (an empty folder, a project checkout) is not one: hmc says so
+    instead of creating `memories/MEMORY.md` in it (`--init` in the CLI overrides).
+    """
+    root = Path(path)
+    try:
+        return root.is_dir() and any(
+            (root / name).exists() for name in ("config.yaml", "memories", "state.db", "profiles"))
+    except OSError:  # can't look inside (permissions): let the reading say why, not "not a home"
+        return True
