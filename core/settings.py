@@ -1,0 +1,262 @@
+"""hmc's own settings: `config.toml` in hmc's user config folder (never inside a Hermes home).
+
+    # ~/.config/hmc/config.toml (platformdirs.user_config_path("hmc") / "config.toml")
+    theme = "gruvbox"          # any Textual theme; the palette's theme switcher saves it here
+    poll_interval = 0.5        # seconds between checks of the memory files, config.yaml and pending/
+
+    [review]
+    old_days = 90              # a dated entry is "stale" once its newest date is older than this
+
+    [keys]                     # key overrides by binding id (Textual keymap); several keys: "a,plus"
+    "pending.approve_all" = "ctrl+a"
+    "memory.add" = "a,plus"
+
+Reading never raises: a missing file gives the defaults; a file that can't be read or parsed, or a
+value that makes no sense, gives the defaults for what is wrong and a problem naming it (the TUI
+shows each problem as a notice). Only the theme is written by hmc, and only its own line changes.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import stat
+import tempfile
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+FILE_NAME = "config.toml"
+MAX_BYTES = 64 * 1024  # a settings file is a few lines; anything bigger is not one
+DEFAULT_POLL = 0.5
+POLL_RANGE = (0.1, 60.0)
+DEFAULT_OLD_DAYS = 90
+OLD_DAYS_RANGE = (1, 3650)
+KNOWN_TOP = {"theme", "poll_interval", "review", "keys"}
+KNOWN_REVIEW = {"old_days"}
+
+
+@dataclass(frozen=True)
+class Settings:
+    theme: str | None = None  # None: Textual's default theme
+    poll_interval: float = DEFAULT_POLL
+    old_days: int = DEFAULT_OLD_DAYS
+    keys: dict[str, str] = field(default_factory=dict)  # binding id -> keys ("a,plus")
+    problems: tuple[str, ...] = ()
+    path: Path | None = None
+
+
+def settings_path() -> Path:
+    """Where hmc's config.toml lives (the folder may not exist yet)."""
+    from platformdirs import user_config_path
+
+    return user_config_path("hmc") / FILE_NAME
+
+
+def _shown(path: Path) -> str:
+    home = str(Path.home())
+    text = str(path)
+    return "~" + text[len(home):] if home and text.startswith(home + os.sep) else text
+
+
+def _read_bytes(path: Path) -> tuple[bytes | None, str | None]:
+    """The file's bytes, or None and why not. Only a regular file is read (a FIFO never blocks us)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        return None, None
+    except OSError as exc:
+        return None, f"can't be read ({exc.strerror or exc})"
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return None, "is not a regular file"
+        if st.st_size > MAX_BYTES:
+            return None, f"is {st.st_size:,} bytes, more than a settings file can be ({MAX_BYTES:,})"
+        chunks, total = [], 0
+        while True:
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                break
+            total += len(chunk)
+            if total > MAX_BYTES:
+                return None, f"is more than {MAX_BYTES:,} bytes"
+            chunks.append(chunk)
+        return b"".join(chunks), None
+    except OSError as exc:
+        return None, f"can't be read ({exc.strerror or exc})"
+    finally:
+        os.close(fd)
+
+
+def _number(value: object) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    number = float(value)
+    return number if math.isfinite(number) else None
+
+
+def _repr(value: object) -> str:
+    """A short, safe picture of a value from the file (never a huge or control-laden string)."""
+    if isinstance(value, str):
+        text = "".join(ch if ch.isprintable() else "?" for ch in value[:40])
+        return f'"{text}"' + ("…" if len(value) > 40 else "")
+    if isinstance(value, (dict, list)):
+        return "a table" if isinstance(value, dict) else "a list"
+    return type(value).__name__ if not isinstance(value, (int, float, bool)) else str(value)[:20]
+
+
+def parse(text: str, shown: str = FILE_NAME) -> Settings:
+    """Settings from the text of a config.toml; problems for whatever is wrong (never raises)."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        return Settings(problems=(f"{shown}: not valid TOML ({exc}); using the defaults",))
+    except (RecursionError, ValueError) as exc:  # pathological nesting
+        return Settings(problems=(f"{shown}: can't be parsed ({type(exc).__name__}); using the defaults",))
+    problems: list[str] = []
+    theme: str | None = None
+    raw_theme = data.get("theme")
+    if raw_theme is not None:
+        if isinstance(raw_theme, str) and raw_theme.strip() and len(raw_theme) <= 100:
+            theme = raw_theme.strip()
+        else:
+            problems.append(f"{shown}: theme must be a theme's name, not {_repr(raw_theme)}")
+    poll = DEFAULT_POLL
+    if "poll_interval" in data:
+        number = _number(data["poll_interval"])
+        low, high = POLL_RANGE
+        if number is None or not low <= number <= high:
+            problems.append(f"{shown}: poll_interval must be a number of seconds from {low:g} to {high:g}, "
+                            f"not {_repr(data['poll_interval'])}; using {DEFAULT_POLL:g}")
+        else:
+            poll = number
+    old_days = DEFAULT_OLD_DAYS
+    review = data.get("review", {})
+    if not isinstance(review, dict):
+        problems.append(f"{shown}: [review] must be a table, not {_repr(review)}")
+        review = {}
+    if "old_days" in review:
+        value = review["old_days"]
+        low, high = OLD_DAYS_RANGE
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            problems.append(f"{shown}: review.old_days must be a whole number of days from {low} to {high:,}, "
+                            f"not {_repr(value)}; using {DEFAULT_OLD_DAYS}")
+        else:
+            old_days = value
+    for key in sorted(set(review) - KNOWN_REVIEW):
+        problems.append(f"{shown}: unknown setting review.{_repr(key)[1:-1]} (ignored)")
+    keys: dict[str, str] = {}
+    raw_keys = data.get("keys", {})
+    if not isinstance(raw_keys, dict):
+        problems.append(f"{shown}: [keys] must be a table of binding id = \"keys\", not {_repr(raw_keys)}")
+        raw_keys = {}
+    for binding_id, value in raw_keys.items():
+        if not isinstance(value, str) or not value.strip() or len(value) > 100:
+            problems.append(f"{shown}: keys.{_repr(binding_id)[1:-1]} must be a key like \"ctrl+a\" "
+                            f"(several: \"a,plus\"), not {_repr(value)}")
+            continue
+        keys[binding_id] = ",".join(part.strip() for part in value.split(",") if part.strip())
+    for key in sorted(set(data) - KNOWN_TOP):
+        problems.append(f"{shown}: unknown setting {_repr(key)[1:-1]} (ignored)")
+    return Settings(theme=theme, poll_interval=poll, old_days=old_days, keys=keys, problems=tuple(problems))
+
+
+def load(path: Path | None = None) -> Settings:
+    """The settings in `path` (default: hmc's config.toml); defaults plus a problem if it is bad."""
+    path = settings_path() if path is None else path
+    shown = _shown(path)
+    data, why = _read_bytes(path)
+    if why:
+        return Settings(problems=(f"{shown} {why}; using the defaults",), path=path)
+    if data is None:
+        return Settings(path=path)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return Settings(problems=(f"{shown}: not UTF-8 (byte {exc.start}); using the defaults",), path=path)
+    settings = parse(text, shown)
+    return Settings(theme=settings.theme, poll_interval=settings.poll_interval, old_days=settings.old_days,
+                    keys=settings.keys, problems=settings.problems, path=path)
+
+
+class SettingsError(Exception):
+    """The settings file can't be written; the message says why."""
+
+
+def _toml_string(value: str) -> str:
+    out = ['"']
+    for ch in value:
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\u{ord(ch):04x}")
+        else:
+            out.append(ch)
+    return "".join(out) + '"'
+
+
+def with_theme(text: str, theme: str) -> str:
+    """`text` with its top-level `theme = …` line set to `theme` (added first if there is none).
+
+    Every other line, comment and table stays byte for byte."""
+    lines = text.splitlines(keepends=True)
+    line = f"theme = {_toml_string(theme)}"
+    for i, current in enumerate(lines):
+        stripped = current.lstrip()
+        if stripped.startswith("["):
+            break  # past the top-level keys: insert before the first table
+        key = stripped.split("=", 1)[0].strip() if "=" in stripped else ""
+        if key in ("theme", '"theme"', "'theme'"):
+            ending = current[len(current.rstrip("\r\n")):] or "\n"
+            body = stripped.rstrip("\r\n")
+            comment = ""
+            for at in (n for n, ch in enumerate(body) if ch == "#"):  # the first # outside the value
+                try:
+                    tomllib.loads(body[:at])
+                except tomllib.TOMLDecodeError:
+                    continue
+                comment = "  " + body[at:]
+                break
+            lines[i] = line + comment + ending
+            return "".join(lines)
+    ending = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"
+    return line + ending + "".join(lines)
+
+
+def save_theme(theme: str, path: Path | None = None) -> Path:
+    """Write `theme` into config.toml (creating it and its folder); raises SettingsError."""
+    path = settings_path() if path is None else path
+    data, why = _read_bytes(path)
+    if why:
+        raise SettingsError(f"{_shown(path)} {why}; the theme was not saved")
+    try:
+        text = data.decode("utf-8") if data is not None else ""
+    except UnicodeDecodeError:
+        raise SettingsError(f"{_shown(path)} is not UTF-8; the theme was not saved") from None
+    try:  # a file that doesn't parse is the person's to fix: never rewrite it
+        tomllib.loads(text)
+        new = with_theme(text, theme)
+        tomllib.loads(new)
+    except (tomllib.TOMLDecodeError, RecursionError):
+        raise SettingsError(f"{_shown(path)} is not valid TOML; fix it first (the theme was not saved)") from None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        mode = stat.S_IMODE(os.stat(path).st_mode) if data is not None else 0o644
+        fd, tmp = tempfile.mkstemp(prefix=".config.", suffix=".tmp", dir=path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+                handle.write(new)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.chmod(tmp, mode)
+            os.replace(tmp, path)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
+    except OSError as exc:
+        raise SettingsError(f"{_shown(path)} can't be written ({exc.strerror or exc}); the theme was not saved") from None
+    return path

@@ -1,0 +1,117 @@
+"""hmc's own config.toml: defaults, every value checked, a bad file never raises, the theme round trip."""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from core import settings as S
+
+
+@pytest.fixture
+def path(tmp_path) -> Path:
+    return tmp_path / "hmc" / "config.toml"
+
+
+def test_the_file_lives_in_hmcs_user_config_folder(isolated_user, tmp_path):
+    assert S.settings_path() == tmp_path / "xdg-config" / "hmc" / "config.toml"
+
+
+def test_missing_file_gives_the_defaults_and_no_problem(path):
+    got = S.load(path)
+    assert (got.theme, got.poll_interval, got.old_days, got.keys, got.problems) == (None, 0.5, 90, {}, ())
+
+
+def test_every_setting_is_read(path):
+    path.parent.mkdir(parents=True)
+    path.write_text('theme = "gruvbox"\npoll_interval = 2\n\n[review]\nold_days = 180\n\n'
+                    '[keys]\n"pending.approve_all" = "ctrl+a"\n"memory.add" = "a, plus"\n')
+    got = S.load(path)
+    assert got.theme == "gruvbox" and got.poll_interval == 2.0 and got.old_days == 180
+    assert got.keys == {"pending.approve_all": "ctrl+a", "memory.add": "a,plus"}
+    assert got.problems == ()
+
+
+@pytest.mark.parametrize("text,words", [
+    ('theme = "unclosed\n', "not valid TOML"),
+    ("poll_interval = 0\n", "poll_interval must be"),
+    ("poll_interval = nan\n", "poll_interval must be"),
+    ('poll_interval = "fast"\n', "poll_interval must be"),
+    ("poll_interval = true\n", "poll_interval must be"),
+    ("[review]\nold_days = 0\n", "review.old_days must be"),
+    ("[review]\nold_days = 9.5\n", "review.old_days must be"),
+    ("review = 3\n", "[review] must be a table"),
+    ("theme = 3\n", "theme must be"),
+    ('theme = ""\n', "theme must be"),
+    ("keys = 1\n", "[keys] must be a table"),
+    ('[keys]\n"memory.add" = 1\n', "keys.memory.add must be"),
+    ('[keys]\n"memory.add" = ""\n', "keys.memory.add must be"),
+    ("colour = 1\n", "unknown setting colour"),
+    ("[review]\nold = 1\n", "unknown setting review.old"),
+    ("a = " + "[" * 5000 + "]" * 5000 + "\n", "using the defaults"),
+])
+def test_a_bad_value_is_a_problem_never_an_exception(path, text, words):
+    path.parent.mkdir(parents=True)
+    path.write_text(text)
+    got = S.load(path)
+    assert any(words in p for p in got.problems), got.problems
+    assert got.poll_interval == 0.5 and got.old_days == 90  # the defaults stand in for what is wrong
+
+
+def test_good_values_survive_a_bad_neighbour(path):
+    path.parent.mkdir(parents=True)
+    path.write_text('theme = "nord"\npoll_interval = -1\n')
+    got = S.load(path)
+    assert got.theme == "nord" and got.poll_interval == 0.5 and len(got.problems) == 1
+
+
+def test_unreadable_files_are_problems(path, tmp_path):
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"theme = \"\xff\"\n")
+    assert "not UTF-8" in S.load(path).problems[0]
+    path.unlink()
+    path.mkdir()
+    assert "not a regular file" in S.load(path).problems[0]
+    path.rmdir()
+    os.mkfifo(path)  # a FIFO must never block the start
+    assert "not a regular file" in S.load(path).problems[0]
+    path.unlink()
+    path.write_text("#" * (S.MAX_BYTES + 1))
+    assert "bytes" in S.load(path).problems[0]
+
+
+def test_control_characters_in_a_bad_value_never_reach_the_problem(path):
+    path.parent.mkdir(parents=True)
+    path.write_text('poll_interval = "\\u001b]52;c;aGk=\\u0007"\n')
+    problem = S.load(path).problems[0]
+    assert "\x1b" not in problem and "\x07" not in problem
+
+
+def test_theme_round_trip_keeps_every_other_line(path):
+    path.parent.mkdir(parents=True)
+    original = '# my settings\ntheme = "nord"  # dark\npoll_interval = 1\n\n[keys]\n"memory.add" = "plus"\n'
+    path.write_text(original)
+    S.save_theme("gruvbox", path)
+    text = path.read_text()
+    assert text == original.replace('"nord"', '"gruvbox"')
+    got = S.load(path)
+    assert got.theme == "gruvbox" and got.keys == {"memory.add": "plus"} and got.poll_interval == 1
+
+
+def test_theme_is_added_before_the_first_table_and_the_folder_is_created(path):
+    S.save_theme("textual-light", path)
+    assert S.load(path).theme == "textual-light"
+    path.write_text('[review]\nold_days = 30\n')
+    S.save_theme('odd "name"', path)
+    assert tomllib.loads(path.read_text()) == {"theme": 'odd "name"', "review": {"old_days": 30}}
+
+
+def test_a_broken_file_is_not_overwritten_by_saving_the_theme(path):
+    path.parent.mkdir(parents=True)
+    path.write_text("theme = [unclosed\n")
+    with pytest.raises(S.SettingsError, match="not valid TOML"):
+        S.save_theme("nord", path)
+    assert path.read_text() == "theme = [unclosed\n"
