@@ -1,15 +1,98 @@
-"""All-or-nothing file writes, the way Hermes writes its stores (HERMES-FORMATS.md §2.6).
+"""All-or-nothing file writes, the way Hermes writes its stores (HERMES-FORMATS.md §2.6), and
+reads that never block.
 
 A temp file in the same folder (`.mem_*.tmp` unless told otherwise) is written, flushed and
 fsynced, renamed over the target with `os.replace`, and the folder is fsynced so the rename itself
-survives a crash. A failed write leaves the target byte-for-byte as it was and no temp file behind.
+survives a crash. A failed write leaves the target byte-for-byte as it was and no temp file behind;
+a writer killed mid-write leaves its temp file, which `clean_orphans` removes under the lock.
+
+`read_regular` opens only regular files: a FIFO, socket or device where a file should be is named
+as such instead of hanging the reader (opening a FIFO for reading blocks until a writer comes).
 """
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 import tempfile
 from pathlib import Path
+from typing import Iterable
+
+PRIVATE_DIR = 0o700
+PRIVATE_FILE = 0o600
+
+
+class NotRegularFile(OSError):
+    """The path is a FIFO, socket, device or folder, not a regular file. `kind` names it."""
+
+    def __init__(self, path: str | Path, kind: str):
+        super().__init__(errno.EINVAL, f"a {kind}, not a regular file", str(path))
+        self.kind = kind
+
+
+class TooLarge(OSError):
+    """The file is larger than the caller's limit; nothing of it was read. `size` is its size."""
+
+    def __init__(self, path: str | Path, size: int, limit: int):
+        super().__init__(errno.EFBIG, f"{size:,} bytes, over the {limit:,}-byte limit", str(path))
+        self.size = size
+        self.limit = limit
+
+
+def kind_of(mode: int) -> str:
+    """A person's word for a file type (from st_mode)."""
+    if stat.S_ISREG(mode):
+        return "file"
+    if stat.S_ISDIR(mode):
+        return "folder"
+    if stat.S_ISFIFO(mode):
+        return "named pipe (FIFO)"
+    if stat.S_ISSOCK(mode):
+        return "socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "device"
+    if stat.S_ISLNK(mode):
+        return "symbolic link"
+    return "special file"
+
+
+def read_regular(path: str | Path, max_bytes: int | None = None, *, follow_symlinks: bool = True) -> bytes:
+    """The bytes of a regular file, or raise OSError; never blocks.
+
+    The file is opened with O_NONBLOCK (so a FIFO can't hang the open) and checked with fstat on the
+    descriptor (so a swap between a check and the open can't fool it): anything but a regular file
+    raises `NotRegularFile`; one larger than `max_bytes` raises `TooLarge` (nothing read). A file
+    that grows while it is read is cut at `max_bytes` + 1 and reported as too large.
+    Without `follow_symlinks`, a symbolic link raises OSError(ELOOP).
+    """
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
+    if not follow_symlinks:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(path, flags)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise NotRegularFile(path, kind_of(st.st_mode))
+        if max_bytes is not None and st.st_size > max_bytes:
+            raise TooLarge(path, st.st_size, max_bytes)
+        # back to blocking reads for a regular file (O_NONBLOCK means nothing there, but be plain)
+        os.set_blocking(fd, True)
+        chunks = []
+        left = (max_bytes + 1) if max_bytes is not None else None
+        while left is None or left > 0:
+            chunk = os.read(fd, min(1 << 20, left) if left is not None else 1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            if left is not None:
+                left -= len(chunk)
+        data = b"".join(chunks)
+        if max_bytes is not None and len(data) > max_bytes:
+            raise TooLarge(path, len(data), max_bytes)
+        return data
+    finally:
+        os.close(fd)
 
 
 def atomic_write(path: str | Path, data: bytes, mode: int | None = None, *,
@@ -41,10 +124,101 @@ def atomic_write(path: str | Path, data: bytes, mode: int | None = None, *,
 def fsync_dir(folder: str | Path) -> None:
     """Make a rename or unlink in `folder` durable (best effort: some systems can't fsync a folder)."""
     try:
-        fd = os.open(folder, os.O_RDONLY)
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
         try:
             os.fsync(fd)
         finally:
             os.close(fd)
     except OSError:
         pass
+
+
+def clean_orphans(folder: str | Path, prefix: str = ".mem_", suffix: str = ".tmp", *,
+                  other_locks: Iterable[str | Path] = ()) -> list[str]:
+    """Remove the temp files (`prefix*suffix`) that killed writers left in `folder`.
+
+    Call it holding the writer lock of the file these temps are made for: no live writer of that
+    file has a temp then. Temps of *other* files in the same folder (MEMORY.md and USER.md share
+    `.mem_*.tmp` and one folder) may belong to a writer holding another lock: each of
+    `other_locks` is taken for a moment without waiting, and if one is busy nothing is removed
+    (the next write cleans). Regular files only; symbolic links and folders are left alone.
+    Returns the names removed.
+    """
+    folder = Path(folder)
+    try:
+        names = [n for n in os.listdir(folder) if n.startswith(prefix) and n.endswith(suffix)]
+    except OSError:
+        return []
+    if not names:
+        return []
+    import fcntl  # POSIX only, like the writers' flock
+
+    held: list[int] = []
+    try:
+        for lock in other_locks:
+            flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+            try:
+                fd = os.open(lock, flags, PRIVATE_FILE)
+            except OSError:
+                return []
+            held.append(fd)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                return []  # another writer is at work: its temp may be among these
+        removed = []
+        for name in names:
+            try:
+                st = os.lstat(folder / name)
+                if not stat.S_ISREG(st.st_mode):
+                    continue
+                os.unlink(folder / name)
+                removed.append(name)
+            except OSError:
+                continue
+        if removed:
+            fsync_dir(folder)
+        return removed
+    finally:
+        for fd in held:
+            os.close(fd)
+
+
+def private_dir(folder: str | Path, *, up_to: str | Path | None = None) -> Path:
+    """Create `folder` (and its missing parents) as 0700, and make it 0700 if it exists.
+
+    With `up_to` (an ancestor of `folder`), every folder from `up_to` down to `folder` is made 0700
+    too — hmc's state tree is private all the way. Raises OSError when a folder can't be made.
+    A symbolic link in place of one of these folders is refused (OSError ELOOP).
+    """
+    folder = Path(folder)
+    chain = [folder]
+    if up_to is not None:
+        top = Path(up_to)
+        parent = folder
+        while parent != top and parent.parent != parent:
+            parent = parent.parent
+            chain.append(parent)
+        if parent != top:
+            chain = [folder]
+    for part in reversed(chain):
+        try:
+            os.mkdir(part, PRIVATE_DIR)
+        except FileExistsError:
+            pass
+        except FileNotFoundError:
+            os.makedirs(part, PRIVATE_DIR, exist_ok=True)
+        st = os.lstat(part)
+        if stat.S_ISLNK(st.st_mode):
+            raise OSError(errno.ELOOP, "a symbolic link, not a folder", str(part))
+        if not stat.S_ISDIR(st.st_mode):
+            raise NotADirectoryError(errno.ENOTDIR, "not a folder", str(part))
+        if stat.S_IMODE(st.st_mode) != PRIVATE_DIR:
+            os.chmod(part, PRIVATE_DIR)
+    return folder
+
+
+def write_private(path: str | Path, data: bytes, *, prefix: str | None = None) -> None:
+    """`atomic_write` for hmc's own state files: mode 0600 whatever the umask."""
+    path = Path(path)
+    atomic_write(path, data, PRIVATE_FILE, prefix=prefix or f".{path.name}.", suffix=".tmp")
