@@ -1,14 +1,84 @@
-"""Untrusted text (entries, messages, summaries, file names) shown literally, never as markup."""
+"""Untrusted text (entries, messages, summaries, file names) shown literally, never as markup.
+
+The one literal renderer. Everything hmc shows from a file or a database goes through `visible`:
+
+- C0 controls (ESC, BEL, CR, …) become their control pictures (ESC → ␛, NUL → ␀), DEL → ␡;
+  newline and tab are kept;
+- C1 controls (U+0080–U+009F, among them U+009B, the one-byte CSI) become `\\x9b`;
+- bidirectional overrides and isolates (U+202A–U+202E, U+2066–U+2069), which reorder what a
+  terminal shows, become `\\u202e`;
+- lone surrogates (U+D800–U+DFFF, from JSON `"\\ud800"`), which no terminal encoding can carry,
+  become `\\ud800`.
+
+So no escape sequence stored in a file can restyle, retitle or clear a terminal, write its
+clipboard (OSC 52) or disguise what a line says. `literal` wraps the result in a rich `Text`
+(markup-looking brackets stay brackets); `dumps` is the JSON form (those code points escaped as
+`\\uXXXX`, other non-ASCII kept); `SafeConsole` applies `visible` to every text segment it prints,
+so a string that skipped `literal` still can't reach the terminal raw.
+"""
 
 from __future__ import annotations
 
+import json
+import re
+from typing import Any, Iterable
+
+from rich.console import Console
+from rich.segment import Segment
 from rich.text import Text
 
-from core.sessions.snippets import show_controls as visible_controls  # ESC shows as ␛: escapes can't restyle a terminal
+__all__ = ["literal", "visible", "visible_controls", "dumps", "SafeConsole", "UNSAFE"]
 
-__all__ = ["literal", "visible_controls"]
+# Everything a terminal might act on, or that reorders a line, other than newline and tab.
+UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
-def literal(text: str, style: str = "") -> Text:
-    """A rich Text holding `text` exactly (markup-looking brackets stay brackets)."""
-    return Text(visible_controls(text), style=style)
+def _show(match: re.Match) -> str:
+    cp = ord(match.group())
+    if cp < 0x20:
+        return chr(0x2400 + cp)  # control pictures: ␀ … ␟ (ESC → ␛)
+    if cp == 0x7F:
+        return "\u2421"  # ␡
+    if cp <= 0x9F:
+        return f"\\x{cp:02x}"
+    return f"\\u{cp:04x}"  # bidi overrides and isolates, lone surrogates
+
+
+def visible(text: object) -> str:
+    """`text` with every control, bidi override/isolate and lone surrogate made visible."""
+    if not isinstance(text, str):
+        text = "" if text is None else str(text)
+    return UNSAFE.sub(_show, text)
+
+
+visible_controls = visible  # the name the TUI screens use
+
+
+def literal(text: object, style: str = "") -> Text:
+    """A rich Text holding `text` exactly (markup-looking brackets stay brackets), controls visible."""
+    return Text(visible(text), style=style)
+
+
+# JSON: json.dumps escapes C0 itself; DEL, C1, bidi controls and lone surrogates are left raw with
+# ensure_ascii=False. They can only occur inside strings (JSON's own syntax is ASCII), so escaping
+# them afterwards keeps the document valid and the value unchanged for any JSON reader.
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+def dumps(obj: Any, **kwargs: Any) -> str:
+    """json.dumps for output: non-ASCII text kept readable, no raw control or bidi code point."""
+    kwargs.setdefault("ensure_ascii", False)
+    kwargs.setdefault("default", str)
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(obj, **kwargs))
+
+
+class SafeConsole(Console):
+    """A rich Console that makes controls visible in every text segment it writes.
+
+    Styles are rendered by rich from the segment's style, never from its text, so only the
+    text is touched; rich's own control segments (cursor moves) pass unchanged.
+    """
+
+    def _render_buffer(self, buffer: Iterable[Segment]) -> str:
+        safe = (seg if seg.control else Segment(visible(seg.text), seg.style, seg.control) for seg in buffer)
+        return super()._render_buffer(safe)

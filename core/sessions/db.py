@@ -10,7 +10,11 @@ sidecars and, being read-only, can't remove them at close. So:
   committed write and never block the writer; nothing new is created;
 - WAL database with no sidecars: ``mode=ro&immutable=1`` — nothing is created, no locks are
   taken. Before every query we check whether a ``-wal`` file has appeared (Hermes started);
-  if so, every connection is reopened in plain ``mode=ro``, so new writes are seen;
+  if so, every connection is reopened in plain ``mode=ro``, so new writes are seen. An
+  immutable connection trusts the file never to change, so we also compare the file's
+  identity (inode, size, mtime, and the ``-wal``'s if any) with what it was at opening: a
+  writer that came and went between two queries (its sidecars gone again) changed it, and
+  every connection is reopened;
 - rollback-journal (DELETE mode) databases: ``mode=ro`` (readers create no files);
 - ``mode=ro`` refused (read-only folder, unwritable ``-shm``): fall back to ``immutable=1``.
 
@@ -19,11 +23,13 @@ The database file itself is never opened for writing; ``PRAGMA query_only`` guar
 
 from __future__ import annotations
 
+import math
 import os
 import sqlite3
 import threading
 import urllib.parse
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -42,6 +48,42 @@ class DatabaseError(SessionsError):
         super().__init__(message)
         self.kind = kind
         self.detail = detail
+
+
+def as_epoch(value: object) -> float | None:
+    """A timestamp column's value as Unix seconds, whatever was stored; None when it isn't one.
+
+    Hermes stores REAL seconds, but a hand-edited or foreign row may hold text: a number
+    (``'1792000000.5'``), an ISO date-time (``'2026-10-20T10:00:00'``, local time when it has no
+    zone), or anything else (``'garbage'``, NaN, 1e400), which is no time at all.
+    """
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, (int, float)):
+        out = float(value)
+    elif isinstance(value, (str, bytes)):
+        text = value.decode("utf-8", "replace") if isinstance(value, bytes) else value
+        text = text.strip()
+        if not text or len(text) > 64:
+            return None
+        try:
+            out = float(text)
+        except ValueError:
+            try:
+                moment = datetime.fromisoformat(text.replace("Z", "+00:00") if text.endswith("Z") else text)
+                out = moment.timestamp()
+            except (ValueError, OverflowError, OSError):
+                return None
+    else:
+        return None
+    if not math.isfinite(out) or abs(out) > 1e11:  # beyond year ~5000: not a time
+        return None
+    return out
+
+
+def epoch_sql(column: str) -> str:
+    """SQL for `column` as Unix seconds: numbers as stored, text through as_epoch (NULL if not a time)."""
+    return f"(CASE WHEN typeof({column}) = 'text' THEN hmc_epoch({column}) ELSE {column} END)"
 
 
 def _display(path: Path) -> str:
@@ -185,10 +227,31 @@ class ReadOnlyConnections:
         self._generation = 0
         self.immutable = False
         self._forced = False  # mode=ro was refused: stay immutable rather than retry every query
+        self._stamp: tuple | None = None  # the files as they were when the immutable connections opened
 
     # -- file checks ---------------------------------------------------------
     def _sidecars(self) -> bool:
         return any(os.path.exists(f"{self.path}{s}") for s in ("-wal", "-shm"))
+
+    def _file_stamp(self) -> tuple:
+        """What changes when anything writes the database: inode, size and mtime of it and its -wal."""
+        out: list = []
+        for name in (str(self.path), f"{self.path}-wal"):
+            try:
+                st = os.stat(name)
+            except OSError:
+                out.append(None)
+            else:
+                out.append((st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns))
+        return tuple(out)
+
+    def _stale(self) -> bool:
+        """True when an immutable snapshot may no longer match the file (a writer came, maybe went)."""
+        if not self.immutable:
+            return False
+        if not self._forced and self._sidecars():
+            return True  # Hermes started writing
+        return self._stamp is not None and self._file_stamp() != self._stamp
 
     def _check_file(self) -> bool:
         """Validate the file; return True when its header says WAL journal mode."""
@@ -220,6 +283,7 @@ class ReadOnlyConnections:
             uri += "&immutable=1"
         conn = sqlite3.connect(uri, uri=True, timeout=self.timeout, check_same_thread=False)
         try:
+            conn.create_function("hmc_epoch", 1, as_epoch, deterministic=True)
             conn.execute("PRAGMA query_only = 1")
             conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
         except BaseException:
@@ -229,13 +293,14 @@ class ReadOnlyConnections:
 
     def get(self) -> sqlite3.Connection:
         """This thread's connection (opened, or reopened after a writer appeared)."""
-        if self.immutable and not self._forced and self._sidecars():
-            self.reset()  # Hermes started writing: immutable snapshots would go stale
+        if self._stale():
+            self.reset()  # immutable snapshots would be stale: reopen (plain mode=ro if Hermes runs)
         conn = getattr(self._local, "conn", None)
         if conn is not None and getattr(self._local, "generation", -1) == self._generation:
             return conn
         if conn is not None:
             self._forget(conn)
+        stamp = self._file_stamp()  # taken before opening: a change during the open is seen next time
         wal = self._check_file()
         immutable = wal and not self._sidecars()
         try:
@@ -251,6 +316,7 @@ class ReadOnlyConnections:
                 raise translate_error(exc, self.path) from None
         with self._lock:
             self.immutable = immutable
+            self._stamp = stamp if immutable else None
             self._all.append(conn)
             self._local.conn = conn
             self._local.generation = self._generation

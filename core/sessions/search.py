@@ -30,6 +30,7 @@ from typing import Callable, Iterable, Sequence
 from core.sessions import snippets
 from core.sessions.query import QueryError, Query, Term, escape_like, parse_query
 from core.sessions.snippets import Span
+from core.sessions.db import as_epoch, epoch_sql
 from core.sessions.db import (
     DatabaseError,
     ReadOnlyConnections,
@@ -51,6 +52,7 @@ ROLES = ("user", "assistant", "tool", "system")
 DEFAULT_ROLES = ("user", "assistant", "tool")  # system prompts would match everything
 SORTS = ("relevance", "newest", "oldest")
 MAX_LIMIT = 500
+COUNT_CAP = 10_000  # hits counted for "20 of 45 hits"; past it, "10,000+"
 CONTENT_CAP = 20_000  # characters of one message read for the transcript
 SNIPPET_TOKENS = 24
 PREVIEW_CHARS = 120
@@ -77,6 +79,7 @@ class Hit:
     title: str
     snippet: tuple[Span, ...]
     tool_name: str | None = None
+    profile: str | None = None  # set when hits come from several profiles (search_profiles)
 
     @property
     def snippet_text(self) -> str:
@@ -94,7 +97,7 @@ class Hit:
             "snippet": self.snippet_text,
             "matches": _match_offsets(self.snippet),
             "tool_name": self.tool_name,
-        }
+        } | ({"profile": self.profile} if self.profile is not None else {})
 
 
 @dataclass(frozen=True)
@@ -107,6 +110,8 @@ class SearchResult:
     route: str  # "fts" | "trigram" | "like"
     notice: str | None = None  # why a slower route was taken, for the UI
     terms: tuple[Term, ...] = ()  # for highlighting inside opened messages
+    total: int | None = None  # every hit of the query (when asked for), counted up to COUNT_CAP
+    total_capped: bool = False  # there are more than `total`
 
 
 @dataclass(frozen=True)
@@ -211,6 +216,16 @@ def iso_time(ts: float | None) -> str | None:
         return None
 
 
+def _count(value: object) -> int | None:
+    """A stored count, or None when the row holds something that isn't one."""
+    if isinstance(value, bool) or value is None:
+        return None
+    try:
+        return int(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError, OverflowError):
+        return None
+
+
 def _match_offsets(spans: Sequence[Span]) -> list[list[int]]:
     out, pos = [], 0
     for text, hit in spans:
@@ -227,7 +242,7 @@ def flatten_content(content: str | None) -> str:
     if stripped.startswith("[{") and stripped.rstrip().endswith("}]"):
         try:
             parts = json.loads(stripped)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested too deeply to parse
             return content
         if isinstance(parts, list) and all(isinstance(p, dict) and "type" in p for p in parts):
             out = []
@@ -246,7 +261,7 @@ def parse_tool_calls(raw: str | None) -> list[tuple[str, object]]:
         return []
     try:
         calls = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):
         return []
     if isinstance(calls, dict):
         calls = [calls]
@@ -262,7 +277,7 @@ def parse_tool_calls(raw: str | None) -> list[tuple[str, object]]:
         if isinstance(args, str):
             try:
                 args = json.loads(args)
-            except ValueError:
+            except (ValueError, RecursionError):
                 pass
         out.append((str(name) if name else "?", args))
     return out
@@ -485,8 +500,13 @@ class SessionDB:
         limit: int = 20,
         offset: int = 0,
         should_stop: Callable[[], bool] | None = None,
+        count: bool = False,
     ) -> SearchResult:
-        """One page of hits for *query* (raises QueryError, DatabaseError, SearchCancelled)."""
+        """One page of hits for *query* (raises QueryError, DatabaseError, SearchCancelled).
+
+        With *count*, ``total`` says how many hits there are in all (counted up to COUNT_CAP:
+        ``total_capped`` says there are more), for "20 of 45 hits".
+        """
         q = query if isinstance(query, Query) else parse_query(query)
         if sort not in SORTS:
             raise QueryError(f"Unknown sort {sort!r}: use {', '.join(SORTS)}.")
@@ -508,6 +528,12 @@ class SessionDB:
                 rows = self._page(conn, schema, plan, q, filters, sort, limit + 1, offset)
             terms = highlight_terms(q, plan.route)
             hits = self._hits(conn, schema, rows[:limit], terms)
+            total, capped = None, False
+            if count:
+                if offset == 0 and len(rows) <= limit:
+                    total = len(rows)  # the page holds every hit
+                else:
+                    total, capped = self._count(conn, schema, plan, q, filters)
             return SearchResult(
                 query=q.raw,
                 hits=tuple(hits),
@@ -517,9 +543,17 @@ class SessionDB:
                 route=plan.route,
                 notice=plan.notice,
                 terms=terms,
+                total=total,
+                total_capped=capped,
             )
 
         return self._run(go, should_stop)
+
+    def _count(self, conn, schema: Schema, plan: _Plan, q: Query, f: _Filters) -> tuple[int, bool]:
+        """(hits, more than that): every row the query matches, counted up to COUNT_CAP."""
+        sql, params = self._stream_sql(schema, plan, q, f, None, None, columns="1")
+        n = conn.execute(f"SELECT COUNT(*) FROM ({sql} LIMIT ?)", (*params, COUNT_CAP + 1)).fetchone()[0]
+        return min(int(n), COUNT_CAP), int(n) > COUNT_CAP
 
     def _filters(self, sources, roles, since, until, include_hidden) -> _Filters:
         since_ts, until_ts = _epoch(since), _epoch(until, end_of_day=True)
@@ -578,16 +612,18 @@ class SessionDB:
                 params.extend(shown)
             if "hidden" in scols:
                 where.append("COALESCE(s.hidden, 0) = 0")
-        if f.since is not None:
-            where.append("m.timestamp >= ?")
+        if f.since is not None:  # text timestamps compare as times, not as text (which sorts after numbers)
+            where.append(f"{epoch_sql('m.timestamp')} >= ?")
             params.append(f.since)
         if f.until is not None:
-            where.append("m.timestamp < ?")
+            where.append(f"{epoch_sql('m.timestamp')} < ?")
             params.append(f.until)
         return where
 
-    def _stream_sql(self, schema, plan: _Plan, q: Query, f: _Filters, order: str, extra: str | None):
-        """SELECT streaming candidate rows in *order*; *extra* adds a source condition."""
+    def _stream_sql(self, schema, plan: _Plan, q: Query, f: _Filters, order: str | None, extra: str | None,
+                    columns: str | None = None):
+        """SELECT streaming candidate rows in *order* (None: any); *extra* adds a source condition;
+        *columns* replaces the hit columns (``"1"`` to count)."""
         params: list = []
         tool_name = "m.tool_name" if "tool_name" in schema.message_columns else "NULL"
         if plan.route in ("fts", "trigram"):
@@ -598,7 +634,7 @@ class SessionDB:
             source = f"{t} CROSS JOIN messages m ON m.id = {t}.rowid CROSS JOIN sessions s ON s.id = m.session_id"
             where = [f"{t} MATCH ?"]
             params.append(plan.match)
-            order_sql = {"rank": f"{t}.rank", "desc": f"{t}.rowid DESC", "asc": f"{t}.rowid ASC"}[order]
+            order_sql = {"rank": f"{t}.rank", "desc": f"{t}.rowid DESC", "asc": f"{t}.rowid ASC", None: ""}[order]
         else:
             snip = "NULL"
             source = "messages m CROSS JOIN sessions s ON s.id = m.session_id"
@@ -606,16 +642,16 @@ class SessionDB:
             pred, like_params = q.like(cols)
             where = [pred]
             params.extend(like_params)
-            order_sql = {"rank": "m.id DESC", "desc": "m.id DESC", "asc": "m.id ASC"}[order]
+            order_sql = {"rank": "m.id DESC", "desc": "m.id DESC", "asc": "m.id ASC", None: ""}[order]
         where += self._where(schema, f, params)
         if extra:
             where.append(extra)
             params.extend(DEMOTED_SOURCES)
         title = "s.title" if "title" in schema.session_columns else "NULL"
-        sql = (
-            f"SELECT m.id, m.session_id, m.role, m.timestamp, s.source, {tool_name}, {snip}, {title} "
-            f"FROM {source} WHERE {' AND '.join(where)} ORDER BY {order_sql}"
-        )
+        select = columns or f"m.id, m.session_id, m.role, m.timestamp, s.source, {tool_name}, {snip}, {title}"
+        sql = f"SELECT {select} FROM {source} WHERE {' AND '.join(where)}"
+        if order_sql:
+            sql += f" ORDER BY {order_sql}"
         return sql, params
 
     def _page(self, conn, schema, plan, q, f: _Filters, sort: str, want: int, offset: int) -> list:
@@ -672,7 +708,7 @@ class SessionDB:
                     session_id=sid,
                     message_id=int(mid),
                     role=role,
-                    timestamp=float(ts) if ts is not None else 0.0,
+                    timestamp=as_epoch(ts) or 0.0,
                     source=source or "",
                     title=titles.get(sid, "(untitled)"),
                     snippet=tuple(spans),
@@ -730,10 +766,10 @@ class SessionDB:
             source=source or "",
             title=shown or "(untitled)",
             has_title=has_title,
-            started_at=started,
-            last_active=last,
-            message_count=int(count) if count is not None else None,
-            ended_at=ended,
+            started_at=as_epoch(started),
+            last_active=as_epoch(last),
+            message_count=_count(count),
+            ended_at=as_epoch(ended),
             end_reason=reason,
             model=model,
             parent_session_id=parent,
@@ -858,7 +894,7 @@ class SessionDB:
             session_id=sid,
             role=role or "",
             content=content[:CONTENT_CAP] if truncated else content,
-            timestamp=float(ts) if isinstance(ts, (int, float)) else None,
+            timestamp=as_epoch(ts),
             tool_name=tool_name,
             tool_calls=tool_calls,
             tool_call_id=call_id,
@@ -1054,18 +1090,15 @@ def _norm(text: str) -> str:
 def _memory_writes(args) -> list[str]:
     """Every text a memory tool call's arguments would write."""
     found: list[str] = []
-
-    def walk(node, key=""):
+    stack: list[tuple[object, str]] = [(args, "")]  # a loop, not recursion: any depth is fine
+    while stack:
+        node, key = stack.pop()
         if isinstance(node, dict):
-            for k, v in node.items():
-                walk(v, k)
+            stack.extend((v, str(k)) for k, v in reversed(list(node.items())))
         elif isinstance(node, list):
-            for v in node:
-                walk(v, key)
+            stack.extend((v, key) for v in reversed(node))
         elif isinstance(node, str) and key in ("content", "new_content", "new_text", "text", "entry"):
             found.append(node)
-
-    walk(args)
     return found
 
 
@@ -1151,7 +1184,7 @@ def find_provenance(db: SessionDB, entry_text: str, *, limit: int = 400) -> Hit 
         session_id=sid,
         message_id=int(mid),
         role=role,
-        timestamp=float(ts or 0.0),
+        timestamp=as_epoch(ts) or 0.0,
         source=source or "",
         title=title,
         snippet=tuple(snippets.excerpt(written, terms, 160)),

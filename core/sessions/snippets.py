@@ -1,7 +1,8 @@
 """Highlighting for untrusted message text, as plain ``(text, is_match)`` spans.
 
 Nothing here produces markup: the UI turns spans into styled ``Text`` and the CLI into
-plain or JSON output, so ``[bold]`` or escape sequences inside a message stay literal.
+plain or JSON output, so ``[bold]`` or escape sequences inside a message stay literal
+(controls are made visible by the one renderer, ``tui.literal.visible``).
 """
 
 from __future__ import annotations
@@ -22,30 +23,7 @@ _NONCE = secrets.token_hex(6)
 MARK_OPEN = f"\ue000{_NONCE}\ue001"
 MARK_CLOSE = f"\ue002{_NONCE}\ue003"
 
-_C1_START, _C1_END = 0x80, 0x9F
 _WHITESPACE = re.compile(r"\s+")
-
-
-def show_controls(text: str) -> str:
-    """Make control characters visible: ESC → ␛, NUL → ␀, DEL → ␡, C1 → ``\\x9b``.
-
-    Newlines and tabs are kept. Terminals would otherwise act on escape sequences
-    stored in messages (colours, cursor moves, title changes).
-    """
-    out: list[str] = []
-    for ch in text:
-        cp = ord(ch)
-        if ch in "\n\t":
-            out.append(ch)
-        elif cp < 0x20:
-            out.append(chr(0x2400 + cp))
-        elif cp == 0x7F:
-            out.append("\u2421")
-        elif _C1_START <= cp <= _C1_END:
-            out.append(f"\\x{cp:02x}")
-        else:
-            out.append(ch)
-    return "".join(out)
 
 
 def one_line(text: str) -> str:

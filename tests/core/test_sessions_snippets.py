@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from core.sessions.query import Term, parse_query
 from core.sessions.snippets import (
-    MARK_CLOSE, MARK_OPEN, excerpt, highlight, marked, match_ranges, parse_marked, plain, show_controls,
+    MARK_CLOSE, MARK_OPEN, excerpt, highlight, marked, match_ranges, parse_marked, plain,
 )
 
 
@@ -50,10 +50,6 @@ def test_fts_snippet_markers_become_spans():
                                  (" server?", False)]
     # brackets and look-alike markers in the message itself are just text
     assert parse_marked("[b]x[/b] \ue000fake\ue001") == [("[b]x[/b] \ue000fake\ue001", False)]
-
-
-def test_control_characters_become_visible():
-    assert show_controls("a\x1b[31mred\x07\x9b\x7f\tok\n") == "a␛[31mred␇\\x9b␡\tok\n"
 
 
 @given(st.text(max_size=200), st.sampled_from(["deploy", "café*", '"a b"', "漓江", "🚀", "x OR y"]))
