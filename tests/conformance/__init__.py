@@ -1,0 +1,1 @@
+"""Conformance: hmc measured against real Hermes releases run as oracles."""

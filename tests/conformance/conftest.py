@@ -1,0 +1,58 @@
+"""Conformance fixtures and the per-test area marker.
+
+Every test here that uses ``oracle`` runs once per selected release
+(HMC_CONFORMANCE_RELEASES, default 0.17.0 and 0.19.0) and carries an
+``@pytest.mark.area(...)`` (its own, or its module's ``pytestmark``) so matrix.py can report agreement per area.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conformance import releases
+from tests.conformance.oracle import hermes_release, make_home, oracle, oracle_pool  # noqa: F401
+
+AREAS = ("reading", "drift", "matching", "ops", "limits", "prompt", "config", "scan",
+         "pending", "sessions")
+HARNESS = "harness"
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers",
+        f"area(name): conformance area, one of {', '.join(AREAS + (HARNESS,))}",
+    )
+
+
+def pytest_report_header(config):
+    return [f"hermes releases: {', '.join(releases.selected_releases())} "
+            f"(cache {releases.default_cache_root()}; "
+            f"{releases.RELEASES_ENV}={releases._START_ENV.get(releases.RELEASES_ENV, '')!r})"]
+
+
+def pytest_generate_tests(metafunc):
+    if "hermes_release" in metafunc.fixturenames:
+        versions = releases.selected_releases()
+        metafunc.parametrize("hermes_release", versions, indirect=True, scope="session",
+                             ids=[f"hermes-{v}" for v in versions])
+
+
+def item_area(item) -> str | None:
+    """The closest area mark (a test's own mark wins over its module's)."""
+    marks = list(item.iter_markers("area"))
+    return marks[0].args[0] if marks and marks[0].args else None
+
+
+def pytest_collection_modifyitems(config, items):
+    bad = []
+    for item in items:
+        if "tests/conformance/" not in item.nodeid.replace("\\", "/"):
+            continue
+        if "hermes_release" not in getattr(item, "fixturenames", ()):
+            continue
+        if item_area(item) not in AREAS + (HARNESS,):
+            bad.append(item.nodeid)
+    if bad:
+        raise pytest.UsageError(
+            "conformance tests need @pytest.mark.area(<one of "
+            f"{', '.join(AREAS + (HARNESS,))}>):\n  " + "\n  ".join(bad))

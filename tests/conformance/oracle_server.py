@@ -1,0 +1,578 @@
+#!/usr/bin/env python3
+"""One real Hermes release, answering questions over JSON lines.
+
+Run as ``python -P oracle_server.py`` with ``PYTHONPATH=<release folder>``,
+``PYTHONHASHSEED=0`` and a neutral working directory (tests/conformance/oracle.py
+does this). Each line on stdin is a request ``{"id": n, "op": "...", ...}``; each
+answer is one line ``{"id": n, ...}`` on stdout. Hermes itself never writes to
+the protocol stream: fd 1 is pointed at stderr before any Hermes import.
+
+Every request that touches a home names it (``"home"``): HERMES_HOME is set for
+that request only, the process environment is restored first, and
+hermes_cli.config's caches are cleared, so one process serves many homes.
+
+Answers:
+- ``{"unsupported": reason}`` when this release lacks the feature asked for;
+- ``{"error": type, "message": ..., "traceback": ...}`` when the request itself
+  failed (a harness problem, not a Hermes behaviour);
+- otherwise the op's fields. A Hermes call that raised is a behaviour, reported
+  as ``"raised": {"type": ..., "message": ...}`` next to what it left behind.
+
+This file runs inside the oracle process only; it is never imported by hmc or
+by the test process.
+"""
+
+from __future__ import annotations
+
+import base64
+import importlib
+import importlib.util
+import inspect
+import json
+import os
+import re
+import sys
+import traceback
+from pathlib import Path
+
+# The protocol gets a private copy of stdout; anything Hermes prints goes to stderr.
+_PROTO = os.fdopen(os.dup(1), "w", encoding="utf-8", newline="\n")
+os.dup2(2, 1)
+sys.stdout = sys.stderr
+
+_BASE_ENV = dict(os.environ)
+DEFAULT_LIMITS = (2200, 1375)
+STORE_FILES = ("MEMORY.md", "USER.md")
+
+
+class Unsupported(Exception):
+    """The release has no such feature; answered as {"unsupported": reason}."""
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _module(name: str, feature: str):
+    try:
+        return importlib.import_module(name)
+    except ImportError as exc:
+        raise Unsupported(f"{feature}: this release has no {name} ({exc})") from None
+
+
+def _mt():
+    return importlib.import_module("tools.memory_tool")
+
+
+def _raised(exc: BaseException) -> dict:
+    return {"type": type(exc).__name__, "message": str(exc)}
+
+
+def _jsonable(value):
+    """JSON-safe copy: bytes as {"__bytes__": b64}, unknown objects as their repr."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return {"__bytes__": base64.b64encode(bytes(value)).decode("ascii")}
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if hasattr(value, "keys") and hasattr(value, "__getitem__"):  # sqlite3.Row
+        return {str(k): _jsonable(value[k]) for k in value.keys()}
+    return {"__repr__": repr(value), "__type__": type(value).__name__}
+
+
+def _typed(value) -> dict:
+    return {"type": type(value).__name__, "value": _jsonable(value)}
+
+
+def _enter_home(home: str | None) -> None:
+    """Make HERMES_HOME=home for this request, with no state left from the last one."""
+    os.environ.clear()
+    os.environ.update(_BASE_ENV)
+    if home is not None:
+        os.environ["HERMES_HOME"] = str(home)
+    cfg = sys.modules.get("hermes_cli.config")
+    if cfg is not None:
+        for name, val in vars(cfg).items():
+            if name.isupper() and "CACHE" in name and isinstance(val, dict):
+                val.clear()
+        if hasattr(cfg, "_env_cache"):
+            cfg._env_cache = None
+
+
+def _limits(req: dict) -> tuple:
+    lim = req.get("limits")
+    if lim is None:
+        return DEFAULT_LIMITS
+    return (lim[0], lim[1])
+
+
+def _store(req: dict):
+    m, u = _limits(req)
+    return _mt().MemoryStore(memory_char_limit=m, user_char_limit=u)
+
+
+def _files(home: str) -> dict:
+    """The two store files (base64, None when absent), the memories/ listing and modes."""
+    memdir = Path(home) / "memories"
+    files = {}
+    for name in STORE_FILES:
+        p = memdir / name
+        files[name] = base64.b64encode(p.read_bytes()).decode("ascii") if p.is_file() else None
+    listing, modes = [], {}
+    if memdir.is_dir():
+        for p in sorted(memdir.iterdir()):
+            listing.append(p.name)
+            if p.is_file():
+                modes[p.name] = p.stat().st_mode & 0o777
+    return {"files": files, "listing": listing, "modes": modes}
+
+
+def _call_memory_tool(store, kwargs: dict) -> dict:
+    mt = _mt()
+    params = inspect.signature(mt.memory_tool).parameters
+    extra = sorted(k for k in kwargs if k not in params or k == "store")
+    if extra:
+        if "operations" in extra:
+            raise Unsupported("batch: this release's memory_tool has no 'operations' parameter")
+        raise Unsupported(f"memory_tool has no parameter(s) {extra}")
+    try:
+        raw = mt.memory_tool(store=store, **kwargs)
+    except Exception as exc:  # a Hermes behaviour (e.g. invalid UTF-8 on disk)
+        return {"result": None, "raw": None, "raised": _raised(exc)}
+    return {"result": json.loads(raw), "raw": raw, "raised": None}
+
+
+class _origin:
+    """Set the write origin ContextVar (foreground / background_review) for a call."""
+
+    def __init__(self, origin: str | None):
+        self.origin = origin
+        self.token = None
+        self.mod = None
+
+    def __enter__(self):
+        if self.origin is not None:
+            self.mod = _module("tools.skill_provenance", "write origin")
+            self.token = self.mod.set_current_write_origin(self.origin)
+        return self
+
+    def __exit__(self, *exc):
+        if self.token is not None:
+            self.mod.reset_current_write_origin(self.token)
+        return False
+
+
+# --------------------------------------------------------------------------- ops
+
+
+def op_hello(req: dict) -> dict:
+    from importlib import metadata
+
+    mt = _mt()
+    feats = {
+        "drift": hasattr(mt.MemoryStore, "_detect_external_drift"),
+        "batch": hasattr(mt.MemoryStore, "apply_batch"),
+        "load_on_disk_store": hasattr(mt, "load_on_disk_store"),
+        "consolidation_cap": hasattr(mt.MemoryStore, "reset_consolidation_failures"),
+        "threat_patterns": importlib.util.find_spec("tools.threat_patterns") is not None,
+        "write_approval": importlib.util.find_spec("tools.write_approval") is not None,
+    }
+    try:
+        import hermes_state
+
+        schema = hermes_state.SCHEMA_VERSION
+    except Exception:  # pragma: no cover - every release has it
+        schema = None
+    return {
+        "version": metadata.version("hermes-agent"),
+        "python": sys.version.split()[0],
+        "hashseed": os.environ.get("PYTHONHASHSEED"),
+        "schema_version": schema,
+        "features": feats,
+    }
+
+
+def op_read(req: dict) -> dict:
+    store = _store(req)
+    raised = None
+    try:
+        store.load_from_disk()
+    except Exception as exc:
+        raised = _raised(exc)
+    return {
+        "memory_entries": list(store.memory_entries),
+        "user_entries": list(store.user_entries),
+        "snapshot": dict(getattr(store, "_system_prompt_snapshot", {}) or {}),
+        "raised": raised,
+    }
+
+
+def op_drift(req: dict) -> dict:
+    store = _store(req)
+    detect = getattr(store, "_detect_external_drift", None)
+    if detect is None:
+        raise Unsupported("drift: this release has no drift guard (_detect_external_drift)")
+    target = req["target"]
+    memdir = Path(req["home"]) / "memories"
+    try:
+        result = detect(target)
+    except Exception as exc:
+        return {"drift": None, "backup": None, "backup_failed": False, "backup_text": None,
+                "raised": _raised(exc)}
+    out = {"drift": result is not None, "backup": None, "backup_failed": False,
+           "backup_path": result, "backup_text": None, "raised": None}
+    if result is not None:
+        failed = result.endswith("(BACKUP FAILED — file unchanged on disk)")
+        bak = Path(result.split(" (BACKUP FAILED")[0])
+        out["backup"] = bak.name
+        out["backup_failed"] = failed
+        if bak.is_file() and bak.parent == memdir:
+            out["backup_text"] = bak.read_text(encoding="utf-8")
+            if not req.get("keep_backup", False):
+                bak.unlink()
+    return out
+
+
+def op_apply(req: dict) -> dict:
+    store = _store(req)
+    load_raised = None
+    try:
+        store.load_from_disk()
+    except Exception as exc:  # the agent swallows this and keeps the store
+        load_raised = _raised(exc)
+    results = []
+    with _origin(req.get("origin")):
+        for call in req["ops"]:
+            res = _call_memory_tool(store, call)
+            results.append(res)
+            if res["raised"] is not None:
+                break
+    last = results[-1] if results else {"result": None, "raw": None, "raised": None}
+    return {"results": results, "result": last["result"], "raw": last["raw"],
+            "raised": last["raised"], "load_raised": load_raised, **_files(req["home"])}
+
+
+def _agent_init() -> dict:
+    """What the agent's init reads from config.yaml, mirroring its code path."""
+    try:
+        from hermes_cli.config import load_config
+
+        cfg = load_config()
+        cfg_raised = None
+    except Exception as exc:
+        cfg, cfg_raised = {}, _raised(exc)
+    state = {"memory_enabled": False, "user_profile_enabled": False, "store": None,
+             "mem_config": None, "config_raised": cfg_raised, "agent_raised": None,
+             "limits": None}
+    try:
+        mem_config = cfg.get("memory", {})
+        state["mem_config"] = mem_config
+        state["memory_enabled"] = mem_config.get("memory_enabled", False)
+        state["user_profile_enabled"] = mem_config.get("user_profile_enabled", False)
+        if state["memory_enabled"] or state["user_profile_enabled"]:
+            m = mem_config.get("memory_char_limit", 2200)
+            u = mem_config.get("user_char_limit", 1375)
+            state["limits"] = (m, u)
+            store = _mt().MemoryStore(memory_char_limit=m, user_char_limit=u)
+            state["store"] = store
+            store.load_from_disk()
+    except Exception as exc:  # the agent's `except Exception: pass`
+        state["agent_raised"] = _raised(exc)
+    return state
+
+
+def op_config(req: dict) -> dict:
+    st = _agent_init()
+    out = {
+        "memory_section": _typed(st["mem_config"]),
+        "memory_enabled": {**_typed(st["memory_enabled"]), "truthy": bool(st["memory_enabled"])},
+        "user_profile_enabled": {**_typed(st["user_profile_enabled"]),
+                                 "truthy": bool(st["user_profile_enabled"])},
+        "store_created": st["store"] is not None,
+        "agent_limits": None,
+        "config_raised": st["config_raised"],
+        "agent_raised": st["agent_raised"],
+        "load_on_disk_store_limits": None,
+        "load_on_disk_store_raised": None,
+        "write_approval": None,
+    }
+    mem = st["mem_config"]
+    if isinstance(mem, dict):
+        out["agent_limits"] = {"memory": _typed(mem.get("memory_char_limit", 2200)),
+                               "user": _typed(mem.get("user_char_limit", 1375))}
+    mt = _mt()
+    if hasattr(mt, "load_on_disk_store"):
+        _enter_home(req["home"])
+        try:
+            s = mt.load_on_disk_store()
+            out["load_on_disk_store_limits"] = {"memory": _jsonable(s.memory_char_limit),
+                                                "user": _jsonable(s.user_char_limit)}
+        except Exception as exc:
+            out["load_on_disk_store_raised"] = _raised(exc)
+    try:
+        wa = importlib.import_module("tools.write_approval")
+    except ImportError:
+        pass
+    else:
+        _enter_home(req["home"])
+        out["write_approval"] = {"memory": wa.write_approval_enabled("memory"),
+                                 "skills": wa.write_approval_enabled("skills")}
+    return out
+
+
+def op_prompt(req: dict) -> dict:
+    if req.get("agent"):
+        st = _agent_init()
+        store = st["store"]
+        mem = store.format_for_system_prompt("memory") if store and st["memory_enabled"] else None
+        usr = (store.format_for_system_prompt("user")
+               if store and st["user_profile_enabled"] else None)
+        parts = [mem, usr]
+        joined = "\n\n".join(p.strip() for p in parts if p and p.strip())
+        return {"memory": mem, "user": usr, "joined": joined,
+                "raised": st["agent_raised"] or st["config_raised"],
+                "store_created": store is not None}
+    store = _store(req)
+    raised = None
+    try:
+        store.load_from_disk()
+    except Exception as exc:  # the agent swallows it; the snapshot stays as it was
+        raised = _raised(exc)
+    return {"memory": store.format_for_system_prompt("memory"),
+            "user": store.format_for_system_prompt("user"), "raised": raised}
+
+
+_INVISIBLE_ID = re.compile(r"^invisible_unicode_U\+([0-9A-F]{4,6})$")
+
+
+def _sorted_ids(raw_ids: list) -> list:
+    inv = sorted((i for i in raw_ids if _INVISIBLE_ID.match(i)),
+                 key=lambda i: int(_INVISIBLE_ID.match(i).group(1), 16))
+    return inv + [i for i in raw_ids if not _INVISIBLE_ID.match(i)]
+
+
+def _scan_one(text: str) -> dict:
+    mt = _mt()
+    message = mt._scan_memory_content(text)
+    try:
+        from tools.threat_patterns import scan_for_threats
+    except ImportError:
+        raw_ids = [f"invisible_unicode_U+{ord(c):04X}" for c in mt._INVISIBLE_CHARS if c in text]
+        raw_ids += [pid for pat, pid in mt._MEMORY_THREAT_PATTERNS
+                    if re.search(pat, text, re.IGNORECASE)]
+        source = "memory_tool"
+    else:
+        raw_ids = list(scan_for_threats(text, scope="strict"))
+        source = "threat_patterns"
+    return {"ids": _sorted_ids(raw_ids), "raw_ids": raw_ids, "message": message,
+            "source": source}
+
+
+def op_scan(req: dict) -> dict:
+    if "texts" in req:
+        return {"results": [_scan_one(t) for t in req["texts"]]}
+    return _scan_one(req["text"])
+
+
+def _pending_records() -> list:
+    wa = _module("tools.write_approval", "write approval")
+    return _jsonable(wa.list_pending("memory"))
+
+
+def op_stage(req: dict) -> dict:
+    wa = _module("tools.write_approval", "write approval")
+    store = _store(req)
+    load_raised = None
+    try:
+        store.load_from_disk()
+    except Exception as exc:
+        load_raised = _raised(exc)
+    results, ids = [], []
+    for write in req["writes"]:
+        call = {k: v for k, v in write.items() if k != "origin"}
+        with _origin(write.get("origin", "foreground")):
+            res = _call_memory_tool(store, call)
+        results.append(res)
+        r = res["result"] or {}
+        if r.get("staged"):
+            ids.append(r.get("pending_id"))
+    return {"results": results, "pending_ids": ids, "records": _pending_records(),
+            "gate": wa.write_approval_enabled("memory"), "load_raised": load_raised,
+            **_files(req["home"])}
+
+
+def op_pending(req: dict) -> dict:
+    _module("tools.write_approval", "write approval")
+    cmds = _module("hermes_cli.write_approval_commands", "write approval commands")
+    mt = _mt()
+    raised = None
+    if req.get("limits") is not None:
+        store, how = _store(req), "MemoryStore(limits)"
+        try:
+            store.load_from_disk()
+        except Exception as exc:
+            raised = _raised(exc)
+    elif hasattr(mt, "load_on_disk_store"):
+        how = "load_on_disk_store()"
+        try:
+            store = mt.load_on_disk_store()
+        except Exception as exc:
+            store, raised = None, _raised(exc)
+    else:
+        store, how = mt.MemoryStore(), "MemoryStore()"
+        try:
+            store.load_from_disk()
+        except Exception as exc:
+            raised = _raised(exc)
+    if raised is not None:
+        return {"output": None, "store": how, "load_raised": raised,
+                "pending": _pending_records(), **_files(req["home"])}
+    try:
+        output = cmds.handle_pending_subcommand("memory", list(req["args"]), memory_store=store)
+        cmd_raised = None
+    except Exception as exc:
+        output, cmd_raised = None, _raised(exc)
+    return {"output": output, "store": how, "load_raised": None, "raised": cmd_raised,
+            "pending": _pending_records(), **_files(req["home"])}
+
+
+def _accepts(fn, name: str) -> bool:
+    params = inspect.signature(fn).parameters
+    return name in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
+
+
+def _exec(db_path: Path, sql: str, params: tuple) -> None:
+    """Test-data tweak the release's API can't express (e.g. a timestamp before 0.17)."""
+    import sqlite3
+
+    con = sqlite3.connect(db_path)
+    try:
+        with con:
+            con.execute(sql, params)
+    finally:
+        con.close()
+
+
+def op_sessions(req: dict) -> dict:
+    import hermes_state
+
+    db_path = Path(req["home"]) / "state.db"
+    db = hermes_state.SessionDB(db_path=db_path)
+    out = {"schema_version": hermes_state.SCHEMA_VERSION, "built": {}, "patched": [],
+           "search": [], "get": []}
+    try:
+        for sess in req.get("build", []):
+            sid = sess["id"]
+            db.create_session(sid, sess.get("source", "cli"), **sess.get("kwargs", {}))
+            ids = []
+            for msg in sess.get("messages", []):
+                kw = dict(msg)
+                role = kw.pop("role")
+                ts = kw.pop("timestamp", None)
+                native_ts = ts is not None and _accepts(db.append_message, "timestamp")
+                if native_ts:
+                    kw["timestamp"] = ts
+                bad = [k for k in kw if not _accepts(db.append_message, k)]
+                if bad:
+                    raise Unsupported(f"append_message has no parameter(s) {sorted(bad)}")
+                mid = db.append_message(sid, role, **kw)
+                ids.append(mid)
+                if ts is not None and not native_ts:
+                    out["patched"].append({"message": mid, "timestamp": ts})
+                    _exec(db_path, "UPDATE messages SET timestamp=? WHERE id=?", (ts, mid))
+            if sess.get("started_at") is not None:
+                out["patched"].append({"session": sid, "started_at": sess["started_at"]})
+                _exec(db_path, "UPDATE sessions SET started_at=? WHERE id=?",
+                      (sess["started_at"], sid))
+            out["built"][sid] = ids
+        for stmt in req.get("sql", []):
+            out["patched"].append({"sql": stmt})
+            _exec(db_path, stmt, ())
+        for q in req.get("search", []):
+            kw = dict(q)
+            query = kw.pop("query")
+            bad = [k for k in kw if not _accepts(db.search_messages, k)]
+            if bad:
+                out["search"].append({"unsupported": f"search_messages has no {sorted(bad)}"})
+                continue
+            try:
+                hits = db.search_messages(query, **kw)
+                out["search"].append({"hits": _jsonable(hits), "raised": None})
+            except Exception as exc:
+                out["search"].append({"hits": None, "raised": _raised(exc)})
+        for g in req.get("get", []):
+            kw = dict(g)
+            sid = kw.pop("session_id")
+            bad = [k for k in kw if not _accepts(db.get_messages, k)]
+            if bad:
+                out["get"].append({"unsupported": f"get_messages has no {sorted(bad)}"})
+                continue
+            try:
+                out["get"].append({"rows": _jsonable(db.get_messages(sid, **kw)), "raised": None})
+            except Exception as exc:
+                out["get"].append({"rows": None, "raised": _raised(exc)})
+    finally:
+        db.close()
+    return out
+
+
+def op_sleep(req: dict) -> dict:
+    """Harness self-test only: a request that outlasts the client's timeout."""
+    import time
+
+    time.sleep(float(req["seconds"]))
+    return {"slept": req["seconds"]}
+
+
+OPS = {
+    "hello": op_hello,
+    "sleep": op_sleep,
+    "read": op_read,
+    "drift": op_drift,
+    "apply": op_apply,
+    "config": op_config,
+    "prompt": op_prompt,
+    "scan": op_scan,
+    "stage": op_stage,
+    "pending": op_pending,
+    "sessions": op_sessions,
+}
+
+
+def handle(req: dict) -> dict:
+    op = OPS.get(req.get("op"))
+    if op is None:
+        return {"error": "UnknownOp", "message": f"unknown op {req.get('op')!r}"}
+    try:
+        _enter_home(req.get("home"))
+        return op(req)
+    except Unsupported as exc:
+        return {"unsupported": str(exc)}
+    except Exception as exc:
+        return {"error": type(exc).__name__, "message": str(exc),
+                "traceback": traceback.format_exc()}
+    finally:
+        _enter_home(None)
+
+
+def main() -> int:
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        try:
+            req = json.loads(line)
+        except ValueError as exc:
+            resp = {"id": None, "error": "BadRequest", "message": str(exc)}
+        else:
+            if req.get("op") == "shutdown":
+                break
+            resp = {"id": req.get("id"), **handle(req)}
+        _PROTO.write(json.dumps(resp, ensure_ascii=True) + "\n")
+        _PROTO.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
