@@ -22,6 +22,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -29,7 +30,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
 from core import timefmt
-from core.store.atomic import atomic_write, fsync_dir
+from core.store.atomic import (
+    PRIVATE_FILE, NotRegularFile, TooLarge, atomic_write, fsync_dir, read_regular,
+)
 from core.store.memory import (
     FILE_NAMES, TARGETS, Conflict, DriftError, Op, OpError, ScanRefused, Snapshot, StoreError,
     WriteResult, apply_op, locate, plan, preview, serialize, usage, usage_label,
@@ -40,7 +43,11 @@ if TYPE_CHECKING:  # pragma: no cover
     from core.store.memory import MemoryStore
 
 ID_RE = re.compile(r"[0-9a-f]{8}")
+# hmc's limits on one record. Hermes stages a few hundred bytes and nests 4 levels (record, payload,
+# operations, operation); a record beyond these is named as such, never parsed or inspected at length.
 MAX_RECORD_BYTES = 1 << 20
+MAX_DEPTH = 32  # JSON nesting levels
+MAX_OPS = 1_000  # operations in one batch: more can never fit a store anyway (each add costs >= 4 chars)
 CLAIM_MARK = ".claim-"
 STALE_CLAIM_SECONDS = 600.0
 DESTRUCTIVE = ("replace", "remove")
@@ -61,11 +68,12 @@ LIMIT = "limit"
 SCANNER = "scanner"  # forcible: the person may confirm
 CHANGED = "changed"  # the record changed since it was inspected
 REFUSED = "refused"  # anything else the store refused
+TOO_LARGE = "too-large"  # a record beyond hmc's limits (MAX_OPS operations)
 
 # The reasons no later change to memory can cure: `reject_invalid` clears these and only these.
 # Not limit (memory may shrink), disabled (config can change), drift/unreadable (a repair fixes the
 # file), scanner (a person decides), refused/changed (unknown or transient).
-NEVER_APPLIES = frozenset({BROKEN, MALFORMED, PIN_CHANGED, NO_MATCH, AMBIGUOUS, EMPTY, EMPTIES_STORE})
+NEVER_APPLIES = frozenset({BROKEN, MALFORMED, TOO_LARGE, PIN_CHANGED, NO_MATCH, AMBIGUOUS, EMPTY, EMPTIES_STORE})
 
 
 class PendingError(Exception):
@@ -106,10 +114,14 @@ class PendingRecord:
     payload: Any = field(default=None, compare=False)
     stamp: tuple[int, int] = (0, 0)  # (mtime_ns, size)
     dated: bool = False  # True when the record carries `created_at` (else the time is the file's mtime)
+    problem_kind: str = MALFORMED  # the reason kind of `problem` (MALFORMED or TOO_LARGE)
+    notes: tuple[str, ...] = ()  # things a person should know that don't stop it (a bad created_at)
+    op_count: int = 0  # operations the record stages (a batch over MAX_OPS keeps only the first ops)
 
     @property
     def file(self) -> str:
-        return self.path.name
+        """The file name, printable (a name that isn't UTF-8 shows U+FFFD where its bad bytes are)."""
+        return printable(self.path.name)
 
     @property
     def valid_id(self) -> bool:
@@ -134,12 +146,16 @@ class PendingRecord:
         """One line for a list: the summary Hermes wrote, or one built from the ops."""
         if self.broken:
             return f"{self.file}: {self.broken}"
-        return " ".join(self.summary.split()) or describe(self.ops, self.target)
+        return " ".join(self.summary.split()) or describe(self.ops, self.target, self.op_count)
 
 
-def describe(ops: Sequence[Op], target: str | None) -> str:
+def describe(ops: Sequence[Op], target: str | None, total: int | None = None) -> str:
+    """One line for the ops: each described up to DESCRIBED, then how many more."""
     where = "user profile" if target == "user" else "memory"
     parts = []
+    total = max(total or 0, len(ops))
+    if total > DESCRIBED:
+        return "; ".join([describe(ops[:DESCRIBED], target), f"… and {total - DESCRIBED:,} more operations"])
     for op in ops:
         if op.action == "add":
             parts.append(f"add to {where}: {preview(op.content, 120)}")
@@ -148,6 +164,33 @@ def describe(ops: Sequence[Op], target: str | None) -> str:
         else:
             parts.append(f"remove from {where}: {preview(op.matched_entry or op.old_text, 120)}")
     return "; ".join(parts) or "(no operations)"
+
+
+DESCRIBED = 5  # ops spelled out in a record's one-line title
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def printable(text: str) -> str:
+    """`text` with every lone surrogate (from a JSON `\\ud800` escape or a file name that isn't
+    UTF-8) as U+FFFD: text any output, UTF-8 or JSON, can carry."""
+    return _SURROGATE.sub("\ufffd", text) if _SURROGATE.search(text) else text
+
+
+def _printable_obj(obj: Any) -> Any:
+    """A copy of parsed JSON (already depth-checked) with printable strings, for showing."""
+    if isinstance(obj, str):
+        return printable(obj)
+    if isinstance(obj, dict):
+        return {printable(str(k)): _printable_obj(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_printable_obj(v) for v in obj]
+    if isinstance(obj, float) and obj != obj:
+        return None  # NaN: no JSON writer may print it
+    if isinstance(obj, float) and obj in (float("inf"), float("-inf")):
+        return None
+    return obj
 
 
 class _Malformed(Exception):
@@ -160,6 +203,10 @@ def _text(obj: dict, key: str, where: str) -> str:
         return ""
     if not isinstance(value, str):
         raise _Malformed(f"{where}{key} is {type(value).__name__}, not text")
+    bad = _SURROGATE.search(value)
+    if bad:
+        raise _Malformed(f"{where}{key} holds a lone surrogate (U+{ord(bad.group(0)):04X}), which no UTF-8 file "
+                         "can hold: Hermes can't write it either")
     return value
 
 
@@ -168,21 +215,89 @@ def _op(obj: Any, where: str) -> Op:
         raise _Malformed(f"{where or 'the payload'} is not an object")
     action = obj.get("action")
     if action not in ("add", "replace", "remove"):
-        raise _Malformed(f"{where}action {action!r} is not add, replace or remove")
+        raise _Malformed(f"{where}action {_shown(action)} is not add, replace or remove")
     content = _text(obj, "content", where) or _text(obj, "new_text", where)
     pin = obj.get("matched_entry")
     if pin is not None and not isinstance(pin, str):
         raise _Malformed(f"{where}matched_entry is {type(pin).__name__}, not text")
+    pin = _text(obj, "matched_entry", where) or None
     if action == "add":
         return Op("add", content=content)
     return Op(action, content=content if action == "replace" else "", old_text=_text(obj, "old_text", where),
               matched_entry=pin if pin and pin.strip() else None)
 
 
+def _shown(value: Any) -> str:
+    """A short, printable picture of any JSON value for a reason text (never a repr of a big object)."""
+    if isinstance(value, str):
+        return repr(preview(printable(value), 40))
+    if value is None or isinstance(value, (bool, int, float)):
+        try:
+            return repr(value) if not isinstance(value, int) or abs(value) < 10 ** 30 else "a huge number"
+        except ValueError:
+            return "a huge number"
+    return f"a JSON {'object' if isinstance(value, dict) else 'list' if isinstance(value, list) else type(value).__name__}"
+
+
+def _depth_over(obj: Any, limit: int) -> bool:
+    """True when parsed JSON nests deeper than `limit` (iterative: no recursion to run out of)."""
+    stack = [(obj, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return False
+
+
+def _json(text: str) -> tuple[Any, str | None]:
+    """Parse JSON, or say why not (never raises: deep nesting, huge numbers and any other failure
+    become a reason)."""
+    try:
+        obj = json.loads(text)
+    except RecursionError:
+        return None, f"nested too deeply to read (over {MAX_DEPTH} levels)"
+    except json.JSONDecodeError as exc:
+        where = f" at line {exc.lineno}, column {exc.colno}"
+        cut = exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string")
+        return None, ("JSON cut short (half-written?)" if cut else "not valid JSON") + where
+    except ValueError as exc:  # e.g. an integer too long to convert
+        return None, f"not valid JSON ({printable(str(exc)).split(';')[0][:120]})"
+    if _depth_over(obj, MAX_DEPTH):
+        return None, f"nested too deeply to read (over {MAX_DEPTH} levels)"
+    return obj, None
+
+
+def _time_note(value: Any) -> str:
+    return (f"created_at is {_shown(value)}, not a time hmc can show; the file's modification time is "
+            "used to order it")
+
+
 def parse_record(data: bytes, path: Path, stamp: tuple[int, int] = (0, 0), mtime: float = 0.0) -> PendingRecord:
-    """One record from the file's bytes. Never raises: problems become `broken` / `problem`."""
-    rid = path.name[:-5] if path.name.endswith(".json") else path.name
-    base = dict(id=rid, path=path, created_at=mtime, stamp=stamp)
+    """One record from the file's bytes. Never raises: any problem becomes `broken` / `problem`
+    for this record alone (a last-resort catch names an unexpected failure as broken too)."""
+    name = printable(path.name)
+    rid = name[:-5] if name.endswith(".json") else name
+    mtime = timefmt.valid(mtime) or 0.0
+    base: dict[str, Any] = dict(id=rid, path=path, created_at=mtime, stamp=stamp)
+    try:
+        return _parse_record(data, rid, base)
+    except (RecursionError, MemoryError) as exc:
+        return PendingRecord(**base, broken=f"too complex to read ({type(exc).__name__})")
+    except Exception as exc:  # noqa: BLE001 - one record's failure must never stop the queue
+        return PendingRecord(**base, broken=f"can't be read as a record ({type(exc).__name__})")
+
+
+def _parse_record(data: bytes, rid: str, base: dict[str, Any]) -> PendingRecord:
+    if len(data) > MAX_RECORD_BYTES:
+        return PendingRecord(**base, broken=f"too large for a pending record ({len(data):,} bytes; "
+                                             f"hmc reads up to {MAX_RECORD_BYTES:,})")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -192,49 +307,56 @@ def parse_record(data: bytes, path: Path, stamp: tuple[int, int] = (0, 0), mtime
     base["raw"] = text
     if not text.strip():
         return PendingRecord(**base, broken="empty file (half-written?)")
-    try:
-        obj = json.loads(text)
-    except ValueError as exc:
-        where = f" at line {exc.lineno}, column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else ""
-        cut = isinstance(exc, json.JSONDecodeError) and (
-            exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string"))
-        why = "JSON cut short (half-written?)" if cut else "not valid JSON"
-        return PendingRecord(**base, broken=f"{why}{where}")
+    obj, why = _json(text)
+    if why is not None:
+        return PendingRecord(**base, broken=why)
     if not isinstance(obj, dict):
         return PendingRecord(**base, broken=f"not a pending record (a JSON {type(obj).__name__}, not an object)")
-    created = obj.get("created_at")
-    if isinstance(created, (int, float)) and not isinstance(created, bool):
-        base["created_at"] = float(created)
-        base["dated"] = True
+    notes: list[str] = []
+    if "created_at" in obj:
+        created = timefmt.valid(obj.get("created_at"))
+        if created is None:
+            notes.append(_time_note(obj.get("created_at")))
+        else:
+            base["created_at"] = created
+            base["dated"] = True
     payload = obj.get("payload")
-    summary = obj.get("summary") if isinstance(obj.get("summary"), str) else ""
-    origin = obj.get("origin") if isinstance(obj.get("origin"), str) else ""
-    fields = dict(base, summary=summary, origin=origin, payload=payload)
+    summary = printable(obj["summary"]) if isinstance(obj.get("summary"), str) else ""
+    origin = printable(obj["origin"]) if isinstance(obj.get("origin"), str) else ""
+    fields = dict(base, summary=summary, origin=origin, payload=_printable_obj(payload), notes=tuple(notes))
     if not ID_RE.fullmatch(rid):
         return PendingRecord(**fields, broken="the file name is not a pending id (8 lowercase hex characters)")
     try:
         subsystem = obj.get("subsystem", "memory")
         if subsystem not in (None, "memory"):
-            raise _Malformed(f"subsystem {subsystem!r} is not a memory write")
+            raise _Malformed(f"subsystem {_shown(subsystem)} is not a memory write")
         if not isinstance(payload, dict):
             raise _Malformed("no payload object")
         action = payload.get("action") or obj.get("action")
-        fields["action"] = action if isinstance(action, str) else ""
+        fields["action"] = printable(action) if isinstance(action, str) else ""
         target = payload.get("target")
         if target not in TARGETS:
-            raise _Malformed(f"target {target!r} is not memory or user")
+            raise _Malformed(f"target {_shown(target)} is not memory or user")
         fields["target"] = target
         if action == "batch":
             items = payload.get("operations")
             if not isinstance(items, list) or not items:
                 raise _Malformed("a batch with no operations")
+            fields["op_count"] = len(items)
+            if len(items) > MAX_OPS:
+                ops = tuple(_op(item, f"operation {n}: ") for n, item in enumerate(items[:DESCRIBED], 1))
+                return PendingRecord(
+                    **dict(fields, ops=ops), problem_kind=TOO_LARGE,
+                    problem=f"over hmc's limits: a batch of {len(items):,} operations (hmc inspects up to "
+                            f"{MAX_OPS:,} per record); reject it, or ask the agent to split it")
             ops = tuple(_op(item, f"operation {n}: ") for n, item in enumerate(items, 1))
         elif action in ("add", "replace", "remove"):
+            fields["op_count"] = 1
             ops = (_op(payload, ""),)
         else:
-            raise _Malformed(f"action {action!r} is not add, replace, remove or batch")
+            raise _Malformed(f"action {_shown(action)} is not add, replace, remove or batch")
     except _Malformed as exc:
-        return PendingRecord(**fields, problem=f"malformed record: {exc}")
+        return PendingRecord(**dict(fields, op_count=0), problem=f"malformed record: {exc}")
     return PendingRecord(**fields, ops=ops)
 
 
@@ -463,7 +585,25 @@ def _blocking(findings: Sequence[Any]) -> list[Any]:
 
 def inspect_ops(record: PendingRecord, ops: Sequence[Op], target: str | None, snap: Snapshot | None,
                 limit: int, enabled: bool) -> Inspection:
-    """What approving `ops` (the record's, or an edited version) on `target` would do now."""
+    """What approving `ops` (the record's, or an edited version) on `target` would do now.
+
+    Never raises: a failure while inspecting one record (however hostile its content) makes that
+    record's inspection broken, with the reason, and nothing else."""
+    try:
+        return _inspect_ops(record, ops, target, snap, limit, enabled)
+    except (RecursionError, MemoryError) as exc:
+        why = f"too complex to inspect ({type(exc).__name__})"
+    except Exception as exc:  # noqa: BLE001 - isolation: one record never stops the queue
+        why = f"can't be inspected ({type(exc).__name__}: {preview(printable(str(exc)), 80)})"
+    before = tuple(snap.entries) if snap is not None else ()
+    return Inspection(record=record, target=target, file=FILE_NAMES.get(target or "", ""), limit=limit,
+                      before=before, after=before, changes=tuple(EntryChange("kept", e, e) for e in before),
+                      scanned=(), can_apply=False, reason=f"{record.file}: {why}", reason_kind=BROKEN,
+                      already_in_memory=False, group=None, warnings=tuple(record.notes))
+
+
+def _inspect_ops(record: PendingRecord, ops: Sequence[Op], target: str | None, snap: Snapshot | None,
+                 limit: int, enabled: bool) -> Inspection:
     file = FILE_NAMES.get(target or "", "")
     before = tuple(snap.entries) if snap is not None else ()
     base = dict(record=record, target=target, file=file, limit=limit, before=before, group=group_key(record))
@@ -472,12 +612,14 @@ def inspect_ops(record: PendingRecord, ops: Sequence[Op], target: str | None, sn
                 warnings=(), matched=(), already=False) -> Inspection:
         return Inspection(**base, after=tuple(after), changes=tuple(changes) or tuple(EntryChange("kept", e, e) for e in before),
                           scanned=tuple(scanned), can_apply=kind is None, reason=reason, reason_kind=kind,
-                          already_in_memory=already, warnings=tuple(warnings), matched=tuple(matched))
+                          already_in_memory=already, warnings=tuple(record.notes) + tuple(warnings),
+                          matched=tuple(matched))
 
     if record.broken:
         return verdict(BROKEN, f"{record.file}: {record.broken}")
     if record.problem or target is None:
-        return verdict(MALFORMED, record.problem or "malformed record: no target")
+        return verdict(record.problem_kind if record.problem else MALFORMED,
+                       record.problem or "malformed record: no target")
     scanned = tuple(Scanned(op.content.strip(), _scan(op.content.strip()))
                     for op in ops if op.action in ("add", "replace") and op.content.strip())
     warnings: list[str] = []
@@ -623,7 +765,8 @@ class PendingQueue:
         return len(self._names())
 
     def list(self) -> list[PendingRecord]:
-        """Every record, oldest first. Unreadable files come back as broken records."""
+        """Every record, oldest first. Unreadable files come back as broken records: one record's
+        failure, whatever it is, never stops the listing."""
         self.recover_claims()
         records = []
         seen = set()
@@ -633,17 +776,15 @@ class PendingQueue:
         for name in list(self._cache):
             if name not in seen:
                 del self._cache[name]
-        records.sort(key=lambda r: (r.created_at, r.id))
+        records.sort(key=_order)
         return records
 
     def _load(self, path: Path) -> PendingRecord:
         try:
             st = os.lstat(path)
         except OSError as exc:
-            return PendingRecord(id=path.stem, path=path, created_at=0.0, broken=f"can't be read ({exc.strerror or exc})")
-        if os.path.islink(path):
-            return PendingRecord(id=path.stem, path=path, created_at=st.st_mtime, stamp=(st.st_mtime_ns, st.st_size),
-                                 broken="a symbolic link, not a record file; hmc won't follow it")
+            return PendingRecord(id=printable(path.stem), path=path, created_at=0.0,
+                                 broken=f"can't be read ({_why(exc)})")
         stamp = (st.st_mtime_ns, st.st_size)
         hit = self._cache.get(path.name)
         if hit and hit[0] == stamp:
@@ -654,28 +795,38 @@ class PendingQueue:
 
     @staticmethod
     def _read(path: Path, stamp: tuple[int, int], mtime: float, size: int, name: str | None = None) -> PendingRecord:
+        """One record file, opened only if it is a regular file (a FIFO, socket or device in its
+        place never blocks) and only up to MAX_RECORD_BYTES. Never raises."""
         shown = path.with_name(name) if name else path
+
+        def broken(why: str) -> PendingRecord:
+            return PendingRecord(id=printable(shown.stem), path=shown, created_at=timefmt.valid(mtime) or 0.0,
+                                 stamp=stamp, broken=why)
+
         if os.path.islink(path):
-            return PendingRecord(id=shown.stem, path=shown, created_at=mtime, stamp=stamp,
-                                 broken="a symbolic link, not a record file; hmc won't follow it")
-        if size > MAX_RECORD_BYTES:
-            return PendingRecord(id=shown.stem, path=shown, created_at=mtime, stamp=stamp,
-                                 broken=f"too large for a pending record ({size:,} bytes)")
+            return broken("a symbolic link, not a record file; hmc won't follow it")
         try:
-            with open(path, "rb") as fh:
-                data = fh.read(MAX_RECORD_BYTES + 1)
-        except IsADirectoryError:
-            return PendingRecord(id=shown.stem, path=shown, created_at=mtime, stamp=stamp, broken="a folder, not a file")
+            data = read_regular(path, MAX_RECORD_BYTES, follow_symlinks=False)
+        except NotRegularFile as exc:
+            return broken(f"a {exc.kind}, not a record file; hmc won't open it")
+        except TooLarge as exc:
+            return broken(f"too large for a pending record ({exc.size:,} bytes; hmc reads up to {MAX_RECORD_BYTES:,})")
         except OSError as exc:
-            return PendingRecord(id=shown.stem, path=shown, created_at=mtime, stamp=stamp,
-                                 broken=f"can't be read ({(exc.strerror or str(exc)).lower()})")
+            return broken(f"can't be read ({_why(exc)})")
+        except Exception as exc:  # noqa: BLE001 - isolation
+            return broken(f"can't be read ({type(exc).__name__})")
         return parse_record(data, shown, stamp, mtime)
 
     def get(self, record_id: str) -> PendingRecord:
         """The record with this id (or, for a broken file, this exact file name)."""
+        self.recover_claims()
         path = self._path_for(record_id)
-        if not path.exists():
-            raise self._unknown(record_id)
+        try:
+            os.lstat(path)
+        except FileNotFoundError:
+            raise self._unknown(record_id) from None
+        except OSError as exc:
+            raise PendingError(f"can't read pending write {printable(str(record_id))} ({_why(exc)})") from None
         return self._load(path)
 
     def oldest_age(self) -> float | None:
@@ -692,19 +843,22 @@ class PendingQueue:
         """Validate the id before building any path from it. A broken file's exact name is accepted
         only when the folder listing contains it (so no path is ever built from free text)."""
         if not isinstance(record_id, str):
-            raise PendingError(f"{record_id!r} is not a pending write id")
+            raise PendingError("that is not a pending write id")
         rid = record_id.strip()
         if rid.endswith(".json") and ID_RE.fullmatch(rid[:-5]):
             rid = rid[:-5]
         if ID_RE.fullmatch(rid):
             return self.folder / f"{rid}.json"
-        for entry in self._names():
-            if entry.name == rid:
-                return Path(entry.path)
-        raise PendingError(f"{record_id!r} is not a pending write id (8 lowercase hex characters, e.g. 3f2a9c1e)")
+        named = [Path(e.path) for e in self._names() if e.name == rid]
+        # a name that isn't UTF-8 is listed with U+FFFD for its bad bytes: that form finds it too
+        named = named or [Path(e.path) for e in self._names() if printable(e.name) == rid]
+        if len(named) == 1:
+            return named[0]
+        raise PendingError(f"{preview(printable(rid), 60)!r} is not a pending write id "
+                           "(8 lowercase hex characters, e.g. 3f2a9c1e)")
 
     def _unknown(self, record_id: str) -> PendingError:
-        rid = str(record_id).strip()
+        rid = printable(str(record_id).strip())
         holder = self._claim_holder(rid)
         if holder:
             return PendingError(f"pending write {rid} is being approved or rejected right now by {holder}")
@@ -775,28 +929,64 @@ class PendingQueue:
         except FileNotFoundError:
             raise self._unknown(record_id) from None
         except OSError as exc:
-            raise PendingError(f"can't take pending write {record_id} ({exc.strerror or exc}); nothing was done") from None
+            raise PendingError(f"can't take pending write {record_id} ({_why(exc)}); nothing was done") from None
+        fsync_dir(self.folder)  # the claim survives a crash: recovery finds it, never a lost record
         return claim
 
     def _unclaim(self, claim: Path, path: Path) -> None:
+        """Put a claimed record back — unless the journal says its write happened (then it's done)."""
+        if self._outcome(claim.name) == "applied":
+            _unlink(claim)
+            return
         try:
             os.rename(claim, path)
         except OSError:  # pragma: no cover - the folder vanished; recover_claims retries
-            pass
+            return
+        fsync_dir(self.folder)
 
     @contextmanager
     def _claimed(self, record_id: str) -> Iterator[tuple[Path, Path, str]]:
-        """Hold a record as (claimed file, record path, id): put back if the block fails, deleted if it succeeds."""
+        """Hold a record as (claimed file, record path, id): put back if the block fails, deleted if
+        it succeeds. Journal records written meanwhile carry the claim's name, so that if this
+        process dies between the store write and the deletion, recovery knows the write happened."""
+        from core.store.journal import tagged
+
+        self.recover_claims()
         path = self._path_for(record_id)
-        rid = path.name[:-5] if path.name.endswith(".json") else path.name
+        rid = printable(path.name[:-5] if path.name.endswith(".json") else path.name)
         claim = self._claim(path, rid)
         try:
-            yield claim, path, rid
+            with tagged(claim.name):
+                yield claim, path, rid
         except BaseException:
             self._unclaim(claim, path)
             raise
         _unlink(claim)
         self._cache.pop(path.name, None)
+
+    def _outcome(self, claim_name: str) -> str:
+        """What became of the write a claim was making: "applied" (the journal committed it, or a
+        record in doubt whose text is in the file now) or "not applied" (no write, or aborted)."""
+        history = self.history
+        if history is None:
+            return "not applied"
+        try:
+            state, rec = history.outcome(claim_name)
+        except Exception:  # noqa: BLE001 - an unreadable journal knows nothing
+            return "not applied"
+        if state == "committed":
+            return "applied"
+        if state == "in-doubt" and rec is not None:
+            store = self.stores.get(rec.target)
+            if store is None or str(store.path) != rec.path:
+                return "not applied"
+            try:
+                with store.locked():  # no writer of that file is mid-write: its text now is final
+                    committed = history.resolve(rec.path, store.read().raw)
+            except (StoreError, OSError):
+                return "unknown"
+            return "applied" if rec.id in committed else "not applied"
+        return "not applied"
 
     def _claim_holder(self, rid: str) -> str | None:
         try:
@@ -811,8 +1001,10 @@ class PendingQueue:
         return None
 
     def recover_claims(self) -> list[str]:
-        """Put back records claimed by an hmc that died mid-approval (its pid is gone, or the claim
-        is older than any approval takes). Returns the ids put back."""
+        """Settle the records claimed by an hmc that died mid-approval or mid-rejection (its pid is
+        gone, or the claim is older than any approval takes): a claim whose write the journal
+        shows happened is deleted (the record was applied), any other is put back. Returns the ids
+        put back. Runs before every list, get, approve and reject."""
         try:
             names = os.listdir(self.folder)
         except OSError:
@@ -828,19 +1020,24 @@ class PendingQueue:
                 continue
             claim = self.folder / name
             try:
-                age = now - claim.stat().st_mtime
+                age = now - os.lstat(claim).st_mtime
             except OSError:
                 continue
             if _alive(int(pid_text)) and age < STALE_CLAIM_SECONDS:
                 continue
+            outcome = self._outcome(name)
+            if outcome == "applied":
+                _unlink(claim)
+                continue
             target = self.folder / original
-            if target.exists():
+            if outcome == "unknown" or os.path.lexists(target):
                 continue
             try:
                 os.rename(claim, target)
-                back.append(original[:-5])
             except OSError:
                 continue
+            fsync_dir(self.folder)
+            back.append(original[:-5])
         return back
 
     # -- approving -----------------------------------------------------------------------------
@@ -863,7 +1060,7 @@ class PendingQueue:
         if record.broken:
             raise ApproveRefused(rid, BROKEN, f"{record.file}: {record.broken}")
         if record.problem:
-            raise ApproveRefused(rid, MALFORMED, record.problem)
+            raise ApproveRefused(rid, record.problem_kind, record.problem)
         if seen is not None and seen.record.raw != record.raw:
             raise ApproveRefused(rid, CHANGED, "the record changed since you looked at it; look again before approving")
         try:
@@ -904,7 +1101,7 @@ class PendingQueue:
                 skipped.append(record.id)
                 continue
             if not record.usable:
-                failed.append(Failure(record.id, BROKEN if record.broken else MALFORMED,
+                failed.append(Failure(record.id, BROKEN if record.broken else record.problem_kind,
                                       f"{record.file}: {record.broken}" if record.broken else str(record.problem)))
                 continue
             try:
@@ -921,8 +1118,10 @@ class PendingQueue:
         """Delete the record (a copy is kept in hmc's state folder). Returns what was rejected."""
         with self._claimed(record_id) as (claim, path, _):
             st = os.lstat(claim)
+            if stat.S_ISDIR(st.st_mode):
+                raise PendingError(f"{printable(path.name)} is a folder, not a record; hmc won't delete a folder")
             record = self._read(claim, (st.st_mtime_ns, st.st_size), st.st_mtime, st.st_size, name=path.name)
-            if not record.broken or not os.path.islink(claim):
+            if stat.S_ISREG(st.st_mode):  # a link, FIFO, socket or device goes without a copy
                 self._archive(claim, path.name)
         return record
 
@@ -967,14 +1166,22 @@ class PendingQueue:
         return (history.folder if history is not None else self.folder.parent) / "rejected"
 
     def _archive(self, claim: Path, name: str) -> None:
+        """Keep a private copy (0600, in a 0700 folder: records may hold secrets); the record's own
+        mode goes in the copy's name, to be given back by `undo_reject`."""
+        from core.store.journal import private_state_folder
+
         folder = self.archive_dir
         try:
-            folder.mkdir(parents=True, exist_ok=True)
+            private_state_folder(folder)
             stamp = f"{self.now():.6f}".replace(".", "")
-            dest = folder / f"{stamp}-{name}"
-            atomic_write(dest, claim.read_bytes(), _mode(claim), prefix=f".{dest.name}.")
+            mode = _mode(claim)
+            dest = folder / f"{stamp}-m{mode:03o}-{name}"
+            atomic_write(dest, read_regular(claim, MAX_RECORD_BYTES, follow_symlinks=False), PRIVATE_FILE,
+                         prefix=f".{dest.name}.")
+        except TooLarge:
+            return  # too large to be a record: rejected without a copy
         except OSError as exc:
-            raise PendingError(f"can't keep a copy of the rejected record ({exc.strerror or exc}); nothing was rejected") from None
+            raise PendingError(f"can't keep a copy of the rejected record ({_why(exc)}); nothing was rejected") from None
 
     def rejected(self) -> list[Path]:
         """Archived rejected records, newest first."""
@@ -985,19 +1192,37 @@ class PendingQueue:
             return []
 
     def undo_reject(self) -> str:
-        """Put the most recently rejected record back in the queue. Returns its id."""
+        """Put the most recently rejected record back in the queue, with its own mode. Returns its id."""
         for archived in self.rejected():
-            name = archived.name.split("-", 1)[-1]
+            rest = archived.name.split("-", 1)[-1]
+            mode = None
+            found = re.fullmatch(r"m([0-7]{3})-(.*)", rest)
+            if found:
+                mode, rest = int(found.group(1), 8), found.group(2)
+            name = rest
             if not (name.endswith(".json") and ID_RE.fullmatch(name[:-5])):
                 continue
             dest = self.folder / name
-            if dest.exists():
+            if os.path.lexists(dest):
                 raise PendingError(f"pending write {name[:-5]} is already back in the queue")
-            self.folder.mkdir(parents=True, exist_ok=True)
-            atomic_write(dest, archived.read_bytes(), _mode(archived), prefix=f".{name}.restore-")
+            try:
+                self.folder.mkdir(parents=True, exist_ok=True)
+                data = read_regular(archived, MAX_RECORD_BYTES, follow_symlinks=False)
+                atomic_write(dest, data, mode if mode is not None else _mode(archived), prefix=f".{name}.restore-")
+            except OSError as exc:
+                raise PendingError(f"can't put the rejected record back ({_why(exc)})") from None
             _unlink(archived)
             return name[:-5]
         raise PendingError("no rejected record to bring back")
+
+
+def _order(record: PendingRecord) -> tuple[float, str]:
+    """Oldest first, then by file name: a total order even for records with odd times."""
+    return (record.created_at, record.path.name)
+
+
+def _why(exc: OSError) -> str:
+    return printable((exc.strerror or str(exc)).lower())
 
 
 def _alive(pid: int) -> bool:
@@ -1024,7 +1249,7 @@ def _unlink(path: Path) -> None:
 
 def _mode(path: Path) -> int:
     """A record's permission bits, kept when it is archived and put back."""
-    return path.stat().st_mode & 0o777
+    return os.lstat(path).st_mode & 0o777
 
 
 __all__ = [

@@ -12,7 +12,8 @@ from datetime import date
 from pathlib import Path
 from typing import Iterable
 
-from core.store.atomic import atomic_write
+from core.store.atomic import PRIVATE_FILE, atomic_write
+from core.store.journal import private_state_folder
 
 FILE = "review.json"
 VERSION = 1
@@ -103,8 +104,8 @@ class ReviewStore:
         data["version"] = VERSION
         text = json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True) + "\n"
         try:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            atomic_write(self.path, text.encode("utf-8"), prefix=".review_")
+            private_state_folder(self.folder)  # hmc's state is private: folders 0700, files 0600
+            atomic_write(self.path, text.encode("utf-8"), PRIVATE_FILE, prefix=".review_")
         except OSError as exc:
             raise ReviewStoreError(
                 f"can't save review decisions in {self.folder} ({exc.strerror or exc})") from None

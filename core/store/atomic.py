@@ -69,7 +69,17 @@ def read_regular(path: str | Path, max_bytes: int | None = None, *, follow_symli
     flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
     if not follow_symlinks:
         flags |= getattr(os, "O_NOFOLLOW", 0)
-    fd = os.open(path, flags)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        # a socket can't be opened at all (ENXIO), some devices refuse: name what is there
+        try:
+            st = os.stat(path) if follow_symlinks else os.lstat(path)
+        except OSError:
+            raise exc from None
+        if not stat.S_ISREG(st.st_mode) and not stat.S_ISLNK(st.st_mode):
+            raise NotRegularFile(path, kind_of(st.st_mode)) from None
+        raise
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):

@@ -1,28 +1,56 @@
 """hmc's own journal of every write it made: undo, and restoring removed entries.
 
 One JSON line per write (target, time, action, before and after text), appended with fsync under
-`platformdirs.user_state_path("hmc")/homes/<home-id>/` — never inside the Hermes home.
+`platformdirs.user_state_path("hmc")/homes/<home-id>/` — never inside the Hermes home. The journal
+holds full texts (secrets included), so the state tree is private: every folder 0700, every file
+0600, whatever the umask.
+
+The journal is true: it holds only writes that happened.
+- A write goes in two steps (`History.writing`): before the store file is replaced, a *prepared*
+  record is appended (so no write is ever made that the journal couldn't hold); after the replace,
+  a `{"commit": id}` line; if the replace fails, an `{"abort": id}` line. Only committed records
+  are records. A write killed between the two steps leaves a prepared record *in doubt*; the next
+  write of that file (under its lock) resolves it by the file's text: the record's `after` text
+  there means the write happened (committed), anything else means it didn't (aborted).
+- Ids are allocated and lines appended under one per-home lock (flock on `journal.lock`), so two
+  processes writing MEMORY.md and USER.md at once can't share an id or tear each other's lines.
+- Lines are pure-ASCII JSON (`ensure_ascii`): any string, a lone surrogate included, round-trips,
+  and a line is encoded before the file is opened, so a failed encode leaves no trace.
+
+Lines written before the two steps existed (no `state`) are committed records.
 """
 
 from __future__ import annotations
 
+import contextvars
+import errno
 import hashlib
 import json
 import os
+import stat
 import threading
 import time
-from dataclasses import asdict, dataclass
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import platformdirs
 
+from core.store.atomic import PRIVATE_FILE, fsync_dir, private_dir
 from core.store.memory import Op, StoreError, parse
 
 if TYPE_CHECKING:  # pragma: no cover
     from core.store.memory import MemoryStore
 
 JOURNAL = "journal.jsonl"
+LOCK = "journal.lock"
+LOCK_TIMEOUT = 10.0
+PREPARED = "prepared"
+
+# A tag the next journal records carry (the pending queue sets its claim's name, so that after a
+# crash it can tell from the journal whether the write it was making happened).
+_TAG: contextvars.ContextVar[str | None] = contextvars.ContextVar("hmc_journal_tag", default=None)
 
 
 def state_root() -> Path:
@@ -37,6 +65,24 @@ def state_dir(home_root: Path) -> Path:
     return state_root() / "homes" / f"{slug}-{digest}"
 
 
+def private_state_folder(folder: str | Path) -> Path:
+    """Create `folder` 0700 — and, when it lies in hmc's state tree, every folder from the state
+    root down to it. Every writer of a file under the state tree calls this first. Raises OSError."""
+    folder = Path(folder)
+    root = state_root()
+    return private_dir(folder, up_to=root if root == folder or root in folder.parents else None)
+
+
+@contextmanager
+def tagged(tag: str) -> Iterator[None]:
+    """Journal records written inside this block carry `tag`."""
+    token = _TAG.set(tag)
+    try:
+        yield
+    finally:
+        _TAG.reset(token)
+
+
 @dataclass(frozen=True)
 class Record:
     id: int
@@ -48,11 +94,15 @@ class Record:
     before: str
     after: str
     undoes: int | None = None
+    tag: str | None = None
 
     @property
     def removed(self) -> list[str]:
         after = set(parse(self.after))
         return [e for e in parse(self.before) if e not in after]
+
+
+_FIELDS = {f.name for f in fields(Record)}
 
 
 @dataclass(frozen=True)
@@ -64,96 +114,292 @@ class RemovedEntry:
     record_id: int
 
 
+@dataclass(frozen=True)
+class Journal:
+    """The parsed journal: committed records, and prepared ones still in doubt (oldest first)."""
+
+    records: tuple[Record, ...] = ()
+    in_doubt: tuple[Record, ...] = ()
+    aborted: frozenset[int] = frozenset()
+    last_id: int = 0
+
+
+def _line(data: dict[str, Any]) -> bytes:
+    """One journal line: ASCII JSON that reads back as exactly `data` (or StoreError, nothing written)."""
+    try:
+        text = json.dumps(data, ensure_ascii=True, allow_nan=False, separators=(", ", ": "))
+        ok = json.loads(text) == data
+    except (ValueError, TypeError, RecursionError) as exc:
+        raise StoreError(f"can't put this write in hmc's history journal ({exc}); nothing was written") from None
+    if not ok:
+        raise StoreError("can't put this write in hmc's history journal (it doesn't read back); nothing was written")
+    return text.encode("ascii") + b"\n"
+
+
+class _Parser:
+    """Reads journal lines as they come (the journal only grows: each read parses only what is new)."""
+
+    def __init__(self) -> None:
+        self.prepared: dict[int, Record] = {}
+        self.committed: dict[int, Record] = {}
+        self.commits: set[int] = set()
+        self.aborts: set[int] = set()
+        self.last = 0
+        self.offset = 0  # bytes consumed: up to the end of the last complete line
+        self._result: Journal | None = Journal()
+
+    def feed(self, data: bytes) -> None:
+        """Parse the complete lines of `data` (which starts at `offset`); a torn end waits."""
+        end = data.rfind(b"\n")
+        if end < 0:
+            return
+        for raw in data[:end].split(b"\n"):
+            self._line(raw)
+        self.offset += end + 1
+        self._result = None
+
+    def _line(self, raw: bytes) -> None:
+        if not raw.strip():
+            return
+        try:
+            obj = json.loads(raw.decode("utf-8", errors="replace"))
+        except (ValueError, RecursionError):
+            return
+        if not isinstance(obj, dict):
+            return
+        if "commit" in obj or "abort" in obj:
+            ref = obj.get("commit", obj.get("abort"))
+            if isinstance(ref, int) and not isinstance(ref, bool):
+                (self.commits if "commit" in obj else self.aborts).add(ref)
+                self.last = max(self.last, ref)
+            return
+        state = obj.pop("state", None)
+        try:
+            rec = Record(**{k: v for k, v in obj.items() if k in _FIELDS})
+        except TypeError:
+            return
+        if not isinstance(rec.id, int) or isinstance(rec.id, bool):
+            return
+        self.last = max(self.last, rec.id)
+        if state == PREPARED:
+            self.prepared[rec.id] = rec
+        elif state is None:
+            self.committed[rec.id] = rec
+
+    def result(self) -> Journal:
+        if self._result is None:
+            committed = dict(self.committed)
+            for rid, rec in self.prepared.items():
+                if rid in self.commits:
+                    committed[rid] = rec
+            doubt = tuple(r for rid, r in sorted(self.prepared.items())
+                          if rid not in self.commits and rid not in self.aborts)
+            self._result = Journal(tuple(r for _, r in sorted(committed.items())), doubt,
+                                   frozenset(self.aborts), self.last)
+        return self._result
+
+
+def parse_journal(data: bytes) -> Journal:
+    """Every complete line that parses; a torn or foreign line is skipped."""
+    parser = _Parser()
+    parser.feed(data if data.endswith(b"\n") else data + b"\n")
+    return parser.result()
+
+
 class History:
     def __init__(self, home_root: Path, clock: Callable[[], float] = time.time):
         self.folder = state_dir(home_root)
         self.path = self.folder / JOURNAL
+        self.lock_path = self.folder / LOCK
         self.clock = clock
-        # parsed journal, keyed by the file's stat: the journal only grows, and the UI asks often
+        self.lock_timeout = LOCK_TIMEOUT
+        # the parsed journal so far, by file identity: the UI asks often, the journal only grows
         self._lock = threading.Lock()
-        self._cache: tuple[object, list[Record]] | None = None
+        self._parser: _Parser | None = None
+        self._inode: tuple[int, int] | None = None
 
-    def _token(self) -> object:
-        try:
-            st = os.stat(self.path)
-        except OSError:
-            return None
-        return (st.st_mtime_ns, st.st_size, st.st_ino)
+    # -- reading -------------------------------------------------------------------------------
+
+    def journal(self) -> Journal:
+        """The journal as it is now (only the lines added since the last call are parsed)."""
+        with self._lock:
+            try:
+                with open(self.path, "rb") as fh:
+                    st = os.fstat(fh.fileno())
+                    parser = self._parser
+                    if parser is None or self._inode != (st.st_dev, st.st_ino) or st.st_size < parser.offset:
+                        parser, self._inode = _Parser(), (st.st_dev, st.st_ino)  # new or rewritten file
+                    if st.st_size > parser.offset:
+                        fh.seek(parser.offset)
+                        parser.feed(fh.read(st.st_size - parser.offset))
+                    self._parser = parser
+            except OSError:
+                self._parser, self._inode = None, None
+                return Journal()
+            return self._parser.result()
 
     def records(self) -> list[Record]:
-        """All records, oldest first; a torn last line (crash mid-append) is skipped."""
-        token = self._token()
-        with self._lock:
-            if self._cache is not None and self._cache[0] == token:
-                return list(self._cache[1])
-        parsed = self._parse() if token is not None else []
-        with self._lock:
-            self._cache = (token, parsed)
-        return list(parsed)
+        """All committed records, oldest first; a torn last line (crash mid-append) is skipped."""
+        return list(self.journal().records)
 
-    def _parse(self) -> list[Record]:
+    def in_doubt(self) -> list[Record]:
+        """Prepared records with no commit or abort (a writer killed mid-write)."""
+        return list(self.journal().in_doubt)
+
+    # -- writing -------------------------------------------------------------------------------
+
+    @contextmanager
+    def _locked(self) -> Iterator[int]:
+        """The per-home journal lock; yields a descriptor of the journal opened for appending."""
+        import fcntl
+
         try:
-            lines = self.path.read_text(encoding="utf-8").splitlines()
-        except (FileNotFoundError, UnicodeDecodeError):
-            return []
-        except OSError:
-            return []
-        out = []
-        for line in lines:
+            private_state_folder(self.folder)
+            flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+            lock = os.open(self.lock_path, flags, PRIVATE_FILE)
+        except OSError as exc:
+            raise StoreError(f"can't open hmc's history journal ({_why(exc)}); nothing was written") from None
+        try:
+            deadline = time.monotonic() + self.lock_timeout
+            while True:
+                try:
+                    fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except OSError as exc:
+                    if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK) or time.monotonic() >= deadline:
+                        raise StoreError(f"hmc's history journal is busy ({_why(exc)}); nothing was written") from None
+                    time.sleep(0.01)
+            _private(lock)
+            created = not os.path.lexists(self.path)
             try:
-                data = json.loads(line)
-                out.append(Record(**data))
-            except (ValueError, TypeError):
-                continue
-        return out
+                fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+                             | getattr(os, "O_CLOEXEC", 0), PRIVATE_FILE)
+            except OSError as exc:
+                raise StoreError(f"can't open hmc's history journal ({_why(exc)}); nothing was written") from None
+            try:
+                if not stat.S_ISREG(os.fstat(fd).st_mode):
+                    raise StoreError("hmc's history journal is not a regular file; nothing was written")
+                _private(fd)
+                if created:
+                    fsync_dir(self.folder)
+                yield fd
+            finally:
+                os.close(fd)
+        finally:
+            os.close(lock)  # closing releases the flock
+
+    def _append(self, fd: int, line: bytes) -> None:
+        """Append one line (after a newline if the last line is torn) and fsync. Raises OSError."""
+        size = os.fstat(fd).st_size
+        if size:
+            os.lseek(fd, size - 1, os.SEEK_SET)
+            if os.read(fd, 1) != b"\n":
+                line = b"\n" + line
+        view = memoryview(line)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fsync(fd)
+
+    def _append_locked(self, fd: int, line: bytes, start: int) -> None:
+        try:
+            self._append(fd, line)
+        except OSError as exc:
+            try:  # leave no half line behind
+                os.ftruncate(fd, start)
+                os.fsync(fd)
+            except OSError:
+                pass
+            raise StoreError(f"can't write hmc's history journal ({_why(exc)}); nothing was written") from None
+
+    def _last_id(self, fd: int) -> int:
+        """The highest record id in the journal: from its last 64 KB when a record line is there
+        (ids only grow, so the newest record line holds the highest), else from all of it."""
+        size = os.fstat(fd).st_size
+        start = max(0, size - 65536)
+        os.lseek(fd, start, os.SEEK_SET)
+        tail = _read_all(fd)
+        parser = _Parser()
+        parser.feed((tail.split(b"\n", 1)[1] if start and b"\n" in tail else b"" if start else tail) + b"\n")
+        if parser.committed or parser.prepared or not start:
+            return parser.last
+        os.lseek(fd, 0, os.SEEK_SET)
+        return parse_journal(_read_all(fd)).last_id
+
+    def _write_record(self, target: str, path: Path, before: str, after: str, action: str, detail: str,
+                      undoes: int | None, state: str | None) -> Record:
+        with self._locked() as fd:
+            rec = Record(id=self._last_id(fd) + 1, ts=float(self.clock()), target=target, path=str(path),
+                         action=action, detail=detail, before=before, after=after, undoes=undoes, tag=_TAG.get())
+            data = asdict(rec)
+            if state is not None:
+                data["state"] = state
+            line = _line(data)
+            self._append_locked(fd, line, os.fstat(fd).st_size)
+        return rec
+
+    def _mark(self, kind: str, rid: int) -> bool:
+        """Append a commit or abort line for record `rid`; False when it couldn't be written."""
+        try:
+            with self._locked() as fd:
+                self._append_locked(fd, _line({kind: rid}), os.fstat(fd).st_size)
+            return True
+        except StoreError:
+            return False
 
     def record(self, target: str, path: Path, before: str, after: str, action: str, detail: str,
                undoes: int | None = None) -> Record:
-        token = self._token()
-        with self._lock:
-            cached = self._cache[1] if self._cache is not None and self._cache[0] == token else None
-        last_id = (cached[-1].id if cached else 0) if cached is not None else self._last_id()
-        rec = Record(
-            id=last_id + 1, ts=self.clock(), target=target, path=str(path),
-            action=action, detail=detail, before=before, after=after, undoes=undoes,
-        )
-        try:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            with open(self.path, "a+", encoding="utf-8") as fh:
-                fh.seek(0, os.SEEK_END)
-                torn = fh.tell() > 0 and not self._ends_with_newline()
-                fh.write(("\n" if torn else "") + json.dumps(asdict(rec), ensure_ascii=False) + "\n")
-                fh.flush()
-                os.fsync(fh.fileno())
-        except OSError as exc:
-            raise StoreError(f"can't write hmc's history journal ({exc.strerror or exc}); nothing was written") from None
-        if cached is not None:
-            with self._lock:
-                self._cache = (self._token(), cached + [rec])
-        return rec
+        """Journal a write already made (one committed line). Raises StoreError, nothing written."""
+        return self._write_record(target, path, before, after, action, detail, undoes, None)
 
-    def _last_id(self) -> int:
-        """The newest record's id, from the end of the journal (no need to parse all of it)."""
+    @contextmanager
+    def writing(self, target: str, path: Path, before: str, after: str, action: str, detail: str,
+                undoes: int | None = None) -> Iterator[Record]:
+        """Journal the write the block makes: prepared before, committed if the block succeeds,
+        aborted if it raises. Call it holding the store's lock, with `before` read under it.
+
+        Raises StoreError before the block runs when the journal can't take the record (so no write
+        is made that the journal can't hold). A commit that can't be written after a successful
+        block leaves the record in doubt, and the next write of the file resolves it.
+        """
+        self.resolve(path, before)
+        rec = self._write_record(target, path, before, after, action, detail, undoes, PREPARED)
         try:
-            with open(self.path, "rb") as fh:
-                fh.seek(0, os.SEEK_END)
-                size = fh.tell()
-                fh.seek(max(0, size - 65536))
-                tail = fh.read().decode("utf-8", errors="replace").splitlines()
-        except OSError:
-            return 0
-        for line in reversed(tail):
-            try:
-                return int(json.loads(line)["id"])
-            except (ValueError, KeyError, TypeError):
+            yield rec
+        except BaseException:
+            self._mark("abort", rec.id)
+            raise
+        self._mark("commit", rec.id)
+
+    def resolve(self, path: str | Path, current: str | None) -> list[int]:
+        """Settle the in-doubt records of one file from its text now (call it under the file's
+        lock): a record whose `after` is the text there happened (committed); the others didn't
+        (aborted). `current` None (the file can't be read) settles nothing. Returns ids committed."""
+        if current is None:
+            return []
+        committed = []
+        for rec in self.in_doubt():
+            if rec.path != str(path):
                 continue
-        records = self.records()  # a record longer than the tail: read it all
-        return records[-1].id if records else 0
+            if rec.after == current:
+                if self._mark("commit", rec.id):
+                    committed.append(rec.id)
+            else:
+                self._mark("abort", rec.id)
+        return committed
 
-    def _ends_with_newline(self) -> bool:
-        with open(self.path, "rb") as fh:
-            fh.seek(-1, os.SEEK_END)
-            return fh.read(1) == b"\n"
+    def outcome(self, tag: str) -> tuple[str, Record | None]:
+        """What the journal knows of the writes tagged `tag`: ("committed", rec), ("in-doubt", rec)
+        or ("none", None) (no write happened, or it was aborted)."""
+        journal = self.journal()
+        for rec in reversed(journal.records):
+            if rec.tag == tag:
+                return "committed", rec
+        for rec in reversed(journal.in_doubt):
+            if rec.tag == tag:
+                return "in-doubt", rec
+        return "none", None
+
+    # -- using it ------------------------------------------------------------------------------
 
     def undoable(self, target: str | None = None) -> Record | None:
         """The newest write not yet undone (undos themselves are not undone by undo)."""
@@ -188,3 +434,25 @@ class History:
     def restore(self, stores: dict[str, "MemoryStore"], entry: RemovedEntry, *, force: bool = False):
         """Add a removed entry back (limit and scanner apply as for any add)."""
         return stores[entry.target].apply([Op("add", content=entry.text)], force=force, action="restore")
+
+
+def _private(fd: int) -> None:
+    """Make an open file of hmc's state 0600 (one created under another umask, or by an older hmc)."""
+    try:
+        if stat.S_IMODE(os.fstat(fd).st_mode) != PRIVATE_FILE:
+            os.fchmod(fd, PRIVATE_FILE)
+    except OSError:
+        pass
+
+
+def _read_all(fd: int) -> bytes:
+    chunks = []
+    while True:
+        chunk = os.read(fd, 1 << 20)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+
+
+def _why(exc: OSError) -> str:
+    return exc.strerror or str(exc)
