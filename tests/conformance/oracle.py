@@ -88,6 +88,7 @@ class HermesOracle:
         self.restarts = 0
         self._proc: subprocess.Popen | None = None
         self._lines: queue.Queue | None = None
+        self._reader: threading.Thread | None = None
         self._scratch: Path | None = None
         self._stderr = None
         self._ids = itertools.count(1)
@@ -132,8 +133,9 @@ class HermesOracle:
             text=True, encoding="utf-8", bufsize=1,
         )
         self._lines = queue.Queue()
-        threading.Thread(target=self._pump, args=(self._proc.stdout, self._lines),
-                         daemon=True, name=f"oracle-{self.version}").start()
+        self._reader = threading.Thread(target=self._pump, args=(self._proc.stdout, self._lines),
+                                        daemon=True, name=f"oracle-{self.version}")
+        self._reader.start()
         hello = self._roundtrip({"op": "hello"}, self.timeout)
         if "error" in hello:
             raise OracleError(f"hermes {self.version} oracle failed to start: {hello}")
@@ -165,16 +167,18 @@ class HermesOracle:
                 self._proc.wait(timeout=5)
             except subprocess.TimeoutExpired:  # pragma: no cover
                 pass
+            if self._reader is not None:  # it sees EOF once the process is gone
+                self._reader.join(timeout=5)
             for pipe in (self._proc.stdin, self._proc.stdout):
                 try:
                     pipe.close()
-                except OSError:
+                except (OSError, ValueError):
                     pass
         if self._stderr is not None:
             self._stderr.close()
         if self._scratch is not None:
             shutil.rmtree(self._scratch, ignore_errors=True)
-        self._proc = self._lines = self._scratch = self._stderr = None
+        self._proc = self._lines = self._scratch = self._stderr = self._reader = None
 
     def close(self) -> None:
         proc = self._proc
