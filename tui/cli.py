@@ -7,7 +7,7 @@ import importlib
 import sys
 from datetime import date
 
-from tui.commands.common import CliContext, CliError
+from tui.commands.common import CliContext, CliError, os_error_text
 
 # Subcommand modules (tui/commands/<name>.py), each with register(sub) setting `run` on its parsers,
 # and the commands each one provides.
@@ -23,7 +23,28 @@ COMMAND_MODULES = {
 
 class Parser(argparse.ArgumentParser):
     def error(self, message: str):  # one line, exit 2 (argparse's default prints usage too)
-        self.exit(2, f"hmc: {message} (see `{self.prog} --help`)\n")
+        from tui.literal import visible  # the message quotes what was typed: controls made visible
+
+        self.exit(2, visible(f"hmc: {message} (see `{self.prog} --help`)") + "\n")
+
+
+class VersionAction(argparse.Action):
+    """`hmc --version`: the installed version (looked up only when asked: start-up stays fast)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        parser.exit(0, f"hmc {version()}\n")
+
+
+def version() -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version("hmc")
+    except metadata.PackageNotFoundError:  # running from a source tree that isn't installed
+        return "0+unknown"
 
 
 def iso_date(text: str) -> date:
@@ -67,6 +88,10 @@ def build_parser(modules: list[str] | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--home", metavar="PATH", help="Hermes home (default: $HERMES_HOME or ~/.hermes)")
     parser.add_argument("--profile", metavar="NAME", help="profile inside the home (default: the active one)")
     parser.add_argument("--today", metavar="YYYY-MM-DD", type=iso_date, help="the date used for ages and staleness")
+    parser.add_argument("--init", action="store_true",
+                        help="use --home even if it isn't a Hermes home yet (no config.yaml, memories/ or "
+                        "state.db); creates the folder if needed")
+    parser.add_argument("--version", action=VersionAction, help="print hmc's version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for name in COMMAND_MODULES if modules is None else modules:
         importlib.import_module(f"tui.commands.{name}").register(sub)
@@ -76,27 +101,56 @@ def build_parser(modules: list[str] | None = None) -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(modules_for(argv))  # importing every command would slow the TUI's start
+    safe_streams()
     args = parser.parse_args(argv)
-    ctx = CliContext(home=args.home, profile=args.profile, today=args.today)
+    ctx = CliContext(home=args.home, profile=args.profile, today=args.today, init=args.init)
+    reveal = bool(getattr(args, "reveal", False))
     try:
         if args.command is None:
             return run_tui(ctx)
         return int(args.run(args, ctx) or 0)
     except CliError as exc:
-        sys.stderr.write(f"hmc: {exc}\n")
+        say(str(exc), reveal)
         return exc.code
     except KeyboardInterrupt:
-        sys.stderr.write("hmc: interrupted\n")
+        say("interrupted")
         return 130
     except BrokenPipeError:
         return 0
+    except RecursionError:  # a structure too deep to walk (issue 9): unreadable input, not a crash
+        say("the input is nested too deeply to read")
+        return 2
+    except OSError as exc:  # a file or folder the OS refused: one line, as everywhere else
+        say(os_error_text(exc), reveal)
+        return 2
     except Exception as exc:  # never a traceback for a person; the type helps a bug report
-        sys.stderr.write(f"hmc: unexpected error: {type(exc).__name__}: {exc}\n")
+        say(f"unexpected error: {type(exc).__name__}: {exc}", reveal)
         return 2
 
 
+def say(message: str, reveal: bool = False) -> None:
+    """One line on stderr: secrets masked (unless --reveal), controls made visible."""
+    from tui.commands.common import mask_untrusted
+    from tui.literal import visible
+
+    try:
+        message = mask_untrusted(message, reveal)
+    except Exception:  # the scan is advisory; the message still gets out, literally
+        pass
+    sys.stderr.write("hmc: " + visible(" ".join(message.split("\n"))) + "\n")
+
+
+def safe_streams() -> None:
+    """Text that can't be encoded for the terminal is escaped, never an error mid-output."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.reconfigure(errors="backslashreplace")
+        except (AttributeError, ValueError):  # replaced or detached streams (tests, pipes)
+            pass
+
+
 def run_tui(ctx: CliContext) -> int:
-    curator = ctx.curator()
+    curator = ctx.curator(require_home=False)  # the TUI explains a folder that isn't a home itself
     from tui.app import CuratorApp
 
     CuratorApp(curator).run()

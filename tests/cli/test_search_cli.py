@@ -153,6 +153,7 @@ def test_session_errors(home):
 def test_unreadable_databases(tmp_path):
     empty_home = tmp_path / "nodb"
     empty_home.mkdir()
+    (empty_home / "config.yaml").write_text("memory: {}\n")  # a Hermes home that has no state.db yet
     out = hmc(empty_home, "search", "deploy")
     assert out.returncode == 2 and "No session database" in out.stderr and "~" not in out.stdout
     assert not (empty_home / "state.db").exists()

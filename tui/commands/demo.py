@@ -6,7 +6,7 @@ from pathlib import Path
 
 import platformdirs
 
-from tui.commands.common import CliContext, CliError
+from tui.commands.common import CliContext, CliError, os_error_text
 
 
 def default_demo_dir() -> Path:
@@ -27,11 +27,23 @@ def register(sub) -> None:
 
 def ensure_demo(path: Path, fresh: bool = False, today=None) -> tuple[Path, bool]:
     """Build the demo home at `path` unless one is already there. Returns (path, built)."""
+    marker = path / ".hmc-demo"
+    for folder in (path, *path.parents):  # the path, or the first part of it that exists, must be a folder
+        if folder.exists():
+            if not folder.is_dir():
+                raise CliError(f"{folder} is not a folder; choose another --dir for the demo home")
+            break
+    try:
+        return _ensure(path, marker, fresh, today)
+    except OSError as exc:  # a folder the OS refuses to list, create or write
+        raise CliError(f"can't build the demo home: {os_error_text(exc)}") from None
+
+
+def _ensure(path: Path, marker: Path, fresh: bool, today) -> tuple[Path, bool]:
     import shutil
 
     from core.demo.build import build_demo_home
 
-    marker = path / ".hmc-demo"
     if path.exists() and fresh:
         if not marker.exists():
             raise CliError(f"{path} is not an hmc demo home; refusing to delete it")
@@ -42,10 +54,7 @@ def ensure_demo(path: Path, fresh: bool = False, today=None) -> tuple[Path, bool
         return path, False
     from datetime import date
 
-    try:
-        build_demo_home(path, today=today or date.today())
-    except OSError as exc:
-        raise CliError(f"can't build the demo home at {path}: {exc.strerror or exc}") from None
+    build_demo_home(path, today=today or date.today())
     marker.write_text("built by `hmc demo`; safe to delete\n", encoding="utf-8")
     return path, True
 

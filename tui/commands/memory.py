@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from core.store.memory import TARGETS, Op, ScanRefused, StoreError, usage, usage_label
-from tui.commands.common import CliContext, CliError, literal
+from tui.commands.common import CliContext, CliError, Masker, add_reveal, literal
 
 
 def register(sub) -> None:
@@ -18,6 +18,7 @@ def register(sub) -> None:
     q = ops.add_parser("list", help="the entries, numbered (both files unless --target)")
     q.add_argument("--target", "-t", choices=TARGETS, help="only memory (MEMORY.md) or user (USER.md)")
     q.add_argument("--json", action="store_true", help="machine-readable output")
+    add_reveal(q)
     q = ops.add_parser("add", help="add an entry")
     target(q)
     q.add_argument("content", help="the new entry")
@@ -30,6 +31,8 @@ def register(sub) -> None:
     q = ops.add_parser("remove", help="remove the entry matching OLD")
     target(q)
     q.add_argument("old", help="text that identifies one entry (equal first, then substring)")
+    for name in ("add", "replace", "remove"):
+        add_reveal(ops.choices[name])  # their messages quote entries ("Entry replaced (was '…')")
     for q in ops.choices.values():
         q.set_defaults(run=run)
 
@@ -49,10 +52,11 @@ def run(args, ctx: CliContext) -> int:
         result = store.apply([op], force=getattr(args, "force", False))
     except ScanRefused as exc:
         raise CliError(f"refused: {exc} (pass --force to write it anyway)", 1) from None
-    except StoreError as exc:
-        raise CliError(f"refused: {exc}", 1) from None
+    except StoreError as exc:  # an unreadable store is bad input (2); any other refusal is 1
+        raise CliError(f"refused: {exc}", 2 if store.read().error else 1) from None
+    mask = Masker(args.reveal, (result.before, [getattr(args, k, None) for k in ("content", "old", "new")]))
     for message in result.messages:
-        ctx.text(message)
+        ctx.text(mask(message))
     ctx.text(f"{store.name}: {result.label}, {len(result.after)} entries")
     return 0
 
@@ -61,6 +65,7 @@ def list_entries(args, ctx: CliContext, stores) -> int:
     from core.scan import scanner
 
     snaps = [(store, store.read()) for store in stores]
+    mask = Masker(args.reveal)
     broken = [snap.error for _, snap in snaps if snap.error]
     if broken and len(stores) == 1:
         raise CliError(broken[0], 2)
@@ -68,7 +73,7 @@ def list_entries(args, ctx: CliContext, stores) -> int:
         data = [{
             "target": store.target, "file": str(store.path), "limit": store.limit, "chars": snap.usage,
             "label": usage_label(snap.usage, store.limit), "drift": snap.drift, "error": snap.error,
-            "entries": [{"index": i, "chars": len(e), "text": e, "blocked_by_hermes": scanner.hermes_scan(e) is not None}
+            "entries": [{"index": i, "chars": len(e), "text": mask(e), "blocked_by_hermes": scanner.hermes_scan(e) is not None}
                         for i, e in enumerate(snap.entries)],
         } for store, snap in snaps]
         ctx.json(data[0] if len(data) == 1 else data)
@@ -86,7 +91,7 @@ def list_entries(args, ctx: CliContext, stores) -> int:
             ctx.text("(no entries)", style="dim")
         for i, entry in enumerate(snap.entries, 1):
             head = f"{i:>3}. "
-            lines = entry.split("\n")
+            lines = mask(entry).split("\n")
             hit = scanner.hermes_scan(entry)
             mark = f"  ⚠ blocked by Hermes ({hit})" if hit else ""
             ctx.text(head, literal(lines[0]), f"  ({len(entry):,} chars){mark if len(lines) == 1 else ''}")

@@ -10,7 +10,7 @@ from core import timefmt
 from core.pending.config_edit import ConfigEditError, read_write_approval, set_write_approval
 from core.store.memory import TARGETS
 from core.pending.queue import ApproveRefused, Inspection, PendingError
-from tui.commands.common import CliContext, CliError, literal
+from tui.commands.common import CliContext, CliError, Masker, add_reveal, literal, os_error_text
 
 
 def register(sub) -> None:
@@ -22,6 +22,7 @@ def register(sub) -> None:
     ops = p.add_subparsers(dest="op", metavar="OP", required=True)
     q = ops.add_parser("list", help="staged writes, oldest first, each with whether it can still apply")
     q.add_argument("--json", action="store_true", help="machine-readable output")
+    add_reveal(q)
     q = ops.add_parser("show", help="one record: summary, the diff approving would make, usage after, findings",
                        description="One record: summary, the diff approving would make, usage after, findings. "
                        "A broken record file (half-written, not JSON) is unreadable input: its reason goes to "
@@ -31,13 +32,14 @@ def register(sub) -> None:
     q.add_argument("--json", action="store_true", help="machine-readable output")
     q.add_argument("--unified", action="store_true", help="also print a line diff of the file")
     q.add_argument("--raw", action="store_true", help="also print the record file as it is on disk")
-    q.add_argument("--reveal", action="store_true", help="show secrets the scanner found instead of masking them")
+    add_reveal(q)
     q = ops.add_parser("approve", help="apply records (ID …, or all) and delete them; failures are kept")
     q.add_argument("ids", nargs="+", metavar="ID", help="record ids, or `all`")
     q.add_argument("--force", action="store_true", help="write despite a security-scanner hit (not with `all`)")
     q.add_argument("--text", metavar="NEW", help="approve this text instead of the staged one (edit, then approve)")
     q.add_argument("--target", choices=TARGETS, help="approve into this store instead (an add of the text)")
     q.add_argument("--json", action="store_true", help="machine-readable output")
+    add_reveal(q)
     q = ops.add_parser("reject", help="delete records (ID …, all, or invalid: those that can never apply)",
                        description="Delete records; hmc keeps a copy of each. `invalid` rejects only the records "
                        "that can never apply: a broken or malformed file, a pinned entry that changed, no or "
@@ -46,6 +48,7 @@ def register(sub) -> None:
                        "target and a drifted file (a repair fixes it).")
     q.add_argument("ids", nargs="+", metavar="ID", help="record ids, `all`, or `invalid`")
     q.add_argument("--json", action="store_true", help="machine-readable output")
+    add_reveal(q)
     q = ops.add_parser("approval", help="show or set memory.write_approval in config.yaml (only that line changes)")
     q.add_argument("state", nargs="?", choices=("on", "off"), help="turn write approval on or off")
     for q in ops.choices.values():
@@ -62,6 +65,8 @@ def run(args, ctx: CliContext) -> int:
         raise CliError(f"kept {exc.id}: {exc}", 1) from None
     except PendingError as exc:
         raise CliError(str(exc), 2) from None
+    except OSError as exc:  # the folder or a record the OS refused (a mode-000 pending/memory)
+        raise CliError(os_error_text(exc, "read"), 2) from None
 
 
 # -- JSON shapes -----------------------------------------------------------------------------------
@@ -107,28 +112,50 @@ def mask(secret: str) -> str:
     return scanner.mask(secret)
 
 
+MAX_SOURCE_STRINGS = 2_000  # strings of one record learnt from (a huge batch is still scanned line by line)
+_MASKERS: dict[tuple[int, bool], tuple[Inspection, Masker]] = {}
+
+
+def masker(ins: Inspection, reveal: bool) -> Masker:
+    """The one Masker for a record: it knows every secret of the record's texts (new and old)."""
+    key = (id(ins), reveal)
+    hit = _MASKERS.get(key)
+    if hit is None or hit[0] is not ins:
+        m = Masker(reveal)
+        if not reveal:
+            r = ins.record
+            texts = [r.raw, r.summary]
+            texts += [t for op in r.ops for t in (op.content, op.old_text, getattr(op, "matched_entry", None))]
+            texts += [t for c in ins.changes if c.kind != "kept" for t in (c.before, c.after)]
+            texts += [t for t in ins.matched] + [sc.text for sc in ins.scanned]
+            texts += payload_strings(r.payload)
+            m.learn([t for t in texts[:MAX_SOURCE_STRINGS] if isinstance(t, str)])
+        hit = _MASKERS[key] = (ins, m)
+    return hit[1]
+
+
+def payload_strings(payload: Any) -> list[str]:
+    """The strings of a record's payload, without recursion (a payload may be nested very deeply)."""
+    out: list[str] = []
+    stack = [payload]
+    while stack and len(out) < MAX_SOURCE_STRINGS:
+        node = stack.pop()
+        if isinstance(node, str):
+            out.append(node)
+        elif isinstance(node, dict):
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return out
+
+
 def masked(text: str, ins: Inspection, reveal: bool) -> str:
-    """`text` with every secret the scanner found in the record's new texts masked (`sk-…9f2a`)."""
-    if reveal or not text:
-        return text
-    for secret in secrets(ins):
-        text = text.replace(secret, mask(secret))
-    return text
+    """`text` with every secret masked (`sk-…9f2a`): the ones in `text` and in the record's texts."""
+    return masker(ins, reveal)(text)
 
 
 def masked_obj(obj: Any, ins: Inspection, reveal: bool) -> Any:
-    if isinstance(obj, str):
-        return masked(obj, ins, reveal)
-    if isinstance(obj, list):
-        return [masked_obj(x, ins, reveal) for x in obj]
-    if isinstance(obj, dict):
-        return {k: masked_obj(v, ins, reveal) for k, v in obj.items()}
-    return obj
-
-
-def secrets(ins: Inspection) -> list[str]:
-    found = {s.text[f.start:f.end] for s in ins.scanned for f in s.findings if getattr(f, "secret", False)}
-    return sorted((x for x in found if x), key=len, reverse=True)
+    return masker(ins, reveal).obj(obj)
 
 
 # -- list ------------------------------------------------------------------------------------------
@@ -156,7 +183,7 @@ def cmd_list(args, ctx: CliContext, curator, queue) -> int:
     approval = read_write_approval(curator.home.config_path)
     if args.json:
         ctx.json({"folder": str(queue.folder), "write_approval": approval, "count": len(records),
-                  "records": [record_json(queue, i, dups) for i in inspections]})
+                  "records": [record_json(queue, i, dups, args.reveal) for i in inspections]})
         return 0
     head = f"{len(records)} staged write{'s' if len(records) != 1 else ''} in {curator.home.display()}/pending/memory"
     head += f" · write approval {'on' if approval else 'off'}"
@@ -170,17 +197,17 @@ def cmd_list(args, ctx: CliContext, curator, queue) -> int:
         r = ins.record
         line = Text()
         line.append_text(literal(r.id if r.valid_id else r.file, "bold"))
-        line.append(f"  {queue.age(r):<14} {r.target or '?':<7}{r.action or '?':<8}")
+        line.append_text(literal(f"  {queue.age(r):<14} {r.target or '?':<7}{r.action or '?':<8}"))
         if r.auto:
             line.append("[auto] ", style="magenta")
         line.append_text(status_text(ins))
         if r.id in dups:
             line.append(f"  same change as {dups[r.id]}", style="dim")
-        ctx.console.print(line)
+        ctx.print(line)
         if not r.broken:
-            ctx.console.print(Text("    ") + literal(masked(r.title, ins, False)))
+            ctx.print(Text("    ") + literal(masked(r.title, ins, args.reveal)))
         if ins.reason and not ins.can_apply:
-            ctx.console.print(Text("    ") + literal(masked(ins.reason, ins, False), "dim"))
+            ctx.print(Text("    ") + literal(masked(ins.reason, ins, args.reveal), "dim"))
     bad = sum(1 for i in inspections if not i.can_apply)
     never = sum(1 for i in inspections if i.never_applies)
     if bad:
@@ -205,7 +232,8 @@ def cmd_show(args, ctx: CliContext, curator, queue) -> int:
             "changes": [{"kind": c.kind, "before": masked(c.before, ins, args.reveal) if c.before else c.before,
                          "after": masked(c.after, ins, args.reveal) if c.after else c.after}
                         for c in ins.changes if c.kind != "kept"],
-            "findings": [finding_json(f, s.text, args.reveal) for s in ins.scanned for f in s.findings],
+            "findings": [masked_obj(finding_json(f, s.text, args.reveal), ins, args.reveal)
+                         for s in ins.scanned for f in s.findings],
             "payload": masked_obj(record.payload, ins, args.reveal),
             "unified_diff": [masked(x, ins, args.reveal) for x in ins.unified_diff()] if args.unified else None,
         })
@@ -236,16 +264,16 @@ def show(ctx: CliContext, queue, ins: Inspection, dups: dict[str, str], reveal: 
     r = ins.record
     when = "staged" if r.dated else "file modified"
     if r.broken:
-        title = Text(f"pending {r.file}", style="bold")
+        title = Text("pending ", style="bold") + literal(r.file, "bold")
         title.append(f" · broken record file · {when} {queue.age(r)}")
     else:
         title = Text(f"pending {r.id}", style="bold")
-        title.append(f" · {r.action or '?'} in {ins.file or '?'} · {when} {queue.age(r)}")
+        title.append_text(literal(f" · {r.action or '?'} in {ins.file or '?'} · {when} {queue.age(r)}"))
     if r.created_at:
         title.append(f" ({timefmt.local_time(r.created_at)})", style="dim")
     if r.auto:
         title.append(" [auto] background review", style="magenta")
-    ctx.console.print(title)
+    ctx.print(title)
     if r.broken:
         return  # the reason goes to stderr once (broken_exit)
     ctx.text("summary: ", literal(masked(r.title, ins, reveal)))
@@ -267,11 +295,11 @@ def show(ctx: CliContext, queue, ins: Inspection, dups: dict[str, str], reveal: 
         if not ins.forcible:
             line.append(" · can never apply (`reject invalid` clears it)" if ins.never_applies
                         else " · may apply later (`reject invalid` keeps it)", style="dim")
-        ctx.console.print(line)
+        ctx.print(line)
     for warning in ins.warnings:
         w = Text("⚠ ", style="yellow")
         w.append_text(literal(masked(warning, ins, reveal)))
-        ctx.console.print(w)
+        ctx.print(w)
     if ins.file:
         ctx.text(f"{ins.file}: {ins.label_before} → {ins.label_after}")
     changes = [c for c in ins.changes if c.kind != "kept"]
@@ -284,12 +312,12 @@ def show(ctx: CliContext, queue, ins: Inspection, dups: dict[str, str], reveal: 
             block = Text(head, style="bold red")
             block.append_text(literal(masked(c.before or "", ins, reveal)))
             block.stylize("red")
-            ctx.console.print(block)
+            ctx.print(block)
         if c.kind in ("added", "replaced"):
             block = Text("+ ", style="bold green")
             block.append_text(literal(masked(c.after or "", ins, reveal)))
             block.stylize("green")
-            ctx.console.print(block)
+            ctx.print(block)
     if kept and ins.file:
         ctx.text(f"  ({kept} other entr{'y' if kept == 1 else 'ies'} unchanged)", style="dim")
     for s in ins.scanned:
@@ -297,13 +325,13 @@ def show(ctx: CliContext, queue, ins: Inspection, dups: dict[str, str], reveal: 
             detail = str(f.detail)
             line = Text(f"scanner {f.severity.upper()} " + ("" if detail.startswith(f.rule) else f"{f.rule}: "),
                         style="bold yellow")
-            line.append_text(literal(detail))
+            line.append_text(literal(masked(detail, ins, reveal)))
             if getattr(f, "secret", False):
                 line.append(" ")
                 line.append_text(literal(s.text[f.start:f.end] if reveal else mask(s.text[f.start:f.end])))
             if getattr(f, "hermes_blocks", False):
                 line.append("  (Hermes blocks this)", style="yellow")
-            ctx.console.print(line)
+            ctx.print(line)
 
 
 # -- approve / reject ------------------------------------------------------------------------------
@@ -331,10 +359,14 @@ def cmd_approve(args, ctx: CliContext, curator, queue) -> int:
                 if len(args.ids) == 1:
                     raise
                 failed.append((rid, "unknown", str(exc)))
+    # result messages quote entries ("Entry replaced (was '…')"): mask what they and the records held
+    mask = Masker(args.reveal, [(a.result.before, a.result.after) for a in done] + [args.text])
+    failed = [(i, k, mask(m)) for i, k, m in failed]
     if args.json:
         ctx.json({
             "approved": [{"id": a.id, "target": a.target, "changed": a.changed, "edited": a.edited,
-                          "label": a.result.label, "messages": list(a.result.messages), "warnings": list(a.warnings)}
+                          "label": a.result.label, "messages": [mask(m) for m in a.result.messages],
+                          "warnings": [mask(w) for w in a.warnings]}
                          for a in done],
             "failed": [{"id": i, "reason_kind": k, "reason": m} for i, k, m in failed],
         })
@@ -342,16 +374,16 @@ def cmd_approve(args, ctx: CliContext, curator, queue) -> int:
         for a in done:
             line = Text(f"approved {a.id}", style="bold green")
             line.append(f" → {curator.stores[a.target].name}: ")
-            line.append_text(literal(" ".join(a.result.messages)))
+            line.append_text(literal(mask(" ".join(a.result.messages))))
             line.append(f"  ({a.result.label})", style="dim")
-            ctx.console.print(line)
+            ctx.print(line)
             for w in a.warnings:
-                ctx.text(f"  ⚠ {w}", style="yellow")
+                ctx.text("  ⚠ ", literal(mask(w)), style="yellow")
         for rid, _kind, message in failed:
-            line = Text(f"kept {rid}", style="bold red")
+            line = Text("kept ", style="bold red") + literal(rid, "bold red")  # a file name, in `approve all`
             line.append(": ")
             line.append_text(literal(message))
-            ctx.console.print(line)
+            ctx.print(line)
         if every and not done and not failed:
             ctx.text("Nothing waits for approval.", style="dim")
     if failed and any(k == "unknown" for _, k, _ in failed) and not done:
@@ -388,13 +420,15 @@ def cmd_reject(args, ctx: CliContext, curator, queue) -> int:
                 if len(args.ids) == 1:
                     raise
                 failed.append((rid, str(exc)))
+    mask = Masker(args.reveal)
+    failed = [(i, mask(m)) for i, m in failed]
     if args.json:
         ctx.json({"rejected": done, "failed": [{"id": i, "reason": m} for i, m in failed]})
     else:
         for rid in done:
-            ctx.text(f"rejected {rid}", style="bold")
+            ctx.text("rejected ", literal(rid), style="bold")
         for rid, message in failed:
-            ctx.text(f"kept {rid}: ", literal(message), style="red")
+            ctx.text("kept ", literal(rid), ": ", literal(message), style="red")
         if not done and not failed:
             ctx.text("Nothing to reject.", style="dim")
         elif done:

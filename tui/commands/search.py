@@ -17,7 +17,7 @@ from core.sessions.search import (
 )
 from core.sessions.search import parse_day as core_parse_day
 from core.sessions.snippets import one_line
-from tui.commands.common import CliContext, CliError, literal
+from tui.commands.common import CliContext, CliError, Masker, add_reveal, literal
 
 MAX_WINDOW = 200
 
@@ -40,7 +40,10 @@ def register(sub) -> None:
     p.add_argument("--limit", type=int, default=20, metavar="N", help="hits per page (default 20, max 500)")
     p.add_argument("--offset", type=int, default=0, metavar="N", help="skip this many hits (paging)")
     p.add_argument("--all", action="store_true", help="include kanban, subagent, tool and hidden sessions")
+    p.add_argument("--all-profiles", action="store_true",
+                   help="search every profile's state.db; each hit names its profile")
     p.add_argument("--json", action="store_true", help="machine-readable output")
+    add_reveal(p)
     p.set_defaults(run=run_search)
 
     s = sub.add_parser(
@@ -54,6 +57,7 @@ def register(sub) -> None:
     s.add_argument("--window", type=int, default=5, metavar="N",
                    help="messages on each side (default 5; from the start: the first 2N+1 and last N)")
     s.add_argument("--json", action="store_true", help="machine-readable output")
+    add_reveal(s)
     s.set_defaults(run=run_session)
 
 
@@ -75,11 +79,40 @@ def _fail(exc: SessionsError) -> CliError:
     return CliError(str(exc), 2)
 
 
-def hit_line(spans) -> Text:
+def hit_line(spans, mask: Masker | None = None) -> Text:
+    """A snippet with its matches marked; a snippet holding a secret is shown masked, unmarked."""
+    if mask is not None:
+        whole = "".join(part for part, _ in spans)
+        shown = mask(whole)
+        if shown != whole:
+            return literal(shown)
     text = Text()
     for part, hit in spans:
         text.append_text(literal(part, "bold reverse" if hit else ""))
     return text
+
+
+def hit_json(hit, profile: str | None, mask: Masker) -> dict:
+    data = dict(hit.to_json(), link=session_link(hit.profile or profile, hit.session_id))
+    snippet = mask(data["snippet"])
+    if snippet != data["snippet"]:
+        data["snippet"], data["matches"] = snippet, []  # offsets would point into the secret
+    data["title"] = mask(data["title"])
+    return data
+
+
+def profile_dbs(curator) -> dict:
+    """Every profile's state.db, the current profile's first (its SessionDB already open)."""
+    from core.home import list_profiles
+    from core.sessions.search import SessionDB
+
+    home = curator.home
+    dbs = {home.profile: curator.sessions}
+    for name in list_profiles(home.base):
+        if name not in dbs:
+            root = home.base if name == "default" else home.base / "profiles" / name
+            dbs[name] = SessionDB(root / "state.db")
+    return dbs
 
 
 # ── hmc search ───────────────────────────────────────────────────────────────
@@ -103,73 +136,97 @@ def run_search(args, ctx: CliContext) -> int:
         raise CliError("--limit must be at least 1")
     if args.offset < 0:
         raise CliError("--offset can't be negative")
+    filters = dict(sources=args.source, roles=args.role, since=parse_day(args.since, today, "--since"),
+                   until=parse_day(args.until, today, "--until"), include_hidden=args.all, sort=args.sort,
+                   limit=args.limit, offset=args.offset)
+    problems: list[tuple[str, str]] = []
+    notices: list[str] = []
     try:
-        check_sources(db, args.source)
-        result = db.search(
-            query,
-            sources=args.source,
-            roles=args.role,
-            since=parse_day(args.since, today, "--since"),
-            until=parse_day(args.until, today, "--until"),
-            include_hidden=args.all,
-            sort=args.sort,
-            limit=args.limit,
-            offset=args.offset,
-        )
+        if args.all_profiles:
+            from core.sessions.profiles import search_profiles
+
+            dbs = profile_dbs(curator)
+            result = search_profiles(dbs, query, **filters)
+            problems = list(result.problems)
+            notices = [f"{name}: {notice}" for name, notice in result.notices]
+            if not result.searched:
+                raise CliError("no profile has a state.db that can be searched"
+                               + "".join(f"; {name}: {why}" for name, why in problems))
+        else:
+            check_sources(db, args.source)
+            result = db.search(query, count=True, **filters)
+            notices = [result.notice] if result.notice else []
     except (QueryError, DatabaseError) as exc:
         raise _fail(exc) from None
     profile = curator.home.profile
+    mask = Masker(args.reveal)
+    total = None if result.total is None else f"{result.total:,}{'+' if result.total_capped else ''}"
     if args.json:
-        ctx.json({
+        data = {
             "query": result.query,
-            "route": result.route,
-            "notice": result.notice,
+            "route": getattr(result, "route", None),
+            "notice": "; ".join(notices) or None,
             "offset": result.offset,
             "limit": result.limit,
             "has_more": result.has_more,
-            "hits": [dict(h.to_json(), link=session_link(profile, h.session_id)) for h in result.hits],
-        })
+            "total": result.total,
+            "total_capped": result.total_capped,
+            "hits": [hit_json(h, profile, mask) for h in result.hits],
+        }
+        if args.all_profiles:
+            data.pop("route")
+            data.update(profiles=list(result.searched), missing=list(result.missing),
+                        problems=[{"profile": p, "error": e} for p, e in problems])
+        ctx.json(data)
         return 0
-    if result.notice:
-        ctx.text(result.notice, style="yellow")
+    for notice in notices:
+        ctx.text(notice, style="yellow")
+    for name, why in problems:
+        ctx.text(f"{name}: ", literal(why), style="yellow")
     if not result.hits:
-        ctx.text("No hits." if not result.offset else f"No hits past the first {result.offset}.")
+        ctx.text("No hits." if not result.offset else f"No hits past the first {result.offset} (of {total}).")
         return 0
     now = curator.now()
     for n, hit in enumerate(result.hits, start=result.offset + 1):
         head = Text(f"{n:>3}  ", style="dim")
         head.append(timefmt.local_time(hit.timestamp), style="bold")
         head.append(f" ({timefmt.ago(hit.timestamp, now)})  ", style="dim")
-        head.append(hit.source or "?", style="cyan" if hit.source not in DEMOTED_SOURCES else "dim cyan")
+        if hit.profile is not None:
+            head.append_text(literal(f"[{hit.profile}] ", "green"))
+        head.append_text(literal(hit.source or "?", "cyan" if hit.source not in DEMOTED_SOURCES else "dim cyan"))
         head.append("  ")
-        head.append_text(literal(one_line(hit.title), "bold"))
-        ctx.console.print(head)
+        head.append_text(literal(mask(one_line(hit.title)), "bold"))
+        ctx.print(head)
         where = Text("     ")
-        where.append(f"{hit.role}", style="magenta")
+        where.append_text(literal(f"{hit.role}", "magenta"))
         if hit.tool_name:
             where.append_text(literal(f" [{hit.tool_name}]", "magenta"))
-        where.append(f"  {hit.session_id} #{hit.message_id}", style="dim")
-        ctx.console.print(where)
+        where.append_text(literal(f"  {hit.session_id} #{hit.message_id}", "dim"))
+        ctx.print(where)
         line = Text("     ")
-        line.append_text(hit_line(hit.snippet))
-        ctx.console.print(line)
-    shown = f"{len(result.hits)} hit{'s' if len(result.hits) != 1 else ''}"
+        line.append_text(hit_line(hit.snippet, mask))
+        ctx.print(line)
     first, last = result.offset + 1, result.offset + len(result.hits)
-    tail = f"{shown} ({first}-{last})"
+    noun = "hit" if total == "1" else "hits"
+    tail = f"{len(result.hits)} of {total} {noun} ({first}-{last})"
+    if args.all_profiles:
+        tail += f" in {len(result.searched)} profile{'s' if len(result.searched) != 1 else ''}"
     if result.has_more:
         tail += f" · more with --offset {last}"
     ctx.text(tail, style="dim")
-    ctx.text("open one: hmc session ID --around MESSAGE_ID", style="dim")
+    ctx.text("open one: hmc " + ("--profile NAME " if args.all_profiles else "")
+             + "session ID --around MESSAGE_ID", style="dim")
     return 0
 
 
 # ── hmc session ──────────────────────────────────────────────────────────────
 
-def message_block(m: Message, anchor: int | None, now: float) -> Text:
+def message_block(m: Message, anchor: int | None, now: float, mask: Masker | None = None) -> Text:
+    mask = mask or Masker()
     is_anchor = m.id == anchor
     head = Text("▶ " if is_anchor else "  ", style="bold yellow")
     head.append(f"#{m.id} ", style="bold" if is_anchor else "dim")
-    head.append(m.role, style={"user": "bold green", "assistant": "bold blue", "tool": "magenta"}.get(m.role, "bold"))
+    head.append_text(literal(m.role, {"user": "bold green", "assistant": "bold blue", "tool": "magenta"}.get(m.role, "bold")))
     if m.tool_name:
         head.append_text(literal(f" [{m.tool_name}]", "magenta"))
     if m.timestamp is not None:
@@ -179,7 +236,7 @@ def message_block(m: Message, anchor: int | None, now: float) -> Text:
     out = Text()
     out.append_text(head)
     out.append("\n")
-    body = m.text
+    body = mask(m.text)
     if body:
         out.append_text(literal(body.rstrip("\n")))
         out.append("\n")
@@ -187,7 +244,7 @@ def message_block(m: Message, anchor: int | None, now: float) -> Text:
         call = Text("  → ", style="magenta")
         call.append_text(literal(name, "bold magenta"))
         if args not in (None, "", {}):
-            preview = one_line(args if isinstance(args, str) else _compact(args))
+            preview = mask(one_line(args if isinstance(args, str) else _compact(args)))
             call.append_text(literal("(" + (preview[:160] + "…" if len(preview) > 160 else preview) + ")", "dim"))
         out.append_text(call)
         out.append("\n")
@@ -201,8 +258,8 @@ def _compact(args) -> str:
 
     try:
         return json.dumps(args, ensure_ascii=False)
-    except (TypeError, ValueError):
-        return str(args)
+    except (TypeError, ValueError, RecursionError):
+        return "…"
 
 
 def run_session(args, ctx: CliContext) -> int:
@@ -235,17 +292,18 @@ def run_session(args, ctx: CliContext) -> int:
         raise _fail(exc) from None
     link = session_link(curator.home.profile, sid)
     messages = [m for part in parts for m in part]
+    mask = Masker(args.reveal)
     if args.json:
         ctx.json({
-            "session": dict(info.to_json(), link=link),
+            "session": mask.obj(dict(info.to_json(), link=link)),
             "anchor_id": window.anchor_id,
             "has_before": has_before,
             "has_after": has_after,
-            "messages": [m.to_json() for m in messages],
+            "messages": [mask.obj(m.to_json()) for m in messages],
         })
         return 0
-    head = literal(one_line(info.title), "bold")
-    ctx.console.print(head)
+    head = literal(mask(one_line(info.title)), "bold")
+    ctx.print(head)
     meta = f"{info.source} · started {timefmt.local_time(info.started_at) if info.started_at else '?'}"
     if info.message_count is not None:
         meta += f" · {info.message_count:,} messages"
@@ -259,7 +317,7 @@ def run_session(args, ctx: CliContext) -> int:
         if i and gap:
             ctx.text("  ⋮ (more messages in between: hmc session ID --around MESSAGE_ID)", style="dim")
         for m in part:
-            ctx.console.print(message_block(m, window.anchor_id, now))
+            ctx.print(message_block(m, window.anchor_id, now, mask))
     if has_after:
         ctx.text("  ⋮ later messages: use --around with a larger id, or a larger --window", style="dim")
     if not messages:

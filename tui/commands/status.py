@@ -55,7 +55,7 @@ def run(args, ctx: CliContext) -> int:
     data = gather(curator)
     if args.json:
         ctx.json(data)
-        return 0
+        return exit_code(data)
     ctx.text(f"home {curator.home.display()} · profile {curator.home.profile}", style="bold")
     for problem in data["config_problems"]:
         ctx.text(f"config: {problem}", style="yellow")
@@ -79,4 +79,12 @@ def run(args, ctx: CliContext) -> int:
         ctx.text(f"state.db   {db['error']}")
     else:
         ctx.text(f"state.db   {db.get('sessions', 0):,} sessions, {db.get('messages', 0):,} messages")
+    return exit_code(data)
+
+
+def exit_code(data: dict) -> int:
+    """2 when a store or the pending folder can't be read (unreadable input); drift and a damaged
+    state.db are reported, not failures."""
+    if any(info["error"] for info in data["targets"].values()) or data["pending"].get("error"):
+        return 2
     return 0
