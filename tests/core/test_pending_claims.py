@@ -1,0 +1,107 @@
+"""Claims left by an hmc that died mid-approval: recovered before list, show, approve and reject,
+and settled by what the journal says happened — an applied record never comes back."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from core.pending import queue as P
+from core.store.journal import tagged
+from core.store.memory import Op
+from tests.core.pending_support import curator, entries, make_home, pending_files, stage
+
+
+@pytest.fixture
+def home(tmp_path):
+    return make_home(tmp_path)
+
+
+def dead_pid() -> int:
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    return proc.pid
+
+
+def claim_of(home, rid: str) -> str:
+    """Claim a record as an hmc that has since died would have."""
+    folder = home / "pending" / "memory"
+    name = f".{rid}.json{P.CLAIM_MARK}{dead_pid()}-0badc0de"
+    os.rename(folder / f"{rid}.json", folder / name)
+    return name
+
+
+@pytest.mark.parametrize("command", ["list", "get", "approve", "reject", "inspect"])
+def test_every_command_puts_back_a_dead_hmcs_claim(home, command):
+    rid = stage(home, content="Likes espresso")
+    claim_of(home, rid)
+    q = curator(home).pending
+    getattr(q, command)(*(() if command == "list" else (rid,)))
+    if command == "approve":
+        assert entries(home)[-1] == "Likes espresso" and pending_files(home) == []
+    elif command == "reject":
+        assert pending_files(home) == []
+    else:
+        assert pending_files(home) == [f"{rid}.json"]
+
+
+def test_a_claim_whose_write_was_committed_is_done_not_put_back(home):
+    rid = stage(home, content="Likes espresso")
+    name = claim_of(home, rid)
+    cur = curator(home)
+    with tagged(name):  # the dead hmc had written the store and committed its journal record
+        cur.stores["memory"].apply([Op("add", content="Likes espresso")], action=f"approve {rid}")
+    assert cur.pending.list() == [] and pending_files(home) == []
+    assert entries(home).count("Likes espresso") == 1
+
+
+@pytest.mark.parametrize("replaced", [True, False])
+def test_a_claim_whose_write_is_in_doubt_is_settled_by_the_file(home, replaced):
+    rid = stage(home, content="Likes espresso")
+    name = claim_of(home, rid)
+    cur = curator(home)
+    store = cur.stores["memory"]
+    before = store.path.read_text(encoding="utf-8")
+    after = before + "\n§\nLikes espresso"
+    with tagged(name):  # killed after its prepared line: before or after the replace
+        cur.history._write_record("memory", store.path, before, after, f"approve {rid}", "", None, "prepared")
+    if replaced:
+        store.path.write_text(after, encoding="utf-8")
+    records = cur.pending.list()
+    assert cur.history.in_doubt() == []
+    if replaced:
+        assert records == [] and cur.history.records()[-1].after == after
+    else:
+        assert [r.id for r in records] == [rid] and cur.history.records() == []
+        cur.pending.approve(rid)
+    assert entries(home).count("Likes espresso") == 1
+
+
+def test_an_interrupt_after_the_write_never_puts_the_record_back(home, monkeypatch):
+    rid = stage(home, content="Likes espresso")
+    q = curator(home).pending
+    real = q._apply_claimed
+
+    def interrupted(*args):
+        real(*args)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(q, "_apply_claimed", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        q.approve(rid)
+    assert pending_files(home) == [] and entries(home).count("Likes espresso") == 1
+
+
+def test_a_live_hmcs_fresh_claim_is_left_alone(home):
+    rid = stage(home, content="Likes espresso")
+    folder = home / "pending" / "memory"
+    name = f".{rid}.json{P.CLAIM_MARK}{os.getpid()}-0badc0de"
+    os.rename(folder / f"{rid}.json", folder / name)
+    q = curator(home).pending
+    assert q.list() == []
+    with pytest.raises(P.PendingError, match="right now by this hmc"):
+        q.approve(rid)
+    assert os.listdir(folder) == [name]
