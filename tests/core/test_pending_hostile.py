@@ -301,3 +301,31 @@ def test_unexpected_failure_while_parsing_is_that_records_alone(home, monkeypatc
     monkeypatch.setattr(P, "_parse_record", parse)
     by = {r.id: r for r in curator(home).pending.list()}
     assert by["0000aaa1"].broken == "can't be read as a record (TypeError)" and by["0000aaa2"].usable
+
+
+# -- a queue folder hmc may not read -----------------------------------------------------------------
+
+
+def test_an_unreadable_queue_folder_is_a_pending_error_never_an_os_error(home, monkeypatch):
+    rid = stage(home, content="x")
+    folder = str(home / "pending" / "memory")
+    real_scandir, real_lstat, real_listdir, real_rename = os.scandir, os.lstat, os.listdir, os.rename
+
+    def denied(real):
+        def call(path, *args, **kwargs):
+            if str(path).startswith(folder):
+                raise PermissionError(13, "Permission denied", str(path))
+            return real(path, *args, **kwargs)
+        return call
+
+    # what a mode-000 pending/memory does to a user other than root
+    monkeypatch.setattr(os, "scandir", denied(real_scandir))
+    monkeypatch.setattr(os, "lstat", denied(real_lstat))
+    monkeypatch.setattr(os, "listdir", denied(real_listdir))
+    monkeypatch.setattr(os, "rename", denied(real_rename))
+    q = curator(home).pending
+    for call in (q.list, q.count, q.token, q.inspect_all, q.approve_all, q.reject_all,
+                 lambda: q.get(rid), lambda: q.approve(rid), lambda: q.reject(rid), lambda: q.inspect(rid)):
+        with pytest.raises(PendingError, match="(?i)permission denied"):
+            call()
+    assert q.recover_claims() == []
