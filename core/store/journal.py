@@ -11,7 +11,9 @@ The journal is true: it holds only writes that happened.
   a `{"commit": id}` line; if the replace fails, an `{"abort": id}` line. Only committed records
   are records. A write killed between the two steps leaves a prepared record *in doubt*; the next
   write of that file (under its lock) resolves it by the file's text: the record's `after` text
-  there means the write happened (committed), anything else means it didn't (aborted).
+  there means the write happened (committed); anything else drops it (aborted) — either it didn't
+  happen, or another writer has changed the file since, and then undo couldn't restore it anyway.
+  Commit and abort lines aren't fsynced: one lost in a crash just leaves the record in doubt.
 - Ids are allocated and lines appended under one per-home lock (flock on `journal.lock`), so two
   processes writing MEMORY.md and USER.md at once can't share an id or tear each other's lines.
 - Lines are pure-ASCII JSON (`ensure_ascii`): any string, a lone surrogate included, round-trips,
@@ -288,8 +290,9 @@ class History:
         finally:
             os.close(lock)  # closing releases the flock
 
-    def _append(self, fd: int, line: bytes) -> None:
-        """Append one line (after a newline if the last line is torn) and fsync. Raises OSError."""
+    def _append(self, fd: int, line: bytes, sync: bool = True) -> None:
+        """Append one line (after a newline if the last line is torn), fsynced unless `sync` is
+        False. Raises OSError."""
         size = os.fstat(fd).st_size
         if size:
             os.lseek(fd, size - 1, os.SEEK_SET)
@@ -298,11 +301,12 @@ class History:
         view = memoryview(line)
         while view:
             view = view[os.write(fd, view):]
-        os.fsync(fd)
+        if sync:
+            os.fsync(fd)
 
-    def _append_locked(self, fd: int, line: bytes, start: int) -> None:
+    def _append_locked(self, fd: int, line: bytes, start: int, sync: bool = True) -> None:
         try:
-            self._append(fd, line)
+            self._append(fd, line, sync)
         except OSError as exc:
             try:  # leave no half line behind
                 os.ftruncate(fd, start)
@@ -338,10 +342,12 @@ class History:
         return rec
 
     def _mark(self, kind: str, rid: int) -> bool:
-        """Append a commit or abort line for record `rid`; False when it couldn't be written."""
+        """Append a commit or abort line for record `rid`; False when it couldn't be written.
+        Not fsynced: one lost in a crash leaves the record in doubt, and `resolve` settles it from
+        the file exactly as the line would have."""
         try:
             with self._locked() as fd:
-                self._append_locked(fd, _line({kind: rid}), os.fstat(fd).st_size)
+                self._append_locked(fd, _line({kind: rid}), os.fstat(fd).st_size, sync=False)
             return True
         except StoreError:
             return False
