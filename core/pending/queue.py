@@ -515,6 +515,11 @@ def group_key(record: PendingRecord) -> str | None:
     return hashlib.sha1("\x1f".join(parts).encode("utf-8", "surrogatepass")).hexdigest()[:12]
 
 
+# The store's refusal kinds (OpError.kind) -> the queue's reason kinds
+_KINDS = {"pin": PIN_CHANGED, "no_match": NO_MATCH, "ambiguous": AMBIGUOUS, "empty": EMPTY,
+          "empties": EMPTIES_STORE, "limit": LIMIT, "unknown": MALFORMED}
+
+
 def _classify(exc: Exception) -> str:
     if isinstance(exc, Conflict):
         return PIN_CHANGED
@@ -522,6 +527,9 @@ def _classify(exc: Exception) -> str:
         return DRIFT
     if isinstance(exc, ScanRefused):
         return SCANNER
+    kind = _KINDS.get(getattr(exc, "kind", None) or "")
+    if kind is not None:
+        return kind
     text = str(exc)
     if text.startswith("No entry matched"):
         return NO_MATCH
@@ -584,13 +592,14 @@ def _blocking(findings: Sequence[Any]) -> list[Any]:
 
 
 def inspect_ops(record: PendingRecord, ops: Sequence[Op], target: str | None, snap: Snapshot | None,
-                limit: int, enabled: bool) -> Inspection:
+                limit: int, enabled: bool, drift_ok: bool = False) -> Inspection:
     """What approving `ops` (the record's, or an edited version) on `target` would do now.
+    `drift_ok`: the store writes these ops through a drifted file (as 0.18+ does a single add).
 
     Never raises: a failure while inspecting one record (however hostile its content) makes that
     record's inspection broken, with the reason, and nothing else."""
     try:
-        return _inspect_ops(record, ops, target, snap, limit, enabled)
+        return _inspect_ops(record, ops, target, snap, limit, enabled, drift_ok)
     except (RecursionError, MemoryError) as exc:
         why = f"too complex to inspect ({type(exc).__name__})"
     except Exception as exc:  # noqa: BLE001 - isolation: one record never stops the queue
@@ -603,7 +612,7 @@ def inspect_ops(record: PendingRecord, ops: Sequence[Op], target: str | None, sn
 
 
 def _inspect_ops(record: PendingRecord, ops: Sequence[Op], target: str | None, snap: Snapshot | None,
-                 limit: int, enabled: bool) -> Inspection:
+                 limit: int, enabled: bool, drift_ok: bool) -> Inspection:
     file = FILE_NAMES.get(target or "", "")
     before = tuple(snap.entries) if snap is not None else ()
     base = dict(record=record, target=target, file=file, limit=limit, before=before, group=group_key(record))
@@ -666,7 +675,7 @@ def _inspect_ops(record: PendingRecord, ops: Sequence[Op], target: str | None, s
         return verdict(UNREADABLE, (snap.error if snap else f"{file} can't be read") + "; nothing can be written", **ok)
     if snap.symlink:
         return verdict(UNREADABLE, f"{file} is a symbolic link; hmc won't replace it with a file", **ok)
-    if snap.drift:
+    if snap.drift and not drift_ok:
         return verdict(DRIFT, f"{file} has drifted from the form Hermes writes ({snap.drift}); repair it in "
                        "memory mode first (Hermes refuses to edit it too)", **ok)
     try:
@@ -877,7 +886,9 @@ class PendingQueue:
             return inspect_ops(record, ops, tgt, None, 0, True)
         if snapshot is None or snapshot.target != tgt:
             snapshot = store.read()
-        return inspect_ops(record, ops, tgt, snapshot, store.limit, store.enabled)
+        drift_ok = getattr(store, "_drift_allowed", None)
+        return inspect_ops(record, ops, tgt, snapshot, store.limit, store.enabled,
+                           bool(drift_ok(ops)) if callable(drift_ok) else False)
 
     def inspect_all(self, records: Sequence[PendingRecord] | None = None) -> list[Inspection]:
         """Inspect many records, reading each target file once."""
