@@ -214,6 +214,7 @@ def private_dir(folder: str | Path, *, up_to: str | Path | None = None) -> Path:
     for part in reversed(chain):
         try:
             os.mkdir(part, PRIVATE_DIR)
+            fsync_dir(part.parent)  # the new folder itself survives a crash
         except FileExistsError:
             pass
         except FileNotFoundError:
