@@ -329,3 +329,53 @@ def test_an_unreadable_queue_folder_is_a_pending_error_never_an_os_error(home, m
         with pytest.raises(PendingError, match="(?i)permission denied"):
             call()
     assert q.recover_claims() == []
+
+
+# -- any JSON in any field (property) ------------------------------------------------------------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from core.pending.queue import inspect_ops, parse_record  # noqa: E402
+from core.store.memory import Snapshot  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+ANY_TEXT = st.text(alphabet=st.characters(codec=None, exclude_categories=()), max_size=30) | st.sampled_from(
+    ["\ud800", "a\udfffb", "\x1b]52;c;eA==\x07", "\u202e", "add", "memory", "user", "batch", ""])
+SCALARS = (st.none() | st.booleans() | st.integers() | st.integers(min_value=10 ** 30) |
+           st.floats(allow_nan=True, allow_infinity=True) | ANY_TEXT)
+ANY_JSON = st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(ANY_TEXT, inner, max_size=4),
+                        max_leaves=12)
+OP = st.fixed_dictionaries({"action": st.sampled_from(["add", "replace", "remove"]) | ANY_JSON},
+                           optional={"content": ANY_JSON, "old_text": ANY_JSON, "matched_entry": ANY_JSON,
+                                     "new_text": ANY_JSON})
+PAYLOAD = st.fixed_dictionaries(
+    {"action": st.sampled_from(["add", "replace", "remove", "batch"]) | ANY_JSON,
+     "target": st.sampled_from(["memory", "user"]) | ANY_JSON},
+    optional={"content": ANY_JSON, "old_text": ANY_JSON, "matched_entry": ANY_JSON,
+              "operations": st.lists(OP, max_size=4) | ANY_JSON}) | ANY_JSON
+RECORD = st.fixed_dictionaries({"payload": PAYLOAD}, optional={
+    "id": ANY_JSON, "subsystem": st.just("memory") | ANY_JSON, "summary": ANY_JSON, "origin": ANY_JSON,
+    "created_at": ANY_JSON, "action": ANY_JSON})
+
+
+def dumps(obj) -> bytes:
+    return json.dumps(obj, ensure_ascii=True, allow_nan=True).encode("ascii")
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(RECORD, st.sampled_from(["0000abcd.json", "\udcff.json", "notes.json"]))
+def test_any_json_in_any_field_gives_a_record_and_an_inspection_never_an_exception(obj, name):
+    record = parse_record(dumps(obj), Path("/q") / name, (1, 1), 1_794_744_000.0)
+    assert record.broken or record.problem or record.ops
+    assert math.isfinite(record.created_at)
+    snap = Snapshot("memory", entries=("Deploys go through staging", "Likes tea"), raw="Deploys go through staging\n§\nLikes tea",
+                    exists=True)
+    ins = inspect_ops(record, record.ops, record.target, snap, 2200, True)
+    # everything a command may print or dump is text a UTF-8 terminal and a JSON writer take
+    shown = [record.file, record.id, record.title, record.summary, record.origin, record.action, ins.reason or "",
+             *ins.warnings, *(c.after or "" for c in ins.changes)]
+    for text in shown:
+        text.encode("utf-8")
+    json.dumps(record.payload, ensure_ascii=False, allow_nan=False).encode("utf-8")
+    assert ins.can_apply or ins.reason_kind
