@@ -199,7 +199,7 @@ def private_dir(folder: str | Path, *, up_to: str | Path | None = None) -> Path:
 
     With `up_to` (an ancestor of `folder`), every folder from `up_to` down to `folder` is made 0700
     too — hmc's state tree is private all the way. Raises OSError when a folder can't be made.
-    A symbolic link in place of one of these folders is refused (OSError ELOOP).
+    A symbolic link to a folder is followed: the folder it points to is made 0700.
     """
     folder = Path(folder)
     chain = [folder]
@@ -219,9 +219,7 @@ def private_dir(folder: str | Path, *, up_to: str | Path | None = None) -> Path:
             pass
         except FileNotFoundError:
             os.makedirs(part, PRIVATE_DIR, exist_ok=True)
-        st = os.lstat(part)
-        if stat.S_ISLNK(st.st_mode):
-            raise OSError(errno.ELOOP, "a symbolic link, not a folder", str(part))
+        st = os.stat(part)  # a folder linked elsewhere (dotfiles) is followed, and made private there
         if not stat.S_ISDIR(st.st_mode):
             raise NotADirectoryError(errno.ENOTDIR, "not a folder", str(part))
         if stat.S_IMODE(st.st_mode) != PRIVATE_DIR:

@@ -103,10 +103,13 @@ def test_private_dir_and_files_ignore_the_umask(tmp_path):
         assert stat.S_IMODE(f.stat().st_mode) == 0o700
     assert stat.S_IMODE((folder / "journal.jsonl").stat().st_mode) == 0o600
     assert stat.S_IMODE((folder / "other").stat().st_mode) == 0o600
-    (tmp_path / "elsewhere").mkdir()
-    (root / "homes" / "link").symlink_to(tmp_path / "elsewhere")
-    with pytest.raises(OSError):
-        private_dir(root / "homes" / "link")
+    (tmp_path / "elsewhere").mkdir(mode=0o755)
+    (root / "homes" / "link").symlink_to(tmp_path / "elsewhere")  # a state folder kept elsewhere
+    private_dir(root / "homes" / "link")
+    assert stat.S_IMODE((tmp_path / "elsewhere").stat().st_mode) == 0o700
+    (root / "homes" / "file").write_text("")
+    with pytest.raises(NotADirectoryError):
+        private_dir(root / "homes" / "file")
 
 
 @pytest.mark.parametrize("value", [math.inf, -math.inf, math.nan, 1e400, -1e400, 10 ** 400, 1e300, -1e300,
