@@ -7,7 +7,7 @@ import importlib
 import sys
 from datetime import date
 
-from tui.commands.common import CliContext, CliError, os_error_text
+from tui.commands.common import CliContext, CliError, os_error_text, say
 
 # Subcommand modules (tui/commands/<name>.py), each with register(sub) setting `run` on its parsers,
 # and the commands each one provides.
@@ -35,7 +35,8 @@ class VersionAction(argparse.Action):
         super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
 
     def __call__(self, parser, namespace, values, option_string=None):
-        parser.exit(0, f"hmc {version()}\n")
+        sys.stdout.write(f"hmc {version()}\n")
+        parser.exit(0)
 
 
 def version() -> str:
@@ -126,18 +127,6 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # never a traceback for a person; the type helps a bug report
         say(f"unexpected error: {type(exc).__name__}: {exc}", reveal)
         return 2
-
-
-def say(message: str, reveal: bool = False) -> None:
-    """One line on stderr: secrets masked (unless --reveal), controls made visible."""
-    from tui.commands.common import mask_untrusted
-    from tui.literal import visible
-
-    try:
-        message = mask_untrusted(message, reveal)
-    except Exception:  # the scan is advisory; the message still gets out, literally
-        pass
-    sys.stderr.write("hmc: " + visible(" ".join(message.split("\n"))) + "\n")
 
 
 def safe_streams() -> None:

@@ -167,6 +167,15 @@ def mask_untrusted(text: object, reveal: bool = False) -> str:
     return Masker(reveal)(text)
 
 
+def say(message: str, reveal: bool = False) -> None:
+    """One line on stderr (`hmc: …`): secrets masked (unless --reveal), controls made visible."""
+    try:
+        message = mask_untrusted(message, reveal)
+    except Exception:  # the scan is advisory; the message still gets out, literally
+        pass
+    sys.stderr.write("hmc: " + visible(" ".join(str(message).splitlines())) + "\n")
+
+
 def add_reveal(parser) -> None:
     parser.add_argument("--reveal", action="store_true",
                         help="print secrets the security scan finds instead of masking them (sk-…9f2a)")

@@ -83,8 +83,14 @@ def run(args, ctx: CliContext) -> int:
 
 
 def exit_code(data: dict) -> int:
-    """2 when a store or the pending folder can't be read (unreadable input); drift and a damaged
-    state.db are reported, not failures."""
-    if any(info["error"] for info in data["targets"].values()) or data["pending"].get("error"):
+    """2 when a store or the pending folder can't be read (unreadable input), with the reason on
+    stderr; drift and a damaged state.db are reported, not failures."""
+    from tui.commands.common import say
+
+    problems = [info["error"] for info in data["targets"].values() if info["error"]]
+    if data["pending"].get("error"):
+        problems.append(data["pending"]["error"])
+    if problems:
+        say("; ".join(problems))
         return 2
     return 0
