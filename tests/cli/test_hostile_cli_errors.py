@@ -121,6 +121,12 @@ def test_unreadable_store_status_2_and_write_2(monkeypatch, capsys, home):
     assert_one_line(err)
     code, out, err = run_inproc(capsys, home, "memory", "list", "--target", "user")
     assert code == 0  # the other store still reads
+    code, out, err = run_inproc(capsys, home, "memory", "list")
+    assert code == 2 and "Name: Inès" in out  # both: the readable one listed, the reason on stderr
+    assert_one_line(err)
+    code, out, err = run_inproc(capsys, home, "memory", "list", "--json")
+    assert code == 2 and json.loads(out)[0]["error"]
+    assert_one_line(err)
     monkeypatch.undo()
     assert path.read_bytes() == before
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from core.store.memory import TARGETS, Op, ScanRefused, StoreError, usage, usage_label
-from tui.commands.common import CliContext, CliError, Masker, add_reveal, literal
+from tui.commands.common import CliContext, CliError, Masker, add_reveal, literal, say
 
 
 def register(sub) -> None:
@@ -77,7 +77,7 @@ def list_entries(args, ctx: CliContext, stores) -> int:
                         for i, e in enumerate(snap.entries)],
         } for store, snap in snaps]
         ctx.json(data[0] if len(data) == 1 else data)
-        return 2 if broken else 0
+        return unreadable(broken)
     for n, (store, snap) in enumerate(snaps):
         if n:
             ctx.text("")
@@ -97,4 +97,12 @@ def list_entries(args, ctx: CliContext, stores) -> int:
             ctx.text(head, literal(lines[0]), f"  ({len(entry):,} chars){mark if len(lines) == 1 else ''}")
             for j, line in enumerate(lines[1:], 2):
                 ctx.text(" " * len(head), literal(line), mark if j == len(lines) else "")
-    return 2 if broken else 0
+    return unreadable(broken)
+
+
+def unreadable(problems: list[str]) -> int:
+    """Exit 2 with the reason on stderr when a file couldn't be read (the other is still listed)."""
+    if problems:
+        say("; ".join(problems))
+        return 2
+    return 0
