@@ -166,6 +166,11 @@ def drift_findings(target: str, snap: "Snapshot") -> list[Finding]:
         return [Finding("drift", "error", target, rule="drift",
                         detail=f"{name} has drifted from the form Hermes writes ({snap.drift}); "
                                "Hermes refuses to edit it until it is repaired (memory mode, r)")]
+    if snap.untidy:
+        severity = "warning" if snap.bom else "info"  # a BOM hides entry 1 from the prompt
+        return [Finding("drift", severity, target, rule="untidy",
+                        detail=f"Hermes reads {name} fine, but it has " + "; ".join(snap.untidy)
+                               + ". A tidy-up (memory mode, r) fixes it, with a backup first")]
     return []
 
 
@@ -205,7 +210,7 @@ def _age(days: int) -> str:
     return f"{days} days"
 
 
-def date_findings(target: str, index: int, text: str, today: date) -> list[Finding]:
+def date_findings(target: str, index: int, text: str, today: date, stale_days: int = STALE_DAYS) -> list[Finding]:
     out: list[Finding] = []
     found = find_dates(text, today)
     if not found:
@@ -226,9 +231,10 @@ def date_findings(target: str, index: int, text: str, today: date) -> list[Findi
     latest = newest(found, (ABSOLUTE,))
     if latest is not None:
         age = (today - latest.last_day).days
-        if age > STALE_DAYS:
-            severity = "error" if age > VERY_STALE_DAYS else "warning"
-            rule = "stale-365" if age > VERY_STALE_DAYS else "stale-90"
+        if age > stale_days:
+            very = age > max(VERY_STALE_DAYS, stale_days)
+            severity = "error" if very else "warning"
+            rule = f"stale-{max(VERY_STALE_DAYS, stale_days)}" if very else f"stale-{stale_days}"
             out.append(Finding("stale", severity, target, (index,), rule,
                                mask_secrets(f'newest date "{latest.text}" is {_age(age)} old; '
                                             "is this still true? update or remove it", text),
@@ -473,7 +479,8 @@ def group_findings(findings: Iterable[Finding]) -> list[tuple[str, list[Finding]
 
 
 def review_entries(stores: dict[str, tuple[Sequence[str], int]], today: date,
-                   sources: Sequence[Source] = (), snapshots: dict | None = None) -> list[Finding]:
+                   sources: Sequence[Source] = (), snapshots: dict | None = None,
+                   stale_days: int = STALE_DAYS) -> list[Finding]:
     """The detectors over plain data: {target: (entries, limit)} (used by run_review and tests)."""
     findings: list[Finding] = []
     items: list[Entry] = []
@@ -487,7 +494,7 @@ def review_entries(stores: dict[str, tuple[Sequence[str], int]], today: date,
         for i, text in enumerate(entries):
             items.append((target, i, text))
             findings += scanner_findings(target, i, text)
-            findings += date_findings(target, i, text, today)
+            findings += date_findings(target, i, text, today, stale_days)
             findings += redundancy_findings(target, i, text, sources)
             for f in (vague_finding(target, i, text), verbose_finding(target, i, text)):
                 if f:
@@ -503,7 +510,8 @@ def decisions(curator: "Curator") -> ReviewStore:
     return ReviewStore(state_dir(curator.home.root))
 
 
-def run_review(curator: "Curator", *, include_kept: bool = False, fresh: bool = True) -> list[Finding]:
+def run_review(curator: "Curator", *, include_kept: bool = False, fresh: bool = True,
+               stale_days: int = STALE_DAYS) -> list[Finding]:
     """All findings for the curator's home (sort_findings order); kept ones left out by default.
 
     `fresh` re-reads both files; the TUI passes False to review the snapshots its file poll keeps
@@ -512,7 +520,7 @@ def run_review(curator: "Curator", *, include_kept: bool = False, fresh: bool = 
     snapshots = {t: (curator.stores[t].read() if fresh else curator.stores[t].last)
                  for t in TARGETS if t in curator.stores}
     stores = {t: (list(s.entries), curator.stores[t].limit) for t, s in snapshots.items()}
-    findings = review_entries(stores, curator.today, load_sources(curator.home.root), snapshots)
+    findings = review_entries(stores, curator.today, load_sources(curator.home.root), snapshots, stale_days)
     if include_kept:
         return findings
     kept = decisions(curator).kept_keys()

@@ -16,8 +16,11 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
-from typing import Iterable, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Iterable, Sequence
+
+from core.hermes import scan as release_scan
+from core.hermes.release import NEWEST
 
 from core.scan.hermes_rules import (
     CATEGORY_HELP,
@@ -30,6 +33,9 @@ from core.scan.hermes_rules import (
 from core.scan.injections import INJECTION_IDS, INJECTION_RULES
 from core.scan.rules import KEEP, Rule, Verdict, gate_text
 from core.scan.secrets import PROVIDER_IDS, SECRET_RULES
+
+if TYPE_CHECKING:  # pragma: no cover
+    from core.hermes.release import Release
 
 __all__ = [
     "ScanFinding", "SEVERITY_ORDER", "MAX_SCAN_CHARS", "HERMES_IDS", "scan", "hermes_scan",
@@ -135,82 +141,90 @@ def explain(finding: ScanFinding) -> str:
 
 # ── Hermes-compatible entry points ───────────────────────────────────────────
 
-def hermes_scan(text: str) -> str | None:
-    """Hermes's first finding, as its message names it: a pattern id or `U+XXXX`.
-
-    Hermes lists invisible characters in set order (arbitrary); this names the first
-    one in the text. Patterns come in Hermes's order.
-    """
+def hermes_scan(text: str, release: "Release | None" = None) -> str | None:
+    """The release's first finding, as its refusal names it: a pattern id or `U+XXXX` (None: clean)."""
     try:
-        capped = _coerce(text)[:MAX_SCAN_CHARS]
-        m = INVISIBLE_RE.search(capped)
-        if m:
-            return f"U+{ord(m.group()):04X}"
-        return next(iter(_hermes_pattern_ids(capped)), None)
+        ids = hermes_ids(text, release)
     except Exception:
         return None
+    if not ids:
+        return None
+    return ids[0].removeprefix("invisible_unicode_")
 
 
-def hermes_ids(text: str) -> list[str]:
-    """Every Hermes finding id, as in its load-time notice (`invisible_unicode_U+XXXX`, ids)."""
+def hermes_ids(text: str, release: "Release | None" = None) -> list[str]:
+    """Every id the release's scan reports (`invisible_unicode_U+XXXX`, then pattern ids)."""
     try:
-        capped = _coerce(text)[:MAX_SCAN_CHARS]
-        seen: dict[str, None] = {}
-        for m in INVISIBLE_RE.finditer(capped):
-            seen.setdefault(f"invisible_unicode_U+{ord(m.group()):04X}")
-        return list(seen) + list(_hermes_pattern_ids(capped))
+        return release_scan.threat_ids(_coerce(text), release or NEWEST)
     except Exception:
         return []
 
 
-def _hermes_pattern_ids(capped: str) -> Iterable[str]:
-    norm = unicodedata.normalize("NFKC", capped)
-    folded = gate_text(norm)
-    seen: dict[str, bool] = {}
-    for r in HERMES_RULES:
-        if r.gate_open(folded, seen) and r.regex.search(norm):
-            yield r.id
-
-
-def hermes_message(text: str) -> str | None:
-    """The error Hermes's memory tool returns when it refuses this text, or None."""
-    first = hermes_scan(text)
-    if first is None:
-        return None
-    if first.startswith("U+"):
-        return f"Blocked: content contains invisible unicode character {first} (possible injection)."
-    return (f"Blocked: content matches threat pattern '{first}'. Content is injected into the "
-            f"system prompt and must not contain injection or exfiltration payloads.")
-
-
-def blocked_notice(entry: str, filename: str = "MEMORY.md") -> str | None:
-    """What Hermes puts in the prompt instead of this entry at session start, or None."""
+def hermes_message(text: str, release: "Release | None" = None) -> str | None:
+    """The error the release's memory tool returns when it refuses this text, or None."""
     try:
-        entry = _coerce(entry)
-        if not entry or entry.startswith("[BLOCKED:"):
-            return None
-        if len(entry) > MAX_SCAN_CHARS:
-            return (f"[BLOCKED: {filename} entry too large to scan ({len(entry):,} chars). "
-                    f"Removed from system prompt; use memory(action=remove) to delete the original.]")
-        ids = hermes_ids(entry)
-        if not ids:
-            return None
-        return (f"[BLOCKED: {filename} entry contained threat pattern(s): {', '.join(ids)}. "
-                f"Removed from system prompt; use memory(action=remove) to delete the original.]")
+        return release_scan.refusal(_coerce(text), release or NEWEST)
+    except Exception:
+        return None
+
+
+def blocked_notice(entry: str, filename: str = "MEMORY.md", release: "Release | None" = None) -> str | None:
+    """What the release puts in the prompt instead of this entry at session start, or None."""
+    try:
+        return release_scan.blocked_notice(_coerce(entry), filename, release or NEWEST)
     except Exception:
         return None
 
 
 # ── the scan ─────────────────────────────────────────────────────────────────
 
-def scan(text: str) -> list[ScanFinding]:
-    """All findings, most severe first, then by position. Never raises."""
+def scan(text: str, release: "Release | None" = None) -> list[ScanFinding]:
+    """All findings, most severe first, then by position. Never raises.
+
+    `hermes_blocks` follows the release's own scan exactly (core.hermes.scan): a finding of hmc's
+    that the release doesn't make is kept (hmc still asks about it) but not marked as blocked, and an
+    id the release reports that hmc's rules didn't is added.
+    """
     try:
         text = _coerce(text)
-        findings = _scan(text, hidden=False)
+        findings = _align(text, _scan(text, hidden=False), release or NEWEST)
     except Exception as exc:  # the scan is advisory: report, don't crash the caller
         findings = [_scanner_error(exc)]
     return sorted(findings, key=_sort_key)
+
+
+def _align(text: str, findings: list[ScanFinding], release: "Release") -> list[ScanFinding]:
+    exact = release_scan.threat_ids(text, release)
+    ids = set(exact)
+    invisible = release_scan.invisible_set(release)
+    out: list[ScanFinding] = []
+    for f in findings:
+        if f.rule in HERMES_IDS:
+            blocks = f.rule in ids
+        elif f.rule in ("invisible_char", "emoji_zwj") and f.start < len(text):
+            blocks = text[f.start] in invisible
+        elif f.rule == "oversize":
+            blocks = False  # the releases scan the first 65,536 chars and keep the entry otherwise
+        else:
+            blocks = f.hermes_blocks
+        out.append(f if blocks == f.hermes_blocks else replace(f, hermes_blocks=blocks))
+    covered = {f.rule for f in out if f.hermes_blocks}
+    for pid in exact:
+        if pid.startswith("invisible_unicode_") or pid in covered:
+            continue
+        start, end = _span_of(text, pid, release)
+        out.append(ScanFinding(pid, "error", start, end,
+                               f"Hermes {release.name}'s own scan matches its pattern '{pid}'", True))
+    return out
+
+
+def _span_of(text: str, pid: str, release: "Release") -> tuple[int, int]:
+    for rid, rx in release_scan.compiled(release.scan):
+        if rid == pid:
+            m = rx.search(text)
+            if m:
+                return m.start(), m.end()
+    return 0, 0
 
 
 def _sort_key(f: ScanFinding) -> tuple:
@@ -237,8 +251,8 @@ def _scan(text: str, *, hidden: bool) -> list[ScanFinding]:
     if len(text) > MAX_SCAN_CHARS and not hidden:
         out.append(ScanFinding(
             "oversize", "error", MAX_SCAN_CHARS, len(text),
-            f"entry is {len(text):,} chars; only the first {MAX_SCAN_CHARS:,} are scanned, and "
-            f"Hermes removes entries this large from the prompt", True))
+            f"entry is {len(text):,} chars; only the first {MAX_SCAN_CHARS:,} are scanned (Hermes "
+            f"0.18 and later scan no further either)", False))
     for stage in (_invisible_findings, _tag_findings, _pattern_findings):
         if hidden and stage is _tag_findings:
             continue

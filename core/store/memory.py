@@ -15,9 +15,9 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Protocol, Sequence
+from typing import Any, ContextManager, Iterator, Protocol, Sequence
 
-from core.store.atomic import atomic_write
+from core.store.atomic import NotRegularFile, TooLarge, atomic_write, clean_orphans, read_regular
 from core.home import reason as os_reason
 
 
@@ -26,247 +26,72 @@ class Journal(Protocol):
     """Where a store records each write (core.store.journal.History); kept abstract so the store
     never imports the journal, which builds on the store's parsing."""
 
-    def record(self, target: str, path: Path, before: str, after: str, action: str, detail: str,
-               undoes: int | None = None) -> Any: ...
+    def writing(self, target: str, path: Path, before: str, after: str, action: str, detail: str,
+                undoes: int | None = None) -> ContextManager[Any]:
+        """Journal the write made inside the block: recorded only if the block succeeds."""
 
-DELIMITER = "\n§\n"
-BOM = "\ufeff"
-TARGETS = ("memory", "user")
-FILE_NAMES = {"memory": "MEMORY.md", "user": "USER.md"}
-TITLES = {"memory": "MEMORY (your personal notes)", "user": "USER PROFILE (who the user is)"}
-PREVIEW = 80
+from core.hermes.memory import (  # noqa: F401  (re-exported: the store's vocabulary)
+    BOM, DELIMITER, FILE_NAMES, PREVIEW, TARGETS, TITLES, Conflict, DriftError, EmptiesStore, Op, OpError,
+    Plan, StoreError, apply_op, decode, locate, parse, percent, preview, serialize, usage, usage_label,
+)
+from core.hermes import memory as rules
+from core.hermes.release import NEWEST, Release
+
 LOCK_TIMEOUT = 10.0
+MAX_FILE_BYTES = 1 << 20  # ~450× the default limit; beyond it a store is shown as an error, never written
 
 
-# ---------------------------------------------------------------------------------------------
-# The pure format
+class ScanRefused(StoreError):
+    """A scan found something: the release's own scan (`hermes=True`) refuses a staged write outright;
+    hmc's wider scan asks for confirmation (force)."""
+
+    def __init__(self, message: str, findings: Sequence[object], hermes: bool = False):
+        super().__init__(message)
+        self.findings = list(findings)
+        self.hermes = hermes
 
 
-def parse(text: str) -> list[str]:
-    """What Hermes loads: split on the full delimiter, strip, drop empties and exact duplicates."""
-    if text.startswith(BOM):
-        text = text[1:]
-    seen: set[str] = set()
-    entries: list[str] = []
-    for piece in text.split(DELIMITER):
-        piece = piece.strip()
-        if piece and piece not in seen:
-            seen.add(piece)
-            entries.append(piece)
-    return entries
+def prompt_block(target: str, entries: Sequence[str], limit: int, release: Release = NEWEST) -> str:
+    return rules.prompt_block(target, entries, limit, release)
 
 
-def serialize(entries: Iterable[str]) -> str:
-    """The canonical file text: entries joined by the delimiter, no trailing newline."""
-    return DELIMITER.join(entries)
+def check_drift(text: str, limit: int, release: Release = NEWEST) -> str | None:
+    """Why the release would refuse to edit a file holding `text` (decoded as it reads it), or None."""
+    return rules.drift(text.replace("\r\n", "\n").replace("\r", "\n"), limit, release)
 
 
-def usage(entries: Sequence[str]) -> int:
-    """Characters the store takes in the prompt (code points of the canonical text)."""
-    if not entries:
-        return 0
-    return sum(len(e) for e in entries) + len(DELIMITER) * (len(entries) - 1)
-
-
-def percent(used: int, limit: int) -> int:
-    if limit <= 0:
-        return 0
-    return min(100, int(used / limit * 100))
-
-
-def usage_label(used: int, limit: int) -> str:
-    """Hermes's label: `67% — 1,474/2,200 chars`."""
-    return f"{percent(used, limit)}% — {used:,}/{limit:,} chars"
-
-
-def prompt_block(target: str, entries: Sequence[str], limit: int) -> str:
-    """The block Hermes injects into the system prompt for this store ('' when empty).
-
-    Entries Hermes's scan blocks appear as its `[BLOCKED: …]` notice, as the agent will see them.
-    """
-    if not entries:
-        return ""
-    used = usage(entries)
-    label = usage_label(used, limit)
-    if used > limit:
-        label += " ⚠ OVER BUDGET"
-    from core.scan import scanner
-
-    shown = [scanner.blocked_notice(e, FILE_NAMES[target]) or e for e in entries]
-    rule = "═" * 46
-    return f"{rule}\n{TITLES[target]} [{label}]\n{rule}\n{serialize(shown)}"
-
-
-def check_drift(raw: str, limit: int) -> str | None:
-    """Why Hermes would call this text drifted and refuse to edit it, or None when it is fine."""
-    if raw.startswith(BOM):
-        raw = raw[1:]
-    entries = parse(universal_newlines(raw))
-    for number, entry in enumerate(entries, 1):
-        if len(entry) > limit:
-            return f"entry {number} is {len(entry):,} chars, longer than the whole {limit:,}-char limit"
-    stripped = raw.strip()
-    if "\r" in stripped:
-        return "the file has Windows (CRLF) line endings"
-    if any(m.group(0) != "§" for m in LOOSE_SEPARATOR.finditer(stripped)):
-        return "a § separator line has spaces around the §"
-    if stripped == serialize(entries):
-        return None
-    pieces = [p.strip() for p in stripped.split(DELIMITER)]
-    if len([p for p in pieces if p]) != len(set(p for p in pieces if p)):
-        return "the same entry is stored twice"
-    if any(not p for p in pieces):
-        return "an empty entry between two § separators"
-    if any(piece != piece.strip() for piece in stripped.split(DELIMITER)):
-        return "blank lines or spaces around a § separator"
-    return "the file is not in the exact form Hermes writes"
+def plan(entries: Sequence[str], ops: Sequence[Op], limit: int, label: str = "Memory",
+         release: Release = NEWEST, **kw) -> Plan:
+    return rules.plan(entries, ops, limit, label, release, **kw)
 
 
 LOOSE_SEPARATOR = re.compile(r"^[ \t]*§[ \t]*$", re.MULTILINE)
 
 
-def universal_newlines(text: str) -> str:
-    """The entries a person meant: CRLF/CR as LF, and `§` lines with stray spaces as separators.
-
-    Used to show a drifted file's entries and to repair it; Hermes itself won't edit such a file.
-    """
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return LOOSE_SEPARATOR.sub("§", text)
-
-
-def preview(text: str, width: int = PREVIEW) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= width else flat[: width - 1] + "…"
-
-
-# ---------------------------------------------------------------------------------------------
-# Operations (Hermes's matching rules and messages)
-
-
-class StoreError(Exception):
-    """A write was refused or failed; the message is for a person. Nothing was written."""
+def untidy(raw: str) -> tuple[str, ...]:
+    """What a tidy-up would change in a file Hermes reads fine (hmc offers it as a repair)."""
+    found = []
+    if raw.startswith(BOM):
+        found.append("a byte-order mark at the start, which Hermes keeps in entry 1 (its scan then "
+                     "blocks that entry from the prompt)")
+    if "\r" in raw:
+        found.append("Windows (CRLF) line endings")
+    text = raw.replace("\r\n", "\n").replace("\r", "\n")
+    if any(m.group(0) != "§" for m in LOOSE_SEPARATOR.finditer(text)):
+        found.append("a § line with spaces around it, which Hermes does not read as a separator "
+                     "(the entries around it are one entry)")
+    pieces = [p.strip() for p in text.split(DELIMITER) if p.strip()]
+    if len(pieces) != len(set(pieces)):
+        found.append("the same entry stored twice (Hermes reads it once)")
+    return tuple(found)
 
 
-class OpError(StoreError):
-    """An operation can't apply to the current entries."""
-
-
-class Conflict(OpError):
-    """The entry an edit (or a pinned pending write) was made against is no longer there."""
-
-    def __init__(self, message: str, expected: str, current: Sequence[str]):
-        super().__init__(message)
-        self.expected = expected
-        self.current = list(current)
-
-
-class DriftError(StoreError):
-    """The file on disk is not canonical; Hermes would refuse it too. Repair first."""
-
-
-class ScanRefused(StoreError):
-    """The security scan found something; the write needs confirmation (force)."""
-
-    def __init__(self, message: str, findings: Sequence[object]):
-        super().__init__(message)
-        self.findings = list(findings)
-
-
-@dataclass(frozen=True)
-class Op:
-    action: str  # add | replace | remove
-    content: str = ""  # add: the entry; replace: the whole new entry
-    old_text: str = ""  # replace/remove: locates the entry (equal first, then substring)
-    matched_entry: str | None = None  # a pin: the exact entry this op was made against
-
-
-def locate(entries: Sequence[str], old_text: str, pin: str | None = None) -> int:
-    """Index of the entry an op targets, by Hermes's rules."""
-    if pin is not None:
-        pin = pin.strip()
-        if pin in entries:
-            return entries.index(pin)
-        raise Conflict(f"the entry changed since it was read: {preview(pin)!r}", pin, entries)
-    old = old_text.strip()
-    if not old:
-        raise OpError("old_text cannot be empty.")
-    matches = [i for i, e in enumerate(entries) if e == old] or [i for i, e in enumerate(entries) if old in e]
-    if not matches:
-        raise OpError(f"No entry matched {preview(old)!r}.")
-    distinct = {entries[i] for i in matches}
-    if len(distinct) > 1:
-        shown = "; ".join(repr(preview(entries[i])) for i in matches)
-        raise OpError(f"Multiple entries matched {preview(old)!r}. Be more specific: {shown}")
-    return matches[0]
-
-
-def apply_op(entries: list[str], op: Op) -> tuple[list[str], str]:
-    """One op on a copy of the entries; returns (entries after, a message). Limits not checked."""
-    entries = list(entries)
-    if op.action == "add":
-        content = op.content.strip()
-        if not content:
-            raise OpError("Content cannot be empty.")
-        if content in entries:
-            return entries, "Entry already exists (no duplicate added)."
-        entries.append(content)
-        return entries, "Entry added."
-    if op.action == "replace":
-        content = op.content.strip()
-        if not content:
-            raise OpError("new_content cannot be empty. Use remove to delete an entry.")
-        index = locate(entries, op.old_text or (op.matched_entry or ""), op.matched_entry)
-        old = entries[index]
-        entries[index] = content
-        return _dedupe(entries), f"Entry replaced (was {preview(old)!r})."
-    if op.action == "remove":
-        index = locate(entries, op.old_text or (op.matched_entry or ""), op.matched_entry)
-        old = entries.pop(index)
-        return entries, f"Entry removed: {preview(old)!r}."
-    raise OpError(f"unknown action {op.action!r} (expected add, replace or remove)")
-
-
-def _dedupe(entries: list[str]) -> list[str]:
-    seen: set[str] = set()
-    return [e for e in entries if not (e in seen or seen.add(e))]
-
-
-@dataclass(frozen=True)
-class Plan:
-    before: tuple[str, ...]
-    after: tuple[str, ...]
-    messages: tuple[str, ...]
-
-    @property
-    def changed(self) -> bool:
-        return self.before != self.after
-
-
-def plan(entries: Sequence[str], ops: Sequence[Op], limit: int, label: str = "Memory") -> Plan:
-    """Apply ops all-or-nothing to a copy; check the limit on the final state only.
-
-    A result that grows usage must end within the limit; one that shrinks usage always applies.
-    """
-    if not ops:
-        raise OpError("Nothing to do: no operations.")
-    current = list(entries)
-    messages = []
-    for op in ops:
-        current, message = apply_op(current, op)
-        messages.append(message)
-    if len(ops) > 1 and entries and not current:
-        raise OpError("Refusing a batch that would empty the store; remove entries one by one instead.")
-    before_used, after_used = usage(entries), usage(current)
-    if after_used > limit and after_used > before_used:
-        added = [op.content.strip() for op in ops if op.action in ("add", "replace")]
-        size = f" ({sum(map(len, added)):,} chars)" if added else ""
-        listing = "\n".join(f"  {n}. {preview(e)}" for n, e in enumerate(entries, 1))
-        raise OpError(
-            f"{label} at {before_used:,}/{limit:,} chars. This change{size} would bring it to "
-            f"{after_used:,}/{limit:,}, over the limit. Replace or remove existing entries first.\n"
-            f"Current entries:\n{listing}"
-        )
-    return Plan(tuple(entries), tuple(current), tuple(messages))
+def tidy_entries(raw: str) -> list[str]:
+    """The entries a person meant: no BOM, LF, `§` lines with stray spaces as separators, once each."""
+    if raw.startswith(BOM):
+        raw = raw[1:]
+    text = raw.replace("\r\n", "\n").replace("\r", "\n")
+    return parse(LOOSE_SEPARATOR.sub("§", text))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -288,15 +113,16 @@ MISSING = Token(0, -1, 0)
 @dataclass(frozen=True)
 class Snapshot:
     target: str
-    entries: tuple[str, ...] = ()
-    raw: str | None = None  # decoded text (BOM stripped); None when unreadable or missing
+    entries: tuple[str, ...] = ()  # what the release loads (a BOM stays in entry 1)
+    raw: str | None = None  # the decoded file as it is; None when unreadable or missing
     exists: bool = False
-    error: str | None = None  # why the file can't be read or decoded
-    drift: str | None = None  # why Hermes would refuse to edit it
+    error: str | None = None  # why the file can't be read or decoded (never written then)
+    drift: str | None = None  # why the release would refuse to edit it
     bom: bool = False
     symlink: bool = False
     token: Token = MISSING
     digest: str = ""
+    untidy: tuple[str, ...] = ()  # what a tidy-up would change in a file the release reads fine
 
     @property
     def usage(self) -> int:
@@ -305,6 +131,11 @@ class Snapshot:
     @property
     def writable(self) -> bool:
         return self.error is None and self.drift is None and not self.symlink
+
+    @property
+    def text(self) -> str:
+        """The file as the release reads it (universal newlines)."""
+        return (self.raw or "").replace("\r\n", "\n").replace("\r", "\n")
 
 
 @dataclass(frozen=True)
@@ -343,6 +174,7 @@ class MemoryStore:
     enabled: bool = True
     history: Journal | None = None
     lock_timeout: float = LOCK_TIMEOUT
+    release: Release = NEWEST  # whose rules apply: reading, drift, matching, limits, scan
     _last: Snapshot | None = field(default=None, repr=False)
 
     @property
@@ -374,7 +206,7 @@ class MemoryStore:
         return self._last if self._last is not None else self.read()
 
     def read(self) -> Snapshot:
-        """Read the file as Hermes would (no lock). Never raises."""
+        """Read the file as the release would (no lock). Never raises."""
         snap = self._read()
         self._last = snap
         return snap
@@ -383,29 +215,33 @@ class MemoryStore:
         symlink = self.path.is_symlink()
         tok = self.token()
         try:
-            data = self.path.read_bytes()
+            data = read_regular(self.path, MAX_FILE_BYTES)
         except FileNotFoundError:
             if symlink:
                 return Snapshot(self.target, symlink=True, token=tok, error=f"{self.name} is a broken symbolic link")
             return Snapshot(self.target, token=tok, raw="")
-        except IsADirectoryError:
-            return Snapshot(self.target, exists=True, token=tok, error=f"{self.name} is a folder, not a file")
+        except NotRegularFile as exc:
+            return Snapshot(self.target, exists=True, token=tok, symlink=symlink,
+                            error=f"{self.name} is a {exc.kind}, not a file; hmc neither reads nor writes it")
+        except TooLarge as exc:
+            return Snapshot(self.target, exists=True, token=tok, symlink=symlink,
+                            error=f"{self.name} is {exc.size:,} bytes, far beyond anything Hermes writes "
+                                  f"(hmc reads up to {MAX_FILE_BYTES:,}); trim it in an editor")
         except OSError as exc:
             return Snapshot(self.target, exists=True, token=tok, symlink=symlink, error=f"{self.name} can't be read: {os_reason(exc)}")
         digest = hashlib.sha256(data).hexdigest()
         try:
-            text = data.decode("utf-8")
+            raw = data.decode("utf-8")
         except UnicodeDecodeError as exc:
             return Snapshot(
                 self.target, exists=True, token=tok, digest=digest, symlink=symlink,
                 error=f"{self.name} is not valid UTF-8 (bad byte at offset {exc.start:,}); Hermes can't load it either",
             )
-        bom = text.startswith(BOM)
-        if bom:
-            text = text[1:]
+        text = raw.replace("\r\n", "\n").replace("\r", "\n")
         return Snapshot(
-            self.target, entries=tuple(parse(universal_newlines(text))), raw=text, exists=True, drift=check_drift(text, self.limit),
-            bom=bom, symlink=symlink, token=tok, digest=digest,
+            self.target, entries=tuple(parse(text)), raw=raw, exists=True,
+            drift=rules.drift(text, self.limit, self.release), bom=raw.startswith(BOM), symlink=symlink,
+            token=tok, digest=digest, untidy=untidy(raw),
         )
 
     # -- locking -------------------------------------------------------------------------------
@@ -435,6 +271,8 @@ class MemoryStore:
                             f"{self.name} is locked by another writer (Hermes?) for over {self.lock_timeout:g} s; try again"
                         ) from None
                     time.sleep(0.02)
+            others = [self.path.with_name(name + ".lock") for name in FILE_NAMES.values() if name != self.path.name]
+            clean_orphans(self.path.parent, other_locks=others)
             yield
         finally:
             os.close(fd)  # closing releases the flock
@@ -442,7 +280,7 @@ class MemoryStore:
     # -- writes --------------------------------------------------------------------------------
 
     def _writable_snapshot(self, *, allow_drift: bool = False) -> Snapshot:
-        """Re-read under the lock and refuse anything Hermes would refuse."""
+        """Re-read under the lock and refuse anything the release would refuse."""
         if not self.enabled:
             key = "memory_enabled" if self.target == "memory" else "user_profile_enabled"
             raise StoreError(f"{self.label} is disabled in config.yaml (memory.{key}: false); writes are refused")
@@ -453,19 +291,34 @@ class MemoryStore:
             raise StoreError(snap.error + "; nothing was written")
         if snap.drift and not allow_drift:
             raise DriftError(
-                f"{self.name} has drifted from the form Hermes writes ({snap.drift}); Hermes refuses to edit it "
-                "until it is repaired. Nothing was written."
+                f"{self.name} has drifted from the form Hermes writes ({snap.drift}); Hermes {self.release.name} "
+                "refuses to edit it until it is repaired (r in memory mode saves a backup first). Nothing was written."
             )
         return snap
 
-    def dry_run(self, ops: Sequence[Op]) -> Plan:
-        """What `apply` would do now (no lock, nothing written). Raises like apply."""
-        snap = self._writable_snapshot()
-        return plan(snap.entries, ops, self.limit, self.label)
+    def _drift_allowed(self, ops: Sequence[Op]) -> bool:
+        """0.18 and later let a single add through a drifted file (and rewrite it canonically)."""
+        return len(ops) == 1 and ops[0].action == "add" and not self.release.add_checks_drift
 
-    def apply(self, ops: Sequence[Op], *, force: bool = False, action: str | None = None) -> WriteResult:
-        """Apply Hermes operations all-or-nothing under the lock; journal the change."""
+    def dry_run(self, ops: Sequence[Op], *, person: bool = True, allow_empty: bool = False) -> Plan:
+        """What `apply` would do now (no lock, nothing written). Raises like apply."""
+        snap = self._writable_snapshot(allow_drift=self._drift_allowed(ops))
+        return plan(snap.entries, ops, self.limit, self.label, self.release, person=person, allow_empty=allow_empty)
+
+    def apply(self, ops: Sequence[Op], *, force: bool = False, action: str | None = None,
+              person: bool = True, allow_empty: bool | None = None) -> WriteResult:
+        """Apply operations all-or-nothing under the lock, with the release's rules; journal the change.
+
+        `person` (hmc's own edits) may shrink an over-full store; `person=False` replays a staged
+        write exactly as the release would (its scan refuses outright, no shrinking exception).
+        `force` skips the confirmation hmc's wider scan asks for, and allows a batch to empty the file.
+        """
+        allow_empty = force if allow_empty is None else allow_empty
         findings = self.scan_ops(ops)
+        if not person:
+            refusal = self.release_refusal(ops)
+            if refusal:
+                raise ScanRefused(refusal, findings, hermes=True)
         if findings and not force:
             from core.scan import scanner
 
@@ -477,15 +330,21 @@ class MemoryStore:
                     + ("; Hermes will block the entry from the prompt" if any(f.hermes_blocks for f in blocking) else ""),
                     findings,
                 )
+        backup = None
         with self.locked():
-            snap = self._writable_snapshot()
-            result = plan(snap.entries, ops, self.limit, self.label)
-            if result.changed:
+            snap = self._writable_snapshot(allow_drift=self._drift_allowed(ops))
+            result = plan(snap.entries, ops, self.limit, self.label, self.release, person=person,
+                          allow_empty=allow_empty)
+            new_text = serialize(result.after)
+            batch = len(ops) > 1
+            if result.changed or (batch and snap.raw != new_text):
+                if snap.drift:  # an add the release lets through: it rewrites the file; keep the original
+                    backup = self._backup(snap.raw.encode("utf-8") if snap.raw is not None else b"")
                 kind = action or (ops[0].action if len(ops) == 1 else "batch")
-                self._replace_locked(snap, serialize(result.after), kind, "; ".join(result.messages))
+                self._replace_locked(snap, new_text, kind, "; ".join(result.messages))
         return WriteResult(
             self.target, result.before, result.after, result.messages,
-            usage_label(usage(result.after), self.limit), result.changed, tuple(findings),
+            usage_label(usage(result.after), self.limit), result.changed, tuple(findings), backup=backup,
         )
 
     def add(self, content: str, *, force: bool = False) -> WriteResult:
@@ -503,8 +362,20 @@ class MemoryStore:
         found = []
         for op in ops:
             if op.action in ("add", "replace") and op.content.strip():
-                found.extend(scanner.scan(op.content.strip()))
+                found.extend(scanner.scan(op.content.strip(), self.release))
         return found
+
+    def release_refusal(self, ops: Sequence[Op]) -> str | None:
+        """The release's own scan refusal for these ops, in its words (a batch names the operation)."""
+        from core.hermes.scan import refusal
+
+        for i, op in enumerate(ops):
+            if op.action not in ("add", "replace") or not (op.content or "").strip():
+                continue
+            message = refusal(op.content if len(ops) > 1 else op.content.strip(), self.release)
+            if message:
+                return f"Operation {i + 1}: {message}" if len(ops) > 1 else message
+        return None
 
     def restore_text(self, expected_current: str, text: str, action: str, detail: str,
                      undoes: int | None = None) -> None:
@@ -516,29 +387,29 @@ class MemoryStore:
                     f"{self.name} changed since hmc wrote it (another writer, probably Hermes); undo refused "
                     "so that change is not lost", expected_current, snap.entries,
                 )
-            if check_drift(text, self.limit):
+            if check_drift(text, self.limit, self.release):
                 raise StoreError("the text to restore is not in Hermes's form; refused")
             self._replace_locked(snap, text, action, detail, undoes)
 
     def repair(self, drop: Sequence[int] = ()) -> WriteResult:
-        """Rewrite a drifted or non-UTF-8 file in canonical form, saving `<file>.bak.<ts>` first.
+        """Tidy a drifted, untidy or non-UTF-8 file into canonical form, saving `<file>.bak.<ts>` first.
 
-        `drop` lists (0-based) indexes of over-limit entries the person chose to remove (they go to
-        the journal, restorable). An over-limit entry is never cut: without a decision, refuse.
+        The tidy form drops a BOM, reads `§` lines with stray spaces as separators, uses LF and keeps
+        each entry once. `drop` lists (0-based) indexes of over-limit entries the person chose to
+        remove (they go to the journal, restorable). An over-limit entry is never cut: without a
+        decision, refuse.
         """
         with self.locked():
             if self.path.is_symlink():
                 raise StoreError(f"{self.name} is a symbolic link; hmc won't replace it with a file")
             try:
-                data = self.path.read_bytes()
+                data = read_regular(self.path, MAX_FILE_BYTES)
             except FileNotFoundError:
                 raise StoreError(f"{self.name} does not exist; nothing to repair") from None
             except OSError as exc:
                 raise StoreError(f"{self.name} can't be read: {os_reason(exc)}") from None
             text = data.decode("utf-8", errors="replace")
-            if text.startswith(BOM):
-                text = text[1:]
-            entries = parse(universal_newlines(text))
+            entries = tidy_entries(text)
             long = [i for i, e in enumerate(entries) if len(e) > self.limit]
             undecided = [i for i in long if i not in drop]
             if undecided:
@@ -551,30 +422,42 @@ class MemoryStore:
             canonical = serialize(kept)
             if canonical.encode("utf-8") == data:
                 raise StoreError(f"{self.name} is already in Hermes's form; nothing to repair")
-            backup = self.path.with_name(f"{self.name}.bak.{int(time.time())}")
-            n = 0
-            while backup.exists():
-                n += 1
-                backup = self.path.with_name(f"{self.name}.bak.{int(time.time())}.{n}")
-            _atomic_write(backup, data)
+            backup = self._backup(data)
             before_snap = Snapshot(self.target, tuple(entries), text, True, token=self.token())
-            self._replace_locked(before_snap, canonical, "repair", f"repaired drift; backup {backup.name}")
+            self._replace_locked(before_snap, canonical, "repair", f"repaired; backup {backup.name}")
         return WriteResult(
             self.target, tuple(entries), tuple(kept), (f"Repaired; the original is saved as {backup.name}.",),
             usage_label(usage(kept), self.limit), True, backup=backup,
         )
 
+    def _backup(self, data: bytes) -> Path:
+        """Save the file's bytes as `<file>.bak.<unix_ts>` (Hermes's own backup name). Caller holds the lock."""
+        backup = self.path.with_name(f"{self.name}.bak.{int(time.time())}")
+        n = 0
+        while backup.exists():
+            n += 1
+            backup = self.path.with_name(f"{self.name}.bak.{int(time.time())}.{n}")
+        _atomic_write(backup, data)
+        return backup
+
     def _replace_locked(self, snap: Snapshot, new_text: str, action: str, detail: str,
                         undoes: int | None = None) -> None:
-        """Journal, then atomically replace the file. Caller holds the lock."""
-        if self.history is not None:
-            self.history.record(self.target, self.path, snap.raw or "", new_text, action, detail, undoes)
+        """Atomically replace the file, journaled: the journal commits the record only when the
+        replace succeeded (a refused or failed write leaves no record). Caller holds the lock."""
+        try:
+            data = new_text.encode("utf-8")
+        except UnicodeEncodeError:
+            raise StoreError("the text holds a lone surrogate, which no UTF-8 file can hold; nothing was written") from None
         mode = None
         try:
             mode = os.stat(self.path).st_mode & 0o777
         except OSError:
             pass
-        _atomic_write(self.path, new_text.encode("utf-8"), mode)
+        if self.history is None:
+            _atomic_write(self.path, data, mode)
+        else:
+            with self.history.writing(self.target, self.path, snap.raw or "", new_text, action, detail, undoes):
+                _atomic_write(self.path, data, mode)
         self.read()
 
 

@@ -70,10 +70,10 @@ def test_status_human_and_json(home):
 
 
 def test_status_reports_drift_and_config_problems(home):
-    (home / "memories" / "MEMORY.md").write_bytes(b"a\r\n\xc2\xa7\r\nb")
+    (home / "memories" / "MEMORY.md").write_bytes(b"a\n\n\xc2\xa7\n\nb")
     (home / "config.yaml").write_text("memory: [oops")
     data = json.loads(hmc("status", "--json", home=home).stdout)
-    assert "CRLF" in data["targets"]["memory"]["drift"]
+    assert "blank lines" in data["targets"]["memory"]["drift"]
     assert any("not valid YAML" in p for p in data["config_problems"])
 
 
@@ -113,7 +113,7 @@ def test_add_replace_remove_write_canonical_files(home):
 
 
 @pytest.mark.parametrize("args,message", [
-    (("add", "--target", "memory", "x" * 100), "over the limit"),
+    (("add", "--target", "memory", "x" * 100), "would exceed the limit"),
     (("replace", "--target", "memory", "nothing like it", "y"), "No entry matched"),
     (("remove", "--target", "memory", "e"), "Multiple entries matched"),
     (("add", "--target", "memory", "   "), "cannot be empty"),
@@ -135,10 +135,17 @@ def test_scanner_hit_needs_force(home):
 
 
 def test_drifted_file_is_refused_not_rewritten(home):
-    (home / "memories" / "MEMORY.md").write_bytes(b"a\r\n\xc2\xa7\r\nb")
-    result = hmc("memory", "add", "--target", "memory", "c", home=home)
+    (home / "memories" / "MEMORY.md").write_bytes(b"a\n\n\xc2\xa7\n\nb")
+    result = hmc("memory", "remove", "--target", "memory", "a", home=home)
     assert result.returncode == 1 and "drifted" in result.stderr
-    assert (home / "memories" / "MEMORY.md").read_bytes() == b"a\r\n\xc2\xa7\r\nb"
+    assert (home / "memories" / "MEMORY.md").read_bytes() == b"a\n\n\xc2\xa7\n\nb"
+
+
+def test_a_crlf_file_is_edited_as_hermes_edits_it(home):
+    """HERMES-FORMATS.md §0: the releases read CRLF without drift and write the file back with LF."""
+    (home / "memories" / "MEMORY.md").write_bytes(b"a\r\n\xc2\xa7\r\nb")
+    assert hmc("memory", "add", "--target", "memory", "c", home=home).returncode == 0
+    assert (home / "memories" / "MEMORY.md").read_bytes() == "a\n§\nb\n§\nc".encode()
 
 
 def test_invalid_utf8_list_is_exit_2(home):

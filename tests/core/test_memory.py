@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from core.store.journal import History
 from core.store.memory import (
-    DELIMITER, Conflict, DriftError, MemoryStore, Op, OpError, ScanRefused, StoreError, check_drift, parse,
+    DELIMITER, Conflict, DriftError, EmptiesStore, MemoryStore, Op, OpError, ScanRefused, StoreError, check_drift, parse,
     percent, plan, prompt_block, serialize, usage, usage_label,
 )
 
@@ -19,10 +19,9 @@ from core.store.memory import (
 
 
 def plausible_entry(text: str) -> bool:
-    """Hermes's delimiter can't occur inside an entry; a line that is a § with stray spaces reads as a
-    broken separator, which hmc reports as drift (HERMES-FORMATS §2.7), so entries don't hold one."""
-    lines = text.split("\n")
-    return bool(text) and DELIMITER not in f"\n{text}\n" and not any(l.strip() == "§" and l != "§" for l in lines)
+    """Hermes's delimiter can't occur inside an entry (a § line with stray spaces can: the releases
+    read it as part of the entry, HERMES-FORMATS §0)."""
+    return bool(text) and DELIMITER not in f"\n{text}\n"
 
 
 entry_text = st.lists(
@@ -43,7 +42,8 @@ def test_parse_serialize_round_trip(entries):
 
 def test_parse_rules():
     assert parse("") == []
-    assert parse("\ufeffa\n§\nb") == ["a", "b"]
+    assert parse("\ufeffa\n§\nb") == ["\ufeffa", "b"]  # releases keep a BOM in entry 1
+    assert parse("alpha\n § \nbeta") == ["alpha\n § \nbeta"]  # a § line with spaces is no separator
     assert parse("  a  \n§\n\n§\n b \n§\na") == ["a", "b"]  # strip, drop empty, drop duplicate
     assert parse("price § 5\n§\nx") == ["price § 5", "x"]  # a bare § inside an entry survives
     assert parse("line one\nline two\n§\nz") == ["line one\nline two", "z"]
@@ -76,27 +76,41 @@ def test_prompt_block_matches_hermes():
     rule = "═" * 46
     assert block == f"{rule}\nMEMORY (your personal notes) [0% — 5/2,200 chars]\n{rule}\na\n§\nb"
     assert prompt_block("user", [], 1375) == ""
-    assert "OVER BUDGET" in prompt_block("user", ["x" * 20], 10)
+    over = prompt_block("user", ["x" * 20], 10)  # no release marks or truncates an over-full block
+    assert "OVER BUDGET" not in over and over.endswith("x" * 20) and "[100% — 20/10 chars]" in over
 
 
 def test_prompt_block_shows_hermes_blocked_notice():
     block = prompt_block("memory", ["fine", "SSH key is at ~/.ssh/id_ed25519"], 2200)
     assert block.endswith("fine\n§\n[BLOCKED: MEMORY.md entry contained threat pattern(s): ssh_access. "
                           "Removed from system prompt; use memory(action=remove) to delete the original.]")
-    assert "[1% — 38/2,200 chars]" in block  # the label counts the stored text
+    notice = block.rsplit("\n§\n", 1)[1]
+    assert f"[{percent(4 + 3 + len(notice), 2200)}% — {4 + 3 + len(notice):,}/2,200 chars]" in block  # counts the notice
 
 
 @pytest.mark.parametrize("raw,fragment", [
-    ("a\r\n§\r\nb", "CRLF"),
     ("a\n\n§\n\nb", "blank lines"),
-    ("a\n§ \nb", "spaces around the §"),
-    ("a\n§\nb \n§\nc", "spaces around a § separator"),
-    ("a\n§\na", "twice"),
+    ("a\n§\nb \n§\nc", "spaces around an entry"),
+    ("a\u00a0\n§\nb", "spaces around an entry"),
     ("a\n§\n\n§\nb", "empty entry"),
 ])
 def test_drift_reasons(raw, fragment):
     reason = check_drift(raw, 2200)
     assert reason is not None and fragment in reason
+
+
+@pytest.mark.parametrize("raw", ["a\r\n§\r\nb", "a\r§\rb", "a\n§ \nb", "a\n\t§\nb", "a\n§\na", "\ufeffa\n§\nb",
+                                 "line one\r\nline two\n§\nz"])
+def test_what_releases_read_fine_is_not_drift(raw):
+    """HERMES-FORMATS.md §0: CRLF/CR, a § line with spaces or a tab, duplicates and a BOM are not drift."""
+    assert check_drift(raw, 2200) is None
+
+
+def test_releases_before_0_15_have_no_drift_guard():
+    from core.hermes.release import for_version
+
+    old, _ = for_version((0, 14, 0))
+    assert check_drift("a\n\n§\n\nb", 2200, old) is None and check_drift("x" * 30, 20, old) is None
 
 
 def test_drift_long_entry_and_clean_files():
@@ -120,13 +134,15 @@ def test_add_over_limit_names_usage_and_lists_entries():
     with pytest.raises(OpError) as err:
         plan(["aaaa"], [Op("add", content="bbbbbbb")], 10)
     message = str(err.value)
-    assert "4/10" in message and "(7 chars)" in message and "1. aaaa" in message
+    assert message.startswith("Memory at 4/10 chars. Adding this entry (7 chars) would exceed the limit.")
+    assert err.value.kind == "limit" and err.value.current_entries == ["aaaa"]
 
 
-def test_replace_is_whole_entry_equal_first_then_substring():
-    entries = ["deploy with make ship", "deploy"]
-    after = plan(entries, [Op("replace", old_text="deploy", content="deploy via CI")], 1000).after
-    assert after == ("deploy with make ship", "deploy via CI")  # equality wins over substring
+def test_replace_matches_by_substring_only():
+    """HERMES-FORMATS.md §0: no equal-entry-first rule; `foo` in `foo` and `foo bar` is ambiguous."""
+    with pytest.raises(OpError, match="Multiple entries matched 'foo'. Be more specific.") as err:
+        plan(["foo", "foo bar"], [Op("replace", old_text="foo", content="baz")], 1000)
+    assert err.value.matches == ["foo", "foo bar"]
     after = plan(["use pnpm for js"], [Op("replace", old_text="pnpm", content="use bun")], 1000).after
     assert after == ("use bun",)  # the whole entry is replaced, never spliced
 
@@ -142,9 +158,10 @@ def test_replace_errors():
         plan(["pnpm one", "pnpm two"], [Op("replace", old_text="pnpm", content="b")], 100)
 
 
-def test_replace_onto_an_existing_entry_keeps_store_canonical():
+def test_replace_onto_an_existing_entry_repeats_it_as_releases_do():
     after = plan(["a", "b"], [Op("replace", old_text="b", content="a")], 100).after
-    assert after == ("a",)
+    assert after == ("a", "a")  # written twice; the next load reads it once (not drift)
+    assert check_drift(serialize(after), 100) is None
 
 
 def test_remove_and_pins():
@@ -160,21 +177,27 @@ def test_batch_all_or_nothing_and_limit_on_final_state():
     assert plan(["old"], ops, 9).after == ("x" * 8,)  # over limit mid-way, fine at the end
     with pytest.raises(OpError):
         plan(["a"], [Op("add", content="b"), Op("remove", old_text="zzz")], 100)
-    with pytest.raises(OpError, match="empty the store"):
+    with pytest.raises(EmptiesStore, match="every entry"):
         plan(["a", "b"], [Op("remove", old_text="a"), Op("remove", old_text="b")], 100)
+    emptied = plan(["a", "b"], [Op("remove", old_text="a"), Op("remove", old_text="b")], 100, allow_empty=True)
+    assert emptied.after == ()
     assert plan(["a"], [Op("add", content="a"), Op("add", content="b")], 100).after == ("a", "b")
 
 
 def test_shrinking_write_is_allowed_over_the_limit():
     entries = ["x" * 30]
-    assert plan(entries, [Op("replace", old_text="x", content="y" * 25)], 20).after == ("y" * 25,)
+    assert plan(entries, [Op("replace", old_text="x", content="y" * 25)], 20, person=True).after == ("y" * 25,)
     with pytest.raises(OpError):
-        plan(entries, [Op("replace", old_text="x", content="y" * 31)], 20)
+        plan(entries, [Op("replace", old_text="x", content="y" * 31)], 20, person=True)
+    with pytest.raises(OpError, match="Replacement would put memory at 25/20 chars"):  # the release refuses
+        plan(entries, [Op("replace", old_text="x", content="y" * 25)], 20)
 
 
 def test_unknown_action():
-    with pytest.raises(OpError, match="unknown action"):
+    with pytest.raises(OpError, match="Unknown action 'rename'"):
         plan([], [Op("rename", content="x")], 10)
+    with pytest.raises(OpError, match=r"Operation 2 \(rename\): unknown action.*all-or-nothing"):
+        plan([], [Op("add", content="x"), Op("rename", content="x")], 10)
 
 
 # ---------------------------------------------------------------- the store on disk
@@ -223,11 +246,37 @@ def test_refusals_leave_file_byte_for_byte(tmp_path):
     unchanged(store, lambda: store.replace("a", ""))
 
 
-@pytest.mark.parametrize("raw", ["a\r\n§\r\nb", "a\n\n§\n\nb", "a\n§\na"])
-def test_drifted_file_is_never_rewritten(tmp_path, raw):
+@pytest.mark.parametrize("raw", ["a\n\n§\n\nb", "a \n§\nb"])
+def test_drifted_file_is_never_rewritten_by_replace_or_remove(tmp_path, raw):
     store = make_store(tmp_path, raw)
-    err = unchanged(store, lambda: store.add("c"))
+    err = unchanged(store, lambda: store.remove("a"))
     assert isinstance(err, DriftError) and "repaired" in str(err)
+    assert isinstance(unchanged(store, lambda: store.replace("a", "z")), DriftError)
+
+
+def test_add_on_a_drifted_file_follows_the_release_with_a_backup_first(tmp_path):
+    from core.hermes.release import for_version
+
+    store = make_store(tmp_path, "a \n§\nb")
+    result = store.add("c")  # 0.18+: add rewrites the file canonically; hmc keeps the original first
+    assert store.path.read_bytes() == "a\n§\nb\n§\nc".encode()
+    assert result.backup is not None and result.backup.read_bytes() == b"a \n\xc2\xa7\nb"
+    old = make_store(tmp_path / "old", "a \n§\nb", release=for_version((0, 17, 0))[0])
+    assert isinstance(unchanged(old, lambda: old.add("c")), DriftError)  # 0.15–0.17 refuse
+
+
+@pytest.mark.parametrize("raw,after", [("a\r\n§\r\nb", "a\n§\nb\n§\nc"), ("a\n§\na", "a\n§\nc"),
+                                       ("x\r\ny\n§\nz", "x\ny\n§\nz\n§\nc")])
+def test_files_the_release_reads_fine_are_edited_like_the_release(tmp_path, raw, after):
+    store = make_store(tmp_path, raw)
+    assert store.read().drift is None and store.read().untidy
+    if raw == "a\n§\na":
+        store.replace("a", "a")  # duplicates collapse on write
+        store.add("c")
+        assert store.path.read_bytes() == "a\n§\nc".encode()
+        return
+    store.add("c")
+    assert store.path.read_bytes() == after.encode()
 
 
 def test_invalid_utf8_is_explained_and_refused(tmp_path):
@@ -238,12 +287,17 @@ def test_invalid_utf8_is_explained_and_refused(tmp_path):
     unchanged(store, lambda: store.add("c"))
 
 
-def test_bom_is_read_and_dropped_on_next_write(tmp_path):
+def test_bom_stays_in_entry_one_as_the_release_reads_it(tmp_path):
     store = make_store(tmp_path, "\ufeffa\n§\nb")
     snap = store.read()
-    assert snap.entries == ("a", "b") and snap.bom and snap.drift is None
-    store.add("c")
-    assert store.path.read_bytes() == b"a\n\xc2\xa7\nb\n\xc2\xa7\nc"
+    assert snap.entries == ("\ufeffa", "b") and snap.bom and snap.drift is None
+    assert any("byte-order mark" in u for u in snap.untidy)
+    block = prompt_block("memory", list(snap.entries), 200)
+    assert "[BLOCKED: MEMORY.md entry contained threat pattern(s): invisible_unicode_U+FEFF." in block
+    store.add("c")  # the release keeps the BOM as part of entry 1
+    assert store.path.read_bytes() == "\ufeffa\n§\nb\n§\nc".encode()
+    store.repair()  # the tidy-up drops it, with a backup first
+    assert store.path.read_bytes() == "a\n§\nb\n§\nc".encode()
 
 
 def test_entry_longer_than_limit_is_drift(tmp_path):
@@ -252,13 +306,22 @@ def test_entry_longer_than_limit_is_drift(tmp_path):
     unchanged(store, lambda: store.remove("short"))
 
 
-def test_ten_megabyte_file_is_read_not_written(tmp_path):
+def test_ten_megabyte_file_is_explained_not_read_or_written(tmp_path):
     store = make_store(tmp_path, "\n§\n".join(f"entry {i} " + "word " * 200 for i in range(10_000)))
     assert store.path.stat().st_size > 10_000_000
     snap = store.read()
-    assert len(snap.entries) == 10_000 and snap.usage > 10_000_000
-    assert "longer than the whole" in snap.drift
+    assert snap.entries == () and "far beyond anything Hermes writes" in snap.error
     unchanged(store, lambda: store.add("c"))
+    unchanged(store, lambda: store.repair())
+
+
+def test_a_fifo_in_place_of_the_store_never_blocks(tmp_path):
+    store = make_store(tmp_path)
+    os.mkfifo(store.path)
+    snap = store.read()  # would hang forever with a plain open()
+    assert "named pipe" in snap.error
+    with pytest.raises(StoreError):
+        store.add("c")
 
 
 def test_symlinked_store_is_shown_but_never_replaced(tmp_path):

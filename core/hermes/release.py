@@ -1,0 +1,240 @@
+"""Which Hermes release the user runs, and what that release can do (HERMES-FORMATS.md §0).
+
+Detection, most precise first:
+1. an override: `--hermes-version X.Y[.Z]` or `$HMC_HERMES_VERSION`;
+2. the installed `hermes-agent`: the dist-info beside the `hermes` command on PATH (a venv or a
+   `pip --target` folder), or the checkout at `<home>/hermes-agent` (its pyproject.toml);
+3. state.db's schema version: the newest release that writes that schema;
+4. nothing found: the newest known release.
+An unknown or newer release gets the newest known behaviour, and the detection says so.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable
+
+
+@dataclass(frozen=True)
+class Release:
+    """One release family's behaviour. Compare with tuples: `release >= (0, 17)`."""
+
+    version: tuple[int, int, int]
+    schema: int
+    scan: str  # "t0" | "t1" | "t2" (core.hermes.scan)
+
+    def __lt__(self, other):  # type: ignore[override]
+        return self.version < _as_version(other)
+
+    def __le__(self, other):  # type: ignore[override]
+        return self.version <= _as_version(other)
+
+    def __gt__(self, other):  # type: ignore[override]
+        return self.version > _as_version(other)
+
+    def __ge__(self, other):  # type: ignore[override]
+        return self.version >= _as_version(other)
+
+    @property
+    def name(self) -> str:
+        return ".".join(map(str, self.version))
+
+    @property
+    def drift_guard(self) -> bool:
+        """Refuses to edit a file that doesn't round-trip (and saves a .bak)."""
+        return self >= (0, 15)
+
+    @property
+    def add_checks_drift(self) -> bool:
+        """0.18 and later let `add` through a drifted file (it rewrites the file canonically)."""
+        return self.drift_guard and self < (0, 18)
+
+    @property
+    def load_scan(self) -> bool:
+        """Entries with a scan hit are replaced in the prompt by a [BLOCKED: …] notice."""
+        return self >= (0, 15)
+
+    @property
+    def batch(self) -> bool:
+        return self >= (0, 17)
+
+    @property
+    def write_approval(self) -> bool:
+        return self >= (0, 17)
+
+
+def _as_version(other) -> tuple[int, ...]:
+    return other.version if isinstance(other, Release) else tuple(other)
+
+
+KNOWN: tuple[Release, ...] = (
+    Release((0, 13, 0), 11, "t0"),
+    Release((0, 14, 0), 11, "t0"),
+    Release((0, 15, 0), 13, "t1"),
+    Release((0, 15, 1), 13, "t1"),
+    Release((0, 15, 2), 13, "t1"),
+    Release((0, 16, 0), 14, "t1"),
+    Release((0, 17, 0), 16, "t1"),
+    Release((0, 18, 0), 17, "t2"),
+    Release((0, 18, 1), 19, "t2"),
+    Release((0, 18, 2), 19, "t2"),
+    Release((0, 19, 0), 22, "t2"),
+)
+NEWEST = KNOWN[-1]
+OLDEST = KNOWN[0]
+ENV = "HMC_HERMES_VERSION"
+
+
+@dataclass(frozen=True)
+class Detection:
+    release: Release
+    source: str              # "override" | "installed" | "state.db" | "default"
+    detail: str              # for people: where it came from
+    found: str | None = None  # the version or schema actually seen, when it isn't `release`
+    notice: str | None = None  # set when hmc falls back to another release's behaviour
+
+    def as_dict(self) -> dict:
+        return {"version": self.release.name, "source": self.source, "detail": self.detail,
+                "found": self.found, "notice": self.notice}
+
+
+class VersionError(ValueError):
+    """A version string hmc can't read."""
+
+
+def parse_version(text: str) -> tuple[int, int, int]:
+    m = re.fullmatch(r"\s*v?(\d+)\.(\d+)(?:\.(\d+))?(?:[.+-]?[A-Za-z0-9.+-]*)?\s*", text or "")
+    if not m:
+        raise VersionError(f"{text!r} is not a Hermes version (expected X.Y or X.Y.Z, e.g. 0.19)")
+    return int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)
+
+
+def for_version(version: tuple[int, int, int]) -> tuple[Release, str | None]:
+    """The known release whose behaviour applies to `version`, and a notice when it isn't exact."""
+    exact = [r for r in KNOWN if r.version == version]
+    if exact:
+        return exact[0], None
+    older = [r for r in KNOWN if r.version <= version]
+    shown = ".".join(map(str, version))
+    if not older:
+        return OLDEST, (f"Hermes {shown} is older than any release hmc knows; using {OLDEST.name}'s rules")
+    best = older[-1]
+    if version > NEWEST.version:
+        return NEWEST, f"Hermes {shown} is newer than any release hmc knows; using {NEWEST.name}'s rules"
+    # a patch release hmc hasn't seen: the same minor's last known, or the release before it
+    same_minor = [r for r in older if r.version[:2] == version[:2]]
+    return (same_minor or older)[-1], f"Hermes {shown} is not a release hmc knows; using {best.name}'s rules"
+
+
+def for_schema(schema: int) -> tuple[Release, str | None]:
+    """The newest release that writes this state.db schema version."""
+    writers = [r for r in KNOWN if r.schema == schema]
+    if writers:
+        return writers[-1], None
+    if schema > NEWEST.schema:
+        return NEWEST, (f"state.db has schema {schema}, newer than any release hmc knows; "
+                        f"using {NEWEST.name}'s rules")
+    older = [r for r in KNOWN if r.schema < schema]
+    if not older:
+        return OLDEST, f"state.db has schema {schema}, older than any release hmc knows; using {OLDEST.name}'s rules"
+    return older[-1], f"state.db has schema {schema}, not one hmc knows; using {older[-1].name}'s rules"
+
+
+# -- where a release can be found ------------------------------------------------------------
+
+_DIST = re.compile(r"hermes_agent-(\d+\.\d+(?:\.\d+)?[^/]*?)\.dist-info$")
+
+
+def _dist_versions(folder: Path) -> list[str]:
+    try:
+        names = [p.name for p in folder.iterdir()]
+    except OSError:
+        return []
+    return [m.group(1) for n in names if (m := _DIST.match(n))]
+
+
+def _site_packages(prefix: Path) -> Iterable[Path]:
+    yield prefix  # `pip install --target DIR`: DIR/bin/hermes beside DIR/hermes_agent-*.dist-info
+    for lib in ("lib", "lib64"):
+        try:
+            pythons = sorted((prefix / lib).glob("python3*"))
+        except OSError:
+            continue
+        for py in pythons:
+            yield py / "site-packages"
+
+
+def installed_version(home: Path | None, path: str | None = None) -> tuple[str, str] | None:
+    """(version, where) of an installed hermes-agent, or None."""
+    command = shutil.which("hermes", path=path)
+    if command:
+        candidates = [Path(command)]
+        try:
+            candidates.append(Path(command).resolve())
+        except OSError:
+            pass
+        for cmd in candidates:
+            for site in _site_packages(cmd.parent.parent):
+                for version in _dist_versions(site):
+                    return version, f"hermes-agent {version} installed beside {cmd}"
+    if home is not None:
+        checkout = home / "hermes-agent"
+        for version in _dist_versions(checkout):
+            return version, f"hermes-agent {version} in {checkout}"
+        try:
+            text = (checkout / "pyproject.toml").read_text(encoding="utf-8")[:200_000]
+        except (OSError, UnicodeDecodeError):
+            text = ""
+        m = re.search(r'(?m)^\s*version\s*=\s*"([^"]+)"', text)
+        if m:
+            return m.group(1), f"the hermes-agent checkout in {checkout} (version {m.group(1)})"
+    return None
+
+
+def schema_version(state_db: Path) -> int | None:
+    """state.db's schema_version, read-only; None when there is no usable database."""
+    if not state_db.is_file():
+        return None
+    try:
+        conn = sqlite3.connect(f"{state_db.resolve().as_uri()}?mode=ro", uri=True, timeout=1.0)
+    except (sqlite3.Error, OSError, ValueError):
+        return None
+    try:
+        row = conn.execute("SELECT version FROM schema_version LIMIT 1").fetchone()
+        return int(row[0]) if row and row[0] is not None else None
+    except (sqlite3.Error, ValueError, TypeError):
+        return None
+    finally:
+        conn.close()
+
+
+def detect(home: Path | None, state_db: Path | None, override: str | None = None,
+           environ: dict[str, str] | None = None, path: str | None = None) -> Detection:
+    """Which release's behaviour hmc follows for this home. Raises VersionError on a bad override."""
+    env = os.environ if environ is None else environ
+    wanted = override if override else (env.get(ENV) or "").strip() or None
+    if wanted:
+        release, notice = for_version(parse_version(wanted))
+        origin = "--hermes-version" if override else f"${ENV}"
+        return Detection(release, "override", f"set by {origin} ({wanted})",
+                         wanted if notice else None, notice)
+    found = installed_version(home, path)
+    if found:
+        version, where = found
+        try:
+            release, notice = for_version(parse_version(version))
+        except VersionError:
+            release, notice = NEWEST, f"can't read the version {version!r}; using {NEWEST.name}'s rules"
+        return Detection(release, "installed", where, version if notice else None, notice)
+    schema = schema_version(state_db) if state_db is not None else None
+    if schema is not None:
+        release, notice = for_schema(schema)
+        return Detection(release, "state.db", f"state.db schema version {schema}",
+                         str(schema) if notice else None, notice)
+    return Detection(NEWEST, "default", "no Hermes install or state.db found",
+                     None, f"no Hermes release found; assuming the newest, {NEWEST.name}")
