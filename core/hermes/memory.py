@@ -251,6 +251,33 @@ def apply_op(entries: Sequence[str], op: Op, release: "Release" = NEWEST,
     raise OpError(f"Unknown action '{op.action}'. Use: add, replace, remove", "unknown", entries)
 
 
+def is_batch(ops: Sequence[Op], batch: bool | None = None) -> bool:
+    """A batch is a call with `operations` (even of one op); without that flag, several ops are."""
+    return len(ops) > 1 if batch is None else batch
+
+
+def precheck(ops: Sequence[Op], batch: bool | None = None) -> None:
+    """The refusals a release makes before it takes the file lock, so before its drift guard, in
+    its order: an empty operations list; for a single call, empty text and an unknown action. (A
+    batch checks its operations later, under the lock.) Raises OpError in the release's words."""
+    if not ops:
+        raise OpError("operations list is empty.", "empty")
+    if is_batch(ops, batch):
+        return
+    op = ops[0]
+    has_old = bool((op.old_text or "").strip()) or op.matched_entry is not None
+    if op.action == "add":
+        if not (op.content or "").strip():
+            raise OpError("Content cannot be empty.", "empty")
+    elif op.action in ("replace", "remove"):
+        if not has_old:
+            raise OpError("old_text cannot be empty.", "empty")
+        if op.action == "replace" and not (op.content or "").strip():
+            raise OpError("new_content cannot be empty. Use 'remove' to delete entries.", "empty")
+    else:
+        raise OpError(f"Unknown action '{op.action}'. Use: add, replace, remove", "unknown")
+
+
 @dataclass(frozen=True)
 class Plan:
     before: tuple[str, ...]
@@ -277,9 +304,8 @@ def plan(entries: Sequence[str], ops: Sequence[Op], limit: int, label: str = "Me
     if not ops:
         raise OpError("operations list is empty.", "empty")
     entries = list(entries)
-    is_batch = len(ops) > 1 if batch is None else batch
     before_used = usage(entries)
-    if not is_batch:
+    if not is_batch(ops, batch):
         op = ops[0]
         after, message = apply_op(entries, op, release)
         after_used = usage(after)

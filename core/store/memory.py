@@ -296,27 +296,34 @@ class MemoryStore:
             )
         return snap
 
-    def _drift_allowed(self, ops: Sequence[Op]) -> bool:
+    def _drift_allowed(self, ops: Sequence[Op], batch: bool | None = None) -> bool:
         """0.18 and later let a single add through a drifted file (and rewrite it canonically)."""
-        return len(ops) == 1 and ops[0].action == "add" and not self.release.add_checks_drift
+        return (not rules.is_batch(ops, batch) and len(ops) == 1 and ops[0].action == "add"
+                and not self.release.add_checks_drift)
 
-    def dry_run(self, ops: Sequence[Op], *, person: bool = True, allow_empty: bool = False) -> Plan:
+    def dry_run(self, ops: Sequence[Op], *, person: bool = True, allow_empty: bool = False,
+                batch: bool | None = None) -> Plan:
         """What `apply` would do now (no lock, nothing written). Raises like apply."""
-        snap = self._writable_snapshot(allow_drift=self._drift_allowed(ops))
-        return plan(snap.entries, ops, self.limit, self.label, self.release, person=person, allow_empty=allow_empty)
+        rules.precheck(ops, batch)
+        snap = self._writable_snapshot(allow_drift=self._drift_allowed(ops, batch))
+        return plan(snap.entries, ops, self.limit, self.label, self.release, person=person, allow_empty=allow_empty,
+                    batch=batch)
 
     def apply(self, ops: Sequence[Op], *, force: bool = False, action: str | None = None,
-              person: bool = True, allow_empty: bool | None = None) -> WriteResult:
+              person: bool = True, allow_empty: bool | None = None, batch: bool | None = None) -> WriteResult:
         """Apply operations all-or-nothing under the lock, with the release's rules; journal the change.
 
         `person` (hmc's own edits) may shrink an over-full store; `person=False` replays a staged
         write exactly as the release would (its scan refuses outright, no shrinking exception).
         `force` skips the confirmation hmc's wider scan asks for, and allows a batch to empty the file.
+        `batch=True` is a staged `operations` call, even of one op (its wording, scan and drift
+        rules); by default several ops are a batch.
         """
         allow_empty = force if allow_empty is None else allow_empty
+        rules.precheck(ops, batch)  # what the release refuses before its lock (and drift guard)
         findings = self.scan_ops(ops)
         if not person:
-            refusal = self.release_refusal(ops)
+            refusal = self.release_refusal(ops, batch)
             if refusal:
                 raise ScanRefused(refusal, findings, hermes=True)
         if findings and not force:
@@ -332,12 +339,11 @@ class MemoryStore:
                 )
         backup = None
         with self.locked():
-            snap = self._writable_snapshot(allow_drift=self._drift_allowed(ops))
+            snap = self._writable_snapshot(allow_drift=self._drift_allowed(ops, batch))
             result = plan(snap.entries, ops, self.limit, self.label, self.release, person=person,
-                          allow_empty=allow_empty)
+                          allow_empty=allow_empty, batch=batch)
             new_text = serialize(result.after)
-            batch = len(ops) > 1
-            if result.changed or (batch and snap.raw != new_text):
+            if result.changed or (rules.is_batch(ops, batch) and snap.raw != new_text):
                 if snap.drift:  # an add the release lets through: it rewrites the file; keep the original
                     backup = self._backup(snap.raw.encode("utf-8") if snap.raw is not None else b"")
                 kind = action or (ops[0].action if len(ops) == 1 else "batch")
@@ -365,16 +371,17 @@ class MemoryStore:
                 found.extend(scanner.scan(op.content.strip(), self.release))
         return found
 
-    def release_refusal(self, ops: Sequence[Op]) -> str | None:
+    def release_refusal(self, ops: Sequence[Op], batch: bool | None = None) -> str | None:
         """The release's own scan refusal for these ops, in its words (a batch names the operation)."""
         from core.hermes.scan import refusal
 
+        many = rules.is_batch(ops, batch)
         for i, op in enumerate(ops):
             if op.action not in ("add", "replace") or not (op.content or "").strip():
                 continue
-            message = refusal(op.content if len(ops) > 1 else op.content.strip(), self.release)
+            message = refusal(op.content if many else op.content.strip(), self.release)
             if message:
-                return f"Operation {i + 1}: {message}" if len(ops) > 1 else message
+                return f"Operation {i + 1}: {message}" if many else message
         return None
 
     def restore_text(self, expected_current: str, text: str, action: str, detail: str,
