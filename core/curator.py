@@ -9,6 +9,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
+from core.hermes.release import NEWEST, Detection, Release, detect
 from core.store.journal import History
 from core.home import HermesHome, read_config, resolve_home
 from core.store.memory import FILE_NAMES, TARGETS, MemoryStore
@@ -25,8 +26,15 @@ class Curator:
     clock: Callable[[], float] = time.time
     stores: dict[str, MemoryStore] = field(default_factory=dict)
     history: History | None = None
+    hermes: Detection | None = None  # which release's rules apply (core.hermes.release.detect)
+    hermes_version: str | None = None  # an explicit --hermes-version, kept for profile switches
 
     def __post_init__(self) -> None:
+        if self.hermes is None:
+            self.hermes = detect(self.home.root, self._schema_version, self.hermes_version)
+        if self.hermes.release != NEWEST:
+            # read config.yaml again as the detected release reads it
+            self.home = replace(self.home, config=read_config(self.home.config_path, self.release))
         if self.history is None:
             self.history = History(self.home.root, clock=self.clock)
         if not self.stores:
@@ -34,10 +42,23 @@ class Curator:
             self.stores = {
                 target: MemoryStore(
                     target, self.home.memories / FILE_NAMES[target], config.limit(target),
-                    config.enabled(target), self.history,
+                    config.enabled(target), self.history, release=self.release,
                 )
                 for target in TARGETS
             }
+
+    def _schema_version(self) -> int | None:
+        """state.db's schema version, read the careful read-only way (None: no usable database)."""
+        if not self.home.state_db.is_file():
+            return None
+        try:
+            return self.sessions.schema().version
+        except Exception:  # noqa: BLE001 - any unusable database just doesn't tell the release
+            return None
+
+    @property
+    def release(self) -> Release:
+        return self.hermes.release if self.hermes is not None else NEWEST
 
     def now(self) -> float:
         return self.clock()
@@ -56,7 +77,7 @@ class Curator:
 
     def reload_config(self) -> bool:
         """Re-read config.yaml (limits, enabled flags, write approval); True when anything changed."""
-        config = read_config(self.home.config_path)
+        config = read_config(self.home.config_path, self.release)
         if config == self.home.config:
             return False
         self.home = replace(self.home, config=config)
@@ -67,11 +88,12 @@ class Curator:
 
     def switch_profile(self, profile: str) -> "Curator":
         """A new curator on another profile of the same base home."""
-        return open_curator(self.home.base, profile, self.today, self.clock)
+        return open_curator(self.home.base, profile, self.today, self.clock, self.hermes_version)
 
 
 def open_curator(home: str | Path | None = None, profile: str | None = None, today: date | None = None,
-                 clock: Callable[[], float] = time.time) -> Curator:
-    """Resolve the home (raises core.home.HomeError) and build the curator for it."""
+                 clock: Callable[[], float] = time.time, hermes_version: str | None = None) -> Curator:
+    """Resolve the home (raises core.home.HomeError; a bad `hermes_version` raises
+    core.hermes.release.VersionError) and build the curator for it."""
     resolved = resolve_home(home, profile)
-    return Curator(resolved, today or date.today(), clock)
+    return Curator(resolved, today or date.today(), clock, hermes_version=hermes_version)

@@ -5,8 +5,12 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import yaml
+
+if TYPE_CHECKING:  # pragma: no cover
+    from core.hermes.release import Release
 
 DEFAULT_MEMORY_LIMIT = 2200
 DEFAULT_USER_LIMIT = 1375
@@ -140,21 +144,64 @@ def resolve_home(home: str | Path | None = None, profile: str | None = None) -> 
     return HermesHome(base=base, root=root, profile=name, config=read_config(root / "config.yaml"))
 
 
-def read_config(path: Path) -> Config:
-    """config.yaml with defaults; every problem is kept as a sentence for the user."""
-    problems: list[str] = []
+MAX_CONFIG_BYTES = 256 * 1024  # Hermes's config.yaml is a few KB; a larger one is refused, not parsed
+
+
+class _NoAliasLoader(yaml.SafeLoader):
+    """PyYAML's safe loader without anchors/aliases: an alias bomb (a 1 KB file that expands to
+    gigabytes) can't be expanded. No Hermes setting needs an alias."""
+
+    def compose_node(self, parent, index):  # type: ignore[override]
+        if self.check_event(yaml.events.AliasEvent):
+            event = self.peek_event()
+            raise yaml.composer.ComposerError(None, None, "aliases (*name) are not allowed here",
+                                              event.start_mark)
+        return super().compose_node(parent, index)
+
+
+def load_yaml(raw: str) -> object:
+    """Parse config text safely: no aliases, no deep nesting blowing the stack (raises ValueError)."""
     try:
-        raw = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return Config(problems=("config.yaml not found: using Hermes's defaults",))
-    except (OSError, UnicodeDecodeError) as exc:
-        return Config(problems=(f"config.yaml unreadable ({reason(exc)}): using Hermes's defaults",))
-    try:
-        data = yaml.safe_load(raw)
+        return yaml.load(raw, Loader=_NoAliasLoader)  # noqa: S506 (a SafeLoader subclass)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""
-        return Config(problems=(f"config.yaml is not valid YAML{where}: using Hermes's defaults",))
+        problem = getattr(exc, "problem", None)
+        detail = " (aliases are not allowed)" if problem and "aliases" in str(problem) else ""
+        raise ValueError(f"config.yaml is not valid YAML{where}{detail}") from None
+    except RecursionError:
+        raise ValueError("config.yaml is nested too deeply to read") from None
+
+
+def read_config(path: Path, release: "Release | None" = None) -> Config:
+    """config.yaml with defaults, read as `release` reads it; every problem is kept as a sentence.
+
+    Never raises: a missing, unreadable, oversized, special or malformed file gives the defaults
+    and a problem naming why.
+    """
+    from core.hermes import config as rules
+    from core.hermes.release import NEWEST
+    from core.store.atomic import NotRegularFile, TooLarge, read_regular
+
+    release = release or NEWEST
+    problems: list[str] = []
+    try:
+        raw = read_regular(path, MAX_CONFIG_BYTES).decode("utf-8")
+    except FileNotFoundError:
+        return Config(problems=("config.yaml not found: using Hermes's defaults",))
+    except NotRegularFile as exc:
+        return Config(problems=(f"config.yaml is a {exc.kind}, not a file: using Hermes's defaults",))
+    except TooLarge as exc:
+        return Config(problems=(f"config.yaml is {exc.size:,} bytes, over hmc's {MAX_CONFIG_BYTES:,}-byte "
+                                "limit for it: using Hermes's defaults",))
+    except (OSError, UnicodeDecodeError) as exc:
+        return Config(problems=(f"config.yaml unreadable ({reason(exc)}): using Hermes's defaults",))
+    try:
+        data = load_yaml(raw)
+    except ValueError as exc:
+        return Config(problems=(f"{exc}: using Hermes's defaults",))
+    except Exception as exc:  # a YAML construct PyYAML itself trips over: defaults, never a crash
+        return Config(problems=(f"config.yaml can't be read ({type(exc).__name__}): using Hermes's defaults",))
     if data is None:
         data = {}
     if not isinstance(data, dict):
@@ -166,33 +213,21 @@ def read_config(path: Path) -> Config:
         problems.append("config.yaml: 'memory' is not a mapping: using defaults for it")
         memory = {}
 
-    def limit(key: str, default: int) -> int:
-        value = memory.get(key, default)
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            try:
-                parsed = int(str(value).replace(",", "").replace("_", ""))
-                if parsed < 0:
-                    raise ValueError
-                return parsed
-            except ValueError:
-                problems.append(f"config.yaml: memory.{key} = {value!r} is not a character count: using {default:,}")
-                return default
+    def take(reading):
+        value, problem = reading
+        if problem:
+            problems.append(problem)
         return value
 
-    def flag(key: str, default: bool) -> bool:
-        value = memory.get(key, default)
-        parsed = as_flag(value)
-        if parsed is not None:
-            return parsed
-        problems.append(f"config.yaml: memory.{key} = {value!r} is not on/off: using {'on' if default else 'off'}")
-        return default
+    def get(key: str) -> object:
+        return memory.get(key, rules.MISSING)
 
     return Config(
-        memory_char_limit=limit("memory_char_limit", DEFAULT_MEMORY_LIMIT),
-        user_char_limit=limit("user_char_limit", DEFAULT_USER_LIMIT),
-        memory_enabled=flag("memory_enabled", True),
-        user_profile_enabled=flag("user_profile_enabled", True),
-        write_approval=flag("write_approval", False),
+        memory_char_limit=take(rules.limit(get("memory_char_limit"), "memory_char_limit", DEFAULT_MEMORY_LIMIT)),
+        user_char_limit=take(rules.limit(get("user_char_limit"), "user_char_limit", DEFAULT_USER_LIMIT)),
+        memory_enabled=take(rules.enabled(get("memory_enabled"), "memory_enabled")),
+        user_profile_enabled=take(rules.enabled(get("user_profile_enabled"), "user_profile_enabled")),
+        write_approval=take(rules.write_approval(get("write_approval"), release)),
         problems=tuple(problems),
     )
 

@@ -14,10 +14,9 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable
 
 
 @dataclass(frozen=True)
@@ -196,26 +195,14 @@ def installed_version(home: Path | None, path: str | None = None) -> tuple[str, 
     return None
 
 
-def schema_version(state_db: Path) -> int | None:
-    """state.db's schema_version, read-only; None when there is no usable database."""
-    if not state_db.is_file():
-        return None
-    try:
-        conn = sqlite3.connect(f"{state_db.resolve().as_uri()}?mode=ro", uri=True, timeout=1.0)
-    except (sqlite3.Error, OSError, ValueError):
-        return None
-    try:
-        row = conn.execute("SELECT version FROM schema_version LIMIT 1").fetchone()
-        return int(row[0]) if row and row[0] is not None else None
-    except (sqlite3.Error, ValueError, TypeError):
-        return None
-    finally:
-        conn.close()
+def detect(home: Path | None, schema_version: Callable[[], int | None] | None = None,
+           override: str | None = None, environ: dict[str, str] | None = None,
+           path: str | None = None) -> Detection:
+    """Which release's behaviour hmc follows for this home. Raises VersionError on a bad override.
 
-
-def detect(home: Path | None, state_db: Path | None, override: str | None = None,
-           environ: dict[str, str] | None = None, path: str | None = None) -> Detection:
-    """Which release's behaviour hmc follows for this home. Raises VersionError on a bad override."""
+    `schema_version` reads state.db's schema version (None: no usable database); it is called only
+    when neither an override nor an installed release decides. `path` stands in for $PATH.
+    """
     env = os.environ if environ is None else environ
     wanted = override if override else (env.get(ENV) or "").strip() or None
     if wanted:
@@ -231,7 +218,7 @@ def detect(home: Path | None, state_db: Path | None, override: str | None = None
         except VersionError:
             release, notice = NEWEST, f"can't read the version {version!r}; using {NEWEST.name}'s rules"
         return Detection(release, "installed", where, version if notice else None, notice)
-    schema = schema_version(state_db) if state_db is not None else None
+    schema = schema_version() if schema_version is not None else None
     if schema is not None:
         release, notice = for_schema(schema)
         return Detection(release, "state.db", f"state.db schema version {schema}",

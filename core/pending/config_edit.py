@@ -14,10 +14,12 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
+from typing import TYPE_CHECKING
 
-from core.store.atomic import atomic_write
-from core.home import as_flag, reason
+if TYPE_CHECKING:  # pragma: no cover
+    from core.hermes.release import Release
+from core.store.atomic import atomic_write, read_regular
+from core.home import MAX_CONFIG_BYTES, as_flag, load_yaml, read_config, reason
 
 KEY = "write_approval"
 _TOP_MEMORY = re.compile(r"^memory[ \t]*:(?P<rest>[ \t]*(?:#.*)?)$")
@@ -47,11 +49,9 @@ class ConfigEdit:
 
 def _load(text: str) -> dict:
     try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" (line {mark.line + 1})" if mark is not None else ""
-        raise ConfigEditError(f"config.yaml can't be parsed{where}; fix it first — nothing was changed") from None
+        data = load_yaml(text)
+    except ValueError as exc:
+        raise ConfigEditError(f"{exc}; fix it first — nothing was changed") from None
     if data is None:
         return {}
     if not isinstance(data, dict):
@@ -59,16 +59,9 @@ def _load(text: str) -> dict:
     return data
 
 
-def read_write_approval(path: Path) -> bool:
-    """The current value as Hermes reads it (False when absent, missing file or unparsable)."""
-    try:
-        data = _load(path.read_text(encoding="utf-8-sig"))
-    except (OSError, UnicodeDecodeError, ConfigEditError):
-        return False
-    memory = data.get("memory")
-    if not isinstance(memory, dict):
-        return False
-    return bool(as_flag(memory.get(KEY, False)))
+def read_write_approval(path: Path, release: "Release | None" = None) -> bool:
+    """The current value as the release reads it (False when absent, missing file or unparsable)."""
+    return read_config(path, release).write_approval
 
 
 def edit_text(text: str, on: bool) -> tuple[str, bool, bool, int]:
@@ -153,7 +146,7 @@ def set_write_approval(path: Path, on: bool) -> ConfigEdit:
     path = Path(path)
     created = False
     try:
-        data = path.read_bytes()
+        data = read_regular(path, MAX_CONFIG_BYTES)
     except FileNotFoundError:
         data, created = b"", True
     except OSError as exc:
@@ -183,9 +176,11 @@ def _replace(path: Path, data: bytes, expect: bytes | None) -> None:
     except OSError:
         pass
     try:
-        current = target.read_bytes()
+        current = read_regular(target, MAX_CONFIG_BYTES)
     except FileNotFoundError:
         current = None
+    except OSError as exc:
+        raise ConfigEditError(f"config.yaml can't be read ({reason(exc)}); nothing was changed") from None
     if current != expect:
         raise ConfigEditError("config.yaml changed while hmc was editing it; try again — nothing was changed")
     target.parent.mkdir(parents=True, exist_ok=True)

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
 from core import timefmt
+from core.hermes.release import NEWEST, Release
 from core.store.atomic import (
     PRIVATE_FILE, NotRegularFile, TooLarge, atomic_write, fsync_dir, read_regular,
 )
@@ -65,15 +66,19 @@ AMBIGUOUS = "ambiguous"
 EMPTY = "empty"  # empty content / old_text
 EMPTIES_STORE = "empties-store"  # a batch that would empty a non-empty store
 LIMIT = "limit"
-SCANNER = "scanner"  # forcible: the person may confirm
+SCANNER = "scanner"  # forcible: the person may confirm (hmc's wider scan)
+HERMES_SCAN = "hermes-scan"  # the release's own scan refuses the text: Hermes won't write it either
 CHANGED = "changed"  # the record changed since it was inspected
 REFUSED = "refused"  # anything else the store refused
 TOO_LARGE = "too-large"  # a record beyond hmc's limits (MAX_OPS operations)
 
 # The reasons no later change to memory can cure: `reject_invalid` clears these and only these.
 # Not limit (memory may shrink), disabled (config can change), drift/unreadable (a repair fixes the
-# file), scanner (a person decides), refused/changed (unknown or transient).
-NEVER_APPLIES = frozenset({BROKEN, MALFORMED, TOO_LARGE, PIN_CHANGED, NO_MATCH, AMBIGUOUS, EMPTY, EMPTIES_STORE})
+# file), scanner and empties-store (a person decides: Hermes would write them), refused/changed
+# (unknown or transient).
+NEVER_APPLIES = frozenset({BROKEN, MALFORMED, TOO_LARGE, PIN_CHANGED, NO_MATCH, AMBIGUOUS, EMPTY, HERMES_SCAN})
+# What a person may confirm past (approve with force): hmc asks where Hermes would just write.
+FORCIBLE = frozenset({SCANNER, EMPTIES_STORE})
 
 
 class PendingError(Exception):
@@ -91,7 +96,7 @@ class ApproveRefused(PendingError):
 
     @property
     def forcible(self) -> bool:
-        return self.kind == SCANNER
+        return self.kind in FORCIBLE
 
 
 # ---------------------------------------------------------------------------------------------
@@ -423,8 +428,9 @@ class Inspection:
 
     @property
     def forcible(self) -> bool:
-        """Only the scanner stands in the way: the person may confirm and write it anyway."""
-        return self.reason_kind == SCANNER
+        """Only hmc's own caution stands in the way (its wider scan, a batch emptying the file):
+        the person may confirm and write it anyway, as Hermes would."""
+        return self.reason_kind in FORCIBLE
 
     @property
     def changed(self) -> bool:
@@ -438,8 +444,9 @@ class Inspection:
     @property
     def never_applies(self) -> bool:
         """No later change to memory can make this record apply (see NEVER_APPLIES). A scanner hit
-        is never counted: it waits for a person's decision."""
-        return self.reason_kind in NEVER_APPLIES and not self.scanner_hit
+        of hmc's wider scan is never counted: it waits for a person's decision. One of the release's
+        own scan is: Hermes refuses it on every approve."""
+        return self.reason_kind in NEVER_APPLIES and (self.reason_kind == HERMES_SCAN or not self.scanner_hit)
 
     @property
     def unpinned_ok(self) -> bool:
@@ -526,7 +533,7 @@ def _classify(exc: Exception) -> str:
     if isinstance(exc, DriftError):
         return DRIFT
     if isinstance(exc, ScanRefused):
-        return SCANNER
+        return HERMES_SCAN if getattr(exc, "hermes", False) else SCANNER
     kind = _KINDS.get(getattr(exc, "kind", None) or "")
     if kind is not None:
         return kind
@@ -579,10 +586,22 @@ def _truncation_warning(entry: str, old_text: str, new: str) -> str | None:
             f"({len(entry):,} chars) with the new text ({len(new.strip()):,} chars) and drops: {dropped!r}")
 
 
-def _scan(text: str) -> tuple[Any, ...]:
+def _scan(text: str, release: "Release | None" = None) -> tuple[Any, ...]:
     from core.scan import scanner
 
-    return tuple(scanner.scan(text))
+    return tuple(scanner.scan(text, release))
+
+
+def _release_refusal(ops: Sequence[Op], release: "Release") -> str | None:
+    """The release's scan refusal for a staged write, in its words (a batch names the operation)."""
+    from core.hermes.scan import refusal
+
+    for i, op in enumerate(ops):
+        if op.action in ("add", "replace") and (op.content or "").strip():
+            message = refusal(op.content if len(ops) > 1 else op.content.strip(), release)
+            if message:
+                return f"Operation {i + 1}: {message}" if len(ops) > 1 else message
+    return None
 
 
 def _blocking(findings: Sequence[Any]) -> list[Any]:
@@ -592,14 +611,16 @@ def _blocking(findings: Sequence[Any]) -> list[Any]:
 
 
 def inspect_ops(record: PendingRecord, ops: Sequence[Op], target: str | None, snap: Snapshot | None,
-                limit: int, enabled: bool, drift_ok: bool = False) -> Inspection:
-    """What approving `ops` (the record's, or an edited version) on `target` would do now.
-    `drift_ok`: the store writes these ops through a drifted file (as 0.18+ does a single add).
+                limit: int, enabled: bool, drift_ok: bool = False, release: "Release | None" = None,
+                person: bool = False) -> Inspection:
+    """What approving `ops` (the record's, or an edited version) on `target` would do now, by the
+    rules of `release` (the newest by default). `drift_ok`: the store writes these ops through a
+    drifted file (as 0.18+ does a single add). `person`: an edited version (hmc's own edit rules).
 
     Never raises: a failure while inspecting one record (however hostile its content) makes that
     record's inspection broken, with the reason, and nothing else."""
     try:
-        return _inspect_ops(record, ops, target, snap, limit, enabled, drift_ok)
+        return _inspect_ops(record, ops, target, snap, limit, enabled, drift_ok, release or NEWEST, person)
     except (RecursionError, MemoryError) as exc:
         why = f"too complex to inspect ({type(exc).__name__})"
     except Exception as exc:  # noqa: BLE001 - isolation: one record never stops the queue
@@ -612,7 +633,7 @@ def inspect_ops(record: PendingRecord, ops: Sequence[Op], target: str | None, sn
 
 
 def _inspect_ops(record: PendingRecord, ops: Sequence[Op], target: str | None, snap: Snapshot | None,
-                 limit: int, enabled: bool, drift_ok: bool) -> Inspection:
+                 limit: int, enabled: bool, drift_ok: bool, release: "Release", person: bool) -> Inspection:
     file = FILE_NAMES.get(target or "", "")
     before = tuple(snap.entries) if snap is not None else ()
     base = dict(record=record, target=target, file=file, limit=limit, before=before, group=group_key(record))
@@ -629,7 +650,7 @@ def _inspect_ops(record: PendingRecord, ops: Sequence[Op], target: str | None, s
     if record.problem or target is None:
         return verdict(record.problem_kind if record.problem else MALFORMED,
                        record.problem or "malformed record: no target")
-    scanned = tuple(Scanned(op.content.strip(), _scan(op.content.strip()))
+    scanned = tuple(Scanned(op.content.strip(), _scan(op.content.strip(), release))
                     for op in ops if op.action in ("add", "replace") and op.content.strip())
     warnings: list[str] = []
     # Walk the ops as Hermes would, remembering which entry each destructive op selects.
@@ -638,7 +659,7 @@ def _inspect_ops(record: PendingRecord, ops: Sequence[Op], target: str | None, s
         for op in ops:
             chosen = None
             if op.action in DESTRUCTIVE:
-                idx = locate(current, op.old_text or (op.matched_entry or ""), op.matched_entry)
+                idx = locate(current, op.old_text or (op.matched_entry or ""), op.matched_entry, release, op.action)
                 chosen = current[idx]
                 if op.matched_entry is None:
                     warnings.append(
@@ -651,7 +672,7 @@ def _inspect_ops(record: PendingRecord, ops: Sequence[Op], target: str | None, s
                     if warn:
                         warnings.append(warn)
             matched.append(chosen)
-            current, _ = apply_op(current, op)
+            current, _ = apply_op(current, op, release)
     except OpError as exc:
         kind = _classify(exc)
         message = _pin_message(exc) if isinstance(exc, Conflict) else str(exc)
@@ -678,8 +699,12 @@ def _inspect_ops(record: PendingRecord, ops: Sequence[Op], target: str | None, s
     if snap.drift and not drift_ok:
         return verdict(DRIFT, f"{file} has drifted from the form Hermes writes ({snap.drift}); repair it in "
                        "memory mode first (Hermes refuses to edit it too)", **ok)
+    if not person:
+        refusal = _release_refusal(ops, release)
+        if refusal:
+            return verdict(HERMES_SCAN, f"Hermes's own scan refuses it: {refusal}", **ok)
     try:
-        plan(before, ops, limit, "Memory" if target == "memory" else "User profile")
+        plan(before, ops, limit, "Memory" if target == "memory" else "User profile", release, person=person)
     except OpError as exc:
         kind = _classify(exc)
         message = str(exc).split("\n", 1)[0] if kind == LIMIT else str(exc)
@@ -888,7 +913,8 @@ class PendingQueue:
             snapshot = store.read()
         drift_ok = getattr(store, "_drift_allowed", None)
         return inspect_ops(record, ops, tgt, snapshot, store.limit, store.enabled,
-                           bool(drift_ok(ops)) if callable(drift_ok) else False)
+                           bool(drift_ok(ops)) if callable(drift_ok) else False, store.release,
+                           person=edited is not None or target is not None)
 
     def inspect_all(self, records: Sequence[PendingRecord] | None = None) -> list[Inspection]:
         """Inspect many records, reading each target file once."""
@@ -1086,14 +1112,18 @@ class PendingQueue:
             warnings.append("applied without a pin: the entry was found by its text, as older Hermes did")
         store = self.stores[tgt]
         action = f"approve {rid}" + (" (edited)" if edited is not None or target is not None else "")
+        edited_by_person = edited is not None or target is not None
         try:
-            result = store.apply(list(ops), force=force, action=action)
+            # A staged write replays the release's rules exactly (its scan refuses outright, no
+            # shrinking exception); hmc only asks more: its wider scan and a batch emptying the file
+            # need `force`. An edited version is the person's own write.
+            result = store.apply(list(ops), force=force, action=action, person=edited_by_person)
         except Conflict as exc:
             message = _pin_message(exc) if seen is None or record.ops == ops else \
                 "the entry you saw changed since you looked (another writer); look again before approving"
             raise ApproveRefused(rid, PIN_CHANGED, message) from None
         except ScanRefused as exc:
-            raise ApproveRefused(rid, SCANNER, str(exc), exc.findings) from None
+            raise ApproveRefused(rid, _classify(exc), str(exc), exc.findings) from None
         except StoreError as exc:
             kind = _classify(exc)
             message = str(exc).split("\n", 1)[0] if kind == LIMIT else str(exc)

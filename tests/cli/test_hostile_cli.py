@@ -260,7 +260,7 @@ WRITES = [
     (("memory", "remove", "--target", "memory", "Deploy key"), 0, MEM),
     (("pending", "approve", R_REMOVE), 0, BOTH),
     (("pending", "approve", R_REPLACE), 1, ()),  # scanner hit: kept
-    (("pending", "approve", R_REPLACE, "--force"), 0, BOTH),
+    (("pending", "approve", R_REPLACE, "--force"), 1, ()),  # Hermes's own scan refuses the bidi control: never forced
     (("pending", "approve", R_BATCH, "--json"), 1, ()),
     (("pending", "reject", R_SURROGATE), 0, PEND),
 ]

@@ -51,7 +51,7 @@ def test_list_for_people_and_scripts(home):
     assert data["count"] == 5 and list(recs) == ["0000000a", "0000000b", "0000000c", "0000000d", "0000000e"]
     assert recs["0000000a"]["can_apply"] and recs["0000000a"]["auto"]
     assert recs["0000000b"]["pinned"] is False and recs["0000000b"]["warnings"]
-    assert recs["0000000c"]["reason_kind"] == "no-match" and recs["0000000d"]["reason_kind"] == "scanner"
+    assert recs["0000000c"]["reason_kind"] == "no-match" and recs["0000000d"]["reason_kind"] == "hermes-scan"
     assert recs["0000000e"]["reason_kind"] == "broken" and recs["0000000e"]["broken"]
 
 
@@ -93,11 +93,11 @@ def test_approve_one_and_refusals_keep_records(home):
     assert entries(home)[-1] == "Likes espresso"
     out = hmc(home, "pending", "approve", "0000000c")
     assert out.returncode == 1 and "kept 0000000c: No entry matched" in out.stdout
-    out = hmc(home, "pending", "approve", "0000000d")
-    assert out.returncode == 1 and "--force" in out.stdout
+    out = hmc(home, "pending", "approve", "0000000d")  # Hermes's own scan refuses it: never forcible
+    assert out.returncode == 1 and "Blocked: content matches threat pattern" in out.stdout
     assert "0000000c.json" in pending_files(home) and "0000000d.json" in pending_files(home)
     out = hmc(home, "pending", "approve", "0000000d", "--force")
-    assert out.returncode == 0 and injection() in entries(home)
+    assert out.returncode == 1 and injection() not in entries(home)
 
 
 def test_approve_all_exits_1_when_any_record_failed(home):
@@ -129,7 +129,8 @@ def test_reject_ids_invalid_all(home):
     assert out.returncode == 0 and "rejected 0000000a" in out.stdout
     out = hmc(home, "pending", "reject", "invalid")
     assert out.returncode == 0 and "rejected 0000000c" in out.stdout and "rejected 0000000e" in out.stdout
-    assert pending_files(home) == ["0000000b.json", "0000000d.json"]  # the scanner hit needs a person
+    assert "rejected 0000000d" in out.stdout  # Hermes's own scan refuses it on every approve
+    assert pending_files(home) == ["0000000b.json"]
     out = hmc(home, "pending", "reject", "all")
     assert out.returncode == 0 and pending_files(home) == []
     assert entries(home) == MEMORY
@@ -158,7 +159,7 @@ def test_write_approval_toggle(tmp_path):
     assert (home / "config.yaml").read_text() == "# mine\nmemory:\n  write_approval: true  # keep\nmodel: x\n"
     (home / "config.yaml").write_text("memory: [\n")
     out = hmc(home, "pending", "approval", "off")
-    assert out.returncode == 2 and "can't be parsed" in out.stderr
+    assert out.returncode == 2 and "not valid YAML" in out.stderr
 
 
 def test_show_a_broken_record_exits_2_with_the_reason_on_stderr(home):

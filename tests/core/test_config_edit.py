@@ -111,7 +111,7 @@ def test_duplicate_keys_edit_the_one_yaml_uses(tmp_path):
 
 
 @pytest.mark.parametrize("text, words", [
-    ("memory: [\n  broken", "can't be parsed (line"),
+    ("memory: [\n  broken", "not valid YAML at line"),
     ("- just\n- a list\n", "not a mapping"),
     ("memory: 5\n", "'memory' is not a mapping"),
     ("memory: {write_approval: false}\n", "inline"),

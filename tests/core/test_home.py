@@ -112,3 +112,41 @@ def test_importing_core_never_imports_textual():
 def test_empty_switch_reads_as_off_like_hermes(tmp_path):
     cfg = read_config(write(tmp_path, "memory:\n  write_approval:\n  memory_enabled: 'on'\n"))
     assert cfg.write_approval is False and cfg.memory_enabled is True and cfg.problems == ()
+
+
+@pytest.mark.parametrize("text,problem", [
+    ("a: &x [1]\nb: [*x, *x, *x]\n", "aliases are not allowed"),
+    ("".join(f"l{i}: &l{i} [" + ",".join([f"*l{i-1}"] * 9) + "]\n" for i in range(1, 10)).replace("*l0", "1"),
+     "aliases are not allowed"),
+    ("memory: " + "[" * 5000 + "]" * 5000 + "\n", "nested too deeply"),
+])
+def test_hostile_yaml_is_a_problem_with_defaults_never_a_hang(tmp_path, text, problem):
+    import time
+
+    t0 = time.monotonic()
+    cfg = read_config(write(tmp_path, text))
+    assert time.monotonic() - t0 < 5  # the alias bomb expanded to gigabytes before
+    assert cfg.memory_char_limit == 2200 and any(problem in p for p in cfg.problems), cfg.problems
+
+
+def test_config_that_is_a_fifo_or_huge_never_blocks(tmp_path):
+    import os
+
+    os.mkfifo(tmp_path / "config.yaml")
+    assert "named pipe" in read_config(tmp_path / "config.yaml").problems[0]
+    (tmp_path / "config.yaml").unlink()
+    (tmp_path / "config.yaml").write_text("# pad\n" * 100_000)
+    assert "over hmc's" in read_config(tmp_path / "config.yaml").problems[0]
+
+
+def test_values_read_as_the_release_reads_them(tmp_path):
+    from core.hermes.release import for_version
+
+    cfg = read_config(write(tmp_path, "memory:\n  memory_enabled: 'false'\n  write_approval: 1\n"))
+    assert cfg.memory_enabled is True  # any non-empty string is on for Hermes, even 'false'
+    assert cfg.write_approval is False  # an int 1 is not among the words Hermes reads as on
+    assert any("non-empty string as on" in p for p in cfg.problems)
+    cfg = read_config(write(tmp_path, "memory:\n  write_approval: Approve\n"))
+    assert cfg.write_approval is True
+    old = read_config(write(tmp_path, "memory:\n  write_approval: true\n"), for_version((0, 16, 0))[0])
+    assert old.write_approval is False and any("no write approval" in p for p in old.problems)

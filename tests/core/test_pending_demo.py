@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from core.curator import open_curator
 from core.demo.build import DEMO_TODAY, MALFORMED_ID, PENDING_IDS, build_demo_home
-from core.pending.queue import AMBIGUOUS, BROKEN, LIMIT, PIN_CHANGED, SCANNER
+from core.pending.queue import AMBIGUOUS, BROKEN, HERMES_SCAN, LIMIT, PIN_CHANGED, SCANNER
 
 
 def test_demo_verdicts(tmp_path):
@@ -20,7 +20,7 @@ def test_demo_verdicts(tmp_path):
     assert ins[MALFORMED_ID].reason_kind == BROKEN
     assert by["stale_pin"].reason_kind == PIN_CHANGED
     assert by["over_limit"].reason_kind == LIMIT
-    assert by["scanner"].reason_kind == SCANNER and by["secret"].reason_kind == SCANNER
+    assert by["scanner"].reason_kind == HERMES_SCAN and by["secret"].reason_kind == SCANNER
     assert by["bg_duplicate"].already_in_memory and by["bg_duplicate"].can_apply
     assert by["group_a"].group == by["group_b"].group and queue.groups(ins.values())[by["group_a"].group] == [
         PENDING_IDS["group_a"], PENDING_IDS["group_b"]]
@@ -42,20 +42,20 @@ def test_demo_approve_all_then_nothing_applicable_is_left(tmp_path):
 
 
 def test_clear_invalid_on_the_demo_keeps_what_may_apply_later(tmp_path):
-    """`reject_invalid` clears only what can never apply: the stale pin and the half-written file.
-    The over-limit record (memory may shrink) and the scanner hits stay, even once they are also
-    over the limit after approve-all."""
+    """`reject_invalid` clears only what can never apply: the stale pin, the half-written file and
+    the injection Hermes's own scan refuses. The over-limit record (memory may shrink) and the secret
+    only hmc's wider scan flags stay, even once they are also over the limit after approve-all."""
     home = build_demo_home(tmp_path / "hermes", DEMO_TODAY)
     queue = open_curator(home, today=DEMO_TODAY).pending
     queue.approve_all()
     ins = {i.id: i for i in queue.inspect_all()}
-    for key in ("scanner", "secret"):
-        hit = ins[PENDING_IDS[key]]
-        assert hit.scanner_hit and not hit.never_applies, (key, hit.reason_kind)
+    hit = ins[PENDING_IDS["secret"]]
+    assert hit.scanner_hit and not hit.never_applies, hit.reason_kind
+    assert ins[PENDING_IDS["scanner"]].never_applies
     assert not ins[PENDING_IDS["over_limit"]].never_applies
     report = queue.reject_invalid()
-    assert set(report.done) == {PENDING_IDS["stale_pin"], MALFORMED_ID}
-    assert {r.id for r in queue.list()} == {PENDING_IDS["over_limit"], PENDING_IDS["scanner"], PENDING_IDS["secret"]}
+    assert set(report.done) == {PENDING_IDS["stale_pin"], MALFORMED_ID, PENDING_IDS["scanner"]}
+    assert {r.id for r in queue.list()} == {PENDING_IDS["over_limit"], PENDING_IDS["secret"]}
 
 
 def test_unpinned_replace_is_flagged_before_approving(tmp_path):

@@ -276,10 +276,10 @@ def test_an_unexpected_failure_while_inspecting_is_that_records_alone(home, monk
     good = stage(home, content="Likes tea")
     real = P._scan
 
-    def scan(text):
+    def scan(text, *rest):
         if text == "trips the scanner":
             raise RecursionError("maximum recursion depth exceeded")
-        return real(text)
+        return real(text, *rest)
 
     monkeypatch.setattr(P, "_scan", scan)
     q = curator(home).pending

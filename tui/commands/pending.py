@@ -392,6 +392,9 @@ def cmd_approve(args, ctx: CliContext, curator, queue) -> int:
 
 
 def cli_reason(message: str, kind: str, by_id: bool = False) -> str:
+    if kind == "empties-store":
+        return message.replace("(confirm, or use --force)", "(approve it by id with --force)" if not by_id
+                               else "(pass --force)")
     if kind != "scanner":
         return message
     how = "pass --force to write it anyway" if by_id else "approve it by id with --force to write it anyway"
