@@ -55,7 +55,7 @@ def iso_date(text: str) -> date:
         raise argparse.ArgumentTypeError(f"{text!r} is not a date (YYYY-MM-DD)") from None
 
 
-GLOBAL_WITH_VALUE = {"--home", "--profile", "--today"}
+GLOBAL_WITH_VALUE = {"--home", "--profile", "--today", "--hermes-version"}
 
 
 def requested_command(argv: list[str]) -> str | None:
@@ -89,6 +89,9 @@ def build_parser(modules: list[str] | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--home", metavar="PATH", help="Hermes home (default: $HERMES_HOME or ~/.hermes)")
     parser.add_argument("--profile", metavar="NAME", help="profile inside the home (default: the active one)")
     parser.add_argument("--today", metavar="YYYY-MM-DD", type=iso_date, help="the date used for ages and staleness")
+    parser.add_argument("--hermes-version", metavar="X.Y", dest="hermes_version",
+                        help="follow this Hermes release's rules (default: $HMC_HERMES_VERSION, else detected "
+                             "from the installed hermes-agent or state.db)")
     parser.add_argument("--init", action="store_true",
                         help="use --home even if it isn't a Hermes home yet (no config.yaml, memories/ or "
                         "state.db); creates the folder if needed")
@@ -104,7 +107,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser(modules_for(argv))  # importing every command would slow the TUI's start
     safe_streams()
     args = parser.parse_args(argv)
-    ctx = CliContext(home=args.home, profile=args.profile, today=args.today, init=args.init)
+    ctx = CliContext(home=args.home, profile=args.profile, today=args.today, init=args.init,
+                     hermes_version=args.hermes_version)
     reveal = bool(getattr(args, "reveal", False))
     try:
         if args.command is None:

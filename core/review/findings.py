@@ -242,12 +242,12 @@ def date_findings(target: str, index: int, text: str, today: date, stale_days: i
     return out
 
 
-def scanner_findings(target: str, index: int, text: str) -> list[Finding]:
+def scanner_findings(target: str, index: int, text: str, release=None) -> list[Finding]:
     sc = _scanner()
     if sc is None:
         return []
     try:
-        hits = sc.scan(text)
+        hits = sc.scan(text, release)
     except Exception:
         return []
     out: list[Finding] = []
@@ -480,8 +480,9 @@ def group_findings(findings: Iterable[Finding]) -> list[tuple[str, list[Finding]
 
 def review_entries(stores: dict[str, tuple[Sequence[str], int]], today: date,
                    sources: Sequence[Source] = (), snapshots: dict | None = None,
-                   stale_days: int = STALE_DAYS) -> list[Finding]:
-    """The detectors over plain data: {target: (entries, limit)} (used by run_review and tests)."""
+                   stale_days: int = STALE_DAYS, release=None) -> list[Finding]:
+    """The detectors over plain data: {target: (entries, limit)} (used by run_review and tests);
+    `release` is the Hermes release whose scan decides what it blocks (the newest by default)."""
     findings: list[Finding] = []
     items: list[Entry] = []
     for target in TARGETS:
@@ -493,7 +494,7 @@ def review_entries(stores: dict[str, tuple[Sequence[str], int]], today: date,
         findings += capacity_findings(target, entries, limit)
         for i, text in enumerate(entries):
             items.append((target, i, text))
-            findings += scanner_findings(target, i, text)
+            findings += scanner_findings(target, i, text, release)
             findings += date_findings(target, i, text, today, stale_days)
             findings += redundancy_findings(target, i, text, sources)
             for f in (vague_finding(target, i, text), verbose_finding(target, i, text)):
@@ -520,7 +521,8 @@ def run_review(curator: "Curator", *, include_kept: bool = False, fresh: bool = 
     snapshots = {t: (curator.stores[t].read() if fresh else curator.stores[t].last)
                  for t in TARGETS if t in curator.stores}
     stores = {t: (list(s.entries), curator.stores[t].limit) for t, s in snapshots.items()}
-    findings = review_entries(stores, curator.today, load_sources(curator.home.root), snapshots, stale_days)
+    findings = review_entries(stores, curator.today, load_sources(curator.home.root), snapshots, stale_days,
+                              curator.release)
     if include_kept:
         return findings
     kept = decisions(curator).kept_keys()

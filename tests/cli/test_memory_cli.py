@@ -190,3 +190,32 @@ def test_status_reports_a_corrupt_state_db_and_keeps_going(home):
     assert data["state_db"]["exists"] and data["state_db"]["error"]
     assert data["targets"]["memory"]["entries"] == 2
     assert (home / "state.db").read_bytes() == b"this is not sqlite" * 100
+
+
+def test_memory_prompt_prints_the_release_block_exactly(home):
+    (home / "memories" / "USER.md").write_bytes("\ufeffName: Ana\n§\nLikes tea".encode())
+    out = hmc("memory", "prompt", "--target", "user", "--raw", home=home)
+    rule = "═" * 46
+    notice = ("[BLOCKED: USER.md entry contained threat pattern(s): invisible_unicode_U+FEFF. Removed from "
+              "system prompt; use memory(action=remove) to delete the original.]")
+    used = len(notice) + 3 + len("Likes tea")
+    assert out.returncode == 0
+    assert out.stdout == f"{rule}\nUSER PROFILE (who the user is) [{used * 100 // 1375}% — {used:,}/1,375 chars]\n{rule}\n{notice}\n§\nLikes tea\n"
+    older = hmc("--hermes-version", "0.14", "memory", "prompt", "--target", "user", "--raw", home=home)
+    assert "\ufeffName: Ana" in older.stdout and "BLOCKED" not in older.stdout  # no load-time scan before 0.15
+    (home / "memories" / "USER.md").write_bytes(b"")
+    assert hmc("memory", "prompt", "--target", "user", home=home).stdout == ""  # nothing for an empty store
+    both = hmc("memory", "prompt", home=home).stdout
+    assert both.startswith(rule + "\nMEMORY (your personal notes)") and "USER PROFILE" not in both
+
+
+def test_status_says_which_release_and_why(home, monkeypatch):
+    data = json.loads(hmc("status", "--json", home=home).stdout)
+    assert data["hermes"]["source"] in ("state.db", "default", "installed")
+    data = json.loads(hmc("--hermes-version", "0.17", "status", "--json", home=home).stdout)
+    assert data["hermes"] == {"version": "0.17.0", "source": "override", "detail": "set by --hermes-version (0.17)",
+                              "found": None, "notice": None}
+    newer = json.loads(hmc("--hermes-version", "0.25.1", "status", "--json", home=home).stdout)["hermes"]
+    assert newer["version"] == "0.19.0" and "newer than any release hmc knows" in newer["notice"]
+    bad = hmc("--hermes-version", "x.y", "status", home=home)
+    assert bad.returncode == 2 and "not a Hermes version" in bad.stderr

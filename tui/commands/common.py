@@ -190,6 +190,7 @@ class CliContext:
     profile: str | None = None
     today: date | None = None
     init: bool = False  # --init: use (or create) a folder that isn't a Hermes home yet
+    hermes_version: str | None = None  # --hermes-version: whose rules to follow (else detected)
     console: Console = field(default_factory=lambda: SafeConsole(highlight=False, soft_wrap=True))
     _curator: Any = None
 
@@ -197,6 +198,7 @@ class CliContext:
         """The curator for the global options; a missing home (or a folder that isn't one) exits 2."""
         if self._curator is None:
             from core.curator import open_curator
+            from core.hermes.release import VersionError
             from core.home import HomeError
 
             clock = time.time
@@ -206,7 +208,9 @@ class CliContext:
             if self.init and self.home:
                 self._create_home()
             try:
-                curator = open_curator(self.home, self.profile, self.today, clock)
+                curator = open_curator(self.home, self.profile, self.today, clock, self.hermes_version)
+            except VersionError as exc:
+                raise CliError(f"{exc} (from --hermes-version or $HMC_HERMES_VERSION)") from None
             except HomeError as exc:
                 hint = " (try `hmc demo` to explore hmc on a demo home)" if "no Hermes home" in str(exc) else ""
                 raise CliError(f"{exc}{hint}") from None

@@ -1,9 +1,10 @@
-"""`hmc memory list|add|replace|remove`: Hermes's memory operations from a shell."""
+"""`hmc memory list|add|replace|remove|prompt`: Hermes's memory operations from a shell, and the exact
+block the release injects into the system prompt."""
 
 from __future__ import annotations
 
 from core.store.memory import TARGETS, Op, ScanRefused, StoreError, usage, usage_label
-from tui.commands.common import CliContext, CliError, Masker, add_reveal, literal, say
+from tui.commands.common import CliContext, CliError, Masker, add_reveal, literal, say, visible
 
 
 def register(sub) -> None:
@@ -31,7 +32,15 @@ def register(sub) -> None:
     q = ops.add_parser("remove", help="remove the entry matching OLD")
     target(q)
     q.add_argument("old", help="text that identifies one entry (equal first, then substring)")
-    for name in ("add", "replace", "remove"):
+    q = ops.add_parser("prompt", help="the exact block Hermes injects into the system prompt",
+                       description="The block(s) the detected Hermes release puts in the system prompt at "
+                       "session start, from the files as they are now: nothing for an empty store, "
+                       "[BLOCKED: …] notices where its scan would hide an entry. Without --target, both "
+                       "enabled stores, joined as the agent joins them.")
+    q.add_argument("--target", "-t", choices=TARGETS, help="only memory (MEMORY.md) or user (USER.md)")
+    q.add_argument("--raw", action="store_true",
+                   help="the exact bytes, secrets and control characters included (for files and diffs)")
+    for name in ("add", "replace", "remove", "prompt"):
         add_reveal(ops.choices[name])  # their messages quote entries ("Entry replaced (was '…')")
     for q in ops.choices.values():
         q.set_defaults(run=run)
@@ -42,6 +51,8 @@ def run(args, ctx: CliContext) -> int:
     if args.op == "list":
         targets = [args.target] if args.target else list(TARGETS)
         return list_entries(args, ctx, [curator.stores[t] for t in targets])
+    if args.op == "prompt":
+        return prompt(args, ctx, curator)
     store = curator.stores[args.target]
     op = {
         "add": lambda: Op("add", content=args.content),
@@ -73,7 +84,7 @@ def list_entries(args, ctx: CliContext, stores) -> int:
         data = [{
             "target": store.target, "file": str(store.path), "limit": store.limit, "chars": snap.usage,
             "label": usage_label(snap.usage, store.limit), "drift": snap.drift, "error": snap.error,
-            "entries": [{"index": i, "chars": len(e), "text": mask(e), "blocked_by_hermes": scanner.hermes_scan(e) is not None}
+            "entries": [{"index": i, "chars": len(e), "text": mask(e), "blocked_by_hermes": scanner.blocked_notice(e, store.name, store.release) is not None}
                         for i, e in enumerate(snap.entries)],
         } for store, snap in snaps]
         ctx.json(data[0] if len(data) == 1 else data)
@@ -92,7 +103,8 @@ def list_entries(args, ctx: CliContext, stores) -> int:
         for i, entry in enumerate(snap.entries, 1):
             head = f"{i:>3}. "
             lines = mask(entry).split("\n")
-            hit = scanner.hermes_scan(entry)
+            hit = (scanner.hermes_scan(entry, store.release)
+                   if scanner.blocked_notice(entry, store.name, store.release) else None)
             mark = f"  ⚠ blocked by Hermes ({hit})" if hit else ""
             ctx.text(head, literal(lines[0]), f"  ({len(entry):,} chars){mark if len(lines) == 1 else ''}")
             for j, line in enumerate(lines[1:], 2):
@@ -106,3 +118,34 @@ def unreadable(problems: list[str]) -> int:
         say("; ".join(problems))
         return 2
     return 0
+
+
+def prompt(args, ctx: CliContext, curator) -> int:
+    """The release's frozen snapshot block(s); exit 2 when a store can't be loaded (Hermes would
+    inject nothing for it either)."""
+    import sys
+
+    from core.store.memory import prompt_block
+
+    targets = [args.target] if args.target else [t for t in TARGETS if curator.stores[t].enabled]
+    blocks, problems = [], []
+    for target in targets:
+        store = curator.stores[target]
+        snap = store.read()
+        if snap.error:
+            problems.append(f"{snap.error}: Hermes injects nothing for it")
+            continue
+        block = prompt_block(target, list(snap.entries), store.limit, store.release)
+        if block.strip():
+            blocks.append(block.strip() if len(targets) > 1 else block)
+    text = "\n\n".join(blocks)
+    if text:
+        if args.raw:
+            sys.stdout.buffer.write(text.encode("utf-8", "surrogateescape") + b"\n")
+            sys.stdout.flush()
+        else:
+            mask = Masker(args.reveal)
+            sys.stdout.write(visible(mask(text)) + "\n")
+    for problem in problems:
+        say(problem)
+    return 2 if problems else 0

@@ -1,4 +1,5 @@
-"""`hmc status`: both stores' usage and drift, the pending count, and a state.db summary."""
+"""`hmc status`: the Hermes release followed, both stores' usage and drift, the pending count, and a
+state.db summary."""
 
 from __future__ import annotations
 
@@ -15,14 +16,14 @@ def register(sub) -> None:
 def gather(curator) -> dict:
     home = curator.home
     out = {"home": str(home.root), "profile": home.profile, "config_problems": list(home.config.problems),
-           "write_approval": home.config.write_approval, "targets": {}}
+           "write_approval": home.config.write_approval, "hermes": curator.hermes.as_dict(), "targets": {}}
     for target, store in curator.stores.items():
         snap = store.read()
         used = usage(snap.entries)
         out["targets"][target] = {
             "file": str(store.path), "entries": len(snap.entries), "chars": used, "limit": store.limit,
             "percent": percent(used, store.limit), "label": usage_label(used, store.limit),
-            "drift": snap.drift, "error": snap.error, "enabled": store.enabled,
+            "drift": snap.drift, "untidy": list(snap.untidy), "error": snap.error, "enabled": store.enabled,
         }
     out["pending"] = pending_summary(curator)
     out["state_db"] = db_summary(curator)
@@ -57,6 +58,10 @@ def run(args, ctx: CliContext) -> int:
         ctx.json(data)
         return exit_code(data)
     ctx.text(f"home {curator.home.display()} · profile {curator.home.profile}", style="bold")
+    hermes = data["hermes"]
+    ctx.text(f"hermes     {hermes['version']}'s rules — {hermes['detail']}")
+    if hermes["notice"]:
+        ctx.text(f"hermes     {hermes['notice']}", style="yellow")
     for problem in data["config_problems"]:
         ctx.text(f"config: {problem}", style="yellow")
     for target, info in data["targets"].items():
@@ -65,6 +70,8 @@ def run(args, ctx: CliContext) -> int:
             line += f"  unreadable: {info['error']}"
         elif info["drift"]:
             line += f"  drift: {info['drift']}"
+        elif info["untidy"]:
+            line += f"  untidy (Hermes reads it fine): {'; '.join(info['untidy'])}"
         if not info["enabled"]:
             line += "  (disabled in config.yaml)"
         ctx.text(line)
