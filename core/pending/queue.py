@@ -592,16 +592,23 @@ def _scan(text: str, release: "Release | None" = None) -> tuple[Any, ...]:
     return tuple(scanner.scan(text, release))
 
 
-def _release_refusal(ops: Sequence[Op], release: "Release") -> str | None:
+def _release_refusal(ops: Sequence[Op], release: "Release", batch: bool | None = None) -> str | None:
     """The release's scan refusal for a staged write, in its words (a batch names the operation)."""
     from core.hermes.scan import refusal
 
+    is_batch = len(ops) > 1 if batch is None else batch
     for i, op in enumerate(ops):
         if op.action in ("add", "replace") and (op.content or "").strip():
-            message = refusal(op.content if len(ops) > 1 else op.content.strip(), release)
+            message = refusal(op.content if is_batch else op.content.strip(), release)
             if message:
-                return f"Operation {i + 1}: {message}" if len(ops) > 1 else message
+                return f"Operation {i + 1}: {message}" if is_batch else message
     return None
+
+
+def _is_batch(record: PendingRecord, edited: bool) -> bool | None:
+    """A staged `operations` call is replayed as one, even with one operation (its wording, scan
+    and drift rules); a person's edited version is hmc's own write (None: by the number of ops)."""
+    return (record.action == "batch") if not edited else None
 
 
 def _blocking(findings: Sequence[Any]) -> list[Any]:
@@ -612,15 +619,16 @@ def _blocking(findings: Sequence[Any]) -> list[Any]:
 
 def inspect_ops(record: PendingRecord, ops: Sequence[Op], target: str | None, snap: Snapshot | None,
                 limit: int, enabled: bool, drift_ok: bool = False, release: "Release | None" = None,
-                person: bool = False) -> Inspection:
+                person: bool = False, batch: bool | None = None) -> Inspection:
     """What approving `ops` (the record's, or an edited version) on `target` would do now, by the
     rules of `release` (the newest by default). `drift_ok`: the store writes these ops through a
     drifted file (as 0.18+ does a single add). `person`: an edited version (hmc's own edit rules).
+    `batch`: the record is a staged batch call, even of one operation.
 
     Never raises: a failure while inspecting one record (however hostile its content) makes that
     record's inspection broken, with the reason, and nothing else."""
     try:
-        return _inspect_ops(record, ops, target, snap, limit, enabled, drift_ok, release or NEWEST, person)
+        return _inspect_ops(record, ops, target, snap, limit, enabled, drift_ok, release or NEWEST, person, batch)
     except (RecursionError, MemoryError) as exc:
         why = f"too complex to inspect ({type(exc).__name__})"
     except Exception as exc:  # noqa: BLE001 - isolation: one record never stops the queue
@@ -633,7 +641,8 @@ def inspect_ops(record: PendingRecord, ops: Sequence[Op], target: str | None, sn
 
 
 def _inspect_ops(record: PendingRecord, ops: Sequence[Op], target: str | None, snap: Snapshot | None,
-                 limit: int, enabled: bool, drift_ok: bool, release: "Release", person: bool) -> Inspection:
+                 limit: int, enabled: bool, drift_ok: bool, release: "Release", person: bool,
+                 batch: bool | None) -> Inspection:
     file = FILE_NAMES.get(target or "", "")
     before = tuple(snap.entries) if snap is not None else ()
     base = dict(record=record, target=target, file=file, limit=limit, before=before, group=group_key(record))
@@ -700,11 +709,12 @@ def _inspect_ops(record: PendingRecord, ops: Sequence[Op], target: str | None, s
         return verdict(DRIFT, f"{file} has drifted from the form Hermes writes ({snap.drift}); repair it in "
                        "memory mode first (Hermes refuses to edit it too)", **ok)
     if not person:
-        refusal = _release_refusal(ops, release)
+        refusal = _release_refusal(ops, release, batch)
         if refusal:
             return verdict(HERMES_SCAN, f"Hermes's own scan refuses it: {refusal}", **ok)
     try:
-        plan(before, ops, limit, "Memory" if target == "memory" else "User profile", release, person=person)
+        plan(before, ops, limit, "Memory" if target == "memory" else "User profile", release, person=person,
+             batch=batch)
     except OpError as exc:
         kind = _classify(exc)
         message = str(exc).split("\n", 1)[0] if kind == LIMIT else str(exc)
@@ -911,10 +921,12 @@ class PendingQueue:
             return inspect_ops(record, ops, tgt, None, 0, True)
         if snapshot is None or snapshot.target != tgt:
             snapshot = store.read()
+        person = edited is not None or target is not None
+        batch = _is_batch(record, person)
         drift_ok = getattr(store, "_drift_allowed", None)
         return inspect_ops(record, ops, tgt, snapshot, store.limit, store.enabled,
-                           bool(drift_ok(ops)) if callable(drift_ok) else False, store.release,
-                           person=edited is not None or target is not None)
+                           bool(drift_ok(ops, batch)) if callable(drift_ok) else False, store.release,
+                           person=person, batch=batch)
 
     def inspect_all(self, records: Sequence[PendingRecord] | None = None) -> list[Inspection]:
         """Inspect many records, reading each target file once."""
@@ -1117,7 +1129,8 @@ class PendingQueue:
             # A staged write replays the release's rules exactly (its scan refuses outright, no
             # shrinking exception); hmc only asks more: its wider scan and a batch emptying the file
             # need `force`. An edited version is the person's own write.
-            result = store.apply(list(ops), force=force, action=action, person=edited_by_person)
+            result = store.apply(list(ops), force=force, action=action, person=edited_by_person,
+                                 batch=_is_batch(record, edited_by_person))
         except Conflict as exc:
             message = _pin_message(exc) if seen is None or record.ops == ops else \
                 "the entry you saw changed since you looked (another writer); look again before approving"
