@@ -207,11 +207,15 @@ def read_config(path: Path, release: "Release | None" = None) -> Config:
     if not isinstance(data, dict):
         return Config(problems=("config.yaml is not a mapping: using Hermes's defaults",))
     memory = data.get("memory", {})
-    if memory is None:
+    if memory is None and release >= (0, 19):
         memory = {}
     if not isinstance(memory, dict):
-        problems.append("config.yaml: 'memory' is not a mapping: using defaults for it")
-        memory = {}
+        # The agent calls .get on the section: anything but a mapping makes it start without memory
+        # (0.19 reads an empty section as the defaults).
+        what = "empty" if memory is None else "not a mapping"
+        return Config(memory_enabled=False, user_profile_enabled=False, problems=(
+            f"config.yaml: the memory section is {what}, so Hermes {release.name} starts without memory "
+            "(MEMORY.md and USER.md are neither injected nor written)",))
 
     def take(reading):
         value, problem = reading

@@ -68,7 +68,7 @@ def test_config_values(tmp_path):
     (None, "not found"),
     ("memory: [unclosed", "not valid YAML"),
     ("- a\n- b\n", "not a mapping"),
-    ("memory: 5\n", "'memory' is not a mapping"),
+    ("memory: 5\n", "memory section is not a mapping"),
     ("memory:\n  memory_char_limit: lots\n", "not a character count"),
     ("memory:\n  memory_char_limit: -5\n", "not a character count"),
     ("memory:\n  write_approval: maybe\n", "not on/off"),
@@ -150,3 +150,18 @@ def test_values_read_as_the_release_reads_them(tmp_path):
     assert cfg.write_approval is True
     old = read_config(write(tmp_path, "memory:\n  write_approval: true\n"), for_version((0, 16, 0))[0])
     assert old.write_approval is False and any("no write approval" in p for p in old.problems)
+
+
+@pytest.mark.parametrize("text", ["memory: 5\n", "memory: [a]\n", "memory: true\n"])
+def test_a_memory_section_hermes_cant_read_means_no_memory(tmp_path, text):
+    cfg = read_config(write(tmp_path, text))
+    assert not cfg.memory_enabled and not cfg.user_profile_enabled and "starts without memory" in cfg.problems[0]
+
+
+def test_an_empty_memory_section_is_read_by_release(tmp_path):
+    from core.hermes.release import for_version
+
+    path = write(tmp_path, "memory:\n")
+    assert read_config(path).memory_enabled  # 0.19 reads it as the defaults
+    old = read_config(path, for_version((0, 18, 2))[0])
+    assert not old.memory_enabled and not old.user_profile_enabled  # earlier releases start without memory
