@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 
 import yaml
 
+from core.store.atomic import reason  # noqa: F401  (re-exported: the one wording of an OS error)
+
 if TYPE_CHECKING:  # pragma: no cover
     from core.hermes.release import Release
 
@@ -234,15 +236,6 @@ def read_config(path: Path, release: "Release | None" = None) -> Config:
         write_approval=take(rules.write_approval(get("write_approval"), release)),
         problems=tuple(problems),
     )
-
-
-def reason(exc: BaseException) -> str:
-    """A short reason for an OS error, without the traceback noise."""
-    if isinstance(exc, UnicodeDecodeError):
-        return f"not UTF-8 at byte {exc.start}"
-    if isinstance(exc, OSError) and exc.strerror:
-        return exc.strerror.lower()
-    return str(exc) or type(exc).__name__
 
 
 def is_hermes_home(path: str | Path) -> bool:

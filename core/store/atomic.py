@@ -23,6 +23,15 @@ PRIVATE_DIR = 0o700
 PRIVATE_FILE = 0o600
 
 
+def reason(exc: BaseException) -> str:
+    """A short reason for an OS error, without the traceback noise."""
+    if isinstance(exc, UnicodeDecodeError):
+        return f"not UTF-8 at byte {exc.start}"
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror.lower()
+    return str(exc) or type(exc).__name__
+
+
 class NotRegularFile(OSError):
     """The path is a FIFO, socket, device or folder, not a regular file. `kind` names it."""
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, ContextManager, Iterator, Protocol, Sequence
 
 from core.store.atomic import NotRegularFile, TooLarge, atomic_write, clean_orphans, read_regular
-from core.home import reason as os_reason
+from core.store.atomic import reason as os_reason
 
 
 

@@ -58,3 +58,25 @@ def test_core_has_no_import_cycles():
 def test_the_cycle_finder_finds_a_cycle():
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert find_cycle({"a": {"b"}, "b": set()}) is None
+
+
+# Lower first: a package may import only those before it (DESIGN.md: no import cycles, a lower
+# package never imports a higher one). Top-level modules (home, curator, timefmt) sit where listed.
+LAYERS = ("hermes", "timefmt", "scan", "store", "home", "sessions", "pending", "curator", "review", "demo",
+          "settings")
+
+
+def test_lower_packages_never_import_higher_ones():
+    rank = {name: i for i, name in enumerate(LAYERS)}
+    bad = []
+    for module, targets in import_graph().items():
+        if "." not in module:
+            continue
+        mine = module.split(".")[1]
+        for target in targets:
+            if "." not in target:
+                continue
+            theirs = target.split(".")[1]
+            if mine != theirs and rank.get(theirs, -1) > rank.get(mine, len(LAYERS)):
+                bad.append(f"{module} -> {target}")
+    assert not bad, bad
