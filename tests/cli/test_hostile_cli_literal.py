@@ -12,7 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.text import Text
 
-from tui.commands.common import MASK_SCAN_LIMIT, Masker, mask_untrusted, os_error_text
+from core.scan.scanner import scan
+from tests.corpora.secrets import build_secret_samples
+from tui.commands.common import MASK_SCAN_LIMIT, Masker, mask_untrusted, maybe_secret, os_error_text
 from tui.literal import SafeConsole, dumps, literal, visible
 
 UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
@@ -131,3 +133,17 @@ def test_os_error_text_is_one_line():
     assert os_error_text(exc, "read") == "can't read /tmp/x/pending/memory: permission denied"
     assert os_error_text(NotADirectoryError(20, "Not a directory", "README.md")) == "README.md: not a directory"
     assert os_error_text(OSError("odd")) == "odd"
+
+
+def test_every_secret_the_scanner_finds_is_masked():
+    """The cheap pre-filter lets through every secret shape of the scanner's corpus."""
+    samples = [s for s in build_secret_samples() if any(f.secret for f in scan(s.text))]
+    assert len(samples) >= 50
+    for s in samples:
+        assert maybe_secret(s.text), s.provider
+        assert s.secret not in mask_untrusted(s.text), s.provider
+
+
+def test_prose_skips_the_full_scan():
+    assert not maybe_secret("User prefers pnpm over npm for all JS projects.")
+    assert not maybe_secret("Timezone Europe/Paris (CET/CEST). Weekdays 08:30–17:30.")

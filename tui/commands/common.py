@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import sys
 import time
+import unicodedata
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from datetime import time as dt_time
@@ -55,9 +56,32 @@ MIN_PREFIX = 8              # a known secret cut short (`AKIAQWER…`) is masked
 MAX_DEPTH = 64              # JSON output shows nested values this deep
 
 
-@lru_cache(maxsize=4096)
 def secrets_in(text: str) -> tuple[str, ...]:
     """Every secret value the scanner finds in `text` (scanned in windows, up to MASK_SCAN_LIMIT)."""
+    return _secrets_cached(text) if len(text) <= 4_096 else _secrets(text)  # a short text recurs often
+
+
+@lru_cache(maxsize=4096)
+def _secrets_cached(text: str) -> tuple[str, ...]:
+    return _secrets(text)
+
+
+# A secret the scanner can find has a long token, a secret-ish word, a URL with credentials, a PEM
+# block or hidden tag characters; text with none of them (most entries, most messages) skips the full
+# scan, so masking a 100,000-entry listing stays cheap. tests/cli/test_hostile_cli_literal.py checks
+# every secret shape of the scanner's corpus passes this filter.
+_MAYBE_SECRET = re.compile(
+    r"[A-Za-z0-9_+/=.~-]{16}|PRIVATE KEY|://|pass|pwd|secret|token|key|cred|auth|bearer|mot\s+de|contrase"
+    r"|пароль|密码|口令|[\U000e0000-\U000e007f]", re.IGNORECASE)
+
+
+def maybe_secret(text: str) -> bool:
+    if _MAYBE_SECRET.search(text):
+        return True
+    return not text.isascii() and _MAYBE_SECRET.search(unicodedata.normalize("NFKC", text)) is not None
+
+
+def _secrets(text: str) -> tuple[str, ...]:
     from core.scan import scanner
 
     found: set[str] = set()
@@ -65,7 +89,7 @@ def secrets_in(text: str) -> tuple[str, ...]:
     start = 0
     while start < end:
         chunk = text[start:min(end, start + SCAN_WINDOW)]
-        for f in scanner.scan(chunk):
+        for f in (scanner.scan(chunk) if maybe_secret(chunk) else ()):
             if f.secret and f.end > f.start:
                 found.add(chunk[f.start:f.end])
         if start + SCAN_WINDOW >= end:
@@ -181,6 +205,15 @@ def add_reveal(parser) -> None:
                         help="print secrets the security scan finds instead of masking them (sk-…9f2a)")
 
 
+def new_console() -> Console:
+    """The CLI's console. Its size is looked up once: rich would ask the OS on every print, which
+    made listing 17,000 entries take seconds."""
+    console = SafeConsole(highlight=False, soft_wrap=True)
+    width, height = console.size
+    console.width, console.height = width, height
+    return console
+
+
 # -- the context -----------------------------------------------------------------------------------
 
 
@@ -191,7 +224,7 @@ class CliContext:
     today: date | None = None
     init: bool = False  # --init: use (or create) a folder that isn't a Hermes home yet
     hermes_version: str | None = None  # --hermes-version: whose rules to follow (else detected)
-    console: Console = field(default_factory=lambda: SafeConsole(highlight=False, soft_wrap=True))
+    console: Console = field(default_factory=lambda: new_console())
     _curator: Any = None
 
     def curator(self, require_home: bool = True):
