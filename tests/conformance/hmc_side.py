@@ -195,3 +195,15 @@ def replay(oracle, home_o, home_h, calls, release: Release, limits=DEFAULT_LIMIT
         assert store_bytes(home_h) == store_bytes(home_o), call
         seen.append((theirs, ours))
     return seen
+
+
+def check_each(cases, check) -> None:
+    """Run `check(case)` for every case and report every disagreement at once (many small cases
+    in one test keep the default run fast; a failure still names each case)."""
+    bad = []
+    for case in cases:
+        try:
+            check(case)
+        except AssertionError as exc:
+            bad.append(f"{case!r}: {exc}")
+    assert not bad, f"{len(bad)} of {len(list(cases))} cases disagree:\n" + "\n".join(bad)

@@ -41,16 +41,18 @@ def _compare(oracle, home):
     return out, cfg
 
 
-@pytest.mark.parametrize("value", FLAG_VALUES)
-def test_enabled_flags(oracle, make_home, value):
-    home = make_home(config=f"memory:\n  memory_enabled: {value}\n  user_profile_enabled: {value}\n")
-    out, cfg = _compare(oracle, home)
-    assert out["store_created"] is (cfg.memory_enabled or cfg.user_profile_enabled)
+def test_enabled_flags(oracle, make_home):
+    def check(value):
+        home = make_home(config=f"memory:\n  memory_enabled: {value}\n  user_profile_enabled: {value}\n")
+        out, cfg = _compare(oracle, home)
+        assert out["store_created"] is (cfg.memory_enabled or cfg.user_profile_enabled)
+
+    hmc.check_each(FLAG_VALUES, check)
 
 
-@pytest.mark.parametrize("value", APPROVAL_VALUES)
-def test_write_approval_values(oracle, make_home, value):
-    _compare(oracle, make_home(config=f"memory:\n  write_approval: {value}\n"))
+def test_write_approval_values(oracle, make_home):
+    hmc.check_each(APPROVAL_VALUES, lambda value: _compare(
+        oracle, make_home(config=f"memory:\n  write_approval: {value}\n")))
 
 
 @pytest.mark.parametrize("limits", [(3000, 500), (0, 1), (100000, 1375), (2200, 99)])
