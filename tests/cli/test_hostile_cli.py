@@ -215,6 +215,8 @@ READS = [
     (("status", "--json"), 0),
     (("memory", "list"), 0),
     (("memory", "list", "--json"), 0),
+    (("memory", "prompt"), 0),
+    (("memory", "prompt", "--target", "user"), 0),
     (("pending", "list"), 0),
     (("pending", "list", "--json"), 0),
     (("pending", "show", R_REPLACE), 0),
