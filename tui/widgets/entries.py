@@ -6,7 +6,7 @@ from typing import Sequence
 
 from rich.table import Table
 from rich.text import Text
-from textual.widgets import OptionList
+from tui.widgets.lists import HmcList
 from textual.widgets.option_list import Option
 
 from tui.literal import visible_controls
@@ -26,7 +26,7 @@ def entry_prompt(number: int, entry: str, limit: int, marks: Sequence[str] = ())
     return grid
 
 
-class EntryList(OptionList):
+class EntryList(HmcList):
     """An OptionList of entries; posts OptionList.OptionHighlighted/Selected as usual."""
 
     DEFAULT_CSS = """
@@ -47,3 +47,9 @@ class EntryList(OptionList):
         self.add_options(options)
         if entries:
             self.highlighted = min(old if old is not None else 0, len(entries) - 1)
+
+    def highlight_entry(self, index: int) -> None:
+        """Put the cursor on entry `index` and bring it into view."""
+        if 0 <= index < self.option_count:
+            self.highlighted = index
+            self.call_after_refresh(self.scroll_to_highlight)

@@ -10,7 +10,7 @@ from typing import Sequence
 from rich.console import Group, RenderableType
 from rich.padding import Padding
 from rich.text import Text
-from textual.widgets import OptionList
+from tui.widgets.lists import HmcList
 from textual.widgets.option_list import Option
 
 from tui.literal import visible_controls
@@ -53,7 +53,7 @@ def heading(kind: str, items: Sequence) -> Text:
     return text
 
 
-class FindingsList(OptionList):
+class FindingsList(HmcList):
     """Findings grouped by kind; `finding_at(index)` maps a highlighted row back to its Finding."""
 
     DEFAULT_CSS = """

@@ -3,19 +3,27 @@
 from __future__ import annotations
 
 from rich.text import Text
+from textual import events
 from textual.widget import Widget
 
 from tui.literal import visible_controls
 
-MODES = (("1", "memory", "Memory"), ("2", "pending", "Pending"), ("3", "search", "Search"), ("4", "review", "Review"))
+MODES = (("1", "memory", "Memory", "Mem"), ("2", "pending", "Pending", "Pend"), ("3", "search", "Search", "Srch"),
+         ("4", "review", "Review", "Rev"))
 
 
 class HmcHeader(Widget):
-    """Renders app state (`app.header_state()`); re-renders when the app says it changed."""
+    """Renders app state (`app.header_state()`); re-renders when the app says it changed.
+
+    The mode tabs are clickable (a click is the tab's key). Below 100 columns they keep short names."""
 
     DEFAULT_CSS = """
     HmcHeader { height: 1; dock: top; background: $panel; color: $foreground; }
     """
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self._tab_spans: list[tuple[int, int, str]] = []
 
     def on_mount(self) -> None:
         self.app.header_changed.subscribe(self, lambda _=None: self.refresh())
@@ -24,32 +32,55 @@ class HmcHeader(Widget):
         state = self.app.header_state()
         mode = getattr(self.screen, "MODE", "")
         width = self.size.width
+        compact = width < 100
         right = Text()
         count = state["pending"]
         right.append(f"{count:>3} pending", style="bold yellow" if count else "dim")  # fixed width: tabs don't jump
         right.append(" · ", style="dim")
-        right.append(state["review"], style="bold yellow" if state.get("review_due") else "dim")
+        review = state["review"]
+        if compact and review.startswith("review due"):
+            review = "review due"
+        right.append(review, style="bold yellow" if state.get("review_due") else "dim")
         right.append(" ")
-        tabs = self.tabs(mode, compact=width < 100)
+        tabs, spans = self.tabs(mode, compact=compact)
         left = Text()
         left.append(" hmc ", style="bold reverse")
-        profile = f" · {state['profile']}"
-        room = width - tabs.cell_len - right.cell_len - left.cell_len - len(profile) - 4
+        profile = f" · {visible_controls(state['profile'])}"
+        if compact and state["profile"] == "default":
+            profile = ""  # the default profile goes unsaid when room is short
+        room = width - tabs.cell_len - right.cell_len - left.cell_len - len(profile) - 3
         home = visible_controls(state["home"])
         if len(home) > room:
             home = "…" + home[-max(room - 1, 4):]
         left.append(" " + home, style="bold")
         left.append(profile, style="dim" if state["profile"] == "default" else "bold")
         gap = max(1, width - left.cell_len - tabs.cell_len - right.cell_len)
+        start = left.cell_len + gap // 2
+        self._tab_spans = [(start + a, start + b, key) for a, b, key in spans]
         line = Text.assemble(left, " " * (gap // 2), tabs, " " * (gap - gap // 2), right)
         line.truncate(width)
         return line
 
     @staticmethod
-    def tabs(mode: str, compact: bool) -> Text:
-        """The four modes; on a narrow terminal only the current one keeps its title."""
+    def tabs(mode: str, compact: bool) -> tuple[Text, list[tuple[int, int, str]]]:
+        """The four modes (short names on a narrow terminal), and where each tab is (for clicks)."""
         tabs = Text()
-        for key, name, title in MODES:
-            label = f" {key} {title} " if name == mode or not compact else f" {key} "
+        spans = []
+        for key, name, title, short in MODES:
+            label = f" {key} {short if compact else title} "
+            start = tabs.cell_len
             tabs.append(label, style="bold reverse" if name == mode else "")
-        return tabs
+            spans.append((start, tabs.cell_len, key))
+        return tabs, spans
+
+    def on_click(self, event: events.Click) -> None:
+        for start, end, key in self._tab_spans:
+            if start <= event.x < end:
+                event.stop()
+                self.app.simulate_key(key)
+                return
+
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        over = next((key for start, end, key in self._tab_spans if start <= event.x < end), None)
+        names = {k: title for k, _, title, _ in MODES}
+        self.tooltip = f"{names[over]} mode (key {over})" if over else None

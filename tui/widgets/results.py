@@ -6,12 +6,13 @@ decides what opening means. Every piece of message text goes in as plain Text, n
 
 from __future__ import annotations
 
+import re
 from typing import Sequence
 
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
-from textual.widgets import OptionList
+from tui.widgets.lists import HmcList
 from textual.widgets.option_list import Option
 
 from core import timefmt
@@ -23,6 +24,54 @@ ROLE_STYLE = {"user": "bold green", "assistant": "bold blue", "tool": "magenta",
 MATCH_STYLE = "bold reverse"
 INDENT = 2  # the second line of a row sits under the title; a wrapped tail hangs under its start
 ROLE_WIDTH = 10  # "assistant" and a space
+
+
+# Tool output is often JSON, or terminal output with colour codes: a snippet shows its text
+_ANSI = re.compile(r"(?:\x1b|\\u001[bB]|\\x1[bB]|\\033|\\e)\[[0-9;?]*[ -/]*[@-~]")
+_KEY = re.compile(r'"([^"\\\n]{1,40})"\s*:\s*"?')
+_SEP = re.compile(r'"?\s*,\s*(?=[\w.-]{1,40}: )|"\s*,\s*"')
+_BRACKETS = re.compile(r'[\[{]\s*"?|"?\s*[\]}]')
+_ESCAPE = re.compile(r'\\(u[0-9a-fA-F]{4}|[nrt"\\/])')
+_SIMPLE = {"n": " ", "r": " ", "t": " ", '"': '"', "\\": "\\", "/": "/"}
+
+
+def _unescape(match: re.Match) -> str:
+    code = match.group(1)
+    if code.startswith("u"):
+        return chr(int(code[1:], 16))
+    return _SIMPLE[code]
+
+
+def looks_like_json(spans: Sequence[Span]) -> bool:
+    text = "".join(part for part, _ in spans).lstrip(" …")
+    return text[:1] in "{[" or '": ' in text or '":"' in text
+
+
+def tool_spans(spans: Sequence[Span]) -> list[Span]:
+    """A tool row's snippet as text: JSON quoting and brackets dropped ("key: value · key: value"),
+    string escapes decoded, terminal colour codes removed. Highlights stay on their words."""
+    as_json = looks_like_json(spans)
+    out: list[Span] = []
+    for part, hit in spans:
+        text = _ANSI.sub("", part)
+        if as_json:
+            text = _KEY.sub(r"\1: ", text)
+            text = _SEP.sub(" · ", text)
+            text = _BRACKETS.sub(" ", text)
+            text = _ESCAPE.sub(_unescape, text)
+            text = _ANSI.sub("", text)
+        out.append((text, hit))
+    # one space between parts where the JSON syntax went
+    joined: list[Span] = []
+    for part, hit in out:
+        if not hit:
+            part = re.sub(r"\s+", " ", part)
+        if part:
+            joined.append((part, hit))
+    if joined:
+        joined[0] = (joined[0][0].lstrip(), joined[0][1])
+        joined[-1] = (joined[-1][0].rstrip(), joined[-1][1])
+    return [(part, hit) for part, hit in joined if part]
 
 
 def spans_text(spans: Sequence[Span], base: str = "") -> Text:
@@ -48,13 +97,15 @@ def hit_prompt(hit: Hit, now: float) -> Text:
     top = Text(no_wrap=True, overflow="ellipsis")
     top.append(visible_controls(one_line(hit.title)), style="bold")
     top.append("  ")
-    top.append(hit.source or "?", style=source_style(hit.source))
+    top.append(visible_controls(hit.source or "?"), style=source_style(hit.source))
+    if hit.profile is not None:
+        top.append(f"  [{visible_controls(hit.profile)}]", style="bold magenta")
     top.append(f"  {when(hit.timestamp, now)}", style="dim")
-    role = Text(f"{hit.role:<{ROLE_WIDTH - 1}} ", style=ROLE_STYLE.get(hit.role, "bold"))
+    role = Text(f"{visible_controls(hit.role)[:ROLE_WIDTH - 1]:<{ROLE_WIDTH - 1}} ", style=ROLE_STYLE.get(hit.role, "bold"))
     line = Text()
     if hit.tool_name:
         line.append(visible_controls(f"[{hit.tool_name}] "), style="magenta")
-    line.append_text(spans_text(hit.snippet))
+    line.append_text(spans_text(tool_spans(hit.snippet) if hit.role == "tool" else hit.snippet))
     return Group(top, hanging(line, role))
 
 
@@ -73,7 +124,7 @@ def session_prompt(info: SessionInfo, now: float) -> Text:
     top = Text(no_wrap=True, overflow="ellipsis")
     top.append(visible_controls(one_line(info.title)), style="bold" if info.has_title else "bold italic")
     line = Text()
-    line.append(info.source or "?", style=source_style(info.source))
+    line.append(visible_controls(info.source or "?"), style=source_style(info.source))
     line.append(f"  started {when(info.started_at, now)}", style="dim")
     if info.message_count is not None:
         line.append(f"  ·  {info.message_count:,} messages", style="dim")
@@ -82,7 +133,7 @@ def session_prompt(info: SessionInfo, now: float) -> Text:
     return Group(top, hanging(line))
 
 
-class ResultsList(OptionList):
+class ResultsList(HmcList):
     """Rows of hits or sessions; `items[i]` is what row i shows."""
 
     DEFAULT_CSS = """

@@ -13,7 +13,7 @@ from typing import Iterable, Sequence
 
 from rich.text import Text
 from textual.message import Message as TextualMessage
-from textual.widgets import OptionList
+from tui.widgets.lists import HmcList
 from textual.widgets.option_list import Option
 
 from core import timefmt
@@ -51,7 +51,7 @@ def _args_text(args) -> str:
 def message_prompt(m: Message, terms: Sequence[Term], *, is_hit: bool, expanded: bool, current: bool) -> Text:
     head = Text()
     head.append("▍", style=ROLE_STYLE.get(m.role, "bold"))
-    head.append(m.role.upper(), style=ROLE_STYLE.get(m.role, "bold"))
+    head.append(visible_controls(m.role.upper()), style=ROLE_STYLE.get(m.role, "bold"))
     if m.tool_name:
         head.append(visible_controls(f" [{m.tool_name}]"), style="magenta")
     if m.timestamp is not None:
@@ -92,7 +92,7 @@ def message_prompt(m: Message, terms: Sequence[Term], *, is_hit: bool, expanded:
     return Text("\n").join(parts)
 
 
-class Transcript(OptionList):
+class Transcript(HmcList):
     """Messages of one session around a hit; the highlighted row is the current message."""
 
     DEFAULT_CSS = """
@@ -153,6 +153,17 @@ class Transcript(OptionList):
         focus = window.anchor_id if window.anchor_id is not None else (self.messages[0].id if self.messages else None)
         self.current_id = focus
         self._rebuild(focus)
+
+    def clear_messages(self) -> None:
+        """Show nothing (a not-found state, or a search starting over)."""
+        self.session_id = None
+        self.messages = []
+        self.hit_ids = []
+        self.expanded = set()
+        self.has_before = self.has_after = False
+        self.pending.clear()
+        self.current_id = None
+        self.clear_options()
 
     def index_of(self, message_id: int) -> int | None:
         for i, m in enumerate(self.messages):
