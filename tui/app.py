@@ -10,18 +10,19 @@ from typing import Sequence
 from rich.text import Text
 from textual.app import App
 from textual.binding import Binding
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 from textual.signal import Signal
 
 from core import timefmt
 from core.home import list_profiles
+from core.settings import Settings, SettingsError, load as load_settings, save_theme
 from core.store.memory import FILE_NAMES, Conflict, Op, ScanRefused, StoreError, WriteResult, token_of
 from core.pending.queue import PendingError
-from tui.literal import literal
-from tui.screens.dialogs import ChoiceDialog, ConfirmDialog, EditAgain, scan_body
+from tui.literal import literal, visible
+from tui.screens.dialogs import ChoiceDialog, ConfirmDialog, EditAgain, EntryEditor, scan_body
 
 MODE_SCREENS = {"memory": "MemoryScreen", "pending": "PendingScreen", "search": "SearchScreen", "review": "ReviewScreen"}
-POLL_SECONDS = 0.5
+POLL_SECONDS = 0.5  # the default; config.toml's poll_interval changes it
 
 
 def mode_screen(mode: str) -> type[Screen]:
@@ -40,7 +41,8 @@ class CuratorApp(App):
     CSS_PATH = "app.tcss"
     TITLE = "hmc — Hermes Memory Curator"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
-    COMMANDS = App.COMMANDS | {curator_commands}
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]  # dialogs tighten to fit 24 rows
+    COMMANDS = {curator_commands}  # every action by its verb; Textual's system commands are in it where they fit
     BINDINGS = [
         Binding("1", "mode('memory')", "Memory", id="app.memory", tooltip="MEMORY.md and USER.md", show=False),
         Binding("2", "mode('pending')", "Pending", id="app.pending", tooltip="Staged writes waiting for approval", show=False),
@@ -48,14 +50,26 @@ class CuratorApp(App):
         Binding("4", "mode('review')", "Review", id="app.review", tooltip="The monthly review", show=False),
         Binding("slash", "search_box", "Search", id="app.slash", tooltip="Jump to the search box", show=False),
         Binding("question_mark", "help", "Help", id="app.help", tooltip="Keys and help for this screen"),
+        Binding("f1", "help", "Help", id="app.help_f1", show=False, tooltip="Keys and help for this screen (works in text boxes too)"),
         Binding("q", "quit", "Quit", id="app.quit", tooltip="Leave hmc (every write is already on disk)"),
+        Binding("ctrl+q", "quit", "Quit", id="app.quit_now", show=False, priority=True,
+                tooltip="Leave hmc from anywhere (asks first if a dialog holds text you typed)"),
+        Binding("ctrl+c", "quit", "Quit", id="app.ctrl_c", show=False,
+                tooltip="Leave hmc (asks first if a dialog holds text you typed)"),
     ]
 
-    def __init__(self, curator, *, poll: bool = True, greet: bool = True, **kwargs) -> None:
+    def __init__(self, curator, *, poll: bool = True, greet: bool = True, settings: Settings | None = None,
+                 **kwargs) -> None:
         super().__init__(**kwargs)
         self.curator = curator
         self.poll_enabled = poll
         self.greet_enabled = greet
+        self.settings = load_settings() if settings is None else settings
+        self.setting_problems: list[str] = list(self.settings.problems)
+        self.poll_seconds = self.settings.poll_interval
+        if self.settings.keys:
+            self.set_keymap(self.settings.keys)
+        self._saved_theme = self.settings.theme
         self.memory_changed: Signal[str] = Signal(self, "memory_changed")
         self.pending_changed: Signal[None] = Signal(self, "pending_changed")
         self.header_changed: Signal[None] = Signal(self, "header_changed")
@@ -73,26 +87,132 @@ class CuratorApp(App):
         self._pending_token = self.pending_token()
         self._pending_count = self.count_pending()
         self._config_token = token_of(self.curator.home.config_path)
+        theme = self.settings.theme
+        if theme:
+            if theme in self.available_themes:
+                self.theme = theme
+            else:
+                self.setting_problems.append(f"config.toml: there is no theme named {visible(theme)!r}; "
+                                             "ctrl+p → Change theme lists them")
+        self.theme_changed_signal.subscribe(self, self._theme_changed)
         self.switch_mode("memory")
         if self.poll_enabled:
-            self.set_interval(POLL_SECONDS, self.poll, name="poll-files")
+            self.set_interval(self.poll_seconds, self.poll, name="poll-files")
         if self.greet_enabled:
             self.call_after_refresh(self.greet)
+        elif self.setting_problems:
+            self.call_after_refresh(self.settings_notice)
 
     def greet(self) -> None:
+        """One small toast: what waits for the person (and a notice for each config problem)."""
         for problem in self.curator.home.config.problems:
-            self.notify(problem, title="config.yaml", severity="warning", timeout=8)
+            self.notify(problem, title="config.yaml", severity="warning", timeout=8, markup=False)
+        self.settings_notice()
+        lines = []
         if self._pending_count:
             oldest = self.oldest_pending_age()
-            self.notify(
-                f"{self._pending_count} staged write{'s' if self._pending_count != 1 else ''} wait for approval"
-                + (f" (oldest {oldest})" if oldest else "") + ". Press 2 to review them.",
-                title="Pending writes", timeout=8,
-            )
+            n = self._pending_count
+            lines.append(f"{n} staged write{'s' if n != 1 else ''} wait" + ("s" if n == 1 else "")
+                         + (f" (oldest {oldest})" if oldest else "") + " · 2")
         due = self.review_state()
         if due.get("due"):
-            self.notify(f"The monthly review is due ({due['text'].removeprefix('review due').strip(' ()') or 'never done'}). "
-                        "Press 4 to start it.", title="Review", timeout=8)
+            lines.append("Monthly review due · 4")
+        if lines:
+            self.notify("\n".join(lines), title="Waiting for you", timeout=6, markup=False)
+
+    def settings_notice(self) -> None:
+        problems = self.setting_problems + self.unknown_key_ids()
+        self.setting_problems = []
+        if problems:
+            shown = problems[:4] + ([f"… and {len(problems) - 4} more"] if len(problems) > 4 else [])
+            self.notify("\n".join(shown), title="hmc settings (config.toml)", severity="warning", timeout=10, markup=False)
+
+    def unknown_key_ids(self) -> list[str]:
+        """Key overrides naming a binding id no screen has (a typo would otherwise do nothing)."""
+        if not self.settings.keys:
+            return []
+        from tui.palette import binding_ids
+
+        known = binding_ids(self)
+        return [f"config.toml: [keys] {visible(k)!r} is not a binding id (? lists them; e.g. pending.approve_all)"
+                for k in self.settings.keys if k not in known]
+
+    # -- settings that persist -----------------------------------------------------------------
+
+    def _theme_changed(self, theme) -> None:
+        """The palette's theme switcher (or anything else) changed the theme: save it for next time."""
+        name = getattr(theme, "name", str(theme))
+        if name == self._saved_theme or not self.is_running:
+            return
+        self._saved_theme = name
+        self.run_worker(lambda: self._save_theme(name), thread=True, group="settings", exit_on_error=False)
+
+    def _save_theme(self, name: str) -> None:
+        try:
+            path = save_theme(name, self.settings.path)
+        except SettingsError as exc:
+            self.call_from_thread(self.notify, str(exc), title="Theme not saved", severity="warning")
+            return
+        from core.home import tilde
+
+        self.call_from_thread(self.notify, f"Theme {name} saved in {tilde(path)}.", title="Theme", timeout=4)
+
+    # -- toasts: never markup, never a raw control character --------------------------------------
+
+    def notify(self, message: str, *, title: str = "", severity="information", timeout: float | None = None,
+               markup: bool = False) -> None:
+        """Every toast is literal: data in it (entries, file names, summaries) can't be markup or escapes.
+
+        Screens and widgets call this too (Widget.notify forwards here), so `markup` is ignored."""
+        super().notify(visible(message), title=visible(title), severity=severity, timeout=timeout, markup=False)
+
+    # -- leaving -----------------------------------------------------------------------------------
+
+    def drafts(self) -> list[EntryEditor]:
+        """Open editors holding text the person typed and has not saved (any mode's stack)."""
+        stacks = getattr(self, "_screen_stacks", {}) or {"": self.screen_stack}
+        return [s for stack in stacks.values() for s in stack if isinstance(s, EntryEditor) and s.dirty]
+
+    async def action_quit(self) -> None:
+        """q, ctrl+q and ctrl+c: leave at once, unless a dialog holds unsaved text (then ask)."""
+        if not self.drafts():
+            self.exit()
+            return
+        if isinstance(self.screen, ConfirmDialog) and getattr(self.screen, "quitting", False):
+            return
+
+        def answered(leave: bool | None) -> None:
+            if leave:
+                self.exit()
+
+        dialog = ConfirmDialog("Quit and lose your text?",
+                               "A dialog holds text you typed and have not saved. Quitting drops it.",
+                               yes="Quit", no="Keep editing", danger=True)
+        dialog.quitting = True
+        await self.push_screen(dialog, answered)
+
+    async def action_help_quit(self) -> None:
+        await self.action_quit()
+
+    # -- greyed actions say why -----------------------------------------------------------------
+
+    async def run_action(self, action, default_namespace=None, namespaces=None) -> bool:
+        """As Textual's, but a greyed action (check_action None) shows why instead of doing nothing."""
+        target, name, params = self._parse_action(action, self if default_namespace is None else default_namespace,
+                                                  namespaces)
+        if target.check_action(name, params) is None:
+            why = getattr(target, "why_not", None)
+            reason = why(name) if why is not None else None
+            if reason:
+                self.notify(reason, title="Not now", severity="warning", timeout=4, markup=False)
+                return True
+        return await super().run_action(action, default_namespace, namespaces)
+
+    def check_action(self, action: str, parameters) -> bool | None:
+        """Mode keys, / and ? belong to the mode screens: a dialog on top answers its own keys."""
+        if action in ("mode", "search_box", "help") and self.is_mounted and isinstance(self.screen, ModalScreen):
+            return False
+        return True
 
     # -- polling: external writes show up within a second ------------------------------------
 
@@ -100,7 +220,7 @@ class CuratorApp(App):
         for target, store in self.curator.stores.items():
             if store.changed_on_disk():
                 self.memory_changed.publish(target)
-                self.notify(f"{store.name} changed on disk (Hermes?) — reloaded.", title="External change")
+                self.notify(f"{store.name} changed on disk (Hermes?) — reloaded.", title="External change", markup=False)
         token = self.pending_token()
         if token != self._pending_token:
             self._pending_token = token
@@ -114,9 +234,9 @@ class CuratorApp(App):
                 for target in self.curator.stores:
                     self.memory_changed.publish(target)
                 self.header_changed.publish(None)
-                self.notify("config.yaml changed — limits and switches reloaded.", title="Config")
+                self.notify("config.yaml changed — limits and switches reloaded.", title="Config", markup=False)
                 for problem in self.curator.home.config.problems:
-                    self.notify(problem, title="config.yaml", severity="warning", timeout=8)
+                    self.notify(problem, title="config.yaml", severity="warning", timeout=8, markup=False)
 
     def pending_written(self) -> None:
         """A screen changed the pending folder itself: refresh the count without a second reload."""
@@ -179,7 +299,7 @@ class CuratorApp(App):
         self.header_changed.publish(None)
 
     async def write(self, target: str, ops: Sequence[Op], *, action: str | None = None,
-                    force: bool = False, editable: bool = False) -> WriteResult | None:
+                    force: bool = False, editable: bool = False, said: str | None = None) -> WriteResult | None:
         """Apply ops off the UI thread; confirm scanner hits, resolve conflicts, report the outcome.
 
         Must run inside a worker (it may push dialogs and wait for them). With `editable`, the
@@ -192,19 +312,20 @@ class CuratorApp(App):
             body = scan_body(exc.findings)
             if not await self.push_screen_wait(ConfirmDialog("Write despite the security scan?", body,
                                                              yes="Write anyway", danger=True)):
-                self.notify("Nothing was written.", title="Cancelled")
+                self.notify("Nothing was written.", title="Cancelled", markup=False)
                 return None
-            return await self.write(target, ops, action=action, force=True)
+            return await self.write(target, ops, action=action, force=True, said=said)
         except Conflict as exc:
             return await self.resolve_conflict(target, ops, exc, action, editable)
         except StoreError as exc:
-            self.notify(str(exc), title=f"{store.name}: nothing written", severity="error", timeout=10)
+            self.notify(str(exc), title=f"{store.name}: nothing written", severity="error", timeout=10, markup=False)
             return None
         self.stores_written(target)
         if result.changed:
-            self.notify(" ".join(result.messages) + f"\n{store.name}: {result.label}", title="Saved")
+            self.notify((said or " ".join(result.messages)) + f"\n{store.name}: {result.label}",
+                        title="Restored" if action == "restore" else "Saved", markup=False)
         else:
-            self.notify(" ".join(result.messages), title="Nothing to change")
+            self.notify(" ".join(result.messages), title="Nothing to change", markup=False)
         return result
 
     async def resolve_conflict(self, target: str, ops: Sequence[Op], exc: Conflict, action: str | None,
@@ -214,16 +335,22 @@ class CuratorApp(App):
         mine = next((op.content for op in ops if op.action == "replace" and op.matched_entry == exc.expected), None)
         if mine is None:
             self.notify(f"{store.name} changed on disk: the entry is no longer as it was, so nothing was changed.",
-                        title="Changed meanwhile", severity="warning", timeout=10)
+                        title="Changed meanwhile", severity="warning", timeout=10, markup=False)
             return None
         close = difflib.get_close_matches(exc.expected, exc.current, n=1, cutoff=0.4)
         theirs = close[0] if close else None
         body = Text("While you edited, the entry changed on disk (Hermes wrote to ")
         body.append(FILE_NAMES[target], style="bold")
-        body.append(").\n\nTheirs (on disk now):\n", style="")
-        body.append_text(literal(theirs) if theirs else Text("(the entry was removed)", style="italic"))
+        body.append("). The differences are underlined.\n\nTheirs (on disk now):\n", style="")
+        if theirs:
+            from tui.widgets.sidebyside import diff_pair
+
+            shown_theirs, shown_mine = diff_pair(theirs, mine)
+        else:
+            shown_theirs, shown_mine = Text("(the entry was removed)", style="italic"), literal(mine)
+        body.append_text(shown_theirs)
         body.append("\n\nMine (your edit):\n")
-        body.append_text(literal(mine))
+        body.append_text(shown_mine)
         choices = [("theirs", "Keep theirs"), ("mine", "Use mine"), ("both", "Keep both")]
         if editable:
             choices.append(("edit", "Edit again"))
@@ -236,7 +363,7 @@ class CuratorApp(App):
         elif choice == "both":
             new_ops = [Op("add", content=mine)]
         else:
-            self.notify("Kept the entry as it is on disk.", title="Conflict")
+            self.notify("Kept the entry as it is on disk.", title="Conflict", markup=False)
             self.stores_written(target)
             return None
         return await self.write(target, new_ops, action=action)
@@ -245,24 +372,28 @@ class CuratorApp(App):
         history = self.curator.history
         rec = history.undoable()
         if rec is None:
-            self.notify("Nothing to undo.")
+            self.notify("Nothing to undo.", markup=False)
             return
         try:
             await asyncio.to_thread(history.undo, self.curator.stores)
         except StoreError as exc:
-            self.notify(str(exc), title="Undo refused", severity="error", timeout=10)
+            self.notify(str(exc), title="Undo refused", severity="error", timeout=10, markup=False)
             return
         self.stores_written(rec.target)
-        self.notify(f"Undid {rec.action} in {FILE_NAMES[rec.target]}.", title="Undo")
+        self.notify(f"Undid {rec.action} in {FILE_NAMES[rec.target]}.", title="Undo", markup=False)
 
     # -- navigation ------------------------------------------------------------------------------
 
     def action_mode(self, mode: str) -> None:
+        if mode == "search":  # 3 is /: the focus goes to the query box, so typing never fires result keys
+            self.action_search_box()
+            return
         if self.current_mode != mode:
             self.switch_mode(mode)
 
     def action_search_box(self) -> None:
-        self.switch_mode("search")
+        if self.current_mode != "search":
+            self.switch_mode("search")
         focus = getattr(self.screen, "focus_query", None)
         if focus:
             self.call_after_refresh(focus)
@@ -273,14 +404,15 @@ class CuratorApp(App):
         if not isinstance(self.screen, HelpDialog):
             self.push_screen(HelpDialog(self.screen))
 
-    def show_memory(self, target: str) -> None:
+    def show_memory(self, target: str, entry: str | None = None, index: int | None = None) -> None:
+        """Memory mode with `target`'s list focused, and `entry` (its text; at `index` if it is still
+        there) highlighted when given."""
         self.switch_mode("memory")
 
         def focus() -> None:
-            try:
-                self.screen.query_one(f"#entries-{target}").focus()
-            except Exception:
-                pass
+            show = getattr(self.screen, "show_entry", None)
+            if show is not None:
+                show(target, entry, index)
 
         self.call_after_refresh(focus)
 
@@ -288,7 +420,7 @@ class CuratorApp(App):
         """Open the session where an entry was written (search mode), or say it can't be found."""
         opener = getattr(mode_screen("search"), "open_provenance", None)
         if opener is None:
-            self.notify("Session search is not available in this version.", severity="warning")
+            self.notify("Session search is not available in this version.", severity="warning", markup=False)
             return
         opener(self, entry)
 
@@ -296,7 +428,7 @@ class CuratorApp(App):
         try:
             self.curator = self.curator.switch_profile(profile)
         except Exception as exc:
-            self.notify(str(exc), title="Profile", severity="error")
+            self.notify(str(exc), title="Profile", severity="error", markup=False)
             return
         for store in self.curator.stores.values():
             store.read()
@@ -307,31 +439,15 @@ class CuratorApp(App):
             self.memory_changed.publish(target)
         self.pending_changed.publish(None)
         self.header_changed.publish(None)
-        self.notify(f"Now curating profile {profile}.", title="Profile")
+        self.notify(f"Now curating profile {profile}.", title="Profile", markup=False)
+
+    def run_in_mode(self, mode: str, action: str) -> None:
+        """Switch to `mode` (if needed), then run one of its screen's actions there (greyed: say why)."""
+        self.action_mode(mode)
+        self.call_after_refresh(lambda: self.call_later(self.run_action, action, self.screen))
 
     def palette_commands(self):
-        """(title, help, callback) for the command palette."""
-        out = []
-        for mode in MODE_SCREENS:
-            out.append((f"go: {mode.capitalize()} mode", f"Switch to {mode} mode", lambda m=mode: self.action_mode(m)))
-        # the palette is itself a screen: list the actions of the screen beneath it
-        from textual.command import CommandPalette
+        """Every action of every mode, as (title, help, callback, available); see tui/palette.py."""
+        from tui.palette import commands
 
-        screen = next(s for s in reversed(self.screen_stack) if not isinstance(s, CommandPalette))
-        area = getattr(screen, "AREA", "app")
-        seen = set()
-        for key, active in screen.active_bindings.items():
-            binding = active.binding
-            if not binding.description or binding.action in seen or not active.enabled:
-                continue
-            seen.add(binding.action)
-            node = active.node
-            owner = "app" if node is self else area
-            out.append((f"{owner}: {binding.description}", active.tooltip or binding.tooltip or f"key {key}",
-                        lambda n=node, a=binding.action: self.call_later(n.run_action, a)))
-        for name in list_profiles(self.curator.home.base):
-            if name != self.curator.home.profile:
-                out.append((f"profile: Switch to {name}", f"Curate the {name} profile",
-                            lambda n=name: self.switch_profile(n)))
-        return out
-
+        return commands(self)

@@ -1,20 +1,184 @@
-"""The command palette's provider: every action of the screen beneath as "area: Verb"."""
+"""The command palette: every action of every mode, from anywhere, by its verb ("pending: Approve all").
+
+Actions that can't apply now are listed too, with the reason (choosing one shows it). Only hmc's
+own actions are listed: no widget navigation ("Scroll Left", "Page Right").
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Callable
+
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.content import Content
+from textual.markup import escape
+
+from tui.literal import visible
+
+# binding id -> the verb the palette shows (the footer keeps its short label)
+VERBS = {
+    "app.memory": "Go to memory mode",
+    "app.pending": "Go to pending mode",
+    "app.search": "Go to search mode",
+    "app.review": "Go to review mode",
+    "app.slash": "Search past sessions (the search box)",
+    "app.help": "Show help and keys for this screen",
+    "app.quit": "Quit hmc",
+    "memory.add": "Add an entry",
+    "memory.edit": "Edit the entry",
+    "memory.delete": "Delete the entry",
+    "memory.undo": "Undo hmc's last write",
+    "memory.history": "Restore a removed or replaced entry",
+    "memory.preview": "Preview the prompt block Hermes injects",
+    "memory.repair": "Repair the file",
+    "memory.origin": "Open the session the entry came from",
+    "memory.switch": "Switch to the other file",
+    "pending.approve": "Approve the write",
+    "pending.reject": "Reject the write",
+    "pending.edit": "Edit, then approve the write",
+    "pending.approve_all": "Approve all",
+    "pending.reject_all": "Reject all",
+    "pending.reject_invalid": "Clear invalid writes (those that can never apply)",
+    "pending.open": "Open the target file in memory mode",
+    "pending.raw": "Show the raw record",
+    "pending.reveal": "Reveal or mask secrets",
+    "pending.undo_reject": "Unreject the last rejected write",
+    "pending.write_approval": "Turn write approval on or off",
+    "search.next": "Go to the next match",
+    "search.prev": "Go to the previous match",
+    "search.expand": "Expand or collapse a tool call",
+    "search.copy": "Copy the session link",
+    "search.promote": "Promote the message to memory",
+    "search.clear": "Clear the search filters",
+    "search.all_profiles": "Search all profiles (on or off)",
+    "review.merge": "Merge the pair",
+    "review.remove": "Remove the entry",
+    "review.edit": "Edit the entry",
+    "review.keep": "Keep the finding",
+    "review.mark": "Mark the finding",
+    "review.kept": "Show or hide kept findings",
+    "review.goto": "Go to the entry in memory mode",
+    "review.export": "Export the review as Markdown",
+}
+NOT_LISTED = {"search.leave", "search.back", "search.results"}  # focus moves, not actions
+MODES = ("memory", "pending", "search", "review")
+
+
+@dataclass(frozen=True)
+class Command:
+    title: str
+    help: str
+    callback: Callable[[], object]
+    available: bool = True
+
+
+def mode_classes() -> dict[str, type]:
+    from tui.app import mode_screen
+
+    return {mode: mode_screen(mode) for mode in MODES}
+
+
+def mode_instance(app, mode: str):
+    """The mode's screen if it has been opened (and so can say what applies now), else None."""
+    stacks = getattr(app, "_screen_stacks", {})
+    stack = stacks.get(mode) or []
+    screen = stack[0] if stack else None
+    return screen if screen is not None and screen.is_mounted else None
+
+
+def action_name(action: str) -> str:
+    return action.split("(", 1)[0].removeprefix("screen.")
+
+
+def binding_ids(app) -> set[str]:
+    """Every binding id hmc has (for checking the key overrides in config.toml)."""
+    from tui.screens import dialogs, help as help_screen
+    from tui.screens.review import MergeDialog
+
+    ids = {b.id for b in app.BINDINGS if getattr(b, "id", None)}
+    classes = list(mode_classes().values()) + [
+        dialogs.ChoiceDialog, dialogs.ConfirmDialog, dialogs.EditEntryDialog, dialogs.TextDialog,
+        dialogs.PickDialog, help_screen.HelpDialog, MergeDialog]
+    for cls in classes:
+        ids |= {b.id for b in cls.BINDINGS if getattr(b, "id", None)}
+    return ids
+
+
+def commands(app) -> list[Command]:
+    out: list[Command] = []
+    for mode in MODES:
+        out.append(Command(f"go: {VERBS[f'app.{mode}']}", f"Switch to {mode} mode (key {MODES.index(mode) + 1})",
+                           lambda m=mode: app.action_mode(m)))
+    current = app.current_mode
+    for mode, cls in mode_classes().items():
+        screen = mode_instance(app, mode)
+        for binding in cls.BINDINGS:
+            bid = getattr(binding, "id", None)
+            if not bid or bid in NOT_LISTED or not binding.description:
+                continue
+            name = action_name(binding.action)
+            reason = None
+            if screen is not None:
+                if screen.hidden(name):
+                    continue
+                reason = screen.why_not(name)
+            keys = ", ".join(app.get_key_display(type(binding)(k, "")) for k in
+                             app_keys(app, binding).split(","))
+            help_text = f"Not now: {reason}" if reason else (binding.tooltip or binding.description)
+            help_text += f"  (key {keys}{'' if mode == current else f' in {mode} mode'})"
+            out.append(Command(f"{cls.AREA}: {VERBS.get(bid, binding.description)}", help_text,
+                               lambda m=mode, a=binding.action: app.run_in_mode(m, a), reason is None))
+    out.append(Command("app: Change theme", "Pick a theme; hmc saves it in its config.toml", app.search_themes))
+    out.append(Command("app: Show help and keys for this screen", "? on any screen", app.action_help))
+    for name in profiles(app):
+        if name != app.curator.home.profile:
+            out.append(Command(f"app: Switch profile to {name}", f"Curate the {name} profile",
+                               lambda n=name: app.switch_profile(n)))
+    out.append(Command("app: Quit hmc", "q (asks first if a dialog holds text you typed)",
+                       lambda: app.run_worker(app.action_quit(), exit_on_error=False)))
+    return out
+
+
+def app_keys(app, binding) -> str:
+    """The keys a binding answers to now (a config.toml override wins)."""
+    keymap = getattr(app, "_keymap", {}) or {}
+    return keymap.get(getattr(binding, "id", None) or "", binding.key)
+
+
+def profiles(app) -> list[str]:
+    from core.home import list_profiles
+
+    try:
+        return list_profiles(app.curator.home.base)
+    except OSError:
+        return []
+
+
+def shown(title: str, offsets=(), style=None, available: bool = True) -> Content:
+    """A title as literal Content (profile names are folder names: never markup), matches marked."""
+    content = Content(visible(title))
+    for offset in offsets:
+        if offset < len(title) and not title[offset].isspace():
+            content = content.stylize(style, offset, offset + 1)
+    if not available:
+        content = content.append(Content.styled("  (not now)", "dim"))
+    return content
 
 
 class CuratorCommands(Provider):
-    """Lists `app.palette_commands()`: modes, the current screen's actions, profiles."""
+    """Lists `app.palette_commands()`: modes, every mode's actions, theme, profiles, quit."""
 
     async def discover(self) -> Hits:
-        for title, help_text, callback in self.app.palette_commands():
-            yield DiscoveryHit(title, callback, help=help_text)
+        cmds = self.app.palette_commands()
+        for cmd in sorted(cmds, key=lambda c: not c.available):  # what applies now first
+            yield DiscoveryHit(shown(cmd.title, available=cmd.available), cmd.callback, text=cmd.title,
+                               help=escape(visible(cmd.help)))
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
-        for title, help_text, callback in self.app.palette_commands():
-            score = matcher.match(title)
+        for cmd in self.app.palette_commands():
+            score, offsets = matcher.fuzzy_search.match(matcher.query, cmd.title)
             if score > 0:
-                yield Hit(score, matcher.highlight(title), callback, help=help_text)
+                yield Hit(score if cmd.available else score * 0.6,
+                          shown(cmd.title, offsets, matcher.match_style, cmd.available), cmd.callback,
+                          text=cmd.title, help=escape(visible(cmd.help)))

@@ -8,6 +8,7 @@ import pytest
 
 from core.store.memory import serialize
 from tests.tui.helpers import memory_text, settle, shown, until_dialog
+from tui.literal import visible
 from tui.screens.dialogs import ChoiceDialog, ConfirmDialog, EditEntryDialog, PickDialog
 from tui.widgets.entries import EntryList
 from tui.widgets.gauge import CapacityGauge
@@ -75,7 +76,8 @@ async def test_over_limit_save_is_refused_in_the_dialog(home, make_app):
         dialog = app.screen
         assert isinstance(dialog, EditEntryDialog)
         assert dialog.query_one("#save").disabled
-        assert "over the limit" in str(dialog.query_one("#edit-count").render())
+        count = str(dialog.query_one("#edit-count").render())
+        assert "262/200" in count and "✗" in count  # the usage after saving, and why it can't be saved
         await pilot.press("ctrl+s")
         await pilot.pause()
         assert isinstance(app.screen, EditEntryDialog)  # still open: nothing saved
@@ -192,18 +194,19 @@ async def test_markup_and_escapes_render_literally(home, make_app):
 
 async def test_drifted_file_offers_repair_with_backup(home, make_app):
     path = home / "memories" / "MEMORY.md"
-    path.write_bytes(path.read_bytes().replace(b"\n", b"\r\n"))
+    path.write_text(memory_text(home).replace("\n§\n", "\n\n§\n\n"))  # blank lines around §: drift
     raw = path.read_bytes()
     app = make_app(home)
     async with app.run_test(size=(120, 36)) as pilot:
-        await pilot.press("a")
+        await pilot.press("d")
         await pilot.pause()
-        assert not isinstance(app.screen, EditEntryDialog)  # add is greyed out on a drifted file
+        assert not isinstance(app.screen, ConfirmDialog)  # delete is greyed out on a drifted file
+        assert any(n.title == "Not now" and "drifted" in n.message for n in app._notifications)  # says why
         await pilot.press("r")
-        await until_dialog(pilot, ChoiceDialog)
-        await pilot.click("#choice-repair")
+        await until_dialog(pilot, ConfirmDialog)  # y/n, like every yes/no question
+        await pilot.press("y")
         await settle(app, pilot)
-        assert b"\r" not in path.read_bytes()
+        assert b"\n\n" not in path.read_bytes()
         backups = list(path.parent.glob("MEMORY.md.bak.*"))
         assert len(backups) == 1 and backups[0].read_bytes() == raw
 
@@ -241,7 +244,7 @@ async def test_prompt_preview_shows_hermes_block(home, make_app):
         await pilot.pause()
         text = app.screen.query_one("#text-body").text
         assert text.startswith("═" * 46 + "\nMEMORY (your personal notes) [")
-        assert text.endswith(MARKUP)
+        assert text.endswith(visible(MARKUP))  # escapes shown as ␛, never painted raw
 
 
 async def test_config_change_reloads_limits_live(home, make_app):

@@ -385,13 +385,27 @@ async def test_escape_from_a_search_hit_still_returns_to_the_results(demo_home, 
         assert app.current_mode == "search" and screen.view == "results" and screen.results.highlighted == 1
 
 
-async def test_provenance_not_found_says_so(demo_home, make_app, demo_db_untouched):
+async def test_provenance_not_found_shows_a_clear_state_and_nothing_else(demo_home, make_app, demo_db_untouched):
+    """Issue 12 bug 1: no 'Looking for…' line over the previously opened, unrelated transcript."""
     async with make_app(demo_home).run_test(size=(120, 36)) as pilot:
         app = pilot.app
+        screen = await open_search(pilot)
+        await type_query(pilot, "zanzibarquux")
+        await pilot.press("down", "enter")  # an unrelated transcript is open first
+        await settle(pilot)
+        assert screen.transcript.messages
+        await pilot.press("1")
         await pilot.pause()
         app.open_provenance("An entry nobody ever wrote through the memory tool")
         await settle(pilot)
-        assert any("Origin not found" in (n.title or "") for n in app._notifications)
+        assert app.screen is screen and screen.view == "transcript"
+        assert screen.transcript.messages == [] and screen.transcript.option_count == 0
+        title = str(screen.query_one("#transcript-title", Static).render())
+        assert title.startswith("Origin not found") and "Looking for" not in title
+        assert "An entry nobody ever wrote through the memory tool" in title
+        await pilot.press("escape")  # back where the person came from
+        await pilot.pause()
+        assert app.current_mode == "memory"
 
 
 async def test_o_in_memory_mode_opens_the_origin(demo_home, make_app, demo_db_untouched):

@@ -16,11 +16,32 @@ from textual.widgets.option_list import Option
 
 from core.scan import scanner
 from core.store.memory import FILE_NAMES, TARGETS, Op, OpError, plan, usage, usage_label
-from tui.literal import literal
+from tui.literal import UNSAFE, literal, visible
 from tui.widgets.gauge import CapacityGauge
 
 
 ResultT = TypeVar("ResultT")
+
+
+class SafeTextArea(TextArea):
+    """A TextArea that never holds a raw control character, bidi override or lone surrogate.
+
+    A TextArea paints its text as it is, so an entry holding ESC]52 would reach the terminal. Text
+    is loaded in its visible form (ESC shows as ␛, one character for one) and anything pasted or
+    typed is made visible the same way, keeping the cursor where it was."""
+
+    def __init__(self, text: str = "", **kwargs) -> None:
+        super().__init__(visible(text), **kwargs)
+
+    def _on_text_area_changed(self, event: TextArea.Changed) -> None:
+        text = self.text
+        if UNSAFE.search(text):
+            cursor = self.cursor_location
+            self.load_text(visible(text))
+            try:
+                self.cursor_location = cursor
+            except ValueError:
+                self.move_cursor(self.document.end)
 
 
 class QuestionDialog(ModalScreen[ResultT]):
@@ -132,7 +153,8 @@ class EntryStatus:
 def planned(store, ops: Sequence[Op]) -> tuple[list[str] | None, str | None]:
     """The store's entries after `ops`, or None and the first line of why they can't apply."""
     try:
-        return list(plan(list(store.last.entries), list(ops), store.limit, store.label).after), None
+        return list(plan(list(store.last.entries), list(ops), store.limit, store.label, store.release,
+                         person=True).after), None
     except OpError as exc:
         return None, str(exc).split("\n")[0]
 
@@ -157,8 +179,18 @@ class EntryEditor(ModalScreen[ResultT]):
         super().__init__()
         self.curator = curator
         self.target = target
-        self.initial = initial
+        self.raw_initial = initial
+        self.initial = visible(initial)  # what the editor shows (controls visible: see SafeTextArea)
         self._can_save = False
+        self._typed = False  # an empty text is only called a problem once the person has typed
+
+    @property
+    def dirty(self) -> bool:
+        """The text differs from what the dialog opened with (quitting or Escape must ask)."""
+        try:
+            return self.query_one(TextArea).text.strip() != self.initial.strip()
+        except Exception:
+            return False
 
     # -- what subclasses say ------------------------------------------------------------------------
 
@@ -188,7 +220,7 @@ class EntryEditor(ModalScreen[ResultT]):
         with Vertical(classes=f"dialog {prefix}-dialog"):
             yield Label(self._title(), id=f"{prefix}-title", classes="dialog-title")
             yield from self.compose_note()
-            yield TextArea(self.initial, id=f"{prefix}-text", soft_wrap=True, show_line_numbers=False,
+            yield SafeTextArea(self.initial, id=f"{prefix}-text", soft_wrap=True, show_line_numbers=False,
                            tab_behavior="focus")
             yield Static("", id=f"{prefix}-count", markup=False)
             yield CapacityGauge(id=f"{prefix}-gauge")
@@ -212,10 +244,15 @@ class EntryEditor(ModalScreen[ResultT]):
     @on(TextArea.Changed)
     def update_status(self) -> None:
         text = self.query_one(TextArea).text.strip()
+        self._typed = self._typed or self.dirty
         status = self.status(text)
         line = status.line.copy()
         for problem in status.problems:
-            line.append(f"\n✗ {problem}", style="bold red")
+            if text or self._typed:  # an add dialog opens without an error showing
+                line.append(f"\n✗ {problem}", style="bold red")
+        if self.initial != self.raw_initial:
+            line.append("\n⚠ The text held control characters; they show as ␛ and are saved as shown.",
+                        style="yellow")
         self.query_one(f"#{self.PREFIX}-count", Static).update(line)
         self.query_one(f"#{self.PREFIX}-gauge", CapacityGauge).update(status.used, status.limit)
         self.query_one(f"#{self.PREFIX}-findings", Static).update(self.findings(text))
@@ -224,7 +261,7 @@ class EntryEditor(ModalScreen[ResultT]):
 
     def findings(self, text: str) -> Text | str:
         """The scanner's findings on the text, before anything is written."""
-        found = scanner.scan(text) if text else []
+        found = scanner.scan(text, self.app.curator.release) if text else []
         if not found:
             return ""
         out = Text("Security scan:\n", style="bold yellow")
@@ -243,14 +280,16 @@ class EntryEditor(ModalScreen[ResultT]):
 
     def action_save(self) -> None:
         if not self._can_save:
+            self._typed = True  # now the reason is worth showing, even for an untouched add
+            self.update_status()
             self.app.bell()
-            self.notify(f"Can't {self.VERB}: see the reason under the text", severity="warning")
+            self.notify(f"Can't {self.VERB}: see the reason under the text", severity="warning", markup=False)
             return
         self.dismiss(self.result(self.query_one(TextArea).text.strip()))
 
     def action_cancel(self) -> None:
         """Close; if the text was changed, ask first (nothing is lost by a stray Escape)."""
-        if self.query_one(TextArea).text.strip() == self.initial.strip():
+        if not self.dirty:
             self.dismiss(None)
             return
 
@@ -347,7 +386,7 @@ class EditEntryDialog(EntryEditor[EditResult | None]):
     def action_save(self) -> None:
         """A scanner hit is confirmed here, where the text is: declining goes back to editing."""
         text = self.query_one(TextArea).text.strip()
-        blocking = scanner.blocking(scanner.scan(text)) if self._can_save else []
+        blocking = scanner.blocking(scanner.scan(text, self.app.curator.release)) if self._can_save else []
         if not blocking:
             super().action_save()
             return
@@ -373,7 +412,7 @@ class TextDialog(ModalScreen[None]):
             yield Label(literal(self.title_text, "bold"), classes="dialog-title")
             if self.note:
                 yield Static(literal(self.note, "dim"), markup=False)
-            yield TextArea(self.text, read_only=True, soft_wrap=True, id="text-body")
+            yield SafeTextArea(self.text, read_only=True, soft_wrap=True, id="text-body")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Close (esc)", id="close", variant="primary")
 

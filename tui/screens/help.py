@@ -12,25 +12,32 @@ from textual.widgets import Label, Markdown, Static
 
 
 def key_table(screen: Screen) -> Table:
-    """One row per action the screen (and the app) answers to now; greyed when it can't apply."""
+    """One row per action of the screen and the app (what the footer shows, and the keys it has no
+    room for); greyed when it can't apply, with the reason. No widget navigation."""
     table = Table.grid(padding=(0, 2))
     table.add_column(style="bold", no_wrap=True)
     table.add_column(no_wrap=True)
     table.add_column(style="dim")
-    seen: set[tuple[int, str]] = set()
     app = screen.app
-    # the screen's own actions first, then the app's, then the focused widget's (navigation)
-    ranked = sorted(screen.active_bindings.values(),
-                    key=lambda a: 0 if a.node is screen else 1 if a.node is app else 2)
-    for active in ranked:
+    rows: dict[tuple[int, str], list] = {}
+    for key, active in screen.active_bindings.items():
         binding = active.binding
-        if not binding.description or (id(active.node), binding.action) in seen:
+        if active.node not in (screen, app) or not binding.description:
             continue
-        seen.add((id(active.node), binding.action))
-        keys = ", ".join(screen.app.get_key_display(Binding(k, "")) for k in binding.key.split(","))
+        if binding.action in ("command_palette", "app.command_palette"):
+            continue
+        row = rows.setdefault((0 if active.node is screen else 1, binding.action), [[], active])
+        display = app.get_key_display(Binding(key, ""))
+        if display not in row[0]:
+            row[0].append(display)
+    why_not = getattr(screen, "why_not", None)
+    for (_, action), (keys, active) in sorted(rows.items(), key=lambda kv: kv[0][0]):
+        binding = active.binding
         style = "" if active.enabled else "dim strike"
-        table.add_row(Text(keys, style=style), Text(binding.description, style=style),
-                      active.tooltip or binding.tooltip or "")
+        reason = why_not(action.split("(", 1)[0]) if (why_not is not None and not active.enabled) else None
+        table.add_row(Text(", ".join(keys), style=style), Text(binding.description, style=style),
+                      Text(reason or active.tooltip or binding.tooltip or ""))
+    table.add_row(Text("ctrl+p", style=""), Text("Palette"), Text("Every action of every mode, by name"))
     return table
 
 
@@ -51,7 +58,7 @@ class HelpDialog(ModalScreen[None]):
                     yield Markdown(help_text.strip())
                 yield Label(Text("Keys (greyed: can't apply right now)", style="bold"), classes="help-keys-title")
                 yield Static(key_table(self.target), id="help-keys")
-            yield Label(Text("Esc closes · ctrl+p finds any action by name", style="dim"))
+            yield Label(Text("Esc closes · ctrl+p finds any action of any mode by name", style="dim"))
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -9,19 +9,20 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.screen import Screen
-from textual.widgets import Footer, OptionList
+from textual.widgets import OptionList
 
 from core.scan import scanner
 from core.store.memory import FILE_NAMES, TARGETS, Op, StoreError, prompt_block
-from tui.literal import literal
-from tui.screens.dialogs import ChoiceDialog, ConfirmDialog, EditAgain, EditEntryDialog, PickDialog, TextDialog
+from tui.literal import literal, visible_controls
+from tui.screens.base import ModeScreen
+from tui.screens.dialogs import ConfirmDialog, EditAgain, EditEntryDialog, PickDialog, TextDialog
 from tui.widgets.entries import EntryList
+from tui.widgets.footer import KeyFooter
 from tui.widgets.header import HmcHeader
 from tui.widgets.store_pane import StorePane
 
 
-class MemoryScreen(Screen):
+class MemoryScreen(ModeScreen):
     MODE = "memory"
     AREA = "memory"
     HELP = """\
@@ -48,7 +49,7 @@ was written · **Tab** other file.
         with Horizontal(id="panes"):
             for target in TARGETS:
                 yield StorePane(target)
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self._scan_cache: dict[str, list[str]] = {}
@@ -62,9 +63,9 @@ was written · **Tab** other file.
         marks = {}
         for i, entry in enumerate(entries):
             if entry not in self._scan_cache:
-                found = scanner.scan(entry)
+                found = scanner.scan(entry, self.app.curator.release)
                 badge = []
-                if any(f.hermes_blocks for f in found):
+                if any(f.hermes_blocks for f in found) and self.app.curator.release.load_scan:
                     badge.append("⚠ blocked by Hermes")
                 elif scanner.blocking(found):
                     badge.append("⚠ scan")
@@ -78,16 +79,39 @@ was written · **Tab** other file.
         for t in TARGETS if target is None else (target,):
             store = curator.stores[t]
             snap = store.last
-            title = f"{FILE_NAMES[t]}  ·  {len(snap.entries)} entries"
+            n = len(snap.entries)
+            title = f"{FILE_NAMES[t]}  ·  {n} entr{'y' if n == 1 else 'ies'}"
             self.query_one(f"#pane-{t}", StorePane).show(snap, store.limit, store.enabled, self.marks_for(snap.entries), title)
         self.update_bindings()
 
     def update_bindings(self) -> None:
-        """Re-grey the footer only when what can apply changed (each refresh rebuilds the footer)."""
-        state = tuple(self.check_action(a, ()) for a in ("add", "edit", "delete", "provenance", "repair", "undo"))
+        """Re-grey the footer only when what can apply changed."""
+        state = tuple(self.why_not(a) for a in ("add", "edit", "delete", "provenance", "repair", "undo"))
         if state != getattr(self, "_binding_state", None):
             self._binding_state = state
             self.refresh_bindings()
+
+    def show_entry(self, target: str, entry: str | None = None, index: int | None = None) -> None:
+        """Focus `target`'s list and highlight `entry` (at `index` if it is still there, else its first
+        exact match, else the first entry containing it): where review's g and an add land.
+
+        Runs after the pending reload (the store's change signal reaches this screen on its next
+        turn), so the list already holds the entry."""
+        self.call_after_refresh(self._show_entry, target, entry, index)
+
+    def _show_entry(self, target: str, entry: str | None, index: int | None) -> None:
+        lst = self.query_one(f"#entries-{target}", EntryList)
+        lst.focus()
+        if entry is None:
+            return
+        entries = list(self.app.curator.stores[target].last.entries)
+        if index is not None and 0 <= index < len(entries) and entries[index] == entry:
+            lst.highlight_entry(index)
+            return
+        index = next((i for i, e in enumerate(entries) if e == entry),
+                     next((i for i, e in enumerate(entries) if entry.strip() and entry.strip() in e), None))
+        if index is not None:
+            lst.highlight_entry(index)
 
     # -- state -----------------------------------------------------------------------------------
 
@@ -113,22 +137,32 @@ was written · **Tab** other file.
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         self.action_edit()
 
-    def check_action(self, action: str, parameters) -> bool | None:
+    def why_not(self, action: str) -> str | None:
         if not self.is_mounted or not hasattr(self, "_scan_cache"):
-            return True
+            return None
         store = self.app.curator.stores[self.target]
         snap = store.last
-        if action == "add":
-            return snap.writable and store.enabled or None
-        if action in ("edit", "delete"):
-            return (snap.writable and store.enabled and self.selected() is not None) or None
+        name = FILE_NAMES[self.target]
+        if action in ("add", "edit", "delete"):
+            verb = action.capitalize()
+            if not store.enabled:
+                return f"{verb}: {name} is disabled in config.yaml"
+            add_through_drift = (action == "add" and snap.drift and not snap.error and not snap.symlink
+                                 and not getattr(getattr(store, "release", None), "add_checks_drift", True))
+            if not snap.writable and not add_through_drift:  # newer Hermes lets one add through a drift
+                why = ("it is a symbolic link" if snap.symlink else "it has drifted (r repairs it)" if snap.drift
+                       else "it can't be read (r repairs it)")
+                return f"{verb}: hmc won't write {name}: {why}"
+            if action != "add" and self.selected() is None:
+                return f"{verb}: {name} has no entry to {action}"
+            return None
         if action == "provenance":
-            return self.selected() is not None or None
+            return None if self.selected() is not None else f"Origin: {name} has no entry selected"
         if action == "repair":
-            return bool(snap.drift or snap.error) or None
+            return None if (snap.drift or snap.error) else f"Repair: {name} is already clean"
         if action == "undo":
-            return self.app.curator.history.undoable() is not None or None
-        return True
+            return None if self.app.curator.history.undoable() is not None else "Undo: hmc has written nothing to undo"
+        return None
 
     # -- actions ---------------------------------------------------------------------------------
 
@@ -154,13 +188,15 @@ was written · **Tab** other file.
                 return
             if original is None:
                 ops = [Op("add", content=result.text)]
-            elif result.text == original:
-                self.notify("No change.")
+            elif result.text in (original, visible_controls(original)):  # opened and saved as it was
+                self.notify("No change.", markup=False)
                 return
             else:
                 ops = [Op("replace", content=result.text, old_text=original, matched_entry=original)]
             try:
-                await self.app.write(target, ops, force=result.force, editable=True)
+                written = await self.app.write(target, ops, force=result.force, editable=True)
+                if written is not None:
+                    self.show_entry(target, result.text)  # the list moves to the new (or edited) entry
                 return
             except EditAgain as again:  # the entry changed on disk: edit mine against theirs
                 original, initial = again.theirs, again.mine
@@ -200,12 +236,15 @@ was written · **Tab** other file.
         if choice is None:
             return
         item = removed[choice]
-        await self.app.write(item.target, [Op("add", content=item.text)], action="restore")
+        written = await self.app.write(item.target, [Op("add", content=item.text)], action="restore",
+                                       said="Entry restored.")
+        if written is not None:
+            self.show_entry(item.target, item.text)
 
     def action_preview(self) -> None:
         store = self.app.curator.stores[self.target]
         entries = store.last.entries
-        block = prompt_block(self.target, entries, store.limit)
+        block = prompt_block(self.target, entries, store.limit, store.release)
         self.app.push_screen(TextDialog(
             f"Prompt block — {store.name}", block or "(empty store: Hermes injects nothing for it)",
             note="Hermes injects this once, at the start of each session: a change made now reaches the agent in its next session.",
@@ -221,7 +260,7 @@ was written · **Tab** other file.
             body = (f"{snap.error}.\n\nRepair saves the file as {store.name}.bak.<time> first, then rewrites it in "
                     "Hermes's form with each undecodable byte replaced by U+FFFD (�). Check the entries afterwards.")
         elif snap.error:
-            self.notify(snap.error, severity="error")
+            self.notify(snap.error, severity="error", markup=False)
             return
         else:
             long = [i for i, e in enumerate(snap.entries) if len(e) > store.limit]
@@ -233,18 +272,16 @@ was written · **Tab** other file.
                          f"{'it' if len(long) == 1 else 'them'} from the file and keeps "
                          f"{'it' if len(long) == 1 else 'them'} in hmc's history (h), where you can shorten and restore.")
                 drop = long
-        choice = await self.app.push_screen_wait(ChoiceDialog(
-            f"Repair {store.name}", body, [("repair", "Repair"), ("cancel", "Cancel")], default="cancel",
-        ))
-        if choice != "repair":
+        if not await self.app.push_screen_wait(ConfirmDialog(f"Repair {store.name}?", body, yes="Repair",
+                                                             no="Cancel", danger=True)):
             return
         try:
             result = await asyncio.to_thread(store.repair, drop)
         except StoreError as exc:
-            self.notify(str(exc), title="Repair refused", severity="error")
+            self.notify(str(exc), title="Repair refused", severity="error", markup=False)
             return
         self.app.stores_written(target)
-        self.notify(result.messages[0], title=f"{store.name} repaired")
+        self.notify(result.messages[0], title=f"{store.name} repaired", markup=False)
 
     def action_provenance(self) -> None:
         entry = self.selected()

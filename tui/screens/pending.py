@@ -12,17 +12,19 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import Screen
-from textual.widgets import Footer, Label, OptionList, Static
+from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from core import timefmt
 from core.pending.config_edit import ConfigEditError, read_write_approval, set_write_approval
 from core.home import tilde
 from core.store.memory import FILE_NAMES, Op, preview
-from core.pending.queue import ApproveRefused, Inspection, PendingError
+from core.pending.queue import ApproveRefused, Inspection, PendingError, inspect_ops
 from tui.literal import literal, visible_controls
+from tui.screens.base import ModeScreen
 from tui.screens.dialogs import ConfirmDialog, EditEntryDialog, TextDialog
+from tui.widgets.footer import KeyFooter
+from tui.widgets.lists import HmcList
 from tui.widgets.diff import EntryDiff
 from tui.widgets.gauge import CapacityGauge
 from tui.widgets.header import HmcHeader
@@ -32,9 +34,11 @@ STATUS = {
     "drift": "✗ file drifted", "pin-changed": "✗ entry changed", "no-match": "✗ no match",
     "ambiguous": "✗ ambiguous", "empty": "✗ empty text", "empties-store": "✗ empties file", "limit": "✗ over limit",
     "scanner": "⚠ scanner hit", "changed": "✗ changed", "refused": "✗ refused",
+    "hermes-scan": "✗ Hermes blocks", "too-large": "✗ too large",
 }
 # Narrow lists: the same words, shorter
 SHORT = {"scanner hit": "scan", "over limit": "limit", "unpinned": "no pin", "target off": "off",
+         "Hermes blocks": "blocked", "too large": "large",
          "file drifted": "drifted", "entry changed": "changed", "empties file": "empties"}
 
 
@@ -49,6 +53,8 @@ def status_parts(ins: Inspection) -> tuple[str, str | None, str]:
     main = STATUS.get(ins.reason_kind or "", "✗ can't apply")
     if ins.forcible:
         return main, None, "yellow"
+    if ins.reason_kind == "hermes-scan":  # the scan is the reason itself: said once
+        return main, None, "red"
     if ins.scanner_hit:
         other = main[2:]
         return ("✗ scanner hit", other, "red") if not ins.never_applies and ins.reason_kind not in (
@@ -167,7 +173,43 @@ def ordered(inspections: Sequence[Inspection], groups: dict[str, list[str]]) -> 
     return out
 
 
-class PendingScreen(Screen):
+def order_key(ins: Inspection) -> tuple:
+    """The order approve all applies records in (the queue lists them oldest first)."""
+    return (ins.record.created_at, ins.record.path.name)
+
+
+def simulate(curator, inspections: Sequence[Inspection]) -> dict[str, int]:
+    """Counts for approve all: each record inspected on the entries the ones before it leave.
+
+    Uses the queue's own verdict (`inspect_ops`) on copies of the stores' snapshots, with the pins
+    approving from the TUI adds (the entries the person saw); nothing is written."""
+    from dataclasses import replace
+
+    snaps = {t: s.last for t, s in curator.stores.items()}
+    counts = {"all": len(inspections), "apply": 0, "already": 0, "scanner": 0, "cannot": 0, "later": 0}
+    for seen in inspections:
+        record = seen.record
+        target = seen.target
+        if not record.usable or target not in snaps:
+            counts["cannot"] += 1
+            continue
+        ops = tuple(replace(op, matched_entry=m) if op.action in ("replace", "remove") and op.matched_entry is None and m
+                    else op for op, m in zip(record.ops, seen.matched or (None,) * len(record.ops)))
+        store = curator.stores[target]
+        now = inspect_ops(record, ops, target, snaps[target], store.limit, store.enabled)
+        if now.forcible:
+            counts["scanner"] += 1  # approve all never writes past a scanner hit
+        elif not now.can_apply:
+            counts["later" if seen.can_apply else "cannot"] += 1
+        elif now.already_in_memory:
+            counts["already"] += 1
+        else:
+            counts["apply"] += 1
+            snaps[target] = replace(snaps[target], entries=tuple(now.after))
+    return counts
+
+
+class PendingScreen(ModeScreen):
     MODE = "pending"
     AREA = "pending"
     HELP = """\
@@ -188,11 +230,11 @@ a drifted file stay) · **o** open the file in memory mode · **p** the raw reco
                 tooltip="Apply the highlighted write through Hermes's checks, then clear it"),
         Binding("n", "reject", "Reject", id="pending.reject", tooltip="Delete the highlighted write (u brings it back)"),
         Binding("e", "edit", "Edit", id="pending.edit", tooltip="Change the proposed text (or file), then approve it"),
-        Binding("A", "approve_all", "All ✓", id="pending.approve_all",
+        Binding("A", "approve_all", "Approve all", id="pending.approve_all",
                 tooltip="Approve all: apply every write that can apply; the rest stay with their reasons"),
-        Binding("R", "reject_all", "All ✗", id="pending.reject_all",
+        Binding("R", "reject_all", "Reject all", id="pending.reject_all",
                 tooltip="Reject all: delete every staged write (asks first)"),
-        Binding("x", "reject_invalid", "Clear", id="pending.reject_invalid",
+        Binding("x", "reject_invalid", "Clear invalid", id="pending.reject_invalid",
                 tooltip="Clear invalid: reject the writes that can never apply (broken, malformed, entry changed, "
                         "no match, ambiguous, empty, empties the file); scanner hits and over-limit writes stay"),
         Binding("o", "open_store", "Open", id="pending.open", tooltip="Open the target file in memory mode"),
@@ -215,7 +257,7 @@ a drifted file stay) · **o** open the file in memory mode · **p** the raw reco
         yield HmcHeader()
         yield Static("", id="pending-bar", markup=False)
         yield Static("", id="pending-columns", markup=False)
-        yield OptionList(id="pending-list")
+        yield HmcList(id="pending-list")
         with VerticalScroll(id="pending-detail"):
             yield Static("", id="detail-title", markup=False)
             yield Static("", id="detail-summary", markup=False)
@@ -231,7 +273,7 @@ a drifted file stay) · **o** open the file in memory mode · **p** the raw reco
             yield EntryDiff(id="detail-diff", classes="detail-gap")
             yield Static("", id="detail-findings", markup=False, classes="detail-gap")
             yield Static("", id="detail-raw", markup=False, classes="detail-gap")
-        yield Footer(compact=True)
+        yield KeyFooter()
 
     def _layout(self) -> Columns:
         """Column widths for the list's current width (rows start one cell in, like the header)."""
@@ -316,9 +358,9 @@ a drifted file stay) · **o** open the file in memory mode · **p** the raw reco
         r = ins.record
         row = Text(" ", no_wrap=True, overflow="ellipsis")  # one cell in, like the header's padding
         shown_id = visible_controls(r.id if r.valid_id else r.file)
-        if same_as:
-            row.append("└ ", style="dim")
-            row.append(f"{shown_id[:cols.ID - 3]:<{cols.ID - 2}}", style="dim")
+        if same_as:  # the whole id: it is what `hmc pending approve|reject ID` takes
+            row.append("└", style="dim")
+            row.append(f"{shown_id[:cols.ID - 2]:<{cols.ID - 1}}", style="dim")
         else:
             row.append(f"{shown_id[:cols.ID - 1]:<{cols.ID}}", style="bold")
         age = self.queue.age(r)
@@ -327,7 +369,8 @@ a drifted file stay) · **o** open the file in memory mode · **p** the raw reco
             row.append(f"{'[auto]' if r.auto else '':<{cols.BY}}", style="magenta")
         file = FILE_NAMES.get(r.target or "", "—")
         row.append(f"{file.removesuffix('.md') if cols.short_file else file:<{cols.file}}")
-        row.append(f"{r.action or '—':<{cols.ACTION}}")
+        action = visible_controls(r.action or "—")
+        row.append(f"{action[:cols.ACTION - 1]:<{cols.ACTION}}")
         text, style = status_label(ins, short=cols.short_status)
         row.append(f"{text:<{cols.status}}", style=style)
         if r.auto and not cols.by:
@@ -383,7 +426,7 @@ a drifted file stay) · **o** open the file in memory mode · **p** the raw reco
             title.append(" · broken record file", style="bold")
         else:
             title.append_text(literal(r.id if r.valid_id else r.file, "bold"))
-            title.append(f" · {r.action or '?'} in {ins.file or '?'}", style="bold")
+            title.append(f" · {visible_controls(r.action or '?')} in {ins.file or '?'}", style="bold")
         when = "staged" if r.dated else "file modified"
         title.append(f" · {when} {self.queue.age(r)} ({timefmt.local_time(r.created_at)})")
         if r.auto:
@@ -479,30 +522,41 @@ a drifted file stay) · **o** open the file in memory mode · **p** the raw reco
 
     # -- what can apply now ------------------------------------------------------------------------
 
-    def check_action(self, action: str, parameters) -> bool | None:
+    def why_not(self, action: str) -> str | None:
         if not self.is_mounted:
-            return True
+            return None
         ins = self.current
+        none = "nothing waits for approval" if not self.rows else "no staged write is selected"
         if action == "approve":
-            return (ins is not None and ins.record.usable and (ins.can_apply or ins.forcible)) or None
+            if ins is None:
+                return f"Approve: {none}"
+            if not ins.record.usable or not (ins.can_apply or ins.forcible):
+                return f"Approve: {ins.reason or 'this write can not apply'}"
+            return None
         if action == "reject":
-            return ins is not None or None
+            return None if ins is not None else f"Reject: {none}"
         if action == "edit":
-            return (ins is not None and ins.record.usable and len(ins.record.ops) == 1
-                    and ins.record.ops[0].action in ("add", "replace")) or None
+            if ins is None:
+                return f"Edit: {none}"
+            if not (ins.record.usable and len(ins.record.ops) == 1 and ins.record.ops[0].action in ("add", "replace")):
+                return "Edit: only a single add or replace has text to edit"
+            return None
         if action in ("approve_all", "reject_all"):
-            return bool(self.rows) or None
+            return None if self.rows else f"{'Approve' if action == 'approve_all' else 'Reject'} all: nothing waits for approval"
         if action == "reject_invalid":
-            return any(i.never_applies for i, _ in self.rows) or None
+            return None if any(i.never_applies for i, _ in self.rows) else \
+                "Clear invalid: every staged write could still apply"
         if action == "open_store":
-            return (ins is not None and ins.target is not None) or None
+            return None if (ins is not None and ins.target is not None) else f"Open: {none}"
         if action == "raw":
-            return ins is not None or None
+            return None if ins is not None else f"Raw: {none}"
         if action == "reveal":
-            return (ins is not None and any(getattr(f, "secret", False) for f in ins.findings)) or None
+            if ins is None or not any(getattr(f, "secret", False) for f in ins.findings):
+                return "Reveal: the scanner found no secret in this write"
+            return None
         if action == "undo_reject":
-            return bool(self.queue.rejected()) or None
-        return True
+            return None if self.queue.rejected() else "Unreject: nothing was rejected"
+        return None
 
     # -- after a change ------------------------------------------------------------------------------
 
@@ -525,7 +579,7 @@ a drifted file stay) · **o** open the file in memory mode · **p** the raw reco
         if ins is None:
             return
         if not (ins.can_apply or ins.forcible):
-            self.notify(ins.reason or "This write can't apply.", title="Can't approve", severity="warning")
+            self.notify(ins.reason or "This write can't apply.", title="Can't approve", severity="warning", markup=False)
             return
         force = False
         if ins.forcible:
@@ -549,17 +603,17 @@ a drifted file stay) · **o** open the file in memory mode · **p** the raw reco
             if exc.forcible and not force and await self._confirm_scan(ins, exc.findings):
                 return await self.approve(ins, edited=edited, target=target, force=True)
             if not exc.forcible:
-                self.notify(str(exc), title=f"Kept {ins.id}: not approved", severity="error", timeout=10)
+                self.notify(str(exc), title=f"Kept {ins.id}: not approved", severity="error", timeout=10, markup=False)
             self.reload(force=True)
             return False
         except PendingError as exc:
-            self.notify(str(exc), title="Not approved", severity="error", timeout=10)
+            self.notify(str(exc), title="Not approved", severity="error", timeout=10, markup=False)
             self.reload(force=True)
             return False
         self.changed(approval.target)
         store = self.app.curator.stores[approval.target]
         what = " ".join(approval.result.messages)
-        self.notify(f"{what}\n{store.name}: {approval.result.label}", title=f"Approved {approval.id}")
+        self.notify(f"{what}\n{store.name}: {approval.result.label}", title=f"Approved {approval.id}", markup=False)
         return True
 
     @work(exclusive=True, group="pending-write")
@@ -571,24 +625,24 @@ a drifted file stay) · **o** open the file in memory mode · **p** the raw reco
         try:
             await asyncio.to_thread(self.queue.reject, record.id if record.valid_id else record.file)
         except PendingError as exc:
-            self.notify(str(exc), title="Not rejected", severity="error")
+            self.notify(str(exc), title="Not rejected", severity="error", markup=False)
             self.reload(force=True)
             return
         self.changed()
-        self.notify(f"Rejected {record.id}: nothing was written. u brings it back.", title="Rejected")
+        self.notify(f"Rejected {record.id}: nothing was written. u brings it back.", title="Rejected", markup=False)
 
     @work(exclusive=True, group="pending-write")
     async def action_undo_reject(self) -> None:
         try:
             rid = await asyncio.to_thread(self.queue.undo_reject)
         except (PendingError, OSError) as exc:
-            self.notify(str(exc), title="Nothing brought back", severity="warning")
+            self.notify(str(exc), title="Nothing brought back", severity="warning", markup=False)
             return
         self.changed()
         ids = [ins.id for ins, _ in self.rows]
         if rid in ids:
             self.query_one("#pending-list", OptionList).highlighted = ids.index(rid)
-        self.notify(f"{rid} is back in the queue.", title="Unrejected")
+        self.notify(f"{rid} is back in the queue.", title="Unrejected", markup=False)
 
     @work(exclusive=True, group="pending-write")
     async def action_edit(self) -> None:
@@ -597,7 +651,7 @@ a drifted file stay) · **o** open the file in memory mode · **p** the raw reco
             return
         op = ins.record.ops[0]
         if op.action not in ("add", "replace"):
-            self.notify("Only an add or a replace has text to edit.", severity="warning")
+            self.notify("Only an add or a replace has text to edit.", severity="warning", markup=False)
             return
         original = ins.matched[0] if op.action == "replace" and ins.matched else None
         as_add = op.action == "add" or original is None
@@ -615,14 +669,12 @@ a drifted file stay) · **o** open the file in memory mode · **p** the raw reco
         await self.approve(ins, edited=edited, target=result.target if result.target != ins.target else None)
 
     def counts(self) -> dict[str, int]:
-        rows = [ins for ins, _ in self.rows]
-        return {
-            "all": len(rows),
-            "apply": sum(1 for i in rows if i.can_apply and not i.already_in_memory),
-            "already": sum(1 for i in rows if i.already_in_memory),
-            "scanner": sum(1 for i in rows if i.forcible),
-            "cannot": sum(1 for i in rows if not i.can_apply and not i.forcible),
-        }
+        """What approve all would do, by simulating the queue in order (nothing is written).
+
+        Each record is inspected against the entries the records before it would leave (a copy),
+        so a file that fills up as records apply is counted as it will be: the later records that
+        no longer fit are counted as staying, not as written."""
+        return simulate(self.app.curator, [ins for ins, _ in sorted(self.rows, key=lambda r: order_key(r[0]))])
 
     @work(exclusive=True, group="pending-write")
     async def action_approve_all(self) -> None:
@@ -631,6 +683,9 @@ a drifted file stay) · **o** open the file in memory mode · **p** the raw reco
             return
         body = Text(f"Approve all {c['all']} staged write{'s' if c['all'] != 1 else ''}, oldest first?\n\n")
         body.append(f"  {c['apply']} will be written\n", style="green")
+        if c["later"]:
+            body.append(f"  {c['later']} can apply now but not after the ones before them (the file fills "
+                        "up or their entry changes): they stay pending\n", style="yellow")
         if c["already"]:
             body.append(f"  {c['already']} already in memory: just cleared\n", style="cyan")
         if c["cannot"]:
@@ -653,7 +708,7 @@ a drifted file stay) · **o** open the file in memory mode · **p** the raw reco
             text += f"; kept {len(report.failed)} that can't apply now (x clears those that never can)"
         if report.skipped:
             text += f"; {len(report.skipped)} staged meanwhile wait for you"
-        self.notify(text + ".", title="Approve all", severity="warning" if report.failed else "information", timeout=10)
+        self.notify(text + ".", title="Approve all", severity="warning" if report.failed else "information", timeout=10, markup=False)
 
     @work(exclusive=True, group="pending-write")
     async def action_reject_all(self) -> None:
@@ -667,7 +722,7 @@ a drifted file stay) · **o** open the file in memory mode · **p** the raw reco
         report = await asyncio.to_thread(self.queue.reject_all, [ins.id for ins, _ in self.rows])
         self.changed()
         self.notify(f"Rejected {len(report.done)}." + (f" {len(report.failed)} could not be removed." if report.failed else ""),
-                    title="Reject all")
+                    title="Reject all", markup=False)
 
     @work(exclusive=True, group="pending-write")
     async def action_reject_invalid(self) -> None:
@@ -691,7 +746,7 @@ a drifted file stay) · **o** open the file in memory mode · **p** the raw reco
             return
         report = await asyncio.to_thread(self.queue.reject_invalid, [ins.id for ins in bad])
         self.changed()
-        self.notify(f"Rejected {len(report.done)} that can never apply.", title="Cleared")
+        self.notify(f"Rejected {len(report.done)} that can never apply.", title="Cleared", markup=False)
 
     def action_open_store(self) -> None:
         ins = self.current
@@ -716,7 +771,7 @@ a drifted file stay) · **o** open the file in memory mode · **p** the raw reco
     def action_reveal(self) -> None:
         self.reveal = not self.reveal
         self.show_detail()
-        self.notify("Secrets shown." if self.reveal else "Secrets masked.")
+        self.notify("Secrets shown." if self.reveal else "Secrets masked.", markup=False)
 
     @work(exclusive=True, group="pending-write")
     async def action_toggle_approval(self) -> None:
@@ -734,9 +789,9 @@ a drifted file stay) · **o** open the file in memory mode · **p** the raw reco
         try:
             edit = await asyncio.to_thread(set_write_approval, path, on)
         except ConfigEditError as exc:
-            self.notify(str(exc), title="config.yaml unchanged", severity="error", timeout=10)
+            self.notify(str(exc), title="config.yaml unchanged", severity="error", timeout=10, markup=False)
             return
         self.reload(force=True)
         where = "created config.yaml" if edit.created else f"config.yaml line {edit.line}"
         self.notify(f"Write approval is {'on' if on else 'off'} ({where}). Hermes picks it up the next time "
-                    "it loads config.yaml.", title="Write approval")
+                    "it loads config.yaml.", title="Write approval", markup=False)

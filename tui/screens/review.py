@@ -16,15 +16,16 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import Screen
-from textual.widgets import Footer, OptionList, Static
+from textual.widgets import OptionList, Static
 
 from core.review import findings as R
 from core.review.dates import find_dates
 from core.home import tilde
 from core.store.memory import FILE_NAMES, TARGETS, Op, usage, usage_label
-from tui.literal import literal
+from tui.literal import literal, visible
+from tui.screens.base import ModeScreen
 from tui.screens.dialogs import ChoiceDialog, ConfirmDialog, EditEntryDialog, EntryEditor, EntryStatus, planned
+from tui.widgets.footer import KeyFooter
 from tui.widgets.findings import SEVERITY_STYLE, FindingsList
 from tui.widgets.gauge import CapacityGauge
 from tui.widgets.header import HmcHeader
@@ -157,7 +158,7 @@ class MergeDialog(EntryEditor[MergeResult | None]):
 
 # ------------------------------------------------------------------------------ the screen
 
-class ReviewScreen(Screen):
+class ReviewScreen(ModeScreen):
     MODE = "review"
     AREA = "review"
     HELP = """\
@@ -204,7 +205,7 @@ Secrets stay masked here.
                 yield Static("", id="finding-hint", markup=False)
                 yield CapacityGauge(id="finding-gauge")
                 yield SideBySide(id="finding-sides")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#finding-gauge", CapacityGauge).display = False
@@ -224,7 +225,7 @@ Secrets stay masked here.
     @work(thread=True, exclusive=True, group="review-compute", exit_on_error=False)
     def recompute(self) -> None:
         curator = self.app.curator
-        findings = R.run_review(curator, include_kept=True, fresh=False)
+        findings = R.run_review(curator, include_kept=True, fresh=False, stale_days=self.app.settings.old_days)
         kept = R.decisions(curator).kept_keys()
         try:
             done: bool | str = R.mark_if_complete(curator, findings, kept)
@@ -236,9 +237,9 @@ Secrets stay masked here.
         if done is True:
             self.app.header_changed.publish(None)
             self.notify("Nothing at warning or above is left open: recorded as today's review.",
-                        title="Review done")
+                        title="Review done", markup=False)
         elif isinstance(done, str):
-            self.notify(done, title="Review date not saved", severity="warning")
+            self.notify(done, title="Review date not saved", severity="warning", markup=False)
         self.loaded = True
         self.kept = kept
         visible = [f for f in findings if self.show_kept or f.key not in kept]
@@ -366,23 +367,44 @@ Secrets stay masked here.
         stores = self.app.curator.stores
         return all(stores[t].last.writable and stores[t].enabled for t in set(targets))
 
-    def check_action(self, action: str, parameters) -> bool | None:
+    def why_not(self, action: str) -> str | None:
         if not self.is_mounted:
-            return True
+            return None
         finding = self.current
+        none = "nothing to fix" if self.loaded and not self.findings else "no finding is selected"
         if action == "merge":
-            return (finding is not None and len(finding.entries) == 2 and self._writable(finding.targets)) or None
-        if action == "edit":
-            return (finding is not None and bool(finding.entries) and self._writable(finding.targets)) or None
-        if action == "remove":
-            if self.marked:
-                return any(len(f.entries) == 1 for f in self.marked_findings()) or None
-            return (finding is not None and bool(finding.entries) and self._writable(finding.targets)) or None
+            if finding is None:
+                return f"Merge: {none}"
+            if len(finding.entries) != 2:
+                return "Merge: this finding is about one entry, not a pair"
+            return None if self._writable(finding.targets) else f"Merge: {self._unwritable(finding.targets)}"
+        if action in ("edit", "remove"):
+            verb = "Edit" if action == "edit" else "Remove"
+            if action == "remove" and self.marked:
+                return None if any(len(f.entries) == 1 for f in self.marked_findings()) else \
+                    "Remove: only pairs are marked (merge them, or remove one at a time)"
+            if finding is None:
+                return f"{verb}: {none}"
+            if not finding.entries:
+                return f"{verb}: this finding is about the whole file, not an entry"
+            return None if self._writable(finding.targets) else f"{verb}: {self._unwritable(finding.targets)}"
         if action in ("keep", "toggle_mark"):
-            return (finding is not None or bool(self.marked)) or None
+            return None if (finding is not None or self.marked) else \
+                f"{'Keep' if action == 'keep' else 'Mark'}: {none}"
         if action == "goto":
-            return (finding is not None and finding.target in (*TARGETS, "memory+user")) or None
-        return True
+            if finding is None:
+                return f"Go to: {none}"
+            return None if finding.target in (*TARGETS, "memory+user") else "Go to: this finding has no entry to show"
+        return None
+
+    def _unwritable(self, targets) -> str:
+        stores = self.app.curator.stores
+        for t in sorted(set(targets)):
+            if not stores[t].enabled:
+                return f"{FILE_NAMES[t]} is disabled in config.yaml"
+            if not stores[t].last.writable:
+                return f"hmc won't write {FILE_NAMES[t]} as it is (memory mode's r repairs it)"
+        return "the file can't be written now"
 
     # -- actions -----------------------------------------------------------------------------------
 
@@ -400,7 +422,7 @@ Secrets stay masked here.
 
     def action_toggle_kept(self) -> None:
         self.show_kept = not self.show_kept
-        self.notify("Showing kept findings (k brings one back)." if self.show_kept else "Kept findings hidden.")
+        self.notify("Showing kept findings (k brings one back)." if self.show_kept else "Kept findings hidden.", markup=False)
         self.recompute()
 
     def action_keep(self) -> None:
@@ -417,19 +439,24 @@ Secrets stay masked here.
             if back:
                 store.unkeep(f.key for f in back)
         except Exception as exc:
-            self.notify(str(exc), title="Not saved", severity="error")
+            self.notify(str(exc), title="Not saved", severity="error", markup=False)
             return
         self.marked.clear()
         if new:
             self.notify(f"Kept {len(new)} finding{'s' if len(new) != 1 else ''}: hidden until one of "
-                        "its entries changes (K shows kept ones).", title="Kept")
+                        "its entries changes (K shows kept ones).", title="Kept", markup=False)
         if back:
-            self.notify(f"{len(back)} finding{'s' if len(back) != 1 else ''} back in the review.", title="Un-kept")
+            self.notify(f"{len(back)} finding{'s' if len(back) != 1 else ''} back in the review.", title="Un-kept", markup=False)
         self.recompute()
 
     def action_goto(self) -> None:
         finding = self.current
         if finding is None:
+            return
+        refs = finding.refs
+        if refs:  # the entry itself, and for a pair the first one
+            target, index, text = refs[0]
+            self.app.show_memory(target, text, index)
             return
         target = finding.targets[0] if finding.targets else finding.target
         if target in TARGETS:
@@ -440,16 +467,19 @@ Secrets stay masked here.
         folder = reports_dir(curator)
         path = folder / f"review-{curator.today.isoformat()}.md"
         try:
-            folder.mkdir(parents=True, exist_ok=True)
-            path.write_text(R.markdown_report(curator, self.findings), encoding="utf-8")
+            from core.store.atomic import write_private
+            from core.store.journal import private_state_folder
+
+            private_state_folder(folder)  # hmc's state is private: the report may quote secrets
+            write_private(path, R.markdown_report(curator, self.findings).encode("utf-8"))
         except OSError as exc:
-            self.notify(f"Can't write the report: {exc.strerror or exc}", title="Export", severity="error")
+            self.notify(f"Can't write the report: {exc.strerror or exc}", title="Export", severity="error", markup=False)
             return
-        self.notify(f"Review exported to {tilde(path)}", title="Export", timeout=10)
+        self.notify(f"Review exported to {tilde(path)}", title="Export", timeout=10, markup=False)
         try:  # exporting the report counts as doing the review
             R.mark_reviewed(curator)
         except Exception as exc:
-            self.notify(str(exc), title="Review date not saved", severity="warning")
+            self.notify(str(exc), title="Review date not saved", severity="warning", markup=False)
             return
         self.app.header_changed.publish(None)
 
@@ -501,7 +531,7 @@ Secrets stay masked here.
             if text not in per_target.setdefault(target, []):
                 per_target[target].append(text)
         if not per_target:
-            self.notify("Only pairs are marked: merge them (m) or remove one at a time (d).", severity="warning")
+            self.notify("Only pairs are marked: merge them (m) or remove one at a time (d).", severity="warning", markup=False)
             return
         n = sum(len(v) for v in per_target.values())
         body = Text(f"Remove {n} entr{'y' if n == 1 else 'ies'}? They stay in hmc's history.\n\n")
@@ -532,8 +562,8 @@ Secrets stay masked here.
         result = await self.app.push_screen_wait(EditEntryDialog(self.app.curator, target, text))
         if result is None:
             return
-        if result.text == text:
-            self.notify("No change.")
+        if result.text in (text, visible(text)):
+            self.notify("No change.", markup=False)
             return
         self._follow = None
         await self.app.write(target, [Op("replace", content=result.text, old_text=text, matched_entry=text)])
@@ -577,6 +607,6 @@ Secrets stay masked here.
 
         def toast() -> None:  # queued after the per-write "Saved" toasts, which this one sums up
             self.app.clear_notifications()
-            self.app.notify(body, title="Merged")
+            self.app.notify(body, title="Merged", markup=False)
 
         self.app.call_later(toast)

@@ -17,9 +17,8 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message as TextualMessage
-from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Checkbox, ContentSwitcher, Footer, Input, OptionList, Select, Static
+from textual.widgets import Checkbox, ContentSwitcher, Input, OptionList, Select, Static
 from textual.worker import get_current_worker
 
 from core import timefmt
@@ -30,8 +29,10 @@ from core.sessions.search import (
     SearchResult, SessionInfo, SessionsError, Window, find_provenance, parse_day, session_link,
 )
 from core.sessions.snippets import one_line
-from tui.literal import literal
+from tui.literal import UNSAFE, literal, visible
+from tui.screens.base import ModeScreen
 from tui.screens.dialogs import EditEntryDialog
+from tui.widgets.footer import KeyFooter
 from tui.widgets.header import HmcHeader
 from tui.widgets.results import ResultsList
 from tui.widgets.transcript import Transcript
@@ -43,6 +44,7 @@ DEBOUNCE = 0.15
 SLOW = 0.3  # show the loading indicator for searches slower than this
 NARROW = 130  # below this many columns the filter row (127 columns wide) takes two lines
 PROMOTE_CHARS = 4_000  # text offered to the edit dialog when promoting a long message
+MAX_QUERY = 2_048  # as core's query parser: a longer query is explained, and the text kept
 
 
 # ── messages from workers ────────────────────────────────────────────────────
@@ -92,13 +94,23 @@ class MoreLoaded(TextualMessage):
 
 
 @dataclass
+class OriginMissing(TextualMessage):
+    entry: str
+
+
+def preview_line(text: str, width: int = 200) -> str:
+    one = " ".join(text.split())
+    return one if len(one) <= width else one[: width - 1] + "…"
+
+
+@dataclass
 class Notice(TextualMessage):
     text: str
     severity: str = "information"
     title: str = ""
 
 
-class SearchScreen(Screen):
+class SearchScreen(ModeScreen):
     MODE = "search"
     AREA = "search"
     HELP = """\
@@ -129,6 +141,8 @@ it was opened by memory mode's **o** · **/** jumps to the search box.
                 tooltip="Copy @session:<profile>/<id> for the selected session"),
         Binding("m", "promote", "To memory", id="search.promote",
                 tooltip="Promote the message (or an edited part of it) to MEMORY.md or USER.md"),
+        Binding("ctrl+r", "clear_filters", "Clear filters", id="search.clear",
+                tooltip="Reset source, role, since, until, sort and hidden sources (works in the search box too)"),
     ]
 
     def __init__(self, *args, **kwargs) -> None:
@@ -150,7 +164,7 @@ it was opened by memory mode's **o** · **/** jumps to the search box.
         yield HmcHeader()
         with Vertical(id="search-top"):
             yield Input(placeholder='Search past sessions — words, "a phrase", OR, NOT, prefix*',
-                        id="search-query", max_length=2048, select_on_focus=False)
+                        id="search-query", select_on_focus=False)
             with Horizontal(id="search-filters"):
                 yield Select([], prompt="any source", id="filter-source", compact=True)
                 yield Select([(r, r) for r in ROLES], prompt="any role", id="filter-role", compact=True)
@@ -168,7 +182,7 @@ it was opened by memory mode's **o** · **/** jumps to the search box.
             with Vertical(id="transcript-view"):
                 yield Static("", id="transcript-title", markup=False)
                 yield Transcript(id="search-transcript")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self._curator = self.app.curator
@@ -251,6 +265,14 @@ it was opened by memory mode's **o** · **/** jumps to the search box.
         }
 
     # -- searching -----------------------------------------------------------------------------------
+    @on(Input.Changed)
+    def no_raw_controls(self, event: Input.Changed) -> None:
+        """A pasted control character is shown (and searched) as its visible form, never painted raw."""
+        if UNSAFE.search(event.value):
+            position = event.input.cursor_position
+            event.input.value = visible(event.value)
+            event.input.cursor_position = position
+
     @on(Input.Changed, "#search-query")
     def query_changed(self) -> None:
         if self._debounce is not None:
@@ -277,13 +299,75 @@ it was opened by memory mode's **o** · **/** jumps to the search box.
     def date_left(self) -> None:
         self.start_search()
 
+    @on(Input.Changed, "#filter-since")
+    @on(Input.Changed, "#filter-until")
+    def date_typed(self, event: Input.Changed) -> None:
+        """A date is checked as it is typed: a bad one is flagged at once and the results go (they
+        would be the results of another filter); a good one searches after the typing pause."""
+        try:
+            parse_day(event.value, self.app.curator.today)
+        except QueryError as exc:
+            if self._debounce is not None:
+                self._debounce.stop()
+            event.input.set_class(True, "-invalid")
+            self._bad_filter(str(exc))
+            return
+        event.input.set_class(False, "-invalid")
+        if self._debounce is not None:
+            self._debounce.stop()
+        self._debounce = self.set_timer(DEBOUNCE, self.start_search)
+
+    def _bad_filter(self, message: str) -> None:
+        """Say what is wrong and show no results (stale ones would answer another question)."""
+        self._token += 1  # a search still running can't fill the list afterwards
+        self._last_ran = None
+        self._done_loading()
+        self.result = None
+        self.has_more = False
+        self.results.show([], self.app.curator.now(), kind="hits")
+        self.status(message, "error")
+        self.refresh_bindings()
+
+    def active_filters(self) -> list[str]:
+        """The filters that narrow the search now, as a person would say them."""
+        out = []
+        source = self.query_one("#filter-source", Select).value
+        role = self.query_one("#filter-role", Select).value
+        if source is not Select.NULL:
+            out.append(f"source {visible(source)}")
+        if role is not Select.NULL:
+            out.append(f"role {role}")
+        for name in ("since", "until"):
+            value = self.query_one(f"#filter-{name}", Input).value.strip()
+            if value:
+                out.append(f"{name} {visible(value)}")
+        return out
+
+    def action_clear_filters(self) -> None:
+        """One key puts every filter back (source, role, dates, hidden sources; sort stays)."""
+        with self.prevent(Select.Changed, Checkbox.Changed, Input.Changed):
+            self.query_one("#filter-source", Select).clear()
+            self.query_one("#filter-role", Select).clear()
+            for name in ("since", "until"):
+                box = self.query_one(f"#filter-{name}", Input)
+                box.value = ""
+                box.set_class(False, "-invalid")
+            self.query_one("#filter-hidden", Checkbox).value = False
+        self._last_ran = None
+        self.start_search()
+        self.notify("Filters cleared.", timeout=2, markup=False)
+
     def start_search(self, *, offset: int = 0, append: bool = False) -> None:
         """Run the current query (or list sessions when it is empty) in a worker."""
         query = self.query_one("#search-query", Input).value
+        if len(query) > MAX_QUERY:
+            self._bad_filter(f"The query is {len(query):,} characters long; the most a search takes is "
+                             f"{MAX_QUERY:,}. Your text is kept: shorten it to search.")
+            return
         try:
             filters = self.filters()
         except QueryError as exc:
-            self.status(str(exc), "error")
+            self._bad_filter(str(exc))
             return
         key = (query.strip(), tuple(sorted(filters.items(), key=lambda kv: kv[0])), offset)
         if not append and key == self._last_ran:
@@ -342,7 +426,12 @@ it was opened by memory mode's **o** · **/** jumps to the search box.
         if not count:
             line.append("No hits for ")
             line.append_text(literal(one_line(result.query), "bold"))
-            line.append(" — try fewer words, a prefix*, or OR.  ")
+            active = self.active_filters()
+            if active:
+                line.append(" with " + ", ".join(active))
+                line.append(" — ctrl+r clears the filters.  ", style="bold")
+            else:
+                line.append(" — try fewer words, a prefix*, or OR.  ")
         else:
             line.append(f"{count}{'+' if result.has_more else ''} hit{'s' if count != 1 else ''}", style="bold")
             line.append(f" · {self._route_label(result.route)}")
@@ -378,9 +467,9 @@ it was opened by memory mode's **o** · **/** jumps to the search box.
         if message.token != self._token:
             return
         self._done_loading()
-        if message.kind != "query":
-            self.results.show([], self.app.curator.now(), kind="hits")
-            self.result = None
+        self.results.show([], self.app.curator.now(), kind="hits")  # no stale results under an error
+        self.result = None
+        self.has_more = False
         self.status(message.message, "error")
         self.refresh_bindings()
 
@@ -462,7 +551,7 @@ it was opened by memory mode's **o** · **/** jumps to the search box.
         transcript.focus()
         self.update_transcript_title()
         if message.note:
-            self.notify(message.note, title="Origin")
+            self.notify(message.note, title="Origin", markup=False)
         self.refresh_bindings()
 
     def update_transcript_title(self) -> None:
@@ -473,7 +562,7 @@ it was opened by memory mode's **o** · **/** jumps to the search box.
         line = Text()
         line.append_text(literal(one_line(info.title), "bold"))
         line.append("  ")
-        line.append(info.source or "?", style="cyan")
+        line.append(visible(info.source or "?"), style="cyan")
         if info.started_at:
             line.append(f"  {timefmt.local_time(info.started_at)}", style="dim")
         if info.message_count is not None:
@@ -539,44 +628,58 @@ it was opened by memory mode's **o** · **/** jumps to the search box.
             t.append(message.messages, message.has_more)
 
     def on_notice(self, message: Notice) -> None:
-        self.notify(message.text, title=message.title, severity=message.severity, timeout=8)
+        self.notify(message.text, title=message.title, severity=message.severity, timeout=8, markup=False)
         if message.severity == "error" and self.view == "transcript" and not self.transcript.messages:
             self.show_results()
 
     # -- actions ---------------------------------------------------------------------------------------
-    def check_action(self, action: str, parameters) -> bool | None:
+    def hidden(self, action: str) -> bool:
+        """Escape leaves the box or goes back, never both; ↓ to the results only from the box."""
+        in_transcript = self.view == "transcript"
+        focused = self.focused
+        in_query = isinstance(focused, Input) and focused.id == "search-query" and not in_transcript
+        if action == "leave_query":
+            return not in_query
+        if action == "back":
+            return in_query
+        if action == "to_results":
+            return not (in_query and bool(self.results.items))
+        return False
+
+    def why_not(self, action: str) -> str | None:
         if not self.is_mounted:
-            return True
+            return None
         in_transcript = self.view == "transcript"
         if action == "hit":
-            return (in_transcript and bool(self.transcript.hit_ids)) or None
+            if not in_transcript:
+                return "Next/previous match: open a hit first (Enter)"
+            return None if self.transcript.hit_ids else "Next/previous match: this session has no match marked"
         if action == "expand":
             m = self.transcript.current() if in_transcript else None
-            return (m is not None and (m.role == "tool" or bool(m.tool_calls))) or None
+            if m is None or not (m.role == "tool" or bool(m.tool_calls)):
+                return "Expand: only a tool call or a tool's output folds (open a session first)"
+            return None
         if action == "copy_link":
             if in_transcript:
-                return self.session_info is not None or None
-            return self.results.selected_item() is not None or None
+                return None if self.session_info is not None else "Copy link: no session is open"
+            return None if self.results.selected_item() is not None else "Copy link: no session or hit is selected"
         if action == "promote":
             if in_transcript:
                 m = self.transcript.current()
-                return (m is not None and bool(m.text.strip())) or None
-            return isinstance(self.results.selected_item(), Hit) or None
-        if action in ("leave_query", "back"):
-            focused = self.focused
-            in_query = isinstance(focused, Input) and focused.id == "search-query" and not in_transcript
-            return in_query if action == "leave_query" else not in_query
-        if action == "to_results":
-            focused = self.focused
-            return (self.view == "results" and isinstance(focused, Input) and focused.id == "search-query"
-                    and bool(self.results.items))
-        return True
+                return None if (m is not None and m.text.strip()) else "To memory: this message has no text"
+            return None if isinstance(self.results.selected_item(), Hit) else "To memory: select a hit first"
+        if action == "clear_filters":
+            return None if self.active_filters() or self._hidden_on() else "Clear filters: no filter is set"
+        return None
+
+    def _hidden_on(self) -> bool:
+        return bool(self.query_one("#filter-hidden", Checkbox).value)
 
     def action_leave_query(self) -> None:
         """Escape in the search box: hand the keyboard to the results list (1-4 and q work there)."""
         self.results.focus()
         if not self.results.items:
-            self.notify("Left the search box: / types again, 1-4 switch modes, q quits.", timeout=4)
+            self.notify("Left the search box: / types again, 1-4 switch modes, q quits.", timeout=4, markup=False)
 
     def action_back(self) -> None:
         if self.view == "transcript":
@@ -594,7 +697,7 @@ it was opened by memory mode's **o** · **/** jumps to the search box.
         t = self.transcript
         target = t.next_hit(step > 0)
         if target is None:
-            self.notify("No more matches in this direction.", timeout=2)
+            self.notify("No more matches in this direction.", timeout=2, markup=False)
             return
         if not t.go_to(target):
             # beyond the loaded window: load a fresh window around it, keeping the session's matches
@@ -625,7 +728,7 @@ it was opened by memory mode's **o** · **/** jumps to the search box.
             return
         link = session_link(self.app.curator.home.profile, sid)
         self.app.copy_to_clipboard(link)
-        self.notify(f"Copied {link}", title="Session link")
+        self.notify(f"Copied {link}", title="Session link", markup=False)
 
     @work(exclusive=True, group="search-promote")
     async def action_promote(self) -> None:
@@ -638,7 +741,7 @@ it was opened by memory mode's **o** · **/** jumps to the search box.
                 try:
                     m = await asyncio.to_thread(self.db.message, item.message_id)
                 except SessionsError as exc:
-                    self.notify(str(exc), severity="error")
+                    self.notify(str(exc), severity="error", markup=False)
                     return
         if m is None:
             return
@@ -667,9 +770,26 @@ it was opened by memory mode's **o** · **/** jumps to the search box.
 
     def provenance(self, entry: str) -> None:
         self.from_memory = True
+        self.session_info = None
         self.show_transcript()
+        self.transcript.clear_messages()  # never an unrelated session under the search
+        self.transcript.focus()  # Esc goes back to memory, 1-4 switch modes (the box doesn't take them)
         self.query_one("#transcript-title", Static).update(Text("Looking for where this entry was written…", style="dim"))
         self.find_origin(entry)
+
+    def on_origin_missing(self, message: "OriginMissing") -> None:
+        """Nothing in state.db wrote the entry: say so in the view itself, with nothing else in it."""
+        if not self.from_memory:
+            return
+        self.session_info = None
+        self.transcript.clear_messages()
+        line = Text("Origin not found\n", style="bold yellow")
+        line.append("No memory tool call in state.db wrote this entry: it may have been typed by hand, "
+                    "edited since, or written before this state.db began.\n\n")
+        line.append_text(literal(preview_line(message.entry), "italic"))
+        line.append("\n\nEsc back to memory", style="dim")
+        self.query_one("#transcript-title", Static).update(line)
+        self.refresh_bindings()
 
     @work(thread=True, exclusive=True, group="transcript", exit_on_error=False)
     def find_origin(self, entry: str) -> None:
@@ -679,9 +799,7 @@ it was opened by memory mode's **o** · **/** jumps to the search box.
             self.post_message(Notice(str(exc), "error", "Origin"))
             return
         if hit is None:
-            self.post_message(Notice(
-                "No memory tool call in state.db wrote this entry: it may have been typed by hand, "
-                "edited since, or written before this state.db began.", "warning", "Origin not found"))
+            self.post_message(OriginMissing(entry))
             return
         try:
             info = self.db.session(hit.session_id)

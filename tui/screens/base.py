@@ -1,0 +1,31 @@
+"""What every mode screen shares: greyed actions say why, in the footer, the palette and on a key press."""
+
+from __future__ import annotations
+
+from textual.screen import Screen
+
+
+class ModeScreen(Screen):
+    """A mode (memory, pending, search, review).
+
+    Subclasses answer `why_not(action)`: None when the action can apply now, otherwise a short
+    reason ("Repair: the file is already clean"). The footer greys what has a reason, pressing a
+    greyed key shows the reason (see CuratorApp.run_action), and the palette lists the action
+    with it. `hidden(action)` is for actions that make no sense here at all (not even greyed).
+    """
+
+    MODE = ""
+    AREA = ""
+
+    def why_not(self, action: str) -> str | None:
+        return None
+
+    def hidden(self, action: str) -> bool:
+        return False
+
+    def check_action(self, action: str, parameters) -> bool | None:
+        if not self.is_mounted:
+            return True
+        if self.hidden(action):
+            return False
+        return None if self.why_not(action) else True
