@@ -226,3 +226,20 @@ def test_since_with_text_timestamps(home):
         assert result.returncode == 0 and "Traceback" not in result.stderr and not result.stderr, result.stderr
     recent = json.loads(hmc("search", "deploy", "--since", "2026-10-31", "--json", "--limit", "500", home=home).stdout)
     assert any(h["timestamp"].startswith("2026-11-01T10:00") for h in recent["hits"])
+
+
+def test_is_hermes_home(tmp_path):
+    from core.home import is_hermes_home
+
+    assert not is_hermes_home(tmp_path / "missing")
+    assert not is_hermes_home(tmp_path)  # empty
+    (tmp_path / "README.md").write_text("a project checkout")
+    assert not is_hermes_home(tmp_path) and not is_hermes_home(tmp_path / "README.md")
+    for name in ("config.yaml", "state.db"):
+        (tmp_path / name).write_text("")
+        assert is_hermes_home(tmp_path)
+        (tmp_path / name).unlink()
+    for name in ("memories", "profiles"):
+        (tmp_path / name).mkdir()
+        assert is_hermes_home(tmp_path)
+        (tmp_path / name).rmdir()
