@@ -12,7 +12,7 @@ from pathlib import Path
 from rich.text import Text
 
 from core.review.decisions import ReviewStoreError
-from tui.commands.common import CliContext, CliError, literal
+from tui.commands.common import CliContext, CliError, literal, mask_untrusted
 
 SEVERITY_STYLE = {"critical": "bold red", "error": "red", "warning": "yellow", "info": "cyan"}
 PREVIEW = 100
@@ -117,22 +117,22 @@ def _print(ctx, curator, findings, kept_keys, last, n_kept, show_all) -> None:
                  + (f" ({n_kept} kept finding(s) hidden; --all shows them)" if n_kept else ""))
         return
     for kind, items in R.group_findings(findings):
-        ctx.console.print()
-        ctx.console.print(Text(f"{kind} ({len(items)})", style="bold underline"))
+        ctx.print()
+        ctx.print(Text(f"{kind} ({len(items)})", style="bold underline"))
         for f in items:
             line = Text()
             line.append(f"{f.severity:<8} ", style=SEVERITY_STYLE.get(f.severity, ""))
             line.append(f"{f.where:<22} ", style="bold")
-            line.append(literal(f.detail))
+            line.append(literal(mask_untrusted(f.detail)))
             if f.key in kept_keys:
                 line.append("  [kept]", style="dim")
-            ctx.console.print(line)
+            ctx.print(line)
             for target, index, text in f.refs:
                 row = Text("         ")
                 row.append(f"{target} #{index + 1}: ", style="dim")
                 row.append(literal(_preview(R.mask_secrets(text))))
-                ctx.console.print(row)
-    ctx.console.print()
+                ctx.print(row)
+    ctx.print()
     by_sev = [(s, sum(1 for f in findings if f.severity == s)) for s in reversed(R.SEVERITIES)]
     summary = ", ".join(f"{n} {s}" for s, n in by_sev if n)
     tail = f" · {n_kept} kept" + ("" if show_all else " (hidden; --all shows them)") if n_kept else ""
