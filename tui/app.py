@@ -97,7 +97,7 @@ class CuratorApp(App):
         self.theme_changed_signal.subscribe(self, self._theme_changed)
         self.switch_mode("memory")
         if self.poll_enabled:
-            self.set_interval(self.poll_seconds, self.poll, name="poll-files")
+            self.poll_timer = self.set_interval(self.poll_seconds, self.poll, name="poll-files")
         if self.greet_enabled:
             self.call_after_refresh(self.greet)
         elif self.setting_problems:

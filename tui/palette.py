@@ -52,12 +52,12 @@ VERBS = {
     "search.clear": "Clear the search filters",
     "search.all_profiles": "Search all profiles (on or off)",
     "review.merge": "Merge the pair",
-    "review.remove": "Remove the entry",
-    "review.edit": "Edit the entry",
+    "review.remove": "Remove the finding's entry",
+    "review.edit": "Edit the finding's entry",
     "review.keep": "Keep the finding",
     "review.mark": "Mark the finding",
     "review.kept": "Show or hide kept findings",
-    "review.goto": "Go to the entry in memory mode",
+    "review.goto": "Go to the finding's entry in memory mode",
     "review.export": "Export the review as Markdown",
 }
 NOT_LISTED = {"search.leave", "search.back", "search.results"}  # focus moves, not actions

@@ -22,14 +22,23 @@ def key_table(screen: Screen) -> Table:
     rows: dict[tuple[int, str], list] = {}
     for key, active in screen.active_bindings.items():
         binding = active.binding
-        if active.node not in (screen, app) or not binding.description:
-            continue
+        if active.node not in (screen, app) or not binding.description or not binding.id:
+            continue  # hmc's own actions only (they all have ids): no focus moves, no copy
         if binding.action in ("command_palette", "app.command_palette"):
             continue
         row = rows.setdefault((0 if active.node is screen else 1, binding.action), [[], active])
         display = app.get_key_display(Binding(key, ""))
         if display not in row[0]:
             row[0].append(display)
+    quit_row = rows.get((1, "quit"))
+    if quit_row is not None:
+        # ctrl+c also quits when nothing is selected to copy (the screen's copy gives way to it)
+        for binding in app.BINDINGS:
+            if getattr(binding, "action", "") == "quit" and binding.key not in ("q",):
+                display = app.get_key_display(Binding(binding.key, ""))
+                if display not in quit_row[0]:
+                    quit_row[0].append(display)
+        quit_row[0].sort(key=lambda k: (len(k) > 1, k))  # q first
     why_not = getattr(screen, "why_not", None)
     for (_, action), (keys, active) in sorted(rows.items(), key=lambda kv: kv[0][0]):
         binding = active.binding

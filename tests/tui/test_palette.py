@@ -1,0 +1,143 @@
+"""The command palette: every action of every mode, found from memory mode by its verb."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.tui.helpers import settle, until_dialog
+from tui.palette import MODES, NOT_LISTED, VERBS, CuratorCommands, mode_classes
+from tui.screens.dialogs import ConfirmDialog
+
+
+async def best(app, query: str):
+    """The palette's best hit for `query` (title text, help, hit), as the palette would rank it."""
+    provider = CuratorCommands(app.screen)
+    hits = [hit async for hit in provider.search(query)]
+    assert hits, query
+    top = max(hits, key=lambda h: h.score)
+    return top.text, top.help or "", top
+
+
+def every_action() -> list[tuple[str, str]]:
+    """(area: verb) for every listed binding of every mode."""
+    out = []
+    for mode, cls in mode_classes().items():
+        for binding in cls.BINDINGS:
+            if binding.id and binding.id not in NOT_LISTED and binding.description:
+                out.append((mode, f"{cls.AREA}: {VERBS[binding.id]}"))
+    return out
+
+
+def test_every_binding_has_a_verb():
+    for mode, cls in mode_classes().items():
+        for binding in cls.BINDINGS:
+            assert binding.id, (mode, binding)
+            if binding.id not in NOT_LISTED:
+                verb = VERBS[binding.id]
+                assert verb[0].isupper() and "✓" not in verb and "✗" not in verb
+
+
+async def test_every_action_of_every_mode_is_found_from_memory_mode(demo_home, make_app):
+    app = make_app(demo_home)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        assert app.current_mode == "memory"
+        actions = every_action()
+        assert {mode for mode, _ in actions} == set(MODES)
+        for _, title in actions:
+            verb = title.split(": ", 1)[1]
+            text, _, _ = await best(app, verb.lower())
+            assert text == title, (verb, text)
+
+
+@pytest.mark.parametrize("query,title", [
+    ("approve all", "pending: Approve all"),
+    ("export review", "review: Export the review as Markdown"),
+    ("switch profile", "app: Switch profile to work"),
+    ("change theme", "app: Change theme"),
+    ("quit", "app: Quit hmc"),
+])
+async def test_the_verbs_people_type(demo_home, make_app, query, title):
+    (demo_home / "profiles" / "work" / "memories").mkdir(parents=True)
+    app = make_app(demo_home)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        text, _, _ = await best(app, query)
+        assert text == title
+
+
+async def test_no_widget_navigation_noise(demo_home, make_app):
+    app = make_app(demo_home)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        titles = [c.title for c in app.palette_commands()]
+        assert all(t.split(": ", 1)[0] in ("go", "app", *MODES) for t in titles), titles
+        for noise in ("Scroll", "Page", "Cursor", "Select all", "Maximize", "Screenshot"):
+            assert not any(noise.lower() in t.lower() for t in titles), noise
+
+
+async def test_an_unavailable_action_is_listed_with_the_reason(demo_home, make_app):
+    app = make_app(demo_home)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        text, help_text, hit = await best(app, "repair the file")
+        assert text == "memory: Repair the file"
+        assert "Not now: Repair: MEMORY.md is already clean" in help_text
+        assert "(not now)" in str(hit.prompt)
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"repair the file")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await pilot.pause(0.3)
+        assert list(app._notifications)[-1].message == "Repair: MEMORY.md is already clean"
+
+
+async def test_approve_all_from_memory_mode_runs_in_pending_mode(demo_home, make_app):
+    app = make_app(demo_home)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"approve all")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        dialog = await until_dialog(pilot, ConfirmDialog)
+        assert app.current_mode == "pending" and "Approve all" in dialog.body.plain
+        await pilot.press("n")
+        await settle(app, pilot)
+
+
+async def test_export_review_from_memory_mode_writes_the_report(demo_home, make_app):
+    from tui.screens.review import reports_dir
+
+    app = make_app(demo_home)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"export review")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        for _ in range(40):
+            await settle(app, pilot)
+            if list(reports_dir(app.curator).glob("review-*.md")):
+                break
+        assert app.current_mode == "review"
+        (report,) = reports_dir(app.curator).glob("review-*.md")
+        assert report.read_text().startswith("#")
+
+
+async def test_help_lists_the_footer_keys_and_quit_both_ways_without_noise(demo_home, make_app):
+    from tui.screens.help import HelpDialog
+    from tests.tui.helpers import shown
+
+    app = make_app(demo_home)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("question_mark")
+        dialog = await until_dialog(pilot, HelpDialog)
+        keys = shown(dialog.query_one("#help-keys"))
+        assert "q, ^c, ^q" in keys  # q as well as ctrl+q (and ctrl+c)
+        assert "Repair" in keys and "already clean" in keys  # greyed, with the reason
+        for noise in ("Scroll", "Page Up", "Cursor", "Focus Previous", "super+c"):
+            assert noise not in keys
