@@ -219,3 +219,21 @@ def test_status_says_which_release_and_why(home, monkeypatch):
     assert newer["version"] == "0.19.0" and "newer than any release hmc knows" in newer["notice"]
     bad = hmc("--hermes-version", "x.y", "status", home=home)
     assert bad.returncode == 2 and "not a Hermes version" in bad.stderr
+
+
+def test_memory_prompt_raw_refuses_a_terminal(home):
+    """--raw is for files and pipes: on a terminal its escape sequences would be live."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    leader, follower = pty.openpty()
+    try:
+        proc = subprocess.run([sys.executable, "-m", "tui.cli", "--home", str(home), "memory", "prompt", "--raw"],
+                              stdout=follower, stderr=subprocess.PIPE, text=True, timeout=60,
+                              cwd=Path(__file__).resolve().parents[2])
+    finally:
+        os.close(follower)
+        os.close(leader)
+    assert proc.returncode == 2 and "redirect it" in proc.stderr

@@ -127,6 +127,9 @@ def prompt(args, ctx: CliContext, curator) -> int:
 
     from core.store.memory import prompt_block
 
+    if args.raw and sys.stdout.isatty():
+        raise CliError("--raw prints the exact bytes, escape sequences and secrets included: redirect it "
+                       "to a file or a pipe (without --raw the block is shown safely)")
     targets = [args.target] if args.target else [t for t in TARGETS if curator.stores[t].enabled]
     blocks, problems = [], []
     for target in targets:
