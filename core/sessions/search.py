@@ -1152,13 +1152,18 @@ def find_provenance(db: SessionDB, entry_text: str, *, limit: int = 400) -> Hit 
                 return conn.execute(sql, ('"' + phrase.replace('"', '""') + '"', limit)).fetchall()
             except sqlite3.OperationalError:
                 pass
-        like = f"%{escape_like(phrase or entry_text.strip()[:40])}%"
+        # Hermes stores tool_calls with json.dumps (ASCII escapes): text without a plain ASCII word
+        # is on disk as \uXXXX (twice escaped if the model's arguments were escaped already)
+        probe = phrase or entry_text.strip()[:40]
+        once = json.dumps(probe)[1:-1]
+        forms = list(dict.fromkeys([probe, once, json.dumps(once)[1:-1]]))
         sql = base.format(
             src="messages m",
-            cond="m.tool_calls LIKE '%memory%' AND m.tool_calls LIKE ? ESCAPE '\\'",
+            cond="m.tool_calls LIKE '%memory%' AND ("
+                 + " OR ".join(["m.tool_calls LIKE ? ESCAPE '\\'"] * len(forms)) + ")",
             order="m.id DESC",
         )
-        return conn.execute(sql, (like, limit)).fetchall()
+        return conn.execute(sql, (*[f"%{escape_like(f)}%" for f in forms], limit)).fetchall()
 
     rows = db._run(candidates)
     exact = partial = None
