@@ -20,7 +20,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from core.sessions.search import ROLES, SessionDB, find_provenance
-from tests.conformance import hmc_side as hmc  # noqa: F401  (release_of)
 from tests.conformance.strategies import Scratch, examples
 
 pytestmark = pytest.mark.area("sessions")
