@@ -96,3 +96,25 @@ def test_generated_blocks(oracle, tmp_path, memory, user, limit):
     (home / "memories" / "MEMORY.md").write_bytes(memory.encode())
     (home / "memories" / "USER.md").write_bytes(user.encode())
     _compare(oracle, home, limits=(limit, limit))
+
+
+@pytest.mark.parametrize("config", [
+    "memory:\n  user_profile_enabled: false\n",
+    "memory:\n  memory_enabled: false\n",
+    "memory:\n  memory_enabled: 'false'\n  user_char_limit: 20\n",   # a string: on, as the agent reads it
+    "memory:\n  memory_enabled: false\n  user_profile_enabled: no\n",
+    "",
+], ids=repr)
+def test_memory_prompt_prints_what_the_agent_joins(oracle, make_home, capsysbinary, monkeypatch, config):
+    """`hmc memory prompt --raw` for the enabled stores equals the two blocks as the agent's
+    init builds and joins them from config.yaml (nothing at all when neither has a block)."""
+    from tui.cli import main
+
+    home = make_home(memory="\ufeffbom first" + S + "Project uses pytest", user="Ada" + S + "x" * 30,
+                     config=config)
+    theirs = oracle.prompt(home, agent=True)
+    monkeypatch.delenv("HMC_HERMES_VERSION", raising=False)
+    code = main(["--home", str(home), "--hermes-version", oracle.version, "memory", "prompt", "--raw"])
+    out = capsysbinary.readouterr().out.decode("utf-8")
+    assert code == 0
+    assert out == (theirs["joined"] + "\n" if theirs["joined"] else "")
