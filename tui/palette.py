@@ -50,7 +50,6 @@ VERBS = {
     "search.copy": "Copy the session link",
     "search.promote": "Promote the message to memory",
     "search.clear": "Clear the search filters",
-    "search.all_profiles": "Search all profiles (on or off)",
     "review.merge": "Merge the pair",
     "review.remove": "Remove the finding's entry",
     "review.edit": "Edit the finding's entry",

@@ -442,3 +442,35 @@ async def test_switching_profile_searches_the_other_state_db(home, work_profile,
         assert [h.session_id for h in items] == ["20261020_000000_w0w0w0"]
         await pilot.press("down", "c")
         assert pilot.app.clipboard == "@session:work/20261020_000000_w0w0w0"
+
+
+async def test_all_profiles_switch_searches_every_state_db_and_marks_the_profile(home, work_profile, make_app,
+                                                                                  db_untouched):
+    from textual.widgets import Checkbox
+
+    async with make_app(home).run_test(size=(120, 36)) as pilot:
+        screen = await open_search(pilot)
+        switch = screen.query_one("#filter-profiles", Checkbox)
+        assert switch.display  # two profiles: the switch is offered
+        await type_query(pilot, "kraken")
+        assert screen.query_one(ResultsList).items == []
+        switch.value = True
+        await settle(pilot)
+        (hit,) = screen.query_one(ResultsList).items
+        assert hit.profile == "work" and hit.session_id == "20261020_000000_w0w0w0"
+        row = plain(screen.query_one(ResultsList).get_option_at_index(0).prompt)
+        assert "[work]" in row and "2 profiles" in status(screen)
+        await pilot.press("down", "c")
+        assert pilot.app.clipboard == "@session:work/20261020_000000_w0w0w0"
+        await pilot.press("enter")  # opens from the work profile's state.db
+        await settle(pilot)
+        assert screen.view == "transcript" and "kraken" in screen.query_one(Transcript).current().content
+        assert pilot.app.curator.home.profile == "default"
+
+
+async def test_all_profiles_switch_is_hidden_with_one_profile(home, make_app, db_untouched):
+    from textual.widgets import Checkbox
+
+    async with make_app(home).run_test(size=(120, 36)) as pilot:
+        screen = await open_search(pilot)
+        assert not screen.query_one("#filter-profiles", Checkbox).display

@@ -158,6 +158,8 @@ it was opened by memory mode's **o** · **/** jumps to the search box.
         self._search_args: tuple = ()
         self._last_ran: tuple | None = None
         self.from_memory = False  # the open transcript came from memory mode's `o`
+        self.session_profile: str | None = None  # the profile whose state.db the open transcript is from
+        self._dbs: dict[str, object] = {}
 
     # -- layout ------------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -176,6 +178,8 @@ it was opened by memory mode's **o** · **/** jumps to the search box.
                              value="relevance", allow_blank=False, id="filter-sort", compact=True)
                 yield Checkbox("include hidden sources", id="filter-hidden", compact=True,
                                tooltip="Include kanban, subagent and tool sessions (hidden by default, as in Hermes)")
+                yield Checkbox("all profiles", id="filter-profiles", compact=True,
+                               tooltip="Search every profile's state.db; each hit says its profile")
         yield Static("", id="search-status", markup=False)
         with ContentSwitcher(initial="search-results", id="search-views"):
             yield ResultsList(id="search-results")
@@ -188,6 +192,7 @@ it was opened by memory mode's **o** · **/** jumps to the search box.
         self._curator = self.app.curator
         self.app.header_changed.subscribe(self, self._profile_maybe_changed)
         self.query_one("#search-query", Input).focus()
+        self.show_profiles_switch()
         self.load_sources()
         self.start_search()
 
@@ -196,7 +201,8 @@ it was opened by memory mode's **o** · **/** jumps to the search box.
 
     def fit_filters(self, width: int) -> None:
         """Below NARROW columns the filter row becomes a 3×2 grid instead of running off screen."""
-        narrow = width < NARROW
+        several = self.query_one("#filter-profiles", Checkbox).display
+        narrow = width < NARROW + (18 if several else 0)
         self.set_class(narrow, "-narrow")
         bar = self.query_one("#search-filters").styles
         if narrow:
@@ -204,7 +210,7 @@ it was opened by memory mode's **o** · **/** jumps to the search box.
             bar.grid_size_columns = 3
             bar.grid_columns = "26 19 1fr"
             bar.grid_rows = "1"
-            bar.height = 2
+            bar.height = 3 if several else 2
         else:
             bar.layout = "horizontal"
             bar.height = 1
@@ -216,6 +222,8 @@ it was opened by memory mode's **o** · **/** jumps to the search box.
         self._curator = self.app.curator
         self._last_ran = None
         self.session_info = None
+        self._dbs = {}
+        self.show_profiles_switch()
         if self.view == "transcript":
             self.show_results()
         self.load_sources()
@@ -230,6 +238,37 @@ it was opened by memory mode's **o** · **/** jumps to the search box.
     @property
     def db(self):
         return self.app.curator.sessions
+
+    def profiles(self) -> list[str]:
+        from core.home import list_profiles
+
+        return list_profiles(self.app.curator.home.base)
+
+    def show_profiles_switch(self) -> None:
+        """The all-profiles switch shows only where there is more than one profile."""
+        box = self.query_one("#filter-profiles", Checkbox)
+        box.display = len(self.profiles()) > 1
+        if not box.display:
+            box.value = False
+        if self.size.width:
+            self.fit_filters(self.size.width)
+
+    def db_for(self, profile: str | None):
+        """The state.db of `profile` (None: the profile being curated)."""
+        home = self.app.curator.home
+        if profile is None or profile == home.profile:
+            return self.db
+        if profile not in self._dbs:
+            from core.sessions.search import SessionDB
+
+            root = home.base if profile == "default" else home.base / "profiles" / profile
+            self._dbs[profile] = SessionDB(root / "state.db")
+        return self._dbs[profile]
+
+    @property
+    def tdb(self):
+        """The database of the open transcript."""
+        return self.db_for(self.session_profile)
 
     @property
     def results(self) -> ResultsList:
@@ -262,6 +301,8 @@ it was opened by memory mode's **o** · **/** jumps to the search box.
             "until": until,
             "sort": str(sort) if sort is not Select.NULL else "relevance",
             "include_hidden": self.query_one("#filter-hidden", Checkbox).value,
+            "all_profiles": bool(self.query_one("#filter-profiles", Checkbox).value
+                                 and self.query_one("#filter-profiles", Checkbox).display),
         }
 
     # -- searching -----------------------------------------------------------------------------------
@@ -393,7 +434,14 @@ it was opened by memory mode's **o** · **/** jumps to the search box.
     def run_search(self, token: int, query: str, filters: dict, offset: int, append: bool) -> None:
         worker = get_current_worker()
         started = time.perf_counter()
+        filters = dict(filters)
+        all_profiles = filters.pop("all_profiles", False)
         try:
+            if query.strip() and all_profiles:
+                result = self.search_all_profiles(query, filters, offset, lambda: worker.is_cancelled)
+                if not worker.is_cancelled:
+                    self.post_message(HitsLoaded(token, result, time.perf_counter() - started, append))
+                return
             if not query.strip():
                 found = self.db.sessions(limit=PAGE + 1, offset=offset, sources=filters["sources"],
                                          include_hidden=filters["include_hidden"],
@@ -411,6 +459,24 @@ it was opened by memory mode's **o** · **/** jumps to the search box.
             self.post_message(SearchFailed(token, str(exc), "query"))
         except SessionsError as exc:
             self.post_message(SearchFailed(token, str(exc), getattr(exc, "kind", "database")))
+
+    def search_all_profiles(self, query: str, filters: dict, offset: int, should_stop) -> SearchResult:
+        """One page over every profile's state.db (core.sessions.profiles), as a SearchResult."""
+        from core.sessions.profiles import search_profiles
+        from core.sessions.query import parse_query
+        from core.sessions.search import highlight_terms
+
+        sort = filters.pop("sort", "relevance")
+        dbs = {name: self.db_for(name) for name in self.profiles()}
+        found = search_profiles(dbs, query, sort=sort, limit=PAGE, offset=offset, should_stop=should_stop, **filters)
+        notes = [f"{name}: {why}" for name, why in found.problems]
+        if found.missing:
+            notes.append("no state.db in " + ", ".join(found.missing))
+        return SearchResult(query=query, hits=found.hits, offset=offset, limit=PAGE, has_more=found.has_more,
+                            route=f"profiles:{len(found.searched)}",
+                            notice=visible("; ".join(notes)) if notes else None,
+                            terms=highlight_terms(parse_query(query), "fts"), total=found.total,
+                            total_capped=found.total_capped)
 
     def on_hits_loaded(self, message: HitsLoaded) -> None:
         if message.token != self._token:
@@ -446,6 +512,9 @@ it was opened by memory mode's **o** · **/** jumps to the search box.
 
     @staticmethod
     def _route_label(route: str) -> str:
+        if route.startswith("profiles:"):
+            n = route.split(":", 1)[1]
+            return f"{n} profile{'s' if n != '1' else ''}"
         return {"fts": "word index", "trigram": "substring index", "like": "plain scan"}.get(route, route)
 
     def on_sessions_loaded(self, message: SessionsLoaded) -> None:
@@ -501,7 +570,7 @@ it was opened by memory mode's **o** · **/** jumps to the search box.
     def result_selected(self, event: OptionList.OptionSelected) -> None:
         item = self.results.selected_item()
         if isinstance(item, Hit):
-            self.open_at(item.session_id, item.message_id)
+            self.open_at(item.session_id, item.message_id, profile=item.profile)
         elif isinstance(item, SessionInfo):
             self.open_at(item.id, None)
 
@@ -510,10 +579,13 @@ it was opened by memory mode's **o** · **/** jumps to the search box.
             self.results.focus()
 
     # -- transcript --------------------------------------------------------------------------------------
-    def open_at(self, session_id: str, message_id: int | None, *, terms: tuple[Term, ...] | None = None) -> None:
-        """Show a session's transcript centred on a message (the start of the session when None)."""
+    def open_at(self, session_id: str, message_id: int | None, *, terms: tuple[Term, ...] | None = None,
+                profile: str | None = None) -> None:
+        """Show a session's transcript centred on a message (the start of the session when None);
+        `profile` names another profile's state.db (a hit of an all-profiles search)."""
         query = self.query_one("#search-query", Input).value if terms is None else ""
         self.from_memory = False
+        self.session_profile = profile
         use_terms = (self.result.terms if self.result else ()) if terms is None else terms
         self.show_transcript()
         self.query_one("#transcript-title", Static).update(Text("Opening…", style="dim"))
@@ -523,16 +595,16 @@ it was opened by memory mode's **o** · **/** jumps to the search box.
     def load_transcript(self, session_id: str, message_id: int | None, query: str, terms: tuple[Term, ...],
                         note: str | None, hits: list[int] | None = None) -> None:
         try:
-            info = self.db.session(session_id)
+            info = self.tdb.session(session_id)
             if message_id is None:
-                window = self.db.window(session_id, None, before=0, after=2 * WINDOW)
+                window = self.tdb.window(session_id, None, before=0, after=2 * WINDOW)
             else:
-                window = self.db.window(session_id, message_id, before=WINDOW, after=WINDOW)
+                window = self.tdb.window(session_id, message_id, before=WINDOW, after=WINDOW)
             if hits is None:
                 hits = []
                 if query.strip():
                     try:
-                        hits = self.db.hit_ids(session_id, query, roles=self._roles())
+                        hits = self.tdb.hit_ids(session_id, query, roles=self._roles())
                     except QueryError:
                         hits = []
         except (NotFoundError, DatabaseError) as exc:
@@ -567,7 +639,8 @@ it was opened by memory mode's **o** · **/** jumps to the search box.
             line.append(f"  {timefmt.local_time(info.started_at)}", style="dim")
         if info.message_count is not None:
             line.append(f"  ·  {info.message_count:,} messages", style="dim")
-        line.append(f"  ·  {session_link(self.app.curator.home.profile, info.id)}", style="dim")
+        line.append(f"  ·  {visible(session_link(self.session_profile or self.app.curator.home.profile, info.id))}",
+                    style="dim")
         position = transcript.hit_position()
         back = "Esc back to memory" if self.from_memory else "Esc back to the results"
         if position:
@@ -610,9 +683,9 @@ it was opened by memory mode's **o** · **/** jumps to the search box.
     def load_more(self, session_id: str, direction: str, pivot: int) -> None:
         try:
             if direction == "before":
-                messages, more = self.db.older(session_id, pivot, CHUNK)
+                messages, more = self.tdb.older(session_id, pivot, CHUNK)
             else:
-                messages, more = self.db.newer(session_id, pivot, CHUNK)
+                messages, more = self.tdb.newer(session_id, pivot, CHUNK)
         except SessionsError as exc:
             self.post_message(Notice(str(exc), "error"))
             return
@@ -726,7 +799,9 @@ it was opened by memory mode's **o** · **/** jumps to the search box.
         sid = self._selected_session()
         if sid is None:
             return
-        link = session_link(self.app.curator.home.profile, sid)
+        item = self.results.selected_item() if self.view == "results" else None
+        profile = (item.profile if isinstance(item, Hit) else None) if self.view == "results" else self.session_profile
+        link = session_link(profile or self.app.curator.home.profile, sid)
         self.app.copy_to_clipboard(link)
         self.notify(f"Copied {link}", title="Session link", markup=False)
 
@@ -739,7 +814,7 @@ it was opened by memory mode's **o** · **/** jumps to the search box.
             m = None
             if isinstance(item, Hit):
                 try:
-                    m = await asyncio.to_thread(self.db.message, item.message_id)
+                    m = await asyncio.to_thread(self.db_for(item.profile).message, item.message_id)
                 except SessionsError as exc:
                     self.notify(str(exc), severity="error", markup=False)
                     return
@@ -770,6 +845,7 @@ it was opened by memory mode's **o** · **/** jumps to the search box.
 
     def provenance(self, entry: str) -> None:
         self.from_memory = True
+        self.session_profile = None
         self.session_info = None
         self.show_transcript()
         self.transcript.clear_messages()  # never an unrelated session under the search
