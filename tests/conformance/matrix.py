@@ -108,7 +108,7 @@ def table(cells: dict, versions: list) -> str:
 def parse(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--releases", nargs="+", metavar="X.Y.Z",
-                    help="releases to run (default: every release 0.13.0 .. 0.19.0); "
+                    help="releases to run (default, or 'all': every release 0.13.0 .. 0.19.0); "
                          "space or comma separated")
     ap.add_argument("--output", type=Path, help="also write the markdown table to this file")
     ap.add_argument("pytest_args", nargs="*", help="extra pytest arguments (after --)")
@@ -117,7 +117,7 @@ def parse(argv):
 
 def main(argv=None) -> int:
     args = parse(argv)
-    if args.releases:
+    if args.releases and [r.strip().lower() for r in args.releases] != ["all"]:
         versions = [releases.check_version(v.strip())
                     for part in args.releases for v in part.split(",") if v.strip()]
     else:

@@ -6,6 +6,7 @@ invisible characters the releases' scan looks for."""
 from __future__ import annotations
 
 import itertools
+import os
 import tempfile
 from pathlib import Path
 
@@ -16,9 +17,16 @@ SETTINGS = dict(deadline=None, database=None, derandomize=True,
                 suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
 
+SCALE_ENV = "HMC_CONFORMANCE_SCALE"
+
+
 def examples(n: int):
-    """Modest, reproducible hypothesis settings (the default run stays well under a minute)."""
-    return settings(max_examples=n, **SETTINGS)
+    """Modest, reproducible hypothesis settings (the default run stays well under a minute).
+    HMC_CONFORMANCE_SCALE=K runs K times as many examples, freshly drawn (a deeper search)."""
+    scale = max(1, int(os.environ.get(SCALE_ENV, "1") or 1))
+    if scale == 1:
+        return settings(max_examples=n, **SETTINGS)
+    return settings(max_examples=n * scale, **{**SETTINGS, "derandomize": False})
 
 
 WORDS = ["alpha", "beta", "Ada", "pytest", "uses ruff", "Debian 12", "foo", "foo bar", "bar",
