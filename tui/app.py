@@ -17,9 +17,10 @@ from core import timefmt
 from core.home import list_profiles
 from core.settings import Settings, SettingsError, load as load_settings, save_theme
 from core.store.memory import FILE_NAMES, Conflict, Op, ScanRefused, StoreError, WriteResult, token_of
-from core.pending.queue import PendingError
 from tui.literal import literal, visible
-from tui.screens.dialogs import ChoiceDialog, ConfirmDialog, EditAgain, EntryEditor, scan_body
+
+# Dialogs, the pending queue and the review are imported when first used: the first screen only
+# needs the stores (faster start, see tests/bench/bench_startup.py).
 
 MODE_SCREENS = {"memory": "MemoryScreen", "pending": "PendingScreen", "search": "SearchScreen", "review": "ReviewScreen"}
 POLL_SECONDS = 0.5  # the default; config.toml's poll_interval changes it
@@ -42,6 +43,7 @@ class CuratorApp(App):
     TITLE = "hmc — Hermes Memory Curator"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]  # dialogs tighten to fit 24 rows
+    DEFAULT_MODE = "memory"  # the first screen is a mode's own: no second screen and CSS pass at start
     COMMANDS = {curator_commands}  # every action by its verb; Textual's system commands are in it where they fit
     BINDINGS = [
         Binding("1", "mode('memory')", "Memory", id="app.memory", tooltip="MEMORY.md and USER.md", show=False),
@@ -77,15 +79,22 @@ class CuratorApp(App):
         self._config_token: object = None
         self._pending_count = 0
         for mode in MODE_SCREENS:  # a mode's module is imported when it is first shown (faster start)
-            self.add_mode(mode, lambda m=mode: mode_screen(m)())
+            self.add_mode(mode, lambda m=mode: self._new_screen(m))
+        for store in curator.stores.values():  # memory mode is composed before on_mount runs
+            store.read()
+
+    def _new_screen(self, mode: str) -> Screen:
+        """A mode's screen, styled as it mounts. Textual would otherwise re-parse every stylesheet
+        (refresh_css) for each new mode screen, which only matters after a theme change, and a
+        new screen is styled with the current theme anyway."""
+        screen = mode_screen(mode)()
+        screen._css_update_count = self._css_update_count
+        return screen
 
     # -- start-up --------------------------------------------------------------------------------
 
     def on_mount(self) -> None:
-        for store in self.curator.stores.values():
-            store.read()
-        self._pending_token = self.pending_token()
-        self._pending_count = self.count_pending()
+        self._pending_count = None  # counted right after the first paint (the header says "…" until then)
         self._config_token = token_of(self.curator.home.config_path)
         theme = self.settings.theme
         if theme:
@@ -95,13 +104,20 @@ class CuratorApp(App):
                 self.setting_problems.append(f"config.toml: there is no theme named {visible(theme)!r}; "
                                              "ctrl+p → Change theme lists them")
         self.theme_changed_signal.subscribe(self, self._theme_changed)
-        self.switch_mode("memory")
+        self.call_after_refresh(self.count_queue)
         if self.poll_enabled:
             self.poll_timer = self.set_interval(self.poll_seconds, self.poll, name="poll-files")
         if self.greet_enabled:
             self.call_after_refresh(self.greet)
         elif self.setting_problems:
             self.call_after_refresh(self.settings_notice)
+
+    def count_queue(self) -> None:
+        """The pending count and the review status for the header, once the first screen is up."""
+        self._pending_token = self.pending_token()
+        self._pending_count = self.count_pending()
+        self._header_ready = True
+        self.header_changed.publish(None)
 
     def greet(self) -> None:
         """One small toast: what waits for the person (and a notice for each config problem)."""
@@ -168,8 +184,10 @@ class CuratorApp(App):
 
     # -- leaving -----------------------------------------------------------------------------------
 
-    def drafts(self) -> list[EntryEditor]:
+    def drafts(self) -> list:
         """Open editors holding text the person typed and has not saved (any mode's stack)."""
+        from tui.screens.dialogs import EntryEditor
+
         stacks = getattr(self, "_screen_stacks", {}) or {"": self.screen_stack}
         return [s for stack in stacks.values() for s in stack if isinstance(s, EntryEditor) and s.dirty]
 
@@ -178,6 +196,8 @@ class CuratorApp(App):
         if not self.drafts():
             self.exit()
             return
+        from tui.screens.dialogs import ConfirmDialog
+
         if isinstance(self.screen, ConfirmDialog) and getattr(self.screen, "quitting", False):
             return
 
@@ -244,23 +264,29 @@ class CuratorApp(App):
         self._pending_count = self.count_pending()
         self.header_changed.publish(None)
 
+    @staticmethod
+    def _pending_error() -> type[Exception]:
+        from core.pending.queue import PendingError
+
+        return PendingError
+
     def pending_token(self) -> object:
         """The queue's own change token; an unreadable folder counts as empty (the screen says why)."""
         try:
             return self.curator.pending.token()
-        except PendingError:
+        except self._pending_error():
             return ()
 
     def count_pending(self) -> int:
         try:
             return self.curator.pending.count()
-        except PendingError:
+        except self._pending_error():
             return 0
 
     def oldest_pending_age(self) -> str | None:
         try:
             age = self.curator.pending.oldest_age()
-        except PendingError:
+        except self._pending_error():
             return None
         return None if age is None else timefmt.ago(self.curator.now() - age, self.curator.now())
 
@@ -279,12 +305,15 @@ class CuratorApp(App):
             text = f"reviewed {last.isoformat()}" if last else "never reviewed"
         return {"text": text, "due": due}
 
-    def header_state(self) -> dict:
-        review = self.review_state()
+    def header_state(self, quick: bool = False) -> dict:
+        """What the header shows. `quick` (the header's first paint): the review status and the
+        pending count wait until just after the first screen is up."""
+        ready = getattr(self, "_header_ready", False) or not quick
+        review = self.review_state() if ready else {"text": "", "due": False}
         return {
             "home": self.curator.home.display(),
             "profile": self.curator.home.profile,
-            "pending": self._pending_count,
+            "pending": self._pending_count if (quick or self._pending_count is not None) else self.count_pending(),
             "review": review["text"],
             "review_due": review["due"],
         }
@@ -305,6 +334,8 @@ class CuratorApp(App):
         Must run inside a worker (it may push dialogs and wait for them). With `editable`, the
         conflict dialog also offers "Edit again", which raises EditAgain for the caller's editor.
         """
+        from tui.screens.dialogs import ConfirmDialog, scan_body
+
         store = self.curator.stores[target]
         try:
             result = await asyncio.to_thread(store.apply, list(ops), force=force, action=action)
@@ -331,6 +362,8 @@ class CuratorApp(App):
     async def resolve_conflict(self, target: str, ops: Sequence[Op], exc: Conflict, action: str | None,
                                editable: bool = False):
         """The entry changed on disk while the person edited it: theirs / mine / both, never silent."""
+        from tui.screens.dialogs import ChoiceDialog, EditAgain
+
         store = self.curator.stores[target]
         mine = next((op.content for op in ops if op.action == "replace" and op.matched_entry == exc.expected), None)
         if mine is None:

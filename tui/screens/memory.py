@@ -11,11 +11,9 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import OptionList
 
-from core.scan import scanner
 from core.store.memory import FILE_NAMES, TARGETS, Op, StoreError, prompt_block
 from tui.literal import literal, visible_controls
 from tui.screens.base import ModeScreen
-from tui.screens.dialogs import ConfirmDialog, EditAgain, EditEntryDialog, PickDialog, TextDialog
 from tui.widgets.entries import EntryList
 from tui.widgets.footer import KeyFooter
 from tui.widgets.header import HmcHeader
@@ -53,6 +51,7 @@ was written · **Tab** other file.
 
     def on_mount(self) -> None:
         self._scan_cache: dict[str, list[str]] = {}
+        self._scanning: set[str] = set()
         self.app.memory_changed.subscribe(self, self.reload)
         self.reload()
         self.query_one("#entries-memory", EntryList).focus()
@@ -60,19 +59,8 @@ was written · **Tab** other file.
     # -- rendering -----------------------------------------------------------------------------
 
     def marks_for(self, entries) -> dict[int, list[str]]:
-        marks = {}
-        for i, entry in enumerate(entries):
-            if entry not in self._scan_cache:
-                found = scanner.scan(entry, self.app.curator.release)
-                badge = []
-                if any(f.hermes_blocks for f in found) and self.app.curator.release.load_scan:
-                    badge.append("⚠ blocked by Hermes")
-                elif scanner.blocking(found):
-                    badge.append("⚠ scan")
-                self._scan_cache[entry] = badge
-            if self._scan_cache[entry]:
-                marks[i] = self._scan_cache[entry]
-        return marks
+        """The scan badges known so far (entries not scanned yet get theirs once scan_marks is done)."""
+        return {i: self._scan_cache[e] for i, e in enumerate(entries) if self._scan_cache.get(e)}
 
     def reload(self, target: str | None = None) -> None:
         curator = self.app.curator
@@ -83,6 +71,35 @@ was written · **Tab** other file.
             title = f"{FILE_NAMES[t]}  ·  {n} entr{'y' if n == 1 else 'ies'}"
             self.query_one(f"#pane-{t}", StorePane).show(snap, store.limit, store.enabled, self.marks_for(snap.entries), title)
         self.update_bindings()
+        unscanned = [e for t in TARGETS for e in curator.stores[t].last.entries
+                     if e not in self._scan_cache and e not in self._scanning]
+        if unscanned:  # after the entries are on screen: the scan never delays them
+            self._scanning.update(unscanned)
+            self.call_after_refresh(self.scan_marks, unscanned)
+
+    @work(thread=True, group="memory-scan", exit_on_error=False)
+    def scan_marks(self, entries: list[str]) -> None:
+        """Scan entries off the UI thread; the badges appear when it is done."""
+        from core.scan import scanner
+
+        release = self.app.curator.release
+        badges: dict[str, list[str]] = {}
+        for entry in entries:
+            found = scanner.scan(entry, release)
+            badge = []
+            if any(f.hermes_blocks for f in found) and release.load_scan:
+                badge.append("⚠ blocked by Hermes")
+            elif scanner.blocking(found):
+                badge.append("⚠ scan")
+            badges[entry] = badge
+        self.app.call_from_thread(self._scanned, badges)
+
+    def _scanned(self, badges: dict[str, list[str]]) -> None:
+        fresh = {e: b for e, b in badges.items() if e not in self._scan_cache}
+        self._scan_cache.update(badges)
+        self._scanning.difference_update(badges)
+        if any(fresh.values()):
+            self.reload()
 
     def update_bindings(self) -> None:
         """Re-grey the footer only when what can apply changed."""
@@ -180,6 +197,8 @@ was written · **Tab** other file.
 
     @work(exclusive=True, group="memory-write")
     async def edit_flow(self, target: str, original: str | None) -> None:
+        from tui.screens.dialogs import EditAgain, EditEntryDialog
+
         initial = None
         while True:
             result = await self.app.push_screen_wait(
@@ -203,6 +222,8 @@ was written · **Tab** other file.
 
     @work(exclusive=True, group="memory-write")
     async def action_delete(self) -> None:
+        from tui.screens.dialogs import ConfirmDialog
+
         entry = self.selected()
         if entry is None:
             return
@@ -220,6 +241,8 @@ was written · **Tab** other file.
 
     @work(exclusive=True, group="memory-write")
     async def action_history(self) -> None:
+        from tui.screens.dialogs import PickDialog
+
         curator = self.app.curator
         current = {t: list(s.last.entries) for t, s in curator.stores.items()}
         removed = await asyncio.to_thread(curator.history.removed_entries, current)
@@ -242,6 +265,8 @@ was written · **Tab** other file.
             self.show_entry(item.target, item.text)
 
     def action_preview(self) -> None:
+        from tui.screens.dialogs import TextDialog
+
         store = self.app.curator.stores[self.target]
         entries = store.last.entries
         block = prompt_block(self.target, entries, store.limit, store.release)
@@ -252,6 +277,8 @@ was written · **Tab** other file.
 
     @work(exclusive=True, group="memory-write")
     async def action_repair(self) -> None:
+        from tui.screens.dialogs import ConfirmDialog
+
         target = self.target
         store = self.app.curator.stores[target]
         snap = store.read()

@@ -589,7 +589,7 @@ a drifted file stay) · **o** open the file in memory mode · **p** the raw reco
         await self.approve(ins, force=force)
 
     async def _confirm_scan(self, ins: Inspection, findings: Sequence | None = None) -> bool:
-        from tui.app import scan_body
+        from tui.screens.dialogs import scan_body
 
         body = scan_body(list(findings if findings is not None else ins.findings))
         return bool(await self.app.push_screen_wait(ConfirmDialog(

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from rich.table import Table
 from rich.text import Text
 from tui.widgets.lists import HmcList
 from textual.widgets.option_list import Option
@@ -12,18 +11,49 @@ from textual.widgets.option_list import Option
 from tui.literal import visible_controls
 
 
-def entry_prompt(number: int, entry: str, limit: int, marks: Sequence[str] = ()) -> Table:
-    """`  3  text…  (123)` as a grid, so wrapped and multi-line entries keep a hanging indent."""
+class Hanging:
+    """`number` right-aligned in a narrow column, then `body` wrapped under itself (a hanging indent).
+
+    What a one-row Table.grid drew, for a fraction of the cost: a Table measures every cell twice
+    per render, and an OptionList renders every option to learn its height (start-up time)."""
+
+    NUMBER_WIDTH = 3
+
+    def __init__(self, number: int, body: Text) -> None:
+        self.number = number
+        self.body = body
+        self._by_width: dict[int, Text] = {}  # the list measures and paints each row several times
+
+    def __rich_console__(self, console, options):
+        indent = self.NUMBER_WIDTH + 1
+        width = max(1, options.max_width - indent)
+        out = self._by_width.get(width)
+        if out is None:
+            lines = self.body.wrap(console, width, overflow="fold")
+            out = Text(no_wrap=True)
+            for i, line in enumerate(lines):
+                if i:
+                    out.append("\n" + " " * indent)
+                else:
+                    out.append(f"{self.number:>{self.NUMBER_WIDTH}} ", style="bold")
+                out.append_text(line)
+            self._by_width[width] = out
+        yield out.copy()  # rendering may change a Text in place: the cache keeps its own
+
+    def __rich_measure__(self, console, options):
+        from rich.measure import Measurement
+
+        return Measurement(self.NUMBER_WIDTH + 2, options.max_width)
+
+
+def entry_prompt(number: int, entry: str, limit: int, marks: Sequence[str] = ()) -> Hanging:
+    """`  3 text…  (123)`: wrapped and multi-line entries keep a hanging indent."""
     body = Text(visible_controls(entry))
     size = len(entry)
     body.append(f"  ({size:,})", style="bold red" if size > limit else "dim")
     for mark in marks:
         body.append(f"  {mark}", style="bold yellow")
-    grid = Table.grid(padding=(0, 1), expand=True)
-    grid.add_column(width=3, justify="right", style="bold")
-    grid.add_column(ratio=1)
-    grid.add_row(str(number), body)
-    return grid
+    return Hanging(number, body)
 
 
 class EntryList(HmcList):
@@ -33,20 +63,43 @@ class EntryList(HmcList):
     EntryList, EntryList:focus { height: 1fr; border: none; padding: 0; }
     """
 
+    FIRST_PAINT = 10  # entries laid out for the very first frame; the rest follow right after it
+
     def show(self, entries: Sequence[str], limit: int, marks: dict[int, list[str]] | None = None,
              keep: int | None = None) -> None:
-        """Replace the options, keeping the highlight where it was (or on `keep`)."""
+        """Replace the options, keeping the highlight where it was (or on `keep`).
+
+        The first time, only the first FIRST_PAINT entries are laid out before the first frame (an
+        OptionList measures every option, on screen or not); the others are added just after it."""
         old = self.highlighted if keep is None else keep
+        self._generation = getattr(self, "_generation", 0) + 1
         self.clear_options()
         marks = marks or {}
+        options = self._options_for(entries, limit, marks, 0)
+        first = getattr(self, "_shown", False) is False and len(entries) > self.FIRST_PAINT and old in (None, 0)
+        self._shown = True
+        if first:
+            cut = 2 * self.FIRST_PAINT - 1  # entries and the rules between them
+            self.add_options(options[:cut])
+            generation = self._generation
+            self.call_after_refresh(self._add_rest, generation, options[cut:])
+        else:
+            self.add_options(options)
+        if entries:
+            self.highlighted = min(old if old is not None else 0, len(entries) - 1)
+
+    def _add_rest(self, generation: int, options: list) -> None:
+        if generation == self._generation:  # not replaced meanwhile
+            self.add_options(options)
+
+    @staticmethod
+    def _options_for(entries: Sequence[str], limit: int, marks: dict[int, list[str]], start: int) -> list:
         options: list[Option | None] = []
         for i, entry in enumerate(entries):
             if i:
                 options.append(None)  # a rule between entries keeps multi-line entries apart
             options.append(Option(entry_prompt(i + 1, entry, limit, marks.get(i, ())), id=f"e{i}"))
-        self.add_options(options)
-        if entries:
-            self.highlighted = min(old if old is not None else 0, len(entries) - 1)
+        return options
 
     def highlight_entry(self, index: int) -> None:
         """Put the cursor on entry `index` and bring it into view."""

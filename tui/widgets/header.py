@@ -29,13 +29,14 @@ class HmcHeader(Widget):
         self.app.header_changed.subscribe(self, lambda _=None: self.refresh())
 
     def render(self) -> Text:
-        state = self.app.header_state()
+        state = self.app.header_state(quick=True)
         mode = getattr(self.screen, "MODE", "")
         width = self.size.width
         compact = width < 100
         right = Text()
         count = state["pending"]
-        right.append(f"{count:>3} pending", style="bold yellow" if count else "dim")  # fixed width: tabs don't jump
+        shown = "  …" if count is None else f"{count:>3}"  # counted just after the first paint
+        right.append(f"{shown} pending", style="bold yellow" if count else "dim")  # fixed width: tabs don't jump
         right.append(" · ", style="dim")
         review = state["review"]
         if compact and review.startswith("review due"):
