@@ -51,8 +51,14 @@ class Curator:
         """state.db's schema version, read the careful read-only way (None: no usable database)."""
         if not self.home.state_db.is_file():
             return None
-        try:
-            return self.sessions.schema().version
+        try:  # only the connection layer: core.sessions.search is imported when searching (faster start)
+            from core.sessions.db import ReadOnlyConnections, probe
+
+            conns = ReadOnlyConnections(self.home.state_db)
+            try:
+                return probe(conns.get(), self.home.state_db).version
+            finally:
+                conns.close()
         except Exception:  # noqa: BLE001 - any unusable database just doesn't tell the release
             return None
 
