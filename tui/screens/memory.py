@@ -20,6 +20,9 @@ from tui.widgets.header import HmcHeader
 from tui.widgets.store_pane import StorePane
 
 
+SCAN_DELAY = 0.25  # seconds after the first frame before the first scan (it competes with the frame's write)
+
+
 class MemoryScreen(ModeScreen):
     MODE = "memory"
     AREA = "memory"
@@ -52,6 +55,7 @@ was written · **Tab** other file.
     def on_mount(self) -> None:
         self._scan_cache: dict[str, list[str]] = {}
         self._scanning: set[str] = set()
+        self._first_scan = True
         self.app.memory_changed.subscribe(self, self.reload)
         self.reload()
         self.query_one("#entries-memory", EntryList).focus()
@@ -73,9 +77,13 @@ was written · **Tab** other file.
         self.update_bindings()
         unscanned = [e for t in TARGETS for e in curator.stores[t].last.entries
                      if e not in self._scan_cache and e not in self._scanning]
-        if unscanned:  # after the entries are on screen: the scan never delays them
+        if unscanned:  # once the entries are on screen: the scan (and its import) never delays them
             self._scanning.update(unscanned)
-            self.call_after_refresh(self.scan_marks, unscanned)
+            if self._first_scan:
+                self._first_scan = False
+                self.set_timer(SCAN_DELAY, lambda: self.scan_marks(unscanned))
+            else:
+                self.scan_marks(unscanned)
 
     @work(thread=True, group="memory-scan", exit_on_error=False)
     def scan_marks(self, entries: list[str]) -> None:
