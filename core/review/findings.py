@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from functools import lru_cache
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 from core.review import textnorm as tn
 from core.review.dates import ABSOLUTE, NO_YEAR, RELATIVE, find_dates, newest
 from core.review.duplicates import compare, specifics
-from core.store.memory import TARGETS, percent, usage, usage_label
+from core.store.memory import FILE_NAMES, TARGETS, percent, usage, usage_label
 from core.review.decisions import REVIEW_EVERY_DAYS, ReviewStore, review_due_on  # noqa: F401  (re-exported)
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -37,6 +38,8 @@ STALE_DAYS, VERY_STALE_DAYS = 90, 365
 CONTEXT_FILES = ("AGENTS.md", "SOUL.md", ".hermes.md")
 MAX_SOURCE_BYTES = 256 * 1024
 MAX_SKILLS = 500
+MAX_REVIEW_ENTRIES = 2_000  # per-entry detectors; a store this long is far over any limit already
+MAX_PAIR_ENTRIES = 200  # near-duplicates compare every pair: 200 entries is ~20,000 pairs, ~2 s
 
 
 @dataclass(frozen=True)
@@ -98,23 +101,26 @@ def _scanner():
     return scanner
 
 
-def _secrets_in(text: str) -> list[str]:
+@lru_cache(maxsize=8192)
+def _secrets_in(text: str) -> tuple[str, ...]:
+    """The secret values in `text` (cached: a pair's detail masks both entries, for every pair)."""
     sc = _scanner()
     if sc is None or not text:
-        return []
+        return ()
     try:
-        return [text[f.start:f.end] for f in sc.scan(text) if getattr(f, "secret", False)
-                and f.end > f.start]
+        return tuple(text[f.start:f.end] for f in sc.scan(text) if getattr(f, "secret", False)
+                     and f.end > f.start)
     except Exception:  # the scanner promises not to raise; be safe anyway
-        return []
+        return ()
 
 
-def mask_secrets(text: str, *also_from: str) -> str:
-    """`text` with every secret the scanner finds in it (or in `also_from`) masked."""
+def mask_secrets(text: str, *also_from: str, scan_text: bool = True) -> str:
+    """`text` with every secret the scanner finds in it (or in `also_from`) masked. `scan_text=False`
+    masks only the secrets of `also_from` (for a text built from them: no scan of its own)."""
     sc = _scanner()
     if sc is None:
         return text
-    secrets = set(_secrets_in(text))
+    secrets = set(_secrets_in(text)) if scan_text else set()
     for other in also_from:
         secrets.update(_secrets_in(other))
     for secret in sorted(secrets, key=len, reverse=True):
@@ -132,9 +138,9 @@ def _num(i: int) -> str:
     return f"#{i + 1}"
 
 
-def capacity_findings(target: str, entries: Sequence[str], limit: int) -> list[Finding]:
+def capacity_findings(target: str, entries: Sequence[str], limit: int, total: int | None = None) -> list[Finding]:
     out: list[Finding] = []
-    used = usage(entries)
+    used = usage(entries) if total is None else total
     if limit <= 0:
         return out
     label = usage_label(used, limit)
@@ -198,7 +204,7 @@ def pair_findings(items: Sequence[Entry]) -> list[Finding]:
             elif verdict.kind == "conflicting":
                 detail += "; which one is true?"
             out.append(Finding(verdict.kind, severity, target, (ia, ib), verdict.kind,
-                               mask_secrets(detail, xa, xb), (ta, tb), (xa, xb)))
+                               mask_secrets(detail, xa, xb, scan_text=False), (ta, tb), (xa, xb)))
     return out
 
 
@@ -491,8 +497,12 @@ def review_entries(stores: dict[str, tuple[Sequence[str], int]], today: date,
         entries, limit = stores[target]
         if snapshots and target in snapshots:
             findings += drift_findings(target, snapshots[target])
-        findings += capacity_findings(target, entries, limit)
-        for i, text in enumerate(entries):
+        findings += capacity_findings(target, entries[:MAX_REVIEW_ENTRIES], limit, total=usage(entries))
+        if len(entries) > MAX_REVIEW_ENTRIES:
+            findings.append(Finding("capacity", "warning", target, rule="too-many-entries", detail=(
+                f"{FILE_NAMES[target]} holds {len(entries):,} entries, far more than fits any limit; "
+                f"the review looked at the first {MAX_REVIEW_ENTRIES:,} only")))
+        for i, text in enumerate(entries[:MAX_REVIEW_ENTRIES]):
             items.append((target, i, text))
             findings += scanner_findings(target, i, text, release)
             findings += date_findings(target, i, text, today, stale_days)
@@ -500,7 +510,11 @@ def review_entries(stores: dict[str, tuple[Sequence[str], int]], today: date,
             for f in (vague_finding(target, i, text), verbose_finding(target, i, text)):
                 if f:
                     findings.append(f)
-    findings += pair_findings(items)
+    findings += pair_findings(items[:MAX_PAIR_ENTRIES])
+    if len(items) > MAX_PAIR_ENTRIES:
+        findings.append(Finding("capacity", "info", "memory+user", rule="too-many-to-compare", detail=(
+            f"{len(items):,} entries in all: near-duplicates and conflicts were looked for among the "
+            f"first {MAX_PAIR_ENTRIES:,} only (comparing every pair grows with the square)")))
     return sort_findings(findings)
 
 

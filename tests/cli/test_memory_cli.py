@@ -237,3 +237,12 @@ def test_memory_prompt_raw_refuses_a_terminal(home):
         os.close(follower)
         os.close(leader)
     assert proc.returncode == 2 and "redirect it" in proc.stderr
+
+
+def test_a_store_far_past_any_limit_is_listed_in_part_and_says_so(home):
+    (home / "memories" / "MEMORY.md").write_text("\n§\n".join(f"e{i}" for i in range(5_000)), encoding="utf-8")
+    out = hmc("memory", "list", "--target", "memory", home=home)
+    assert out.returncode == 0 and "2000. e1999" in out.stdout and "2001." not in out.stdout
+    assert "3,000 more entries not listed (5,000 in all" in out.stdout
+    data = json.loads(hmc("memory", "list", "--target", "memory", "--json", home=home).stdout)
+    assert data["truncated"] and data["total_entries"] == 5_000 and len(data["entries"]) == 2_000

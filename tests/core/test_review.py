@@ -7,6 +7,8 @@ import string
 from datetime import date
 from pathlib import Path
 
+from functools import lru_cache
+
 import pytest
 
 from core.review import findings as R
@@ -304,3 +306,29 @@ def test_reviewing_cached_snapshots_leaves_external_changes_to_the_poll(tmp_path
     assert not any(f.kind == "relative-date" for f in R.run_review(curator, fresh=False))
     assert store.changed_on_disk()  # the poll still sees it (and reloads)
     assert any(f.kind == "relative-date" for f in R.run_review(curator, fresh=False))
+
+
+def test_a_huge_store_is_reviewed_within_limits_and_says_so():
+    """A 100,000-entry file (hostile, or years of appends) must not hang the review: per-entry
+    detectors stop at MAX_REVIEW_ENTRIES and pairs are compared among the first MAX_PAIR_ENTRIES."""
+    entries = [f"note {i}" for i in range(R.MAX_REVIEW_ENTRIES + 500)]
+    found = R.review_entries({"memory": (entries, 2200)}, TODAY)
+    rules = {f.rule for f in found if f.kind == "capacity"}
+    assert {"over-limit", "too-many-entries", "too-many-to-compare"} <= rules
+    assert max(i for f in found for i in f.entries) < R.MAX_REVIEW_ENTRIES
+    assert all(max(f.entries) < R.MAX_PAIR_ENTRIES for f in found if len(f.entries) == 2)
+
+
+def test_pair_details_mask_the_entries_secrets_without_scanning_every_pair(monkeypatch):
+    calls = []
+    real = R._secrets_in.__wrapped__
+
+    def counting(text):
+        calls.append(text)
+        return real(text)
+
+    R._secrets_in.cache_clear()
+    monkeypatch.setattr(R, "_secrets_in", lru_cache(maxsize=None)(counting))
+    entries = [f"Deploy key for box {i} is kept in the vault" for i in range(40)]
+    R.review_entries({"memory": (entries, 10**6)}, TODAY)
+    assert len(calls) <= len(entries) + 5  # once per entry, not once per pair

@@ -72,6 +72,9 @@ def run(args, ctx: CliContext) -> int:
     return 0
 
 
+MAX_LISTED = 2_000  # entries printed per file: a store this long is far past any limit already
+
+
 def list_entries(args, ctx: CliContext, stores) -> int:
     from core.scan import scanner
 
@@ -84,8 +87,10 @@ def list_entries(args, ctx: CliContext, stores) -> int:
         data = [{
             "target": store.target, "file": str(store.path), "limit": store.limit, "chars": snap.usage,
             "label": usage_label(snap.usage, store.limit), "drift": snap.drift, "error": snap.error,
+            "untidy": list(snap.untidy), "total_entries": len(snap.entries),
+            "truncated": len(snap.entries) > MAX_LISTED,
             "entries": [{"index": i, "chars": len(e), "text": mask(e), "blocked_by_hermes": scanner.blocked_notice(e, store.name, store.release) is not None}
-                        for i, e in enumerate(snap.entries)],
+                        for i, e in enumerate(snap.entries[:MAX_LISTED])],
         } for store, snap in snaps]
         ctx.json(data[0] if len(data) == 1 else data)
         return unreadable(broken)
@@ -100,7 +105,9 @@ def list_entries(args, ctx: CliContext, stores) -> int:
             ctx.text(f"drift: {snap.drift}", style="yellow")
         if not snap.entries:
             ctx.text("(no entries)", style="dim")
-        for i, entry in enumerate(snap.entries, 1):
+        if snap.untidy:
+            ctx.text(f"untidy (Hermes reads it fine): {'; '.join(snap.untidy)}", style="dim")
+        for i, entry in enumerate(snap.entries[:MAX_LISTED], 1):
             head = f"{i:>3}. "
             lines = mask(entry).split("\n")
             hit = (scanner.hermes_scan(entry, store.release)
@@ -109,6 +116,9 @@ def list_entries(args, ctx: CliContext, stores) -> int:
             ctx.text(head, literal(lines[0]), f"  ({len(entry):,} chars){mark if len(lines) == 1 else ''}")
             for j, line in enumerate(lines[1:], 2):
                 ctx.text(" " * len(head), literal(line), mark if j == len(lines) else "")
+        if len(snap.entries) > MAX_LISTED:
+            ctx.text(f"… and {len(snap.entries) - MAX_LISTED:,} more entries not listed ({len(snap.entries):,} in "
+                     "all, far past any limit: trim the file in an editor)", style="yellow")
     return unreadable(broken)
 
 
