@@ -26,12 +26,12 @@ def register(sub) -> None:
     q.add_argument("--force", action="store_true", help="write even if the security scan flags it")
     q = ops.add_parser("replace", help="replace the whole entry matching OLD with NEW")
     target(q)
-    q.add_argument("old", help="text that identifies one entry (equal first, then substring)")
+    q.add_argument("old", help="a substring that identifies one entry (Hermes's matching: several different matches are refused)")
     q.add_argument("new", help="the whole new entry")
     q.add_argument("--force", action="store_true", help="write even if the security scan flags it")
     q = ops.add_parser("remove", help="remove the entry matching OLD")
     target(q)
-    q.add_argument("old", help="text that identifies one entry (equal first, then substring)")
+    q.add_argument("old", help="a substring that identifies one entry (Hermes's matching: several different matches are refused)")
     q = ops.add_parser("prompt", help="the exact block Hermes injects into the system prompt",
                        description="The block(s) the detected Hermes release puts in the system prompt at "
                        "session start, from the files as they are now: nothing for an empty store, "
