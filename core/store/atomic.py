@@ -16,6 +16,7 @@ import errno
 import os
 import stat
 import tempfile
+import time
 from pathlib import Path
 from typing import Iterable
 
@@ -112,6 +113,34 @@ def read_regular(path: str | Path, max_bytes: int | None = None, *, follow_symli
         return data
     finally:
         os.close(fd)
+
+
+class LockBusy(OSError):
+    """Another process held the lock for the whole timeout."""
+
+
+def open_lock(path: str | Path, mode: int = PRIVATE_FILE) -> int:
+    """Open (creating) a lock file without following a symbolic link; the caller closes it."""
+    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    return os.open(path, flags, mode)
+
+
+def flock_within(fd: int, timeout: float, poll: float = 0.02) -> None:
+    """Take an exclusive flock on `fd`, waiting up to `timeout` seconds (never forever: a wedged
+    writer must not hang hmc). Raises LockBusy on time-out, OSError on any other failure."""
+    import fcntl  # POSIX only, like Hermes's own lock
+
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except OSError as exc:
+            if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
+                raise
+            if time.monotonic() >= deadline:
+                raise LockBusy(exc.errno, "held by another process") from None
+            time.sleep(poll)
 
 
 def atomic_write(path: str | Path, data: bytes, mode: int | None = None, *,

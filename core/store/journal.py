@@ -25,7 +25,6 @@ Lines written before the two steps existed (no `state`) are committed records.
 from __future__ import annotations
 
 import contextvars
-import errno
 import hashlib
 import json
 import os
@@ -39,7 +38,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import platformdirs
 
-from core.store.atomic import PRIVATE_FILE, fsync_dir, private_dir
+from core.store.atomic import PRIVATE_FILE, flock_within, fsync_dir, open_lock, private_dir
 from core.store.memory import Op, StoreError, parse
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -253,24 +252,16 @@ class History:
     @contextmanager
     def _locked(self) -> Iterator[int]:
         """The per-home journal lock; yields a descriptor of the journal opened for appending."""
-        import fcntl
-
         try:
             private_state_folder(self.folder)
-            flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-            lock = os.open(self.lock_path, flags, PRIVATE_FILE)
+            lock = open_lock(self.lock_path)
         except OSError as exc:
             raise StoreError(f"can't open hmc's history journal ({_why(exc)}); nothing was written") from None
         try:
-            deadline = time.monotonic() + self.lock_timeout
-            while True:
-                try:
-                    fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except OSError as exc:
-                    if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK) or time.monotonic() >= deadline:
-                        raise StoreError(f"hmc's history journal is busy ({_why(exc)}); nothing was written") from None
-                    time.sleep(0.01)
+            try:
+                flock_within(lock, self.lock_timeout, poll=0.01)
+            except OSError as exc:
+                raise StoreError(f"hmc's history journal is busy ({_why(exc)}); nothing was written") from None
             _private(lock)
             created = not os.path.lexists(self.path)
             try:

@@ -7,7 +7,6 @@ temp file, fsync, `os.replace`. A failed write leaves the file byte-for-byte as 
 
 from __future__ import annotations
 
-import errno
 import hashlib
 import os
 import re
@@ -17,7 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ContextManager, Iterator, Protocol, Sequence
 
-from core.store.atomic import NotRegularFile, TooLarge, atomic_write, clean_orphans, read_regular
+from core.store.atomic import (LockBusy, NotRegularFile, TooLarge, atomic_write, clean_orphans, flock_within,
+                               open_lock, read_regular)
 from core.store.atomic import reason as os_reason
 
 
@@ -249,28 +249,20 @@ class MemoryStore:
     @contextmanager
     def locked(self) -> Iterator[None]:
         """Hold Hermes's writer lock (flock on `<file>.lock`) for a read-modify-write."""
-        import fcntl
-
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
         try:
-            fd = os.open(self.lock_path, flags, 0o600)
+            fd = open_lock(self.lock_path)
         except OSError as exc:
             raise StoreError(f"can't open the lock file {self.lock_path.name}: {os_reason(exc)}") from None
         try:
-            deadline = time.monotonic() + self.lock_timeout
-            while True:
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except OSError as exc:
-                    if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
-                        raise StoreError(f"can't lock {self.name}: {os_reason(exc)}") from None
-                    if time.monotonic() >= deadline:
-                        raise StoreError(
-                            f"{self.name} is locked by another writer (Hermes?) for over {self.lock_timeout:g} s; try again"
-                        ) from None
-                    time.sleep(0.02)
+            try:
+                flock_within(fd, self.lock_timeout)
+            except LockBusy:
+                raise StoreError(
+                    f"{self.name} is locked by another writer (Hermes?) for over {self.lock_timeout:g} s; try again"
+                ) from None
+            except OSError as exc:
+                raise StoreError(f"can't lock {self.name}: {os_reason(exc)}") from None
             others = [self.path.with_name(name + ".lock") for name in FILE_NAMES.values() if name != self.path.name]
             clean_orphans(self.path.parent, other_locks=others)
             yield

@@ -130,3 +130,27 @@ def test_timefmt_keeps_real_times():
     assert timefmt.ago(0, now) == "56 years ago" and timefmt.valid(0) == 0.0
     assert timefmt.ago(timefmt.MAX_TS, now) == "in 7,978 years"
     assert timefmt.local_time(now, "%Y") == "2026"
+
+
+def test_flock_within_waits_then_gives_up_with_lock_busy(tmp_path):
+    import fcntl
+    import time
+
+    from core.store.atomic import LockBusy, flock_within, open_lock
+
+    holder = open_lock(tmp_path / "x.lock")
+    fcntl.flock(holder, fcntl.LOCK_EX)
+    other = open_lock(tmp_path / "x.lock")
+    try:
+        t0 = time.monotonic()
+        with pytest.raises(LockBusy):
+            flock_within(other, 0.2)
+        assert 0.15 <= time.monotonic() - t0 < 2
+        os.close(holder)
+        holder = None
+        flock_within(other, 0.2)  # free now: taken at once
+    finally:
+        os.close(other)
+        if holder is not None:
+            os.close(holder)
+    assert os.stat(tmp_path / "x.lock").st_mode & 0o777 == 0o600
