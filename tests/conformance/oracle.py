@@ -69,6 +69,8 @@ def _b64(value):
 def _decode_files(resp: dict) -> dict:
     if "files" in resp:
         resp["files"] = {name: _b64(v) for name, v in resp["files"].items()}
+    if "skills_files" in resp:
+        resp["skills_files"] = {name: _b64(v) for name, v in resp["skills_files"].items()}
     return resp
 
 
@@ -387,6 +389,23 @@ class HermesOracle:
 
     def reject_all(self, home, **kw) -> dict:
         return self.pending(home, ["reject", "all"], **kw)
+
+    def skills_stage(self, home, writes: list) -> dict:
+        """skill_manage(**write) for each write (config.yaml must set skills.write_approval);
+        "origin" in a write sets the write origin. 0.17.0+.
+
+        {"results": [{"result", "raw", "raised"}], "pending_ids": [str], "records": [pending
+         skill records, oldest first], "gate": bool, "skills_files": {posix path below skills/:
+         bytes | None (a symlink)}, "skills_dirs": [posix paths of folders]}
+        """
+        return self._call("skills_stage", home=str(home), writes=list(writes))
+
+    def skills_pending(self, home, args: list) -> dict:
+        """handle_pending_subcommand("skills", args): the release's /skills approve|reject|pending.
+
+        {"output": str | None, "raised", "pending": [records left], "skills_files", "skills_dirs"}
+        """
+        return self._call("skills_pending", home=str(home), args=list(args))
 
     def sessions(self, home, *, build=(), search=(), get=(), sql=()) -> dict:
         """Build <home>/state.db with the release's SessionDB, then query it.

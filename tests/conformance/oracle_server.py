@@ -518,6 +518,62 @@ def op_sessions(req: dict) -> dict:
     return out
 
 
+# --------------------------------------------------------------------------- skills
+
+
+def _skills_files(home: str) -> dict:
+    """Every file below <home>/skills (base64) by posix path, plus the folders (to compare trees)."""
+    root = Path(home) / "skills"
+    files, dirs = {}, []
+    if root.is_dir():
+        for p in sorted(root.rglob("*")):
+            rel = p.relative_to(root).as_posix()
+            if p.is_symlink():
+                files[rel] = None
+            elif p.is_dir():
+                dirs.append(rel)
+            elif p.is_file():
+                files[rel] = base64.b64encode(p.read_bytes()).decode("ascii")
+    return {"skills_files": files, "skills_dirs": dirs}
+
+
+def _skill_records() -> list:
+    wa = _module("tools.write_approval", "write approval")
+    return _jsonable(wa.list_pending("skills"))
+
+
+def op_skills_stage(req: dict) -> dict:
+    """skill_manage(**write) for each write (config.yaml must turn skills.write_approval on)."""
+    wa = _module("tools.write_approval", "write approval")
+    sm = importlib.import_module("tools.skill_manager_tool")
+    results, ids = [], []
+    for write in req["writes"]:
+        call = {k: v for k, v in write.items() if k != "origin"}
+        with _origin(write.get("origin", "foreground")):
+            try:
+                raw = sm.skill_manage(**call)
+                res = {"result": json.loads(raw), "raw": raw, "raised": None}
+            except Exception as exc:
+                res = {"result": None, "raw": None, "raised": _raised(exc)}
+        results.append(res)
+        r = res["result"] or {}
+        if r.get("staged"):
+            ids.append(r.get("pending_id"))
+    return {"results": results, "pending_ids": ids, "records": _skill_records(),
+            "gate": wa.write_approval_enabled("skills"), **_skills_files(req["home"])}
+
+
+def op_skills_pending(req: dict) -> dict:
+    """handle_pending_subcommand("skills", args): the release's own /skills approve|reject."""
+    _module("tools.write_approval", "write approval")
+    cmds = _module("hermes_cli.write_approval_commands", "write approval commands")
+    try:
+        output, raised = cmds.handle_pending_subcommand("skills", list(req["args"])), None
+    except Exception as exc:
+        output, raised = None, _raised(exc)
+    return {"output": output, "raised": raised, "pending": _skill_records(), **_skills_files(req["home"])}
+
+
 def op_sleep(req: dict) -> dict:
     """Harness self-test only: a request that outlasts the client's timeout."""
     import time
@@ -538,6 +594,8 @@ OPS = {
     "stage": op_stage,
     "pending": op_pending,
     "sessions": op_sessions,
+    "skills_stage": op_skills_stage,
+    "skills_pending": op_skills_pending,
 }
 
 

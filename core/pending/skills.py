@@ -1,0 +1,892 @@
+"""The skill write-approval queue: `pending/skills/<id>.json`, staged by Hermes ≥ 0.17.
+
+With `skills.write_approval: true` Hermes stages every `skill_manage` write (create, edit, patch,
+delete, write_file, remove_file) as one JSON record whose `payload` is the call's keywords. This
+module reads those records in isolation (a broken one never hides the others, a FIFO never
+blocks), inspects one without writing (the files approving would create, change or delete under
+`skills/<name>/`, with diffs; SKILL.md's frontmatter before and after; whether it can still apply
+and why not), and approves by replaying the payload as the release's `apply_skill_pending` does
+for a person's `/skills approve` (a foreground replay): same validation, same resulting bytes.
+
+What hmc does differently, on purpose (each refuses; Hermes's `/skills approve` can still do it):
+- a `patch` applies only when its text matches exactly (once, or every time with replace_all);
+  Hermes would go on to its fuzzy matchers (whitespace, indentation, unicode…). A patch whose
+  replacement holds a backslash-t/-r over a region with real tabs/CRs is refused too (Hermes
+  rewrites those escapes).
+- symbolic links anywhere below `skills/` on the way to what is written are refused (Hermes
+  follows links that stay inside the skill folder).
+- with `skills.guard_agent_created` on, or `skills.external_dirs` set, hmc approves nothing:
+  Hermes's own skills guard (or the other folders) would decide, so Hermes must apply.
+- a scan hit in the text a record adds (hmc's scanner: secrets, injections, `curl … | sh`,
+  hidden characters) is refused unless forced; approve-all never forces.
+- two skills of the same name below `skills/` are refused as ambiguous (Hermes takes whichever
+  its directory walk meets first).
+
+Every write stays inside `skills/<the skill>/` (plus creating its category folder for a create,
+and removing an emptied category folder after a delete, as Hermes does). The record is claimed
+by renaming it before anything is written, so two hmc processes never apply it twice, and it is
+deleted only on success.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import errno
+import json
+import os
+import re
+import shutil
+import stat
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any, Iterator, Sequence
+
+import yaml
+
+from core.home import as_flag, load_yaml
+from core.scan.scanner import ScanFinding, blocking, scan
+from core.store.atomic import atomic_write, flock_within, fsync_dir, open_lock, read_regular
+
+SUBSYSTEM = "skills"
+ID_RE = re.compile(r"[0-9a-f]{8}")
+ACTIONS = ("create", "edit", "patch", "delete", "write_file", "remove_file")
+MAX_RECORD_BYTES = 8 << 20  # a 1 MiB file_content can triple in JSON escapes
+MAX_SKILL_CONTENT_CHARS = 100_000  # Hermes: any SKILL.md or supporting file, in characters
+MAX_SKILL_FILE_BYTES = 1_048_576  # Hermes: a supporting file, in UTF-8 bytes
+MAX_NAME_LENGTH = 64
+MAX_DESCRIPTION_LENGTH = 1024
+VALID_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
+ALLOWED_SUBDIRS = frozenset({"references", "templates", "scripts", "assets"})
+EXCLUDED_DIRS = frozenset({".git", ".github", ".hub", ".archive", ".venv", "venv", "node_modules",
+                           "site-packages", "__pycache__", ".tox", ".nox", ".pytest_cache",
+                           ".mypy_cache", ".ruff_cache"})
+TRUTHY = frozenset({"1", "true", "yes", "on"})
+CLAIM_MARK = ".claim-"
+MAX_WALK = 20_000  # directory entries visited looking for a skill
+
+# Why a record can't apply (Inspection.kind)
+BROKEN = "broken"  # not a readable JSON record
+MALFORMED = "malformed"  # a record, but the payload makes no sense (unknown action, wrong types)
+MISSING = "missing"  # the skill (or the file) doesn't exist
+EXISTS = "exists"  # create: a skill of that name already exists
+NO_MATCH = "no-match"  # patch text not found (exactly)
+AMBIGUOUS = "ambiguous"  # patch text found more than once, or two skills of that name
+INVALID = "invalid"  # invalid name, category, file path or frontmatter
+TOO_LARGE = "too-large"
+ESCAPES = "escapes"  # a path leaving the skill folder: .., absolute, a symlink
+UNREADABLE = "unreadable"  # a file can't be read as UTF-8 text
+PINNED = "pinned"  # delete of a pinned skill
+SCANNER = "scanner"  # hmc's scanner found something (forcible)
+GUARDED = "guarded"  # skills.guard_agent_created / external_dirs on: Hermes must approve
+NEEDS_HERMES = "needs-hermes"  # only Hermes's fuzzy patch matcher could apply it
+
+
+class SkillPendingError(Exception):
+    """A skill record can't be found, claimed or applied; the message says why."""
+
+
+class SkillApproveRefused(SkillPendingError):
+    def __init__(self, record_id: str, kind: str, message: str):
+        super().__init__(message)
+        self.id, self.kind = record_id, kind
+
+
+# ------------------------------------------------------------------------------------ records
+
+
+@dataclass(frozen=True)
+class SkillRecord:
+    id: str
+    path: Path
+    created_at: float = 0.0
+    origin: str = "foreground"
+    summary: str = ""
+    action: str = ""
+    name: str = ""
+    payload: dict[str, Any] | None = None
+    broken: str | None = None  # why the file isn't a record
+
+    @property
+    def file(self) -> str:
+        return self.path.name
+
+    @property
+    def auto(self) -> bool:
+        return self.origin == "background_review"
+
+
+def _record_from(data: bytes, path: Path) -> SkillRecord:
+    rid = path.name[:-5] if path.name.endswith(".json") else path.name
+    try:
+        obj = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        return SkillRecord(rid, path, broken=f"not a JSON record ({type(exc).__name__})")
+    if not isinstance(obj, dict):
+        return SkillRecord(rid, path, broken="not a JSON object")
+    created = obj.get("created_at")
+    created = float(created) if isinstance(created, (int, float)) and not isinstance(created, bool) else 0.0
+    payload = obj.get("payload")
+    origin = obj.get("origin") if isinstance(obj.get("origin"), str) else "foreground"
+    summary = obj.get("summary") if isinstance(obj.get("summary"), str) else ""
+    if not isinstance(payload, dict):
+        return SkillRecord(rid, path, created, origin, summary, broken="no payload object")
+    action = payload.get("action", "")
+    name = payload.get("name", "")
+    return SkillRecord(rid, path, created, origin, summary,
+                       action if isinstance(action, str) else repr(action),
+                       name if isinstance(name, str) else repr(name), payload)
+
+
+# ------------------------------------------------------------------------------------ inspection
+
+
+@dataclass(frozen=True)
+class FileChange:
+    path: str  # relative to skills/, posix
+    kind: str  # "create" | "change" | "delete"
+    before: str | None
+    after: str | None
+
+    @property
+    def size_before(self) -> int | None:
+        return None if self.before is None else len(self.before.encode("utf-8", "surrogatepass"))
+
+    @property
+    def size_after(self) -> int | None:
+        return None if self.after is None else len(self.after.encode("utf-8", "surrogatepass"))
+
+    def unified_diff(self, context: int = 3) -> list[str]:
+        a = (self.before or "").splitlines(keepends=True)
+        b = (self.after or "").splitlines(keepends=True)
+        return [line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
+                for line in difflib.unified_diff(a, b, f"a/{self.path}" if self.before is not None else "/dev/null",
+                                                 f"b/{self.path}" if self.after is not None else "/dev/null",
+                                                 n=context)]
+
+
+@dataclass(frozen=True)
+class Frontmatter:
+    name: str | None
+    description: str | None
+
+
+@dataclass
+class Plan:
+    """What approving does, in order: ("mkdir", rel) / ("write", rel, text) / ("unlink", rel) /
+    ("rmtree", rel) / ("rmdir_if_empty", rel). rel is relative to skills/."""
+    steps: list[tuple] = field(default_factory=list)
+    changes: list[FileChange] = field(default_factory=list)
+    skill_dir: str = ""
+    added_text: str = ""
+
+
+@dataclass
+class SkillInspection:
+    record: SkillRecord
+    can_apply: bool
+    kind: str | None = None
+    reason: str | None = None
+    skill_dir: str = ""  # relative to the home, e.g. "skills/my-skill"
+    changes: list[FileChange] = field(default_factory=list)
+    frontmatter_before: Frontmatter | None = None
+    frontmatter_after: Frontmatter | None = None
+    findings: list[ScanFinding] = field(default_factory=list)
+    plan: Plan | None = None
+
+    @property
+    def id(self) -> str:
+        return self.record.id
+
+    @property
+    def forcible(self) -> bool:
+        return self.kind == SCANNER
+
+
+class _Refuse(Exception):
+    def __init__(self, kind: str, message: str):
+        super().__init__(message)
+        self.kind = kind
+
+
+def frontmatter_error(content: str) -> str | None:
+    """Hermes's SKILL.md frontmatter check (None when valid)."""
+    if not content.strip():
+        return "Content cannot be empty."
+    content = content.lstrip("\ufeff")
+    if not content.startswith("---"):
+        return "SKILL.md must start with YAML frontmatter (---)."
+    end = re.search(r"\n---\s*\n", content[3:])
+    if not end:
+        return "SKILL.md frontmatter is not closed. Ensure you have a closing '---' line."
+    try:
+        parsed = yaml.safe_load(content[3:end.start() + 3])
+    except (yaml.YAMLError, RecursionError, ValueError) as exc:
+        return f"YAML frontmatter parse error: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
+    if not isinstance(parsed, dict):
+        return "Frontmatter must be a YAML mapping (key: value pairs)."
+    if "name" not in parsed:
+        return "Frontmatter must include 'name' field."
+    if "description" not in parsed:
+        return "Frontmatter must include 'description' field."
+    if len(str(parsed["description"])) > MAX_DESCRIPTION_LENGTH:
+        return f"Description exceeds {MAX_DESCRIPTION_LENGTH} characters."
+    if not content[end.end() + 3:].strip():
+        return "SKILL.md must have content after the frontmatter (instructions, procedures, etc.)."
+    return None
+
+
+def frontmatter(content: str | None) -> Frontmatter | None:
+    """name and description as text, or None when there is no readable frontmatter (display only)."""
+    if content is None:
+        return None
+    text = content.lstrip("\ufeff")
+    if not text.startswith("---"):
+        return None
+    end = re.search(r"\n---\s*\n", text[3:])
+    if not end:
+        return None
+    try:
+        data = load_yaml(text[3:end.start() + 3])
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(data, dict):
+        return None
+    pick = lambda k: None if data.get(k) is None else str(data.get(k))  # noqa: E731
+    return Frontmatter(pick("name"), pick("description"))
+
+
+def _name_error(name: str) -> str | None:
+    if not name:
+        return "Skill name is required."
+    if len(name) > MAX_NAME_LENGTH:
+        return f"Skill name exceeds {MAX_NAME_LENGTH} characters."
+    if not VALID_NAME_RE.match(name):
+        return f"Invalid skill name {name!r}: use lowercase letters, numbers, hyphens, dots and underscores."
+    return None
+
+
+def _category_error(category: Any) -> str | None:
+    if category is None:
+        return None
+    if not isinstance(category, str):
+        return "Category must be a string."
+    c = category.strip()
+    if not c:
+        return None
+    if "/" in c or "\\" in c or len(c) > MAX_NAME_LENGTH or not VALID_NAME_RE.match(c):
+        return f"Invalid category {c!r}: one folder name of lowercase letters, numbers, - . _"
+    return None
+
+
+def _file_path_error(file_path: str) -> tuple[str, str] | None:
+    if not file_path:
+        return INVALID, "file_path is required."
+    parts = PurePosixPath(file_path).parts
+    if ".." in Path(file_path).parts or ".." in parts:
+        return ESCAPES, "Path traversal ('..') is not allowed."
+    if file_path.startswith("/") or os.path.isabs(file_path) or "\x00" in file_path:
+        return ESCAPES, f"an absolute path ({file_path!r}) leaves the skill folder"
+    if parts and parts[-1] == "SKILL.md" and len(parts) in (1, 2):
+        return None
+    if not parts or parts[0] not in ALLOWED_SUBDIRS:
+        return INVALID, f"File must be under one of: {', '.join(sorted(ALLOWED_SUBDIRS))}. Got: {file_path!r}"
+    if len(parts) < 2:
+        return INVALID, f"Provide a file path, not just a directory. Example: '{parts[0]}/myfile.md'"
+    return None
+
+
+def _size_error(text: str, label: str) -> str | None:
+    if len(text) > MAX_SKILL_CONTENT_CHARS:
+        return f"{label} content is {len(text):,} characters (limit: {MAX_SKILL_CONTENT_CHARS:,})."
+    return None
+
+
+def _encodable(text: str, label: str) -> None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise _Refuse(MALFORMED, f"{label} holds characters that can't be written as UTF-8 (lone surrogates)") from None
+
+
+def _opt_str(payload: dict, key: str) -> str | None:
+    value = payload.get(key)
+    if value is not None and not isinstance(value, str):
+        raise _Refuse(MALFORMED, f"payload field {key!r} is not text")
+    return value
+
+
+# ------------------------------------------------------------------------------------ the queue
+
+
+class SkillQueue:
+    """pending/skills/ of one Hermes home, and the skills/ tree it applies to."""
+
+    def __init__(self, home: str | Path, lock_dir: str | Path | None = None):
+        self.home = Path(home)
+        self.folder = self.home / "pending" / SUBSYSTEM
+        self.skills = self.home / "skills"
+        self._lock_dir = Path(lock_dir) if lock_dir is not None else None
+
+    # -- reading ----------------------------------------------------------------------------
+
+    def list(self) -> list[SkillRecord]:
+        """Every `*.json` record, oldest first (broken ones too, last); nothing blocks."""
+        try:
+            names = sorted(os.listdir(self.folder))
+        except FileNotFoundError:
+            return []
+        out = [self._read(self.folder / n) for n in names if n.endswith(".json") and not n.startswith(".")]
+        return sorted(out, key=lambda r: (r.broken is not None, r.created_at, r.id))
+
+    def count(self) -> int:
+        return len(self.list())
+
+    def _read(self, path: Path) -> SkillRecord:
+        rid = path.name[:-5]
+        try:
+            data = read_regular(path, MAX_RECORD_BYTES, follow_symlinks=False)
+        except OSError as exc:
+            why = "a symbolic link" if exc.errno == errno.ELOOP else (exc.strerror or str(exc))
+            return SkillRecord(rid, path, broken=f"can't be read: {why}")
+        return _record_from(data, path)
+
+    def get(self, record_id: str) -> SkillRecord:
+        rid = record_id[:-5] if record_id.endswith(".json") else record_id
+        if "/" in rid or rid in ("", ".", "..") or "\x00" in rid:
+            raise SkillPendingError(f"no pending skill write with id {record_id!r}")
+        path = self.folder / f"{rid}.json"
+        try:
+            os.lstat(path)
+        except FileNotFoundError:
+            raise SkillPendingError(f"no pending skill write with id {record_id!r}") from None
+        return self._read(path)
+
+    # -- config -----------------------------------------------------------------------------
+
+    def _skills_config(self) -> dict:
+        try:
+            data = load_yaml(read_regular(self.home / "config.yaml", 1 << 20).decode("utf-8", "replace"))
+        except (OSError, ValueError, RecursionError):
+            return {}
+        section = data.get("skills") if isinstance(data, dict) else None
+        return section if isinstance(section, dict) else {}
+
+    def guard_reason(self) -> str | None:
+        """Why hmc must leave skill approvals to Hermes (None when it may approve)."""
+        cfg = self._skills_config()
+        guard = cfg.get("guard_agent_created")
+        if isinstance(guard, bool) and guard or isinstance(guard, str) and guard.strip().lower() in TRUTHY \
+                or not isinstance(guard, (bool, str)) and guard is not None and bool(guard):
+            return ("skills.guard_agent_created is on: Hermes scans skills with its own guard when it "
+                    "applies them, so approve skill writes in Hermes (/skills approve)")
+        ext = cfg.get("external_dirs")
+        if ext:
+            return ("skills.external_dirs is set: Hermes also looks for skills there, so approve skill "
+                    "writes in Hermes (/skills approve)")
+        return None
+
+    def write_approval(self) -> bool:
+        return bool(as_flag(self._skills_config().get("write_approval", False)))
+
+    # -- finding skills ---------------------------------------------------------------------
+
+    def _check_no_links(self, rel: PurePosixPath) -> None:
+        """Every existing component of skills/<rel> is a real folder/file, not a link."""
+        cur = self.skills
+        for part in rel.parts:
+            cur = cur / part
+            try:
+                st = os.lstat(cur)
+            except FileNotFoundError:
+                return
+            except OSError as exc:
+                raise _Refuse(UNREADABLE, f"skills/{rel}: {exc.strerror or exc}") from None
+            if stat.S_ISLNK(st.st_mode):
+                raise _Refuse(ESCAPES, f"skills/{PurePosixPath(*cur.relative_to(self.skills).parts)} is a "
+                                       "symbolic link; hmc never writes through links")
+
+    def find(self, name: str) -> PurePosixPath | None:
+        """The folder (relative to skills/) of the skill named `name`, as Hermes's lookup finds it:
+        any SKILL.md below skills/ whose folder has that name, outside excluded and support folders."""
+        if not name:
+            return None
+        root = self.skills
+        try:
+            if not stat.S_ISDIR(os.stat(root).st_mode):
+                return None
+        except OSError:
+            return None
+        found: list[PurePosixPath] = []
+        seen = 0
+        for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+            seen += len(dirnames) + len(filenames)
+            if seen > MAX_WALK:
+                raise _Refuse(TOO_LARGE, f"skills/ holds more than {MAX_WALK:,} entries; hmc stops looking")
+            rel = PurePosixPath(Path(dirpath).relative_to(root).as_posix())
+            dirnames.sort()
+            if "SKILL.md" in filenames and rel.parts and rel.name == name and not self._excluded(rel):
+                found.append(rel)
+            # a symlinked folder is not walked (Hermes's rglob doesn't descend links either)
+        if len(found) > 1:
+            raise _Refuse(AMBIGUOUS, f"more than one skill is named {name!r} ({', '.join(map(str, found))})")
+        return found[0] if found else None
+
+    def _excluded(self, rel: PurePosixPath) -> bool:
+        parts = rel.parts
+        if any(p in EXCLUDED_DIRS for p in parts):
+            return True
+        # a SKILL.md under references/ etc. directly inside another skill is support data
+        for idx, part in enumerate(parts):
+            if part in ALLOWED_SUBDIRS and idx > 0 and (self.skills.joinpath(*parts[:idx]) / "SKILL.md").exists():
+                return True
+        return False
+
+    def _read_text(self, rel: PurePosixPath) -> str | None:
+        """A file's text as Hermes reads it (UTF-8, universal newlines), None when absent."""
+        self._check_no_links(rel)
+        path = self.skills / rel
+        try:
+            data = read_regular(path, 8 << 20, follow_symlinks=False)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise _Refuse(UNREADABLE, f"skills/{rel} can't be read: {exc.strerror or exc}") from None
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise _Refuse(UNREADABLE, f"skills/{rel} is not UTF-8 text; Hermes can't read it either") from None
+        return text.replace("\r\n", "\n").replace("\r", "\n")
+
+    def _raw_text(self, rel: PurePosixPath) -> str | None:
+        """A file's exact text for a diff (as it is on disk)."""
+        try:
+            data = read_regular(self.skills / rel, 8 << 20, follow_symlinks=False)
+        except OSError:
+            return None
+        return data.decode("utf-8", "replace")
+
+    # -- planning ---------------------------------------------------------------------------
+
+    def plan(self, payload: dict) -> Plan:
+        """What replaying `payload` does, or raise _Refuse with the kind and Hermes's reason."""
+        action = payload.get("action", "")
+        name = payload.get("name", "")
+        if not isinstance(action, str) or action not in ACTIONS:
+            raise _Refuse(MALFORMED, f"Unknown action {action!r}. Use: {', '.join(ACTIONS)}")
+        if not isinstance(name, str):
+            raise _Refuse(MALFORMED, "payload field 'name' is not text")
+        for key in ("content", "category", "file_path", "file_content", "old_string", "new_string",
+                    "absorbed_into"):
+            if key != "category":
+                _opt_str(payload, key)
+        return getattr(self, f"_plan_{action}")(payload, name)
+
+    def _need_skill(self, name: str) -> PurePosixPath:
+        rel = self.find(name)
+        if rel is None:
+            raise _Refuse(MISSING, f"Skill {name!r} not found.")
+        self._check_no_links(rel)
+        return rel
+
+    def _write_step(self, plan: Plan, rel: PurePosixPath, new: str) -> None:
+        _encodable(new, str(rel))
+        self._check_no_links(rel)
+        before = self._raw_text(rel)
+        exists = os.path.lexists(self.skills / rel)
+        plan.steps.append(("write", rel, new))
+        plan.changes.append(FileChange(rel.as_posix(), "change" if exists else "create", before, new))
+
+    def _plan_create(self, p: dict, name: str) -> Plan:
+        content = p.get("content")
+        if not content:
+            raise _Refuse(INVALID, "content is required for 'create'.")
+        for err in (_name_error(name), _category_error(p.get("category"))):
+            if err:
+                raise _Refuse(INVALID, err)
+        err = frontmatter_error(content)
+        if err:
+            raise _Refuse(INVALID, err)
+        err = _size_error(content, "SKILL.md")
+        if err:
+            raise _Refuse(TOO_LARGE, err)
+        existing = self.find(name)
+        if existing is not None:
+            raise _Refuse(EXISTS, f"A skill named {name!r} already exists at skills/{existing}.")
+        category = p.get("category")
+        rel = PurePosixPath(category, name) if category else PurePosixPath(name)
+        plan = Plan(skill_dir=rel.as_posix(), added_text=content)
+        self._check_no_links(rel)
+        plan.steps.append(("mkdir", rel))
+        self._write_step(plan, rel / "SKILL.md", content)
+        return plan
+
+    def _plan_edit(self, p: dict, name: str) -> Plan:
+        content = p.get("content")
+        if not content:
+            raise _Refuse(INVALID, "content is required for 'edit'.")
+        err = frontmatter_error(content)
+        if err:
+            raise _Refuse(INVALID, err)
+        err = _size_error(content, "SKILL.md")
+        if err:
+            raise _Refuse(TOO_LARGE, err)
+        rel = self._need_skill(name)
+        plan = Plan(skill_dir=rel.as_posix(), added_text=content)
+        self._write_step(plan, rel / "SKILL.md", content)
+        return plan
+
+    def _plan_patch(self, p: dict, name: str) -> Plan:
+        old, new, file_path = p.get("old_string"), p.get("new_string"), p.get("file_path")
+        if not old:
+            raise _Refuse(INVALID, "old_string is required for 'patch'.")
+        if new is None:
+            raise _Refuse(INVALID, "new_string is required for 'patch'.")
+        rel = self._need_skill(name)
+        if file_path:
+            bad = _file_path_error(file_path)
+            if bad:
+                raise _Refuse(*bad)
+            target = rel / PurePosixPath(file_path)
+        else:
+            target = rel / "SKILL.md"
+        content = self._read_text(target)
+        if content is None:
+            raise _Refuse(MISSING, f"File not found: {target.relative_to(rel)}")
+        if old == new:
+            raise _Refuse(INVALID, "old_string and new_string are identical")
+        spans, start = [], 0
+        while (pos := content.find(old, start)) != -1:
+            spans.append((pos, pos + len(old)))
+            start = pos + len(old)
+        if not spans:
+            raise _Refuse(NO_MATCH, "the patch text is not in the file (exactly); Hermes's fuzzy matcher may "
+                                    "still find it: approve it in Hermes (/skills approve) if you want that")
+        if len(spans) > 1 and not p.get("replace_all", False):
+            raise _Refuse(AMBIGUOUS, f"Found {len(spans)} matches for old_string. Provide more context to make "
+                                     "it unique, or use replace_all=True.")
+        region = "".join(content[s:e] for s, e in spans)
+        if ("\\t" in new and "\t" in region) or ("\\r" in new and "\r" in region):
+            raise _Refuse(NEEDS_HERMES, "the replacement holds \\t or \\r escapes that Hermes rewrites; "
+                                        "approve it in Hermes (/skills approve)")
+        pieces, last = [], 0
+        for s, e in spans:
+            pieces += [content[last:s], new]
+            last = e
+        result = "".join(pieces) + content[last:]
+        label = file_path if file_path else "SKILL.md"
+        err = _size_error(result, label)
+        if err:
+            raise _Refuse(TOO_LARGE, err)
+        if not file_path:
+            err = frontmatter_error(result)
+            if err:
+                raise _Refuse(INVALID, f"Patch would break SKILL.md structure: {err}")
+        plan = Plan(skill_dir=rel.as_posix(), added_text=new)
+        self._write_step(plan, target, result)
+        return plan
+
+    def _plan_delete(self, p: dict, name: str) -> Plan:
+        rel = self._need_skill(name)
+        usage = self._usage().get(name)
+        if isinstance(usage, dict) and usage.get("pinned"):
+            raise _Refuse(PINNED, f"Skill {name!r} is pinned and cannot be deleted by skill_manage.")
+        absorbed = p.get("absorbed_into")
+        absorbed = absorbed.strip() if isinstance(absorbed, str) else ""
+        if absorbed:
+            if absorbed == name:
+                raise _Refuse(INVALID, f"absorbed_into={absorbed!r} cannot equal the skill being deleted.")
+            if self.find(absorbed) is None:
+                raise _Refuse(MISSING, f"absorbed_into={absorbed!r} does not exist.")
+        plan = Plan(skill_dir=rel.as_posix())
+        for dirpath, dirnames, filenames in os.walk(self.skills / rel, followlinks=False):
+            for d in list(dirnames):
+                if os.path.islink(os.path.join(dirpath, d)):
+                    filenames.append(d)
+            for f in sorted(filenames):
+                frel = PurePosixPath(Path(dirpath, f).relative_to(self.skills).as_posix())
+                plan.changes.append(FileChange(frel.as_posix(), "delete", self._raw_text(frel), None))
+        plan.steps.append(("rmtree", rel))
+        if len(rel.parts) > 1:
+            plan.steps.append(("rmdir_if_empty", rel.parent))
+        return plan
+
+    def _plan_write_file(self, p: dict, name: str) -> Plan:
+        file_path, content = p.get("file_path"), p.get("file_content")
+        if not file_path:
+            raise _Refuse(INVALID, "file_path is required for 'write_file'.")
+        if content is None:
+            raise _Refuse(INVALID, "file_content is required for 'write_file'.")
+        bad = _file_path_error(file_path)
+        if bad:
+            raise _Refuse(*bad)
+        _encodable(content, file_path)
+        size = len(content.encode("utf-8"))
+        if size > MAX_SKILL_FILE_BYTES:
+            raise _Refuse(TOO_LARGE, f"File content is {size:,} bytes (limit: {MAX_SKILL_FILE_BYTES:,} bytes).")
+        err = _size_error(content, file_path)
+        if err:
+            raise _Refuse(TOO_LARGE, err)
+        rel = self._need_skill(name)
+        target = rel / PurePosixPath(file_path)
+        if os.path.isdir(self.skills / target) and not os.path.islink(self.skills / target):
+            raise _Refuse(INVALID, f"skills/{target} is a folder")
+        plan = Plan(skill_dir=rel.as_posix(), added_text=content)
+        plan.steps.append(("mkdir", target.parent))
+        self._write_step(plan, target, content)
+        return plan
+
+    def _plan_remove_file(self, p: dict, name: str) -> Plan:
+        file_path = p.get("file_path")
+        if not file_path:
+            raise _Refuse(INVALID, "file_path is required for 'remove_file'.")
+        bad = _file_path_error(file_path)
+        if bad:
+            raise _Refuse(*bad)
+        rel = self._need_skill(name)
+        target = rel / PurePosixPath(file_path)
+        self._check_no_links(target)
+        full = self.skills / target
+        if not os.path.lexists(full):
+            raise _Refuse(MISSING, f"File {file_path!r} not found in skill {name!r}.")
+        if os.path.isdir(full):
+            raise _Refuse(INVALID, f"skills/{target} is a folder; Hermes would fail on it")
+        plan = Plan(skill_dir=rel.as_posix())
+        plan.changes.append(FileChange(target.as_posix(), "delete", self._raw_text(target), None))
+        plan.steps.append(("unlink", target))
+        if target.parent != rel:
+            plan.steps.append(("rmdir_if_empty", target.parent))
+        return plan
+
+    def _usage(self) -> dict:
+        try:
+            data = json.loads(read_regular(self.skills / ".usage.json", 16 << 20).decode("utf-8"))
+        except (OSError, ValueError, RecursionError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    # -- inspecting -------------------------------------------------------------------------
+
+    def inspect(self, record: SkillRecord, payload: dict | None = None) -> SkillInspection:
+        """What approving `record` (or `payload` in its place: an edit) would do. Writes nothing."""
+        if record.broken:
+            return SkillInspection(record, False, BROKEN, f"{record.file}: {record.broken}")
+        payload = payload if payload is not None else record.payload
+        assert payload is not None
+        ins = SkillInspection(record, False)
+        try:
+            plan = self.plan(payload)
+        except _Refuse as exc:
+            ins.kind, ins.reason = exc.kind, str(exc)
+            self._describe_existing(ins, payload)
+            return ins
+        ins.plan, ins.changes, ins.skill_dir = plan, plan.changes, f"skills/{plan.skill_dir}"
+        skill_md = f"{plan.skill_dir}/SKILL.md"
+        for ch in plan.changes:
+            if ch.path == skill_md:
+                ins.frontmatter_before, ins.frontmatter_after = frontmatter(ch.before), frontmatter(ch.after)
+                break
+        else:
+            current = self._raw_text(PurePosixPath(skill_md))
+            ins.frontmatter_before = frontmatter(current)
+            ins.frontmatter_after = None if payload.get("action") == "delete" else ins.frontmatter_before
+        ins.findings = scan(plan.added_text) if plan.added_text else []
+        guard = self.guard_reason()
+        hits = blocking(ins.findings)
+        if guard:
+            ins.kind, ins.reason = GUARDED, guard
+        elif hits:
+            ins.kind = SCANNER
+            ins.reason = "hmc's scanner flags the text this write adds: " + "; ".join(
+                sorted({f"{f.rule} ({f.severity})" for f in hits}))
+        else:
+            ins.can_apply = True
+        return ins
+
+    def _describe_existing(self, ins: SkillInspection, payload: dict) -> None:
+        name = payload.get("name")
+        try:
+            rel = self.find(name) if isinstance(name, str) else None
+        except _Refuse:
+            rel = None
+        if rel is not None:
+            ins.skill_dir = f"skills/{rel}"
+            ins.frontmatter_before = frontmatter(self._raw_text(rel / "SKILL.md"))
+
+    # -- approving --------------------------------------------------------------------------
+
+    def _lock_path(self) -> Path:
+        if self._lock_dir is not None:
+            return self._lock_dir / "skills-approve.lock"
+        from core.store.journal import private_state_folder, state_dir
+        return private_state_folder(state_dir(self.home)) / "skills-approve.lock"
+
+    @contextmanager
+    def _locked(self) -> Iterator[None]:
+        fd = open_lock(self._lock_path())
+        try:
+            flock_within(fd, 10.0)
+            yield
+        finally:
+            os.close(fd)  # closing releases the flock
+
+    @contextmanager
+    def _claimed(self, record_id: str) -> Iterator[tuple[Path, Path]]:
+        """Rename the record away so no other process can take it; put it back unless the block
+        succeeds (then the claim is deleted: the record is gone)."""
+        record = self.get(record_id)
+        path = record.path
+        claim = path.with_name(f".{path.name}{CLAIM_MARK}{os.getpid()}-{os.urandom(4).hex()}")
+        try:
+            os.rename(path, claim)
+        except FileNotFoundError:
+            raise SkillPendingError(f"{record_id} was just taken by another approval or rejection") from None
+        ok = False
+        try:
+            yield claim, path
+            ok = True
+        finally:
+            if ok:
+                os.unlink(claim)
+            else:
+                try:
+                    os.rename(claim, path)
+                except OSError:  # pragma: no cover - the folder vanished
+                    pass
+            fsync_dir(self.folder)
+
+    def recover_claims(self, max_age: float = 600.0) -> list[str]:
+        """Put back records claimed by an hmc process that is gone (or that held them too long)."""
+        back = []
+        try:
+            names = os.listdir(self.folder)
+        except OSError:
+            return back
+        now = time.time()
+        for name in names:
+            if not (name.startswith(".") and CLAIM_MARK in name):
+                continue
+            original, _, rest = name[1:].partition(CLAIM_MARK)
+            pid = rest.split("-", 1)[0]
+            alive = pid.isdigit() and _alive(int(pid))
+            try:
+                age = now - os.lstat(self.folder / name).st_mtime
+            except OSError:
+                continue
+            if alive and age < max_age:
+                continue
+            target = self.folder / original
+            if not os.path.lexists(target):
+                try:
+                    os.rename(self.folder / name, target)
+                    back.append(original)
+                except OSError:
+                    pass
+        return back
+
+    def approve(self, record_id: str, *, force: bool = False, content: str | None = None) -> SkillInspection:
+        """Apply one record as Hermes's `/skills approve` would, then delete it. `content` replaces
+        the proposed SKILL.md (create/edit) or file content (write_file) or replacement (patch).
+        Raises SkillApproveRefused (the record is kept) when it can't apply."""
+        with self._locked(), self._claimed(record_id) as (claim, _path):
+            record = _record_from(read_regular(claim, MAX_RECORD_BYTES, follow_symlinks=False), _path)
+            payload = record.payload
+            if payload is not None and content is not None:
+                key = {"create": "content", "edit": "content", "write_file": "file_content",
+                       "patch": "new_string"}.get(record.action)
+                if key is None:
+                    raise SkillApproveRefused(record.id, INVALID, f"a {record.action} has no text to edit")
+                payload = {**payload, key: content}
+            ins = self.inspect(record, payload)
+            if not ins.can_apply and not (force and ins.kind == SCANNER):
+                raise SkillApproveRefused(record.id, ins.kind or INVALID, ins.reason or "can't apply")
+            assert ins.plan is not None
+            self._execute(ins.plan)
+            return ins
+
+    def _execute(self, plan: Plan) -> None:
+        for step in plan.steps:
+            op, rel = step[0], step[1]
+            self._check_no_links(rel)  # again, right before the write: a link swapped in is refused
+            full = self.skills / rel
+            if op == "mkdir":
+                full.mkdir(parents=True, exist_ok=True)
+            elif op == "write":
+                atomic_write(full, step[2].encode("utf-8"), prefix=f".{full.name}.tmp.", suffix="")
+            elif op == "unlink":
+                os.unlink(full)
+            elif op == "rmtree":
+                if os.path.islink(full):
+                    raise SkillApproveRefused("", ESCAPES, f"skills/{rel} is a symbolic link")
+                shutil.rmtree(full)
+            elif op == "rmdir_if_empty":
+                try:
+                    if rel.parts and not any(os.scandir(full)):
+                        os.rmdir(full)
+                except OSError:
+                    pass
+
+    def reject(self, record_id: str) -> SkillRecord:
+        with self._claimed(record_id) as (claim, path):
+            st = os.lstat(claim)
+            if stat.S_ISDIR(st.st_mode):
+                raise SkillPendingError(f"{path.name} is a folder, not a record; hmc won't delete a folder")
+            return dataclasses.replace(self._read(claim), id=path.name[:-5], path=path)
+
+    def approve_all(self, ids: Sequence[str] | None = None) -> tuple[list[str], list[tuple[str, str, str]]]:
+        """Approve every record oldest first (or those in `ids`), going on past failures, never
+        forcing past a scanner hit. Returns (approved ids, [(id, kind, reason)])."""
+        done, failed = [], []
+        wanted = set(ids) if ids is not None else None
+        for record in self.list():
+            if wanted is not None and record.id not in wanted:
+                continue
+            if record.broken:
+                failed.append((record.id, BROKEN, record.broken))
+                continue
+            try:
+                self.approve(record.id)
+                done.append(record.id)
+            except SkillApproveRefused as exc:
+                failed.append((record.id, exc.kind, str(exc)))
+            except (SkillPendingError, OSError) as exc:
+                failed.append((record.id, "error", str(exc)))
+        return done, failed
+
+    def simulate_all(self) -> tuple[int, int]:
+        """(would apply, would fail) for approve-all, simulating the queue in order on a scratch
+        copy of the skills the records touch (nothing in the home is written)."""
+        import tempfile
+
+        records = self.list()
+        with tempfile.TemporaryDirectory(prefix="hmc-skills-sim-") as tmp:
+            scratch = Path(tmp)
+            if os.path.isdir(self.skills):
+                shutil.copytree(self.skills, scratch / "skills", symlinks=True)
+            if os.path.isfile(self.home / "config.yaml"):
+                shutil.copyfile(self.home / "config.yaml", scratch / "config.yaml")
+            sim = SkillQueue(scratch, lock_dir=scratch)
+            ok = bad = 0
+            for r in records:
+                if r.broken:
+                    bad += 1
+                    continue
+                ins = sim.inspect(r)
+                if ins.can_apply and ins.plan is not None:
+                    sim._execute(ins.plan)
+                    ok += 1
+                else:
+                    bad += 1
+            return ok, bad
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
