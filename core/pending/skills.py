@@ -258,6 +258,13 @@ def frontmatter(content: str | None) -> Frontmatter | None:
     return Frontmatter(pick("name"), pick("description"))
 
 
+def scan_hits(findings: Sequence[ScanFinding]) -> list[ScanFinding]:
+    """The findings that hold a skill write back: what blocks a memory entry, plus any secret and
+    any warning (a `curl … | sh`, hidden characters). Memory's size rule doesn't apply to skills."""
+    return [f for f in findings if f.rule != "oversize"
+            and (f in blocking([f]) or f.secret or f.severity == "warning")]
+
+
 def _name_error(name: str) -> str | None:
     if not name:
         return "Skill name is required."
@@ -694,7 +701,7 @@ class SkillQueue:
             ins.frontmatter_after = None if payload.get("action") == "delete" else ins.frontmatter_before
         ins.findings = scan(plan.added_text) if plan.added_text else []
         guard = self.guard_reason()
-        hits = blocking(ins.findings)
+        hits = scan_hits(ins.findings)
         if guard:
             ins.kind, ins.reason = GUARDED, guard
         elif hits:
