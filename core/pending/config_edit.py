@@ -64,12 +64,19 @@ def read_write_approval(path: Path, release: "Release | None" = None) -> bool:
     return read_config(path, release).write_approval
 
 
-def edit_text(text: str, on: bool) -> tuple[str, bool, bool, int]:
-    """The new text with write_approval set. Returns (text, value before, added, line number)."""
+SECTIONS = ("memory", "skills")
+
+
+def edit_text(text: str, on: bool, section: str = "memory") -> tuple[str, bool, bool, int]:
+    """The new text with <section>.write_approval set (section: memory or skills).
+    Returns (text, value before, added, line number)."""
+    if section not in SECTIONS:
+        raise ValueError(f"unknown section {section!r}")
+    top_re = re.compile(_TOP_MEMORY.pattern.replace("memory", section, 1))
     data = _load(text)
-    memory = data.get("memory")
+    memory = data.get(section)
     if memory is not None and not isinstance(memory, dict):
-        raise ConfigEditError("config.yaml: 'memory' is not a mapping; set memory.write_approval by hand")
+        raise ConfigEditError(f"config.yaml: '{section}' is not a mapping; set {section}.write_approval by hand")
     memory = memory or {}
     before = as_flag(memory.get(KEY, False))
     value = "true" if on else "false"
@@ -79,17 +86,18 @@ def edit_text(text: str, on: bool) -> tuple[str, bool, bool, int]:
     def body(line: str) -> str:
         return line.rstrip("\r\n")
 
-    top = [i for i, line in enumerate(lines) if _TOP_MEMORY.match(body(line))]
-    if "memory" in data and not top:
-        raise ConfigEditError("config.yaml: the memory section is written inline (memory: {…}); hmc only edits "
-                              "the block form, so set memory.write_approval by hand")
+    top = [i for i, line in enumerate(lines) if top_re.match(body(line))]
+    if section in data and not top:
+        raise ConfigEditError(f"config.yaml: the {section} section is written inline ({section}: {{…}}); hmc only "
+                              f"edits the block form, so set {section}.write_approval by hand")
     if len(top) > 1:
-        raise ConfigEditError("config.yaml has more than one 'memory:' section; set memory.write_approval by hand")
+        raise ConfigEditError(f"config.yaml has more than one '{section}:' section; set {section}.write_approval "
+                              "by hand")
     added = False
     if not top:
         # No memory section: append one at the end.
         head = text + ("" if not text or text.endswith(("\n", "\r")) else newline)
-        new_text = head + f"memory:{newline}  {KEY}: {value}{newline}"
+        new_text = head + f"{section}:{newline}  {KEY}: {value}{newline}"
         line_no = head.count("\n") + 2
         added = True
     else:
@@ -129,20 +137,21 @@ def edit_text(text: str, on: bool) -> tuple[str, bool, bool, int]:
     except ConfigEditError:
         raise ConfigEditError("hmc can't change write_approval safely in this config.yaml; set it by hand") from None
     old_cmp = dict(data)
-    old_cmp["memory"] = {k: v for k, v in memory.items() if k != KEY}
-    new_memory = new_data.get("memory")
+    old_cmp[section] = {k: v for k, v in memory.items() if k != KEY}
+    new_memory = new_data.get(section)
     ok = isinstance(new_memory, dict) and new_memory.get(KEY) is on
     if ok:
         new_cmp = dict(new_data)
-        new_cmp["memory"] = {k: v for k, v in new_memory.items() if k != KEY}
+        new_cmp[section] = {k: v for k, v in new_memory.items() if k != KEY}
         ok = new_cmp == old_cmp
     if not ok:
         raise ConfigEditError("hmc can't change write_approval safely in this config.yaml; set it by hand")
     return new_text, bool(before), added, line_no
 
 
-def set_write_approval(path: Path, on: bool) -> ConfigEdit:
-    """Set memory.write_approval in config.yaml (created if missing), changing only that line."""
+def set_write_approval(path: Path, on: bool, section: str = "memory") -> ConfigEdit:
+    """Set <section>.write_approval (memory or skills) in config.yaml (created if missing),
+    changing only that line."""
     path = Path(path)
     created = False
     try:
@@ -156,7 +165,7 @@ def set_write_approval(path: Path, on: bool) -> ConfigEdit:
         text = data[3:].decode("utf-8") if bom else data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ConfigEditError(f"config.yaml is not UTF-8 (bad byte at offset {exc.start:,}); nothing was changed") from None
-    new_text, before, added, line = edit_text(text, on)
+    new_text, before, added, line = edit_text(text, on, section)
     if new_text == text:
         return ConfigEdit(path, before, on, line=line)
     out = (b"\xef\xbb\xbf" if bom else b"") + new_text.encode("utf-8")

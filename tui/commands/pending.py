@@ -49,14 +49,26 @@ def register(sub) -> None:
     q.add_argument("ids", nargs="+", metavar="ID", help="record ids, `all`, or `invalid`")
     q.add_argument("--json", action="store_true", help="machine-readable output")
     add_reveal(q)
-    q = ops.add_parser("approval", help="show or set memory.write_approval in config.yaml (only that line changes)")
+    q = ops.add_parser("approval", help="show or set memory.write_approval (skills.write_approval with --subsystem skills) in "
+                       "config.yaml (only that line changes)")
     q.add_argument("state", nargs="?", choices=("on", "off"), help="turn write approval on or off")
-    for q in ops.choices.values():
+    for name, q in ops.choices.items():
+        q.add_argument("--subsystem", choices=SUBSYSTEMS if name == "list" else SUBSYSTEMS[:2], default="memory",
+                       help="which queue: memory (pending/memory/, the default) or skills (pending/skills/)"
+                       + (", or all (each record says its subsystem)" if name == "list" else ""))
         q.set_defaults(run=run)
+
+
+SUBSYSTEMS = ("memory", "skills", "all")
 
 
 def run(args, ctx: CliContext) -> int:
     curator = ctx.curator()
+    subsystem = getattr(args, "subsystem", "memory")
+    if subsystem == "skills":
+        return run_skills(args, ctx, curator)
+    if subsystem == "all":
+        return list_all(args, ctx, curator)
     queue = curator.pending
     try:
         return {"list": cmd_list, "show": cmd_show, "approve": cmd_approve, "reject": cmd_reject,
@@ -67,6 +79,46 @@ def run(args, ctx: CliContext) -> int:
         raise CliError(str(exc), 2) from None
     except OSError as exc:  # the folder or a record the OS refused (a mode-000 pending/memory)
         raise CliError(os_error_text(exc, "read"), 2) from None
+
+
+def run_skills(args, ctx: CliContext, curator) -> int:
+    from core.pending.skills import SkillPendingError
+    from tui.commands import pending_skills
+
+    try:
+        return pending_skills.COMMANDS[args.op](args, ctx, curator)
+    except SkillPendingError as exc:
+        raise CliError(str(exc), 2) from None
+    except OSError as exc:
+        raise CliError(os_error_text(exc, "read"), 2) from None
+
+
+def list_all(args, ctx: CliContext, curator) -> int:
+    """`list --subsystem all`: both queues; JSON records carry a `subsystem` field."""
+    from tui.commands import pending_skills
+
+    if not args.json:
+        code = run(_with(args, subsystem="memory"), ctx)
+        ctx.text("")
+        return max(code, run_skills(args, ctx, curator))
+    queue = curator.pending
+    try:
+        records = queue.list()
+        inspections = queue.inspect_all(records)
+        dups = duplicates_of(queue, inspections)
+        rows = [{"subsystem": "memory", **record_json(queue, i, dups, args.reveal)} for i in inspections]
+        pending_skills.cmd_list(args, ctx, curator, json_rows=rows)
+    except OSError as exc:
+        raise CliError(os_error_text(exc, "read"), 2) from None
+    ctx.json({"count": len(rows), "counts": {"memory": len(inspections), "skills": len(rows) - len(inspections)},
+              "records": rows})
+    return 0
+
+
+def _with(args, **changes):
+    import argparse
+
+    return argparse.Namespace(**{**vars(args), **changes})
 
 
 # -- JSON shapes -----------------------------------------------------------------------------------

@@ -1,0 +1,260 @@
+"""`hmc pending … --subsystem skills`: the skill write-approval queue (pending/skills/) from a shell.
+
+Every string here comes from a record or a skill file: it is printed literally (never markup) and
+masked (`sk-…9f2a`) unless --reveal.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+
+from core.pending.config_edit import ConfigEditError, set_write_approval
+from core.pending.skills import SkillApproveRefused, SkillInspection, SkillPendingError, SkillQueue
+from tui.commands.common import CliContext, CliError, Masker, literal
+
+
+def queue_for(curator) -> SkillQueue:
+    return SkillQueue(curator.home.root)
+
+
+def _masker(ins: SkillInspection | None, reveal: bool, *extra: Any) -> Masker:
+    sources: list[Any] = list(extra)
+    if ins is not None:
+        r = ins.record
+        sources += [r.summary, r.payload]
+        sources += [t for c in ins.changes for t in (c.before, c.after)]
+    return Masker(reveal, sources)
+
+
+def record_json(ins: SkillInspection, mask: Masker, *, detail: bool = False) -> dict[str, Any]:
+    r = ins.record
+    out: dict[str, Any] = {
+        "subsystem": "skills", "id": r.id, "file": r.file, "created_at": r.created_at or None,
+        "origin": r.origin, "auto": r.auto, "action": r.action or None, "name": mask(r.name) or None,
+        "summary": mask(r.summary), "can_apply": ins.can_apply, "reason_kind": ins.kind,
+        "reason": mask(ins.reason) if ins.reason else None, "forcible": ins.forcible, "broken": r.broken,
+        "skill_dir": ins.skill_dir or None,
+        "files": [{"path": c.path, "change": c.kind, "size_before": c.size_before, "size_after": c.size_after}
+                  for c in ins.changes],
+    }
+    if detail:
+        fm = lambda f: None if f is None else {"name": mask(f.name), "description": mask(f.description)}  # noqa: E731
+        out["frontmatter_before"] = fm(ins.frontmatter_before)
+        out["frontmatter_after"] = fm(ins.frontmatter_after)
+        out["diffs"] = {c.path: [mask(line) for line in c.unified_diff()] for c in ins.changes}
+        out["findings"] = [{"rule": f.rule, "severity": f.severity, "detail": mask(f.detail),
+                            "secret": f.secret} for f in ins.findings]
+        out["payload"] = mask.obj(r.payload)
+    return out
+
+
+def status(ins: SkillInspection) -> Text:
+    if ins.can_apply:
+        return Text("✓ can apply", style="green")
+    return Text(f"{'⚠' if ins.forcible else '✗'} {ins.kind}", style="yellow" if ins.forcible else "red")
+
+
+def inspections(queue: SkillQueue) -> list[SkillInspection]:
+    return [queue.inspect(r) for r in queue.list()]
+
+
+def cmd_list(args, ctx: CliContext, curator, *, json_rows: list | None = None) -> int:
+    queue = queue_for(curator)
+    queue.recover_claims()
+    items = inspections(queue)
+    rows = [record_json(i, _masker(i, args.reveal)) for i in items]
+    if json_rows is not None:  # --subsystem all gathers both queues
+        json_rows.extend(rows)
+        return 0
+    if args.json:
+        ctx.json({"folder": str(queue.folder), "write_approval": queue.write_approval(), "count": len(items),
+                  "records": rows})
+        return 0
+    head = f"{len(items)} staged skill write{'s' if len(items) != 1 else ''} in {curator.home.display()}/pending/skills"
+    head += f" · write approval {'on' if queue.write_approval() else 'off'}"
+    ctx.text(head, style="bold")
+    guard = queue.guard_reason()
+    if guard:
+        ctx.text("hmc won't approve skill writes here: ", guard, style="yellow")
+    if not items:
+        ctx.text("Nothing waits for approval.", style="dim")
+        return 0
+    for ins in items:
+        r, mask = ins.record, _masker(ins, args.reveal)
+        line = literal(r.id, "bold")
+        line.append_text(literal(f"  {r.action or '?':<12}"))
+        line.append_text(literal(f"{mask(r.name) or '?':<24} "))
+        if r.auto:
+            line.append("[auto] ", style="magenta")
+        line.append_text(status(ins))
+        ctx.print(line)
+        if r.summary:
+            ctx.print(Text("    ") + literal(mask(r.summary)))
+        if ins.reason and not ins.can_apply:
+            ctx.print(Text("    ") + literal(mask(ins.reason), "dim"))
+    ok, bad = queue.simulate_all()
+    ctx.text(f"approve all (in order): {ok} would apply, {bad} would be kept", style="dim")
+    return 0
+
+
+def cmd_show(args, ctx: CliContext, curator) -> int:
+    queue = queue_for(curator)
+    record = queue.get(args.id)
+    ins = queue.inspect(record)
+    mask = _masker(ins, args.reveal)
+    if args.json:
+        ctx.json(record_json(ins, mask, detail=True))
+        return 2 if record.broken else 0
+    title = Text(f"pending skill write {record.id}", style="bold")
+    if record.broken:
+        ctx.print(title)
+        raise CliError(f"{record.file} can't be read as a pending record: {record.broken}; "
+                       f"`hmc pending reject {record.id} --subsystem skills` removes it", 2)
+    title.append_text(literal(f" · {record.action} {mask(record.name)}"))
+    if record.auto:
+        title.append(" [auto] background review", style="magenta")
+    ctx.print(title)
+    if record.summary:
+        ctx.text("summary: ", literal(mask(record.summary)))
+    if ins.can_apply:
+        ctx.text("✓ can apply", style="green")
+    else:
+        line = Text("⚠ needs confirmation: " if ins.forcible else "✗ can't apply: ",
+                    style="bold yellow" if ins.forcible else "bold red")
+        line.append_text(literal(mask(ins.reason or "")))
+        ctx.print(line)
+    if ins.skill_dir:
+        ctx.text("skill folder: ", literal(ins.skill_dir))
+    b, a = ins.frontmatter_before, ins.frontmatter_after
+    if b is not None or a is not None:
+        for label, f in (("before", b), ("after", a)):
+            ctx.text(f"SKILL.md {label}: ", literal("(none)" if f is None else
+                                                   f"name={mask(f.name)!s} · description={mask(f.description)!s}"))
+    for c in ins.changes:
+        sizes = f"{c.size_before if c.size_before is not None else '-'} → {c.size_after if c.size_after is not None else '-'} bytes"
+        ctx.text(f"{c.kind:<7} ", literal(c.path), f"  ({sizes})", style="bold")
+    for c in ins.changes:
+        ctx.text("")
+        for line in c.unified_diff():
+            style = "green" if line.startswith("+") else "red" if line.startswith("-") else \
+                "dim" if line.startswith("@") else ""
+            ctx.text(literal(mask(line.rstrip("\n"))), style=style)
+    for f in ins.findings:
+        line = Text(f"scanner {f.severity.upper()} {f.rule}: ", style="bold yellow")
+        line.append_text(literal(mask(f.detail)))
+        ctx.print(line)
+    return 0
+
+
+def _ids(args) -> tuple[bool, list[str]]:
+    every = [i for i in args.ids if i.lower() == "all"]
+    if every and len(args.ids) > 1:
+        raise CliError("give either `all` or record ids, not both", 2)
+    return bool(every), list(args.ids)
+
+
+def cmd_approve(args, ctx: CliContext, curator) -> int:
+    if args.target:
+        raise CliError("--target is for memory records", 2)
+    every, ids = _ids(args)
+    if args.text is not None and (every or len(ids) != 1):
+        raise CliError("--text edits one record: give exactly one id", 2)
+    if args.force and every:
+        raise CliError("--force approves a scanner hit one record at a time; give its id", 2)
+    queue = queue_for(curator)
+    queue.recover_claims()
+    done: list[tuple[str, SkillInspection | None]] = []
+    failed: list[tuple[str, str, str]] = []
+    if every:
+        ok, bad = queue.approve_all()
+        done = [(rid, None) for rid in ok]
+        failed = bad
+    else:
+        for rid in ids:
+            try:
+                done.append((rid, queue.approve(rid, force=args.force, content=args.text)))
+            except SkillApproveRefused as exc:
+                how = " Pass --force to write it anyway." if exc.kind == "scanner" else ""
+                failed.append((rid, exc.kind, str(exc) + how))
+            except SkillPendingError as exc:
+                if len(ids) == 1:
+                    raise CliError(str(exc), 2) from None
+                failed.append((rid, "unknown", str(exc)))
+    mask = Masker(args.reveal, [args.text])
+    failed = [(i, k, mask(m)) for i, k, m in failed]
+    if args.json:
+        ctx.json({"subsystem": "skills", "approved": [rid for rid, _ in done],
+                  "failed": [{"id": i, "reason_kind": k, "reason": m} for i, k, m in failed]})
+    else:
+        for rid, ins in done:
+            line = Text(f"approved {rid}", style="bold green")
+            if ins is not None:
+                line.append(": ")
+                line.append_text(literal(", ".join(f"{c.kind} {c.path}" for c in ins.changes)))
+            ctx.print(line)
+        for rid, _kind, message in failed:
+            line = Text("kept ", style="bold red") + literal(rid, "bold red")
+            line.append(": ")
+            line.append_text(literal(message))
+            ctx.print(line)
+        if every and not done and not failed:
+            ctx.text("Nothing waits for approval.", style="dim")
+    if failed and not done and all(k == "unknown" for _, k, _ in failed):
+        return 2
+    return 1 if failed else 0
+
+
+def cmd_reject(args, ctx: CliContext, curator) -> int:
+    words = [i.lower() for i in args.ids]
+    if ("all" in words or "invalid" in words) and len(args.ids) > 1:
+        raise CliError("give `all`, `invalid` or record ids, not a mix", 2)
+    queue = queue_for(curator)
+    if words in (["all"], ["invalid"]):
+        targets = [i.id for i in inspections(queue)
+                   if words == ["all"] or (not i.can_apply and i.kind not in ("scanner", "guarded"))]
+    else:
+        targets = list(args.ids)
+    done, failed = [], []
+    for rid in targets:
+        try:
+            done.append(queue.reject(rid).id)
+        except SkillPendingError as exc:
+            if len(targets) == 1 and words not in (["all"], ["invalid"]):
+                raise CliError(str(exc), 2) from None
+            failed.append((rid, str(exc)))
+    if args.json:
+        ctx.json({"subsystem": "skills", "rejected": done, "failed": [{"id": i, "reason": m} for i, m in failed]})
+    else:
+        for rid in done:
+            ctx.text("rejected ", literal(rid), style="bold")
+        for rid, message in failed:
+            ctx.text("kept ", literal(rid), ": ", literal(message), style="red")
+        if not done and not failed:
+            ctx.text("Nothing to reject.", style="dim")
+    return 1 if failed else 0
+
+
+def cmd_approval(args, ctx: CliContext, curator) -> int:
+    path = curator.home.config_path
+    queue = queue_for(curator)
+    if args.state is None:
+        on = queue.write_approval()
+        ctx.text(f"skill write approval is {'on' if on else 'off'} ({curator.home.display()}/config.yaml)")
+        return 0
+    try:
+        edit = set_write_approval(path, args.state == "on", "skills")
+    except ConfigEditError as exc:
+        raise CliError(str(exc), 2) from None
+    if not edit.changed:
+        ctx.text(f"skill write approval was already {args.state}")
+    else:
+        what = "created config.yaml with" if edit.created else ("added" if edit.added else "set")
+        ctx.text(f"{what} skills.write_approval: {'true' if edit.after else 'false'} (line {edit.line}); "
+                 "Hermes picks it up the next time it loads config.yaml")
+    return 0
+
+
+COMMANDS = {"list": cmd_list, "show": cmd_show, "approve": cmd_approve, "reject": cmd_reject,
+            "approval": cmd_approval}
