@@ -544,3 +544,16 @@ async def test_one_entry_is_singular_and_restoring_says_restored(hermes_home, ma
         assert notes(app)[-1].title == "Restored" and notes(app)[-1].message.startswith("Entry restored.")
         lst = app.screen.query_one("#entries-memory", EntryList)
         assert app.curator.stores["memory"].last.entries[lst.highlighted] == "Only one"
+
+
+def test_snippet_text_from_json_tool_output_and_tool_calls():
+    from tui.widgets.results import looks_like_json, tool_spans
+
+    call = [('[{"id": "call_9", "type": "function", "function": {"name": "session_search", "arguments": '
+             '"{\\"query\\": \\"the ', False), ("invoice", True), (' export\\"}"}}]', False)]
+    assert tool_spans(call) == [("→ session_search query: the ", False), ("invoice", True), (" export", False)]
+    out = [('{"success": true, "message": "Entry ', False), ("added", True), ('.", "entry_count": 1}', False)]
+    assert "".join(p for p, _ in tool_spans(out)) == "success: true · message: Entry added. · entry_count: 1"
+    colours = [("\x1b[32mPASSED\x1b[0m tests/", False), ("deploy", True)]
+    assert tool_spans(colours) == [("PASSED tests/", False), ("deploy", True)]
+    assert not looks_like_json([("[bold red]not bold[/] [link=x]y[/link]", False)])  # markup is text, kept

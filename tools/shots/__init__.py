@@ -61,9 +61,20 @@ def build_app(home: Path, shot: Shot):
 async def drive(pilot, shot: Shot) -> None:
     """Press the scenario's keys, run its extra steps, and let the screen settle."""
     await pilot.pause()
+    await settled(pilot)
     for key in shot.press:
         await pilot.press(key)
         await pilot.pause()
     if shot.settle:
         await shot.settle(pilot)
+    await pilot.pause()
+
+
+async def settled(pilot) -> None:
+    """Wait for what the first screen does after it paints (memory mode's scan badges start a
+    quarter second later, off the UI thread), so every shot shows them."""
+    from tui.screens.memory import SCAN_DELAY
+
+    await pilot.pause(SCAN_DELAY + 0.1)
+    await pilot.app.workers.wait_for_complete()
     await pilot.pause()

@@ -29,8 +29,23 @@ def over_limit(home: Path) -> None:
 
 
 def drifted(home: Path) -> None:
+    """Blank lines around the § separators: a form Hermes refuses to edit (CRLF it reads fine)."""
     path = memory_file(home)
-    path.write_bytes(path.read_bytes().replace(b"\n", b"\r\n"))
+    path.write_bytes(path.read_bytes().replace(b"\n\xc2\xa7\n", b"\n\n\xc2\xa7\n\n"))
+
+
+async def draft_then_quit(pilot) -> None:
+    """A typed draft in the add dialog, then ctrl+q: hmc asks before dropping it."""
+    await pilot.press("a", *"Half a thought about the deploy", "ctrl+q")
+    await pilot.pause(0.2)
+
+
+async def palette(pilot) -> None:
+    """The command palette, from memory mode, finding a pending action by its verb."""
+    await pilot.press("ctrl+p")
+    await pilot.pause(0.2)
+    await pilot.press(*"approve all")
+    await pilot.pause(0.5)
 
 
 async def external_edit_while_editing(pilot) -> None:
@@ -58,4 +73,18 @@ SCENARIOS = [
     Shot("memory-conflict", press=("e",), settle=external_edit_while_editing, title="Theirs / mine / both"),
     Shot("memory-narrow", size=(84, 36), title="Stacked panes on a narrow terminal"),
     Shot("memory-help", press=("question_mark",), title="? lists every key of the screen"),
+    Shot("memory-quit-draft", settle=draft_then_quit, title="Quitting with typed text asks first"),
+    Shot("memory-palette", settle=palette, title="ctrl+p finds every action of every mode by its verb"),
+    # 80x24: the smallest terminal hmc is made for; every dialog fits, buttons included
+    Shot("memory-80x24", size=(80, 24), title="Memory mode at 80x24"),
+    Shot("memory-edit-80x24", press=("e",), size=(80, 24), title="The edit dialog at 80x24"),
+    Shot("memory-add-80x24", press=("a",), size=(80, 24), title="The add dialog opens without an error"),
+    Shot("memory-delete-80x24", press=("down", "d"), size=(80, 24), title="Delete asks first (80x24)"),
+    Shot("memory-repair-80x24", setup=drifted, press=("r",), size=(80, 24), title="Repair is a yes/no question"),
+    Shot("memory-prompt-80x24", press=("p",), size=(80, 24), title="The prompt block at 80x24"),
+    Shot("memory-history-80x24", press=("h",), size=(80, 24), title="Removed entries at 80x24"),
+    Shot("memory-conflict-80x24", press=("e",), settle=external_edit_while_editing, size=(80, 24),
+         title="The conflict dialog underlines the differences"),
+    Shot("memory-help-80x24", press=("question_mark",), size=(80, 24), title="Help at 80x24"),
+    Shot("memory-quit-draft-80x24", settle=draft_then_quit, size=(80, 24), title="Quit with a draft (80x24)"),
 ]

@@ -16,6 +16,7 @@ ADD = "3f9a1c20"
 SCANNER = "e4805ada"
 SECRET = "f5916beb"
 HALF_WRITTEN = "deadbeef"
+GROUPED = "b15d23a7"  # stages the same change as a04c1296
 
 
 def steady_files(home: Path) -> None:
@@ -64,7 +65,7 @@ SCENARIOS = [
          title="A half-written record file: listed with its reason, never a crash"),
     Shot("pending-secret", press=("2",), setup=steady_files, settle=select(SECRET),
          title="A staged API key: masked until you reveal it"),
-    Shot("pending-scan-confirm", press=("2",), setup=steady_files, settle=select(SCANNER, "y"),
+    Shot("pending-scan-confirm", press=("2",), setup=steady_files, settle=select(SECRET, "y"),
          title="Approving a scanner hit asks first"),
     Shot("pending-edit", press=("2",), setup=steady_files, settle=select(ADD, "e"),
          title="Edit the proposed text, then approve it"),
@@ -81,4 +82,20 @@ SCENARIOS = [
     Shot("pending-empty", press=("2",), setup=empty_queue, title="Nothing waiting"),
     Shot("pending-narrow", press=("2",), setup=steady_files, settle=select(REPLACE_UNPINNED), size=(80, 30),
          title="At 80 columns the by column folds into the summary and ages shorten; the summary keeps ~30 cells"),
+    Shot("pending-80x24", press=("2",), setup=steady_files, settle=select(GROUPED), size=(80, 24),
+         title="Pending mode at 80x24: a grouped record shows its whole id"),
+    Shot("pending-approve-all-80x24", press=("2",), setup=steady_files, settle=select(ADD, "A"), size=(80, 24),
+         title="Approve all at 80x24: counts from simulating the queue in order"),
+    Shot("pending-reject-all-80x24", press=("2",), setup=steady_files, settle=select(ADD, "R"), size=(80, 24),
+         title="Reject all at 80x24"),
+    Shot("pending-clear-invalid-80x24", press=("2",), setup=steady_files, settle=select(ADD, "x"), size=(80, 24),
+         title="Clear invalid at 80x24"),
+    Shot("pending-edit-80x24", press=("2",), setup=steady_files, settle=select(ADD, "e"), size=(80, 24),
+         title="Edit then approve at 80x24"),
+    Shot("pending-scan-confirm-80x24", press=("2",), setup=steady_files, settle=select(SECRET, "y"), size=(80, 24),
+         title="A scanner hit asks first (80x24)"),
+    Shot("pending-raw-80x24", press=("2",), setup=steady_files, settle=select(REPLACE_UNPINNED, "p"), size=(80, 24),
+         title="The raw record at 80x24"),
+    Shot("pending-write-approval-80x24", press=("2",), setup=steady_files, settle=select(ADD, "w"), size=(80, 24),
+         title="Write approval on/off at 80x24"),
 ]

@@ -32,8 +32,9 @@ def with_verbose(home: Path) -> None:
 
 
 def drifted(home: Path) -> None:
+    """Blank lines around the § separators: a form Hermes refuses to edit."""
     path = _store(home, "MEMORY.md")
-    path.write_bytes(path.read_bytes().replace(b"\n", b"\r\n"))
+    path.write_bytes(path.read_bytes().replace(b"\n\xc2\xa7\n", b"\n\n\xc2\xa7\n\n"))
 
 
 def clean(home: Path) -> None:
@@ -105,4 +106,11 @@ SCENARIOS = [
     Shot("review-clean", setup=clean, press=("4",), settle=loaded, title="Nothing to fix"),
     Shot("review-narrow", size=(84, 36), press=("4",), settle=at("conflicting"),
          title="Review on a narrow terminal"),
+    Shot("review-80x24", size=(80, 24), press=("4",), settle=at("conflicting"), title="Review mode at 80x24"),
+    Shot("review-merge-80x24", size=(80, 24), press=("4",), settle=at("similar", "m"),
+         title="The merge dialog at 80x24, buttons included"),
+    Shot("review-remove-pair-80x24", size=(80, 24), press=("4",), settle=at("conflicting", "d"),
+         title="Removing one of a pair asks which (80x24)"),
+    Shot("review-goto", press=("4",), settle=at("similar", "g"),
+         title="g opens memory mode on the finding's entry (the first of a pair)"),
 ]

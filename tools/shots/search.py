@@ -33,6 +33,24 @@ def search_for(query: str, *, open_hit: int | None = None, then: tuple[str, ...]
     return settle
 
 
+async def no_hits(pilot) -> None:
+    """A filter that leaves nothing (no session is that old), then a word."""
+    await pilot.click("#filter-until")
+    await pilot.press(*"2001-01-01", "tab")
+    await pilot.click("#search-query")
+    await pilot.press(*"invoice")
+    await wait(pilot)
+
+
+async def bad_date(pilot) -> None:
+    """Hits for a word, then a date that can't be a date typed into since: flagged, results gone."""
+    await pilot.press(*"invoice")
+    await wait(pilot)
+    await pilot.click("#filter-since")
+    await pilot.press(*"2026-13")
+    await pilot.pause(0.3)
+
+
 SCENARIOS = [
     Shot("search-sessions", press=("3",), settle=wait,
          title="Search mode with an empty query: recent sessions by last activity"),
@@ -52,4 +70,14 @@ SCENARIOS = [
          title="A malformed query gets a clear message, never an SQLite error"),
     Shot("search-narrow", press=("3",), settle=search_for('deploy "unclosed'), size=(80, 30),
          title="At 80 columns the filters take two lines and a long message wraps"),
+    Shot("search-no-hits", press=("3",), settle=no_hits, title="No hits names the active filters; ctrl+r clears them"),
+    Shot("search-bad-date", press=("3",), settle=bad_date, title="A bad date is flagged as it is typed"),
+    Shot("search-origin-not-found", press=("o",), settle=wait,
+         title="o on an entry no session wrote: a clear not-found state"),
+    Shot("search-80x24", press=("3",), settle=search_for("invoice export"), size=(80, 24),
+         title="Search mode at 80x24"),
+    Shot("search-transcript-80x24", press=("3",), settle=search_for("zanzibarquux", open_hit=2), size=(80, 24),
+         title="A transcript at 80x24"),
+    Shot("search-promote-80x24", press=("3",), settle=search_for("zanzibarquux", open_hit=2, then=("m",), hold=True),
+         size=(80, 24), title="Promote to memory at 80x24"),
 ]

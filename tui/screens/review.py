@@ -342,7 +342,8 @@ Secrets stay masked here.
         if finding.kind == "capacity" and finding.target in TARGETS:
             entries = list(self.app.curator.stores[finding.target].last.entries)
             biggest = sorted(range(len(entries)), key=lambda i: -len(entries[i]))[:6]
-            body = Text("Largest entries:\n", style="bold")
+            body = Text()
+            body.append("Largest entries:\n", style="bold")
             for i in biggest:
                 body.append(f"#{i + 1:<3} {len(entries[i]):>5,} chars  ", style="dim")
                 one = " ".join(masked(entries[i]).split())

@@ -859,7 +859,8 @@ it was opened by memory mode's **o** · **/** jumps to the search box.
             return
         self.session_info = None
         self.transcript.clear_messages()
-        line = Text("Origin not found\n", style="bold yellow")
+        line = Text()
+        line.append("Origin not found\n", style="bold yellow")
         line.append("No memory tool call in state.db wrote this entry: it may have been typed by hand, "
                     "edited since, or written before this state.db began.\n\n")
         line.append_text(literal(preview_line(message.entry), "italic"))

@@ -31,6 +31,8 @@ _ANSI = re.compile(r"(?:\x1b|\\u001[bB]|\\x1[bB]|\\033|\\e)\[[0-9;?]*[ -/]*[@-~]
 _KEY = re.compile(r'"([^"\\\n]{1,40})"\s*:\s*"?')
 _SEP = re.compile(r'"?\s*,\s*(?=[\w.-]{1,40}: )|"\s*,\s*"')
 _BRACKETS = re.compile(r'[\[{]\s*"?|"?\s*[\]}]')
+_CALL = re.compile(r'\{\s*"id":\s*"[^"]*",\s*"type":\s*"function",\s*"function":\s*\{\s*"name":\s*"([^"]+)",'
+                   r'\s*"arguments":\s*"?')
 _ESCAPE = re.compile(r'\\(u[0-9a-fA-F]{4}|[nrt"\\/])')
 _SIMPLE = {"n": " ", "r": " ", "t": " ", '"': '"', "\\": "\\", "/": "/"}
 
@@ -42,9 +44,13 @@ def _unescape(match: re.Match) -> str:
     return _SIMPLE[code]
 
 
+_JSON_KEY = re.compile(r'"[\w.-]{1,40}"\s*:')
+
+
 def looks_like_json(spans: Sequence[Span]) -> bool:
+    """A snippet cut from a JSON document ("key": values), not text that merely has brackets."""
     text = "".join(part for part, _ in spans).lstrip(" …")
-    return text[:1] in "{[" or '": ' in text or '":"' in text
+    return text.startswith(('{"', '["', "[{", '{ "')) or bool(_JSON_KEY.search(text))
 
 
 def tool_spans(spans: Sequence[Span]) -> list[Span]:
@@ -55,11 +61,12 @@ def tool_spans(spans: Sequence[Span]) -> list[Span]:
     for part, hit in spans:
         text = _ANSI.sub("", part)
         if as_json:
+            text = _CALL.sub(r"→ \1 ", text)  # an assistant's tool call: → name, then its arguments
+            text = _ESCAPE.sub(_unescape, text)  # arguments are JSON inside a JSON string
+            text = _ANSI.sub("", text)
             text = _KEY.sub(r"\1: ", text)
             text = _SEP.sub(" · ", text)
             text = _BRACKETS.sub(" ", text)
-            text = _ESCAPE.sub(_unescape, text)
-            text = _ANSI.sub("", text)
         out.append((text, hit))
     # one space between parts where the JSON syntax went
     joined: list[Span] = []
@@ -105,7 +112,8 @@ def hit_prompt(hit: Hit, now: float) -> Text:
     line = Text()
     if hit.tool_name:
         line.append(visible_controls(f"[{hit.tool_name}] "), style="magenta")
-    line.append_text(spans_text(tool_spans(hit.snippet) if hit.role == "tool" else hit.snippet))
+    shown = tool_spans(hit.snippet) if hit.role == "tool" or looks_like_json(hit.snippet) else hit.snippet
+    line.append_text(spans_text(shown))
     return Group(top, hanging(line, role))
 
 
