@@ -41,13 +41,21 @@ class CapacityGauge(Widget):
     limit: reactive[int] = reactive(1)
 
     def __init__(self, used: int = 0, limit: int = 1, *, label_width: int = 30, **kwargs) -> None:
-        super().__init__(**kwargs)
+        self._level: str | None = level(used, limit)
+        classes = f"{kwargs.pop('classes', None) or ''} -{self._level}".strip()  # styled once, as it mounts
+        super().__init__(classes=classes, **kwargs)
         self.label_width = label_width
         self.set_reactive(CapacityGauge.used, used)
         self.set_reactive(CapacityGauge.limit, limit)
 
     def update(self, used: int, limit: int) -> None:
-        self.used, self.limit = used, limit
+        """Both numbers at once: one restyle and one repaint, not two of each."""
+        if (used, limit) == (self.used, self.limit) and self._level is not None:
+            return
+        self.set_reactive(CapacityGauge.used, used)
+        self.set_reactive(CapacityGauge.limit, limit)
+        self._restyle()
+        self.refresh()
 
     def watch_used(self) -> None:
         self._restyle()
@@ -59,9 +67,14 @@ class CapacityGauge(Widget):
         self._restyle()
 
     def _restyle(self) -> None:
+        """The level class (-calm, -warning, -error, -over) changes only when the level does (each
+        class change restyles the widget)."""
         current = level(self.used, self.limit)
-        for name in ("calm", "warning", "error", "over"):
-            self.set_class(name == current, f"-{name}")
+        if current != self._level:
+            if self._level is not None:
+                self.set_class(False, f"-{self._level}", update=False)
+            self._level = current
+            self.set_class(True, f"-{current}")
         self.tooltip = self.label
 
     @property
