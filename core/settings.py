@@ -22,7 +22,6 @@ import math
 import os
 import stat
 import tempfile
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -108,6 +107,8 @@ def _repr(value: object) -> str:
 
 def parse(text: str, shown: str = FILE_NAME) -> Settings:
     """Settings from the text of a config.toml; problems for whatever is wrong (never raises)."""
+    import tomllib  # only when there is a file (start-up time)
+
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -200,6 +201,8 @@ def with_theme(text: str, theme: str) -> str:
     """`text` with its top-level `theme = …` line set to `theme` (added first if there is none).
 
     Every other line, comment and table stays byte for byte."""
+    import tomllib
+
     lines = text.splitlines(keepends=True)
     line = f"theme = {_toml_string(theme)}"
     for i, current in enumerate(lines):
@@ -226,6 +229,8 @@ def with_theme(text: str, theme: str) -> str:
 
 def save_theme(theme: str, path: Path | None = None) -> Path:
     """Write `theme` into config.toml (creating it and its folder); raises SettingsError."""
+    import tomllib
+
     path = settings_path() if path is None else path
     data, why = _read_bytes(path)
     if why:

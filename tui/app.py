@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import difflib
 import importlib
 from typing import Sequence
 
@@ -24,6 +23,7 @@ from tui.literal import literal, visible
 
 MODE_SCREENS = {"memory": "MemoryScreen", "pending": "PendingScreen", "search": "SearchScreen", "review": "ReviewScreen"}
 POLL_SECONDS = 0.5  # the default; config.toml's poll_interval changes it
+AFTER_FIRST_FRAME = 0.05  # seconds between the first frame and the work that repaints after it
 
 
 def mode_screen(mode: str) -> type[Screen]:
@@ -104,13 +104,19 @@ class CuratorApp(App):
                 self.setting_problems.append(f"config.toml: there is no theme named {visible(theme)!r}; "
                                              "ctrl+p → Change theme lists them")
         self.theme_changed_signal.subscribe(self, self._theme_changed)
-        self.call_after_refresh(self.count_queue)
+        self.after_first_frame(self.count_queue)
         if self.poll_enabled:
             self.poll_timer = self.set_interval(self.poll_seconds, self.poll, name="poll-files")
         if self.greet_enabled:
-            self.call_after_refresh(self.greet)
+            self.after_first_frame(self.greet)
         elif self.setting_problems:
-            self.call_after_refresh(self.settings_notice)
+            self.after_first_frame(self.settings_notice)
+
+    def after_first_frame(self, callback) -> None:
+        """Run `callback` a moment after the first frame is out. Textual flushes the terminal when
+        its write queue is empty, so a second frame queued right behind the first one holds the
+        first one back; work that repaints waits until it has reached the terminal."""
+        self.call_after_refresh(lambda: self.set_timer(AFTER_FIRST_FRAME, callback))
 
     def count_queue(self) -> None:
         """The pending count and the review status for the header, once the first screen is up."""
@@ -370,6 +376,8 @@ class CuratorApp(App):
             self.notify(f"{store.name} changed on disk: the entry is no longer as it was, so nothing was changed.",
                         title="Changed meanwhile", severity="warning", timeout=10, markup=False)
             return None
+        import difflib
+
         close = difflib.get_close_matches(exc.expected, exc.current, n=1, cutoff=0.4)
         theirs = close[0] if close else None
         body = Text("While you edited, the entry changed on disk (Hermes wrote to ")

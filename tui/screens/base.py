@@ -23,6 +23,24 @@ class ModeScreen(Screen):
     def hidden(self, action: str) -> bool:
         return False
 
+    def _compositor_refresh(self) -> None:
+        """Don't render a frame nobody will see: inside the app's start-up batch Textual renders
+        the screen (on the first resize) and then drops the result, which for a mode screen costs
+        as much as the frame that follows. The screen stays dirty and paints when the batch ends."""
+        if self.app._batch_count and not self.app.is_inline:
+            if not getattr(self, "_paint_pending", False):
+                self._paint_pending = True
+                self.set_timer(0.005, self._paint_after_batch)
+            return
+        super()._compositor_refresh()
+
+    def _paint_after_batch(self) -> None:
+        if self.app._batch_count:
+            self.set_timer(0.005, self._paint_after_batch)
+            return
+        self._paint_pending = False
+        self.refresh()  # the layout and dirty regions are kept: this paints them
+
     def check_action(self, action: str, parameters) -> bool | None:
         if not self.is_mounted:
             return True

@@ -82,7 +82,13 @@ class EntryList(HmcList):
             cut = 2 * self.FIRST_PAINT - 1  # entries and the rules between them
             self.add_options(options[:cut])
             generation = self._generation
-            self.call_after_refresh(self._add_rest, generation, options[cut:])
+            # a moment after the first frame, not at once: a frame queued right behind the first
+            # one holds back its flush to the terminal (Textual flushes when its queue is empty)
+            later = getattr(self.app, "after_first_frame", None)
+            if later is not None:
+                later(lambda: self._add_rest(generation, options[cut:]))
+            else:
+                self.call_after_refresh(self._add_rest, generation, options[cut:])
         else:
             self.add_options(options)
         if entries:

@@ -84,7 +84,16 @@ class KeyFooter(Widget):
         self._spans: list[tuple[int, int, Item]] = []
 
     def on_mount(self) -> None:
-        self.screen.bindings_updated_signal.subscribe(self, lambda _screen: self.refresh())
+        self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
+
+    def _bindings_changed(self, _screen=None) -> None:
+        """Repaint only when what the footer shows changed (Textual signals every re-check, and
+        each repaint is a frame written to the terminal)."""
+        items = self.items()
+        signature = ([(i.key, i.label, i.enabled) for i in items[0] + items[1]], items[2] is not None)
+        if signature != getattr(self, "_signature", None):
+            self._signature = signature
+            self.refresh()
 
     def on_unmount(self) -> None:
         self.screen.bindings_updated_signal.unsubscribe(self)
@@ -117,6 +126,7 @@ class KeyFooter(Widget):
 
     def render(self) -> Text:
         left, right, hint = self.items()
+        self._signature = ([(i.key, i.label, i.enabled) for i in left + right], hint is not None)
         width = self.size.width
         shown, with_hint, gap = layout(left, right, hint, width)
         key_style = self.get_component_rich_style("keyfooter--key")
