@@ -42,7 +42,7 @@ async def render(shot: Shot, out: Path) -> None:
         home = user / ".hermes"
         build_demo_home(home, TODAY)
         app = build_app(home, shot)
-        async with app.run_test(size=shot.size) as pilot:
+        async with app.run_test(size=shot.size, notifications=True) as pilot:  # as the snapshot tests
             await drive(pilot, shot)
             app.save_screenshot(str(out))
 

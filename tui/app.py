@@ -134,8 +134,8 @@ class CuratorApp(App):
         if self._pending_count:
             oldest = self.oldest_pending_age()
             n = self._pending_count
-            lines.append(f"{n} staged write{'s' if n != 1 else ''} wait" + ("s" if n == 1 else "")
-                         + (f" (oldest {oldest})" if oldest else "") + " · 2")
+            age = f" ({oldest.removesuffix(' ago')})" if oldest and oldest.endswith(" ago") else ""
+            lines.append(f"{n} staged write{'s wait' if n != 1 else ' waits'}{age} · 2")
         due = self.review_state()
         if due.get("due"):
             lines.append("Monthly review due · 4")

@@ -76,7 +76,7 @@ SCENARIOS = [
     Shot("memory-quit-draft", settle=draft_then_quit, title="Quitting with typed text asks first"),
     Shot("memory-palette", settle=palette, title="ctrl+p finds every action of every mode by its verb"),
     # 80x24: the smallest terminal hmc is made for; every dialog fits, buttons included
-    Shot("memory-80x24", size=(80, 24), title="Memory mode at 80x24"),
+    Shot("memory-80x24", size=(80, 24), greet=True, title="Memory mode at 80x24, with the one small start-up toast"),
     Shot("memory-edit-80x24", press=("e",), size=(80, 24), title="The edit dialog at 80x24"),
     Shot("memory-add-80x24", press=("a",), size=(80, 24), title="The add dialog opens without an error"),
     Shot("memory-delete-80x24", press=("down", "d"), size=(80, 24), title="Delete asks first (80x24)"),
