@@ -6,11 +6,22 @@ from tools.shots import Shot
 
 
 async def wait(pilot) -> None:
-    """Let the typing debounce fire and every database worker finish."""
+    """Let the typing debounce fire and every database worker finish, including the loads a
+    transcript asks for as it scrolls (each may ask for the next), until nothing moves."""
     await pilot.pause(0.3)
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
+    app = pilot.app
+    last = None
+    for _ in range(20):
+        await app.workers.wait_for_complete()
+        await pilot.pause(0.05)
+        transcript = app.screen.query("#search-transcript")
+        state = None
+        if transcript:
+            t = transcript.first()
+            state = (len(t.messages), t.scroll_y, t.highlighted, frozenset(t.pending))
+        if state == last and not any(w.is_running for w in app.workers):
+            break
+        last = state
     await pilot.pause()
 
 

@@ -180,6 +180,17 @@ class Transcript(HmcList):
             self.call_after_refresh(self.center_highlight)
         return True
 
+    def on_show(self, event) -> None:
+        """Shown again (the results were in front): the current message goes back to the middle
+        (OptionList would only scroll it into view, racing the centring)."""
+        event.prevent_default()
+        self.call_after_refresh(self.center_highlight)
+
+    def on_resize(self, event) -> None:
+        """The view changed size (the title above took another line, the terminal resized): the
+        current message stays in the middle."""
+        self.call_after_refresh(self.center_highlight)
+
     def center_highlight(self) -> None:
         """Scroll so the current message sits in the middle of the view."""
         if self.highlighted is None or not self.is_mounted:
