@@ -211,6 +211,30 @@ async def test_drifted_file_offers_repair_with_backup(home, make_app):
         assert len(backups) == 1 and backups[0].read_bytes() == raw
 
 
+async def test_an_untidy_file_is_shown_as_hermes_reads_it_and_tidied_on_request(home, make_app):
+    """CRLF, a BOM and a stray-space § line are not drift (Hermes edits such a file): the pane shows
+    the entries Hermes loads, says what a tidy-up would change, and r tidies it with a backup first."""
+    from tui.widgets.store_pane import StorePane
+
+    path = home / "memories" / "MEMORY.md"
+    raw = "\ufeffalpha\r\n§\r\nbeta\n § \ngamma".encode()
+    path.write_bytes(raw)
+    app = make_app(home)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        pane = app.screen.query_one("#pane-memory", StorePane)
+        banner = str(pane.query_one(".pane-banner").render())
+        assert "Untidy, though Hermes reads it fine" in banner and "byte-order mark" in banner
+        assert app.curator.stores["memory"].last.entries == ("\ufeffalpha", "beta\n § \ngamma")
+        await pilot.press("r")
+        await until_dialog(pilot, ConfirmDialog)
+        await pilot.press("y")
+        await settle(app, pilot)
+        assert path.read_bytes() == "alpha\n§\nbeta\n§\ngamma".encode()
+        backups = list(path.parent.glob("MEMORY.md.bak.*"))
+        assert len(backups) == 1 and backups[0].read_bytes() == raw
+
+
 async def test_history_restores_a_removed_entry(home, make_app):
     app = make_app(home)
     async with app.run_test(size=(120, 36)) as pilot:

@@ -184,7 +184,7 @@ was written · **Tab** other file.
         if action == "provenance":
             return None if self.selected() is not None else f"Origin: {name} has no entry selected"
         if action == "repair":
-            return None if (snap.drift or snap.error) else f"Repair: {name} is already clean"
+            return None if (snap.drift or snap.error or snap.untidy) else f"Repair: {name} is already clean"
         if action == "undo":
             return None if self.app.curator.history.undoable() is not None else "Undo: hmc has written nothing to undo"
         return None
@@ -298,9 +298,14 @@ was written · **Tab** other file.
             self.notify(snap.error, severity="error", markup=False)
             return
         else:
-            long = [i for i, e in enumerate(snap.entries) if len(e) > store.limit]
-            body = (f"{store.name} has drifted: {snap.drift}.\n\nRepair saves the file as {store.name}.bak.<time> "
-                    "first, then rewrites the same entries in the exact form Hermes writes.")
+            from core.store.memory import tidy_entries
+
+            long = [i for i, e in enumerate(tidy_entries(snap.raw or "")) if len(e) > store.limit]
+            what = (f"{store.name} has drifted: {snap.drift}." if snap.drift else
+                    f"Hermes reads {store.name} fine, but it has " + "; ".join(snap.untidy) + ".")
+            body = (f"{what}\n\nRepair saves the file as {store.name}.bak.<time> first, then rewrites the entries "
+                    "in the exact form Hermes writes (no byte-order mark, LF line ends, a § line with stray "
+                    "spaces read as a separator, each entry once).")
             if long:
                 body += (f"\n\n{len(long)} entr{'y is' if len(long) == 1 else 'ies are'} longer than the whole "
                          f"{store.limit:,}-char limit. hmc never cuts an entry: repairing removes "

@@ -41,6 +41,8 @@ class StorePane(Vertical):
             problems.append(f"⚠ {FILE_NAMES[self.target]} is a symbolic link: hmc shows it but won't write it.")
         if snap.drift:
             problems.append(f"⚠ Drifted: {snap.drift}. Hermes refuses to edit this file. Press r to repair.")
+        elif snap.untidy and not snap.error:
+            problems.append("Untidy, though Hermes reads it fine: " + "; ".join(snap.untidy) + ". r tidies it.")
         if not enabled:
             problems.append("⚠ Disabled in config.yaml: Hermes ignores this store and hmc won't write it.")
         if snap.usage > limit:
