@@ -216,8 +216,12 @@ def test_a_fifo_in_place_of_a_record_never_blocks(home):
 
 
 def test_a_socket_or_folder_in_place_of_a_record(home):
+    import tempfile
+
     sock = socket.socket(socket.AF_UNIX)
-    sock.bind(str(home / "pending" / "memory" / "000050c4.json"))
+    short = Path(tempfile.mkdtemp(dir="/tmp")) / "s"  # AF_UNIX paths are capped at ~107 bytes
+    sock.bind(str(short))
+    os.rename(short, home / "pending" / "memory" / "000050c4.json")
     (home / "pending" / "memory" / "0000d1d0.json").mkdir()
     try:
         q = curator(home).pending
