@@ -89,6 +89,14 @@ class CuratorApp(App):
         new screen is styled with the current theme anyway."""
         screen = mode_screen(mode)()
         screen._css_update_count = self._css_update_count
+        # the breakpoint classes (-wide/-narrow, -tall/-short) from the start: set at the first
+        # resize instead, they would restyle every widget of the screen once more
+        width, height = self.size
+        for dimension, breakpoints in ((width, self.HORIZONTAL_BREAKPOINTS), (height, self.VERTICAL_BREAKPOINTS)):
+            for minimum, name in sorted(breakpoints, reverse=True):
+                if dimension >= minimum:
+                    screen.add_class(name, update=False)
+                    break
         return screen
 
     # -- start-up --------------------------------------------------------------------------------

@@ -29,6 +29,7 @@ class CapacityGauge(Widget):
 
     DEFAULT_CSS = """
     CapacityGauge { height: 1; width: 1fr; }
+    CapacityGauge.-titled { height: 2; }
     CapacityGauge > .gauge--bar { color: $success; }
     CapacityGauge.-warning > .gauge--bar { color: $warning; }
     CapacityGauge.-error > .gauge--bar, CapacityGauge.-over > .gauge--bar { color: $error; }
@@ -40,9 +41,12 @@ class CapacityGauge(Widget):
     used: reactive[int] = reactive(0)
     limit: reactive[int] = reactive(1)
 
-    def __init__(self, used: int = 0, limit: int = 1, *, label_width: int = 30, **kwargs) -> None:
+    def __init__(self, used: int = 0, limit: int = 1, *, label_width: int = 30, title: Text | None = None,
+                 **kwargs) -> None:
         self._level: str | None = level(used, limit)
-        classes = f"{kwargs.pop('classes', None) or ''} -{self._level}".strip()  # styled once, as it mounts
+        self._title = title  # a line above the bar (a store pane's title): one widget instead of two
+        extra = f" -{self._level}" + (" -titled" if title is not None else "")
+        classes = f"{kwargs.pop('classes', None) or ''}{extra}".strip()  # styled once, as it mounts
         super().__init__(classes=classes, **kwargs)
         self.label_width = label_width
         self.set_reactive(CapacityGauge.used, used)
@@ -77,6 +81,11 @@ class CapacityGauge(Widget):
             self.set_class(True, f"-{current}")
         self.tooltip = self.label
 
+    def set_title(self, title: Text) -> None:
+        if self._title is None or title.plain != self._title.plain or title.style != self._title.style:
+            self._title = title
+            self.refresh()
+
     @property
     def label(self) -> str:
         text = usage_label(self.used, self.limit)
@@ -91,4 +100,7 @@ class CapacityGauge(Widget):
         bar_style = self.get_component_rich_style("gauge--bar")
         empty_style = self.get_component_rich_style("gauge--empty")
         label_style = self.get_component_rich_style("gauge--label")
-        return Text.assemble(("█" * fill, bar_style), ("░" * (width - fill), empty_style), " ", (label, label_style))
+        bar = Text.assemble(("█" * fill, bar_style), ("░" * (width - fill), empty_style), " ", (label, label_style))
+        if self._title is None:
+            return bar
+        return Text.assemble(self._title, "\n", bar)

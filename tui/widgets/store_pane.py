@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import Label, Static
+from textual.widgets import Static
 
 from core.store.memory import FILE_NAMES, Snapshot
 from tui.literal import literal
@@ -21,9 +21,10 @@ class StorePane(Vertical):
         self.target = target
 
     def compose(self) -> ComposeResult:
-        yield Label(FILE_NAMES[self.target], classes="pane-title")
-        yield CapacityGauge(id=f"gauge-{self.target}")
-        yield Static("", classes="pane-banner", markup=False)
+        # the title rides on the gauge's first line, and the problem banner is mounted only when a
+        # problem shows: fewer widgets to style and lay out (start-up time)
+        yield CapacityGauge(id=f"gauge-{self.target}", title=Text(FILE_NAMES[self.target], style="bold"),
+                            classes="pane-title")
         yield EntryList(id=f"entries-{self.target}")
 
     @property
@@ -31,9 +32,9 @@ class StorePane(Vertical):
         return self.query_one(EntryList)
 
     def show(self, snap: Snapshot, limit: int, enabled: bool, marks: dict[int, list[str]], title: str) -> None:
-        self.query_one(".pane-title", Label).update(Text(title, style="bold"))
-        self.query_one(CapacityGauge).update(snap.usage, limit)
-        banner = self.query_one(".pane-banner", Static)
+        gauge = self.query_one(CapacityGauge)
+        gauge.set_title(Text(title, style="bold"))
+        gauge.update(snap.usage, limit)
         problems = []
         if snap.error:
             problems.append(f"✗ {snap.error}. Press r to repair (a backup is saved first).")
@@ -47,7 +48,15 @@ class StorePane(Vertical):
             problems.append("⚠ Disabled in config.yaml: Hermes ignores this store and hmc won't write it.")
         if snap.usage > limit:
             problems.append(f"⚠ Over the limit by {snap.usage - limit:,} chars: Hermes refuses every add until it shrinks.")
-        banner.update(literal("\n".join(problems)))
-        banner.display = bool(problems)
+        banners = self.query(".pane-banner")
+        if problems:
+            text = literal("\n".join(problems))
+            if banners:
+                banners.first().update(text)
+                banners.first().display = True
+            else:
+                self.mount(Static(text, classes="pane-banner", markup=False), after=gauge)
+        elif banners:
+            banners.first().display = False
         self.set_class(bool(snap.error or snap.drift), "-problem")
         self.entry_list.show(snap.entries, limit, marks)
