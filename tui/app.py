@@ -130,7 +130,6 @@ class CuratorApp(App):
         """The pending count and the review status for the header, once the first screen is up."""
         self._pending_token = self.pending_token()
         self._pending_count = self.count_pending()
-        self._header_ready = True
         self.header_changed.publish(None)
 
     def greet(self) -> None:
@@ -320,10 +319,9 @@ class CuratorApp(App):
         return {"text": text, "due": due}
 
     def header_state(self, quick: bool = False) -> dict:
-        """What the header shows. `quick` (the header's first paint): the review status and the
-        pending count wait until just after the first screen is up."""
-        ready = getattr(self, "_header_ready", False) or not quick
-        review = self.review_state() if ready else {"text": "", "due": False}
+        """What the header shows. `quick` (the header's first paint): the pending count (it reads
+        every staged record) waits until just after the first screen is up."""
+        review = self.review_state()
         return {
             "home": self.curator.home.display(),
             "profile": self.curator.home.profile,

@@ -63,23 +63,36 @@ class EntryList(HmcList):
     EntryList, EntryList:focus { height: 1fr; border: none; padding: 0; }
     """
 
-    FIRST_PAINT = 10  # entries laid out for the very first frame; the rest follow right after it
+    def first_paint(self, entries: Sequence[str]) -> int:
+        """How many entries can show in the first frame, with one to spare: lines are estimated
+        from the terminal's size (the list isn't laid out yet) and each entry's length."""
+        width, height = self.app.size
+        panes_side_by_side = width >= 100  # memory mode's breakpoint (app.tcss)
+        cols = max(20, (width // 2 if panes_side_by_side else width) - 10)
+        # header, footer, the pane's border, title and gauge, the gap above the list
+        lines = height - 7 if panes_side_by_side else (height - 2) // 2 - 5
+        used = 0
+        for n, entry in enumerate(entries, 1):
+            used += sum(1 + (len(line) + 9) // cols for line in entry.split("\n")) + 1  # + the rule
+            if used > lines:
+                return n + 1
+        return len(entries)
 
     def show(self, entries: Sequence[str], limit: int, marks: dict[int, list[str]] | None = None,
              keep: int | None = None) -> None:
         """Replace the options, keeping the highlight where it was (or on `keep`).
 
-        The first time, only the first FIRST_PAINT entries are laid out before the first frame (an
+        The first time, only the entries that can show are laid out before the first frame (an
         OptionList measures every option, on screen or not); the others are added just after it."""
         old = self.highlighted if keep is None else keep
         self._generation = getattr(self, "_generation", 0) + 1
         self.clear_options()
         marks = marks or {}
         options = self._options_for(entries, limit, marks, 0)
-        first = getattr(self, "_shown", False) is False and len(entries) > self.FIRST_PAINT and old in (None, 0)
+        count = self.first_paint(entries) if getattr(self, "_shown", False) is False and old in (None, 0) else 0
         self._shown = True
-        if first:
-            cut = 2 * self.FIRST_PAINT - 1  # entries and the rules between them
+        if 0 < count < len(entries):
+            cut = 2 * count - 1  # entries and the rules between them
             self.add_options(options[:cut])
             generation = self._generation
             # a moment after the first frame, not at once: a frame queued right behind the first
