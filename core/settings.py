@@ -21,9 +21,10 @@ from __future__ import annotations
 import math
 import os
 import stat
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from core.store.atomic import atomic_write
 
 FILE_NAME = "config.toml"
 MAX_BYTES = 64 * 1024  # a settings file is a few lines; anything bigger is not one
@@ -248,20 +249,7 @@ def save_theme(theme: str, path: Path | None = None) -> Path:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         mode = stat.S_IMODE(os.stat(path).st_mode) if data is not None else 0o644
-        fd, tmp = tempfile.mkstemp(prefix=".config.", suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-                handle.write(new)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.chmod(tmp, mode)
-            os.replace(tmp, path)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
+        atomic_write(path, new.encode("utf-8"), mode, prefix=".config.")
     except OSError as exc:
         raise SettingsError(f"{_shown(path)} can't be written ({exc.strerror or exc}); the theme was not saved") from None
     return path

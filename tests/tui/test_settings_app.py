@@ -69,12 +69,21 @@ async def test_a_key_override_survives_a_restart(demo_home, config):
         assert warnings(app) == []
 
 
+async def until_warned(app, pilot, timeout: float = 10.0) -> None:
+    """The settings notice comes after the first frame: wait for it (a loaded CI box is slow)."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while not warnings(app) and time.monotonic() < deadline:
+        await pilot.pause(0.05)
+
+
 async def test_a_broken_config_toml_gives_a_notice_and_the_defaults(demo_home, config):
     config.parent.mkdir(parents=True, exist_ok=True)
     config.write_text('theme = "nord"\npoll_interval = "fast"\n[keys\n')
     app = app_on(demo_home)
     async with app.run_test(size=(120, 36)) as pilot:
-        await pilot.pause(0.2)
+        await until_warned(app, pilot)
         assert app.is_running and app.current_mode == "memory"
         (notice,) = warnings(app)
         assert "config.toml" in notice and "not valid TOML" in notice
@@ -86,7 +95,7 @@ async def test_bad_values_unknown_themes_and_binding_ids_are_named(demo_home, co
     config.write_text('theme = "no-such-theme"\npoll_interval = 0\n[keys]\n"memory.addd" = "plus"\n')
     app = app_on(demo_home)
     async with app.run_test(size=(120, 36)) as pilot:
-        await pilot.pause(0.2)
+        await until_warned(app, pilot)
         text = "\n".join(warnings(app))
         assert "poll_interval must be" in text
         assert "no theme named 'no-such-theme'" in text
