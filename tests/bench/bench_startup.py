@@ -14,7 +14,9 @@ import count) on a pseudo-terminal of 120x36, through its real driver and entry 
 stops when the terminal has received every piece of text that makes the first screen: for the
 minimal app its Static's text and the Footer's `^p palette`; for hmc the first entry of MEMORY.md
 and of USER.md, both panes' "used/limit" counts and the Footer (`Prompt` and `palette`) - memory mode
-with both panes filled. The process is then killed. Nothing is patched or instrumented inside
+with both panes filled (every entry that fits on screen is in that frame; the header's pending count,
+which reads every staged record, and the scan badges fill in a moment later). The process is then
+killed. Nothing is patched or instrumented inside
 either app, and both are measured the same way.
 
 The demo home is built once in a temporary folder; HOME and the XDG folders point inside it, so
