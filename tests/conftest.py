@@ -21,3 +21,39 @@ def isolated_user(tmp_path, monkeypatch):
     yield home
     monkeypatch.undo()
     time.tzset()
+
+
+# -- the conformance agreement, printed at the end of every run that has conformance tests -----------
+# (here, not in tests/conformance/conftest.py: with pytest-xdist only this file is loaded where the
+# reports are gathered; each report carries its release and area in user_properties)
+
+_AGREEMENT: dict[str, dict[str, int]] = {}
+
+
+def pytest_runtest_logreport(report):
+    tag = dict(report.user_properties).get("hmc_conformance")
+    if not tag or (report.when != "call" and not (report.skipped or report.failed)):
+        return
+    release, area = tag.split("|", 1)
+    counts = _AGREEMENT.setdefault(release, {"agreed": 0, "disagreed": 0, "n/a": 0, "deviations": 0})
+    if report.failed:
+        counts["disagreed"] += 1
+    elif report.skipped:
+        counts["n/a"] += 1
+    elif area == "deviations":
+        counts["deviations"] += 1
+    else:
+        counts["agreed"] += 1
+
+
+def pytest_terminal_summary(terminalreporter):
+    if not _AGREEMENT:
+        return
+    terminalreporter.section("agreement with the Hermes releases (tests/conformance)")
+    for release in sorted(_AGREEMENT, key=lambda v: tuple(int(p) for p in v.split(".") if p.isdigit())):
+        c = _AGREEMENT[release]
+        checked = c["agreed"] + c["disagreed"]
+        pct = 100 * c["agreed"] // checked if checked else 100
+        terminalreporter.write_line(
+            f"hermes {release}: {c['agreed']}/{checked} checks agree ({pct}%), {c['deviations']} deliberate "
+            f"deviations hold, {c['n/a']} n/a")

@@ -53,6 +53,9 @@ def pytest_collection_modifyitems(config, items):
             continue
         if item_area(item) not in AREAS + (HARNESS,):
             bad.append(item.nodeid)
+        elif item_area(item) != HARNESS:  # tests/conftest.py prints the agreement per release
+            release = item.callspec.params.get("hermes_release") if hasattr(item, "callspec") else None
+            item.user_properties.append(("hmc_conformance", f"{release}|{item_area(item)}"))
     if bad:
         raise pytest.UsageError(
             "conformance tests need @pytest.mark.area(<one of "
