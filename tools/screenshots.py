@@ -36,7 +36,8 @@ async def render(shot: Shot, out: Path) -> None:
     with tempfile.TemporaryDirectory(prefix="hmc-shot-") as tmp:
         user = Path(tmp) / "user"
         user.mkdir()
-        os.environ.update(HOME=str(user), XDG_STATE_HOME=f"{tmp}/state", XDG_DATA_HOME=f"{tmp}/data", TZ="UTC")
+        os.environ.update(HOME=str(user), XDG_STATE_HOME=f"{tmp}/state", XDG_DATA_HOME=f"{tmp}/data",
+                          XDG_CONFIG_HOME=f"{tmp}/config", TZ="UTC")  # hmc's own settings: the defaults
         os.environ.pop("HERMES_HOME", None)
         time.tzset()
         home = user / ".hermes"
