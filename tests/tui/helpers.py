@@ -12,6 +12,18 @@ async def settle(app, pilot) -> None:
     await pilot.pause()
 
 
+async def until(pilot, condition, timeout: float = 10.0) -> bool:
+    """Wait until `condition()` holds (a refresh that follows a write may come from the file poll or a
+    second worker, later on a loaded box); returns its last value."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while not condition() and time.monotonic() < deadline:
+        await pilot.pause(0.05)
+        await pilot.app.workers.wait_for_complete()
+    return bool(condition())
+
+
 async def until_dialog(pilot, kind, tries: int = 50):
     """Wait (without waiting on the worker that shows it) until a dialog of `kind` is on top."""
     for _ in range(tries):

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from core.review import findings as R
 from core.curator import open_curator
-from tests.tui.helpers import memory_text, settle
+from tests.tui.helpers import memory_text, settle, until
 from tools.shots import TODAY, frozen_clock
 from tui.screens.dialogs import ChoiceDialog, ConfirmDialog, EditEntryDialog
 from tui.screens.review import MergeDialog, ReviewScreen, reports_dir
@@ -160,7 +160,7 @@ async def test_remove_one_of_a_pair_asks_which(demo_home, make_app):
         await pilot.click("#choice-0")
         await settle(app, pilot)
         assert wrong not in entries(demo_home) and pair.texts[1] in entries(demo_home)
-        assert "conflicting" not in kinds(app.screen.query_one(FindingsList))
+        assert await until(pilot, lambda: "conflicting" not in kinds(app.screen.query_one(FindingsList)))
 
 
 async def test_edit_from_the_review(demo_home, make_app):
