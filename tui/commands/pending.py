@@ -498,17 +498,23 @@ def cmd_approval(args, ctx: CliContext, curator, queue) -> int:
         on = read_write_approval(path)
         ctx.text(f"write approval is {'on' if on else 'off'} ({curator.home.display()}/config.yaml)")
         if not on:
-            ctx.text("Hermes applies memory writes at once; background-review writes may still be staged.", style="dim")
+            ctx.text("Hermes applies memory writes at once, its background review's included.", style="dim")
         return 0
+    return set_approval(ctx, path, args.state, "memory")
+
+
+def set_approval(ctx: CliContext, path, state: str, section: str) -> int:
+    """`hmc pending approval on|off` for one subsystem: only its write_approval line changes."""
     try:
-        edit = set_write_approval(path, args.state == "on")
+        edit = set_write_approval(path, state == "on", section)
     except ConfigEditError as exc:
         raise CliError(str(exc), 2) from None
+    label = "write approval" if section == "memory" else "skill write approval"
     if not edit.changed:
-        ctx.text(f"write approval was already {args.state}")
+        ctx.text(f"{label} was already {state}")
     else:
         what = "created config.yaml with" if edit.created else ("added" if edit.added else "set")
-        ctx.text(f"{what} memory.write_approval: {'true' if edit.after else 'false'} (line {edit.line}); "
+        ctx.text(f"{what} {section}.write_approval: {'true' if edit.after else 'false'} (line {edit.line}); "
                  "Hermes picks it up the next time it loads config.yaml")
     return 0
 

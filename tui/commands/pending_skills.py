@@ -10,7 +10,6 @@ from typing import Any
 
 from rich.text import Text
 
-from core.pending.config_edit import ConfigEditError, set_write_approval
 from core.pending.skills import SkillApproveRefused, SkillInspection, SkillPendingError, SkillQueue
 from tui.commands.common import CliContext, CliError, Masker, literal
 
@@ -243,17 +242,9 @@ def cmd_approval(args, ctx: CliContext, curator) -> int:
         on = queue.write_approval()
         ctx.text(f"skill write approval is {'on' if on else 'off'} ({curator.home.display()}/config.yaml)")
         return 0
-    try:
-        edit = set_write_approval(path, args.state == "on", "skills")
-    except ConfigEditError as exc:
-        raise CliError(str(exc), 2) from None
-    if not edit.changed:
-        ctx.text(f"skill write approval was already {args.state}")
-    else:
-        what = "created config.yaml with" if edit.created else ("added" if edit.added else "set")
-        ctx.text(f"{what} skills.write_approval: {'true' if edit.after else 'false'} (line {edit.line}); "
-                 "Hermes picks it up the next time it loads config.yaml")
-    return 0
+    from tui.commands.pending import set_approval
+
+    return set_approval(ctx, path, args.state, "skills")
 
 
 COMMANDS = {"list": cmd_list, "show": cmd_show, "approve": cmd_approve, "reject": cmd_reject,
