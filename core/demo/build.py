@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import shutil
 import sqlite3
 import string
@@ -30,8 +31,8 @@ from core.demo.sessions import (APPROVAL_ON_DAYS, BIG_SESSION_ID, RARE_TERM, SMA
                                 SMALL_SESSION_MESSAGES, SessionPlanner)
 
 __all__ = ["DEMO_TODAY", "RARE_TERM", "RARE_TERM_MESSAGES", "BIG_SESSION_ID", "SMALL_SESSION_ID",
-           "SMALL_SESSION_MESSAGES", "PENDING_IDS", "PENDING_SKILL_ID", "MALFORMED_ID", "APPROVAL_ON_DAYS",
-           "DemoEntry", "demo_entries", "pending_records", "write_entries", "build_demo_home",
+           "SMALL_SESSION_MESSAGES", "PENDING_IDS", "PENDING_SKILL_ID", "PENDING_SKILL_IDS", "MALFORMED_ID", "APPROVAL_ON_DAYS",
+           "DemoEntry", "demo_entries", "pending_records", "skill_records", "write_entries", "build_demo_home",
            "build_state_db"]
 
 DEMO_TODAY: date = date(2026, 11, 15)
@@ -40,6 +41,7 @@ RARE_TERM_MESSAGES = 5  # messages holding RARE_TERM outside the big session (+1
 DEMO_SESSIONS, DEMO_MESSAGES = 200, 5000
 PENDING_IDS = dict(C.PENDING_IDS)
 PENDING_SKILL_ID, MALFORMED_ID = C.PENDING_SKILL_ID, C.MALFORMED_ID
+PENDING_SKILL_IDS = dict(C.PENDING_SKILL_IDS)
 LIMITS = {"memory": 2200, "user": 1375}
 DELIMITER = "\n§\n"
 
@@ -178,12 +180,64 @@ def pending_records(today: date = DEMO_TODAY, seed: int = 7) -> list[tuple[str, 
                                "origin": origin,
                                "created_at": _epoch(today - timedelta(days=days), hh, mm, 17.25),
                                "payload": payload}))
-    skill = {"id": PENDING_SKILL_ID, "subsystem": "skills", "action": "create",
-             "summary": "create skill: paylane-webhook-replay", "origin": "background_review",
-             "created_at": _epoch(today - timedelta(days=4), 23, 0, 3.5),
-             "payload": {"action": "create", "name": "paylane-webhook-replay", "content": C.SKILL_PENDING_BODY}}
-    out.append(("skills", skill))
+    out.extend(("skills", r) for r in skill_records(today))
     return sorted(out, key=lambda fr: fr[1]["created_at"])
+
+
+def skill_gist(action: str, name: str, payload: dict) -> str:
+    """The one-line summary the release stages with a skill write (its `skill_gist` facts)."""
+    content = payload.get("content") or ""
+    if action in ("create", "edit") and content:
+        found = re.search(r"^description:\s*(.+)$", content, re.MULTILINE)
+        desc = found.group(1).strip().strip("'\"")[:140] if found else ""
+        size = f"{len(content) // 1024 + 1} KB" if len(content) >= 1024 else f"{len(content)} chars"
+        verb = "create" if action == "create" else "rewrite"
+        return f"{verb} '{name}' — {desc} ({size})" if desc else f"{verb} '{name}' ({size})"
+    if action == "patch":
+        old, new = payload.get("old_string") or "", payload.get("new_string") or ""
+        return (f"patch '{name}' {payload.get('file_path') or 'SKILL.md'} "
+                f"(+{new.count(chr(10)) + 1 if new else 0}/-{old.count(chr(10)) + 1 if old else 0} lines)")
+    if action == "write_file":
+        return f"write {payload.get('file_path') or ''} in '{name}'"
+    if action == "remove_file":
+        return f"remove {payload.get('file_path') or ''} from '{name}'"
+    if action == "delete":
+        return f"delete skill '{name}'"
+    return f"{action} '{name}'"
+
+
+def skill_records(today: date = DEMO_TODAY) -> list[dict]:
+    """The demo's staged skill writes, shaped as the release stages them: the payload is the
+    skill_manage call (action, name, then every keyword that isn't None, replace_all included)."""
+    ids = C.PENDING_SKILL_IDS
+
+    def call(action, name, content=None, category=None, file_path=None, file_content=None,
+             old_string=None, new_string=None, replace_all=False, absorbed_into=None):
+        kw = dict(content=content, category=category, file_path=file_path, file_content=file_content,
+                  old_string=old_string, new_string=new_string, replace_all=replace_all,
+                  absorbed_into=absorbed_into)
+        return {"action": action, "name": name, **{k: v for k, v in kw.items() if v is not None}}
+
+    rows = [  # (key, days ago, hh, mm, origin, payload)
+        ("patch_stale", 12, 10, 2, "background_review",
+         call("patch", "paylane-webhook-debug", old_string=C.SKILL_STALE_OLD, new_string=C.SKILL_STALE_NEW)),
+        ("patch", 8, 16, 41, "foreground",
+         call("patch", "tideway-release", old_string=C.SKILL_PATCH_OLD, new_string=C.SKILL_PATCH_NEW)),
+        ("edit", 6, 9, 15, "background_review", call("edit", "weekly-ops-report", content=C.SKILL_EDIT_BODY)),
+        ("write_file", 5, 14, 30, "foreground",
+         call("write_file", "paylane-webhook-debug", file_path=C.SKILL_SCRIPT_PATH, file_content=C.SKILL_SCRIPT)),
+        ("create", 4, 23, 0, "background_review",
+         call("create", "paylane-webhook-replay", content=C.SKILL_PENDING_BODY)),
+        ("delete", 3, 11, 20, "foreground", call("delete", "csv-export-v1")),
+        ("escape", 2, 22, 48, "background_review",
+         call("write_file", "weekly-ops-report", file_path=C.SKILL_ESCAPE_PATH, file_content=C.SKILL_ESCAPE_CONTENT)),
+    ]
+    out = []
+    for key, days, hh, mm, origin, payload in rows:
+        out.append({"id": ids[key], "subsystem": "skills", "action": payload["action"],
+                    "summary": skill_gist(payload["action"], payload["name"], payload), "origin": origin,
+                    "created_at": _epoch(today - timedelta(days=days), hh, mm, 3.5), "payload": payload})
+    return out
 
 
 # --------------------------------------------------------------------------------------------

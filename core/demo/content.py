@@ -173,6 +173,17 @@ description: Compile the weekly ops summary from lighthouse-bot alerts, CI runs 
 3. Reconciliation: read the seven daily reconciliation cron outputs.
 4. Write five bullets at most, in French, and post them to the ops channel.
 """,
+    "csv-export-v1": """\
+---
+name: csv-export-v1
+description: Export invoices as CSV with the v1 exporter (superseded by the streaming export in tideway).
+---
+# CSV export (v1)
+
+1. `uv run python -m tideway.tools.export_v1 --month YYYY-MM > invoices.csv`.
+2. Open the file in LibreOffice and check the totals row by hand.
+3. Upload it to the accounting share.
+""",
 }
 
 # ------------------------------------------------------------------------------------------
@@ -228,6 +239,70 @@ description: Replay failed Paylane webhook events against staging, oldest first.
 1. Export the failed events from the Paylane dashboard (JSON).
 2. `uv run python -m tideway.tools.replay events.json --target staging`.
 3. Check that every replay answered 200 and the invoices changed state.
+"""
+
+# Staged skill writes (pending/skills/): one of each kind, as the release's skill_manage stages
+# them under skills.write_approval. key -> id; the texts follow.
+PENDING_SKILL_IDS = {
+    "create": PENDING_SKILL_ID,
+    "patch": "1b7c8d9e",
+    "edit": "2c8d9eaf",
+    "write_file": "3d9eafb0",
+    "delete": "4eafb0c1",
+    "patch_stale": "5fb0c1d2",
+    "escape": "6c1d2e3f",
+}
+SKILL_PATCH_OLD = "3. Run the whole suite: `uv run pytest -q`. Stop on any failure.\n"
+SKILL_PATCH_NEW = ("3. Run the whole suite: `uv run pytest -q -n auto`. Stop on any failure.\n"
+                   "   Then the migrations check: `uv run alembic check` must say no new upgrade operations.\n")
+SKILL_STALE_OLD = "the tolerance is 120 s"  # the skill says 300 s: this patch no longer applies
+SKILL_STALE_NEW = "the tolerance is 300 s (Paylane's default since May)"
+SKILL_EDIT_BODY = """\
+---
+name: weekly-ops-report
+description: Compile the weekly ops summary from lighthouse-bot alerts, CI runs and Paylane reconciliation, every Monday.
+---
+# Weekly ops report
+
+Every Monday before 10:00 (Europe/Paris), covering Monday to Sunday of the week before.
+
+## Gather
+
+1. Alerts: `journalctl -u lighthouse-bot --since "7 days ago" | grep ALERT`.
+   Group them by check name; count each group once.
+2. CI: `gh run list --status failure --created ">=$(date -d '7 days ago' +%F)"` in tideway,
+   harbor-web and lighthouse-bot. Note flaky jobs separately (a rerun went green).
+3. Reconciliation: read the seven daily reconciliation cron outputs; any mismatch above
+   0.50 EUR is a bullet of its own.
+
+## Write
+
+- Five bullets at most, in French, most urgent first.
+- Link each bullet to its alert, run or reconciliation line.
+- Post them to the ops channel and pin the message.
+"""
+SKILL_SCRIPT_PATH = "scripts/check-clock.sh"
+SKILL_SCRIPT = """\
+#!/usr/bin/env bash
+# Before digging into a webhook "invalid signature": is the clock right?
+set -euo pipefail
+
+offset=$(chronyc tracking | awk '/System time/ {print $4}')
+if ! systemctl is-active --quiet chronyd; then
+    echo "chronyd is not running: sudo systemctl restart chronyd" >&2
+    exit 1
+fi
+echo "clock offset: ${offset}s (Paylane tolerates 300 s)"
+"""
+SKILL_ESCAPE_PATH = "../tideway-release/SKILL.md"  # leaves the skill's folder: never applied
+SKILL_ESCAPE_CONTENT = """\
+---
+name: tideway-release
+description: Cut a tideway release.
+---
+# Releasing tideway
+
+1. Tag and push; skip the tests when in a hurry.
 """
 
 # ------------------------------------------------------------------------------------------

@@ -17,7 +17,8 @@ from core.demo.build import DEMO_TODAY, PENDING_IDS
 DAY0 = datetime(DEMO_TODAY.year, DEMO_TODAY.month, DEMO_TODAY.day, tzinfo=timezone.utc).timestamp()
 TEXT_FILES = ("config.yaml", "AGENTS.md", "memories/MEMORY.md", "memories/USER.md",
               "skills/tideway-release/SKILL.md", "skills/paylane-webhook-debug/SKILL.md",
-              "skills/weekly-ops-report/SKILL.md", f"pending/skills/{demo.PENDING_SKILL_ID}.json",
+              "skills/weekly-ops-report/SKILL.md", "skills/csv-export-v1/SKILL.md",
+              *(f"pending/skills/{pid}.json" for pid in demo.PENDING_SKILL_IDS.values()),
               f"pending/memory/{demo.MALFORMED_ID}.json",
               *(f"pending/memory/{pid}.json" for pid in PENDING_IDS.values()))
 
@@ -120,6 +121,32 @@ def test_pending_records_follow_the_format(home):
     assert {r["origin"] for r in recs.values()} == {"foreground", "background_review"}
     skill = json.loads((home / "pending/skills" / f"{demo.PENDING_SKILL_ID}.json").read_text())
     assert skill["subsystem"] == "skills"
+
+
+def test_skill_records_have_the_release_shape(home):
+    """As the release's stage_write writes them: these keys in this order, the payload is the
+    skill_manage call (action, name, the keywords that aren't None, replace_all always)."""
+    folder = home / "pending" / "skills"
+    assert sorted(p.stem for p in folder.iterdir()) == sorted(demo.PENDING_SKILL_IDS.values())
+    actions = set()
+    for key, pid in demo.PENDING_SKILL_IDS.items():
+        raw = (folder / f"{pid}.json").read_text(encoding="utf-8")
+        rec = json.loads(raw)
+        assert list(rec) == ["id", "subsystem", "action", "summary", "origin", "created_at", "payload"], key
+        assert rec["id"] == pid and rec["subsystem"] == "skills" and rec["action"] == rec["payload"]["action"]
+        assert list(rec["payload"])[:2] == ["action", "name"] and rec["payload"]["replace_all"] is False
+        assert None not in rec["payload"].values()
+        assert DAY0 - 21 * 86400 < rec["created_at"] < DAY0
+        assert raw.startswith("{\n  ") and rec["summary"] == rec["summary"].strip()
+        actions.add(rec["action"])
+    assert actions == {"create", "patch", "edit", "write_file", "delete"}
+    recs = {k: json.loads((folder / f"{pid}.json").read_text()) for k, pid in demo.PENDING_SKILL_IDS.items()}
+    assert recs["create"]["summary"].startswith("create 'paylane-webhook-replay' — Replay failed")
+    assert recs["patch"]["summary"] == "patch 'tideway-release' SKILL.md (+3/-2 lines)"
+    assert recs["write_file"]["summary"] == "write scripts/check-clock.sh in 'paylane-webhook-debug'"
+    assert recs["delete"]["summary"] == "delete skill 'csv-export-v1'"
+    assert recs["edit"]["summary"].startswith("rewrite 'weekly-ops-report' — ")
+    assert "../" in recs["escape"]["payload"]["file_path"]
 
 
 def test_pending_records_cover_every_case(home):

@@ -67,3 +67,30 @@ def test_unpinned_replace_is_flagged_before_approving(tmp_path):
     broken = ins[MALFORMED_ID].record
     assert broken.broken and not broken.dated
     assert ins[PENDING_IDS["add"]].record.dated
+
+
+def test_demo_skill_verdicts_and_approve_all(tmp_path):
+    """A realistic skills queue: five writes that apply, a stale patch and a `../` path that don't."""
+    from core.demo.build import PENDING_SKILL_IDS
+    from core.pending.skills import ESCAPES, NO_MATCH, SkillQueue
+
+    home = build_demo_home(tmp_path / "hermes", DEMO_TODAY)
+    queue = SkillQueue(home, lock_dir=tmp_path)
+    ins = {i.id: i for i in (queue.inspect(r) for r in queue.list())}
+    by = {key: ins[rid] for key, rid in PENDING_SKILL_IDS.items()}
+    assert by["patch_stale"].kind == NO_MATCH and by["escape"].kind == ESCAPES
+    for key in ("create", "patch", "edit", "write_file", "delete"):
+        assert by[key].can_apply, (key, by[key].reason)
+    assert [c.kind for c in by["delete"].changes] == ["delete"]
+    assert by["write_file"].changes[0].path == "paylane-webhook-debug/scripts/check-clock.sh"
+    assert queue.simulate_all() == (5, 2)
+    escape_target = (home / "skills/tideway-release/SKILL.md").read_bytes()
+    done, failed = queue.approve_all()
+    assert sorted(done) == sorted(PENDING_SKILL_IDS[k] for k in ("create", "patch", "edit", "write_file", "delete"))
+    assert {f[0] for f in failed} == {PENDING_SKILL_IDS["patch_stale"], PENDING_SKILL_IDS["escape"]}
+    assert not (home / "skills/csv-export-v1").exists()
+    assert (home / "skills/paylane-webhook-replay/SKILL.md").is_file()
+    assert (home / "skills/paylane-webhook-debug/scripts/check-clock.sh").is_file()
+    assert "-n auto" in (home / "skills/tideway-release/SKILL.md").read_text()
+    assert "skip the tests" not in (home / "skills/tideway-release/SKILL.md").read_text()
+    assert escape_target != b"" and "every Monday" in (home / "skills/weekly-ops-report/SKILL.md").read_text()
