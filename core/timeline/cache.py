@@ -1,0 +1,112 @@
+"""The harvested memory calls of one state.db, cached so that later runs read only new messages.
+
+`<user cache dir>/hmc/timeline/<slug>-<hash of the db path>.json`, private (folder 0700, file
+0600). The cache is keyed by the database's identity (path, device, inode) and the last message id
+it covered, and checked, not trusted: the row with that id must still be there with the same
+session and time (a database replaced, restored or rewound is read again from scratch), and every
+field must have the shape hmc writes. Anything else (a corrupt, foreign or truncated file) is
+ignored and rebuilt.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+
+from core.store.atomic import private_dir, write_private
+from core.timeline.sources import Call, Harvest, Open
+
+VERSION = 1
+MAX_CACHE_BYTES = 256 * 1024 * 1024
+
+
+def cache_root() -> Path:
+    return Path(platformdirs.user_cache_path("hmc")) / "timeline"
+
+
+def cache_path(db_path: Path) -> Path:
+    resolved = str(Path(db_path).resolve())
+    digest = hashlib.sha256(resolved.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    slug = Path(resolved).parent.name.strip(".")[:40] or "home"
+    return cache_root() / f"{slug}-{digest}.json"
+
+
+def identity(db_path: Path) -> dict[str, Any] | None:
+    try:
+        st = os.stat(db_path)
+    except OSError:
+        return None
+    return {"path": str(Path(db_path).resolve()), "dev": st.st_dev, "ino": st.st_ino}
+
+
+def _anchor(conn: sqlite3.Connection, last_id: int) -> list | None:
+    """The session id and time of message `last_id` (what a cache covering it must still find)."""
+    if last_id <= 0:
+        return None
+    row = conn.execute("SELECT session_id, timestamp FROM messages WHERE id = ?", (last_id,)).fetchone()
+    return [row[0], row[1]] if row else None
+
+
+def load(db_path: Path, conn: sqlite3.Connection) -> Harvest | None:
+    """The cached harvest when it is this database's and still matches it; else None."""
+    path = cache_path(db_path)
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_CACHE_BYTES + 1)
+        if len(data) > MAX_CACHE_BYTES:
+            return None
+        obj = json.loads(data)
+        if not isinstance(obj, dict) or obj.get("version") != VERSION or obj.get("db") != identity(db_path):
+            return None
+        last_id = obj["last_id"]
+        if not isinstance(last_id, int) or isinstance(last_id, bool) or last_id < 0:
+            return None
+        if last_id and obj.get("anchor") != _anchor(conn, last_id):
+            return None
+        harvest = Harvest(
+            calls=[Call.from_json(c) for c in obj["calls"]],
+            open=[Open.from_json(o) for o in obj["open"]],
+            skipped=_counts(obj["skipped"]), ignored=_counts(obj["ignored"]), last_id=last_id,
+            sources=_sources(obj["sources"]),
+        )
+    except (OSError, ValueError, TypeError, KeyError, AttributeError, RecursionError, sqlite3.Error):
+        return None
+    return harvest
+
+
+def _counts(value: Any) -> dict[str, int]:
+    if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, int) for k, v in value.items()):
+        raise TypeError("counts")
+    return dict(value)
+
+
+def _sources(value: Any) -> dict[str, str]:
+    if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+        raise TypeError("sources")
+    return dict(value)
+
+
+def save(db_path: Path, conn: sqlite3.Connection, harvest: Harvest) -> bool:
+    """Write the cache (private, atomic); False when it couldn't be written (the run goes on)."""
+    ident = identity(db_path)
+    if ident is None:
+        return False
+    obj = {
+        "version": VERSION, "db": ident, "last_id": harvest.last_id, "anchor": _anchor(conn, harvest.last_id),
+        "calls": [c.to_json() for c in harvest.calls], "open": [o.to_json() for o in harvest.open],
+        "skipped": harvest.skipped, "ignored": harvest.ignored, "sources": harvest.sources,
+    }
+    path = cache_path(db_path)
+    try:
+        data = json.dumps(obj, ensure_ascii=True, separators=(",", ":")).encode("ascii")
+        private_dir(path.parent, up_to=Path(platformdirs.user_cache_path("hmc")))
+        write_private(path, data)
+    except (OSError, ValueError, TypeError, sqlite3.Error):
+        return False
+    return True

@@ -1,0 +1,631 @@
+"""Every write to MEMORY.md / USER.md, rebuilt: who wrote each entry, when, and what it replaced.
+
+Sources, merged by time:
+- the agent's memory tool calls recorded in state.db (core.timeline.sources), replayed with the
+  detected release's rules (core.hermes.memory: substring matching, exact re-adds, batches), so a
+  replace or remove by `old_text` resolves to the entry it really hit;
+- hmc's own journal (its writes, approvals, undos, rollbacks: exact before and after texts);
+- Hermes's `<file>.bak.<ts>` snapshots (the file as it was when a release found drift).
+
+A journal record's `before`, a snapshot, an older release's echoed `entries`, and finally the files
+as they are now are *observations*: where one differs from the replay, an `outside` write is put in
+the history at that point (by `unknown`: a hand edit or an unrecorded write) and the divergence is
+noted, naming where it was found. Entries keep an identity across replaces, so `blame` can say which
+write produced an entry's current text, when the entry first appeared, and how many texts it has had
+(`revisions`: 1 for an entry added and never changed).
+
+Write ids: `m<id>` an agent call (the id of the message holding its result), `h<id>` an hmc journal
+record, `x<n>` an outside change (numbered per rebuild: not a stable id, and not something to roll
+back).
+"""
+
+from __future__ import annotations
+
+import heapq
+import os
+from dataclasses import dataclass, field
+from datetime import date, datetime, time as dt_time
+from pathlib import Path
+from typing import TYPE_CHECKING, Iterable, Iterator, Sequence
+
+from core.hermes.memory import DELIMITER, Op, OpError, decode, locate, parse, preview
+from core.hermes.release import NEWEST, Release
+from core.store.atomic import read_regular
+from core.store.journal import Record, tagged
+from core.store.memory import FILE_NAMES, TARGETS, Conflict, StoreError, WriteResult
+from core.timeline.sources import Call
+
+if TYPE_CHECKING:  # pragma: no cover
+    from core.curator import Curator
+
+MAX_BACKUP_BYTES = 1 << 20
+
+
+class TimelineError(StoreError):
+    """A history request that can't be met (unknown write id, nothing to roll back…)."""
+
+
+class RollbackConflict(StoreError):
+    """The entries a write touched have changed since: rolling it back would overwrite that change."""
+
+    def __init__(self, message: str, problems: Sequence[str]):
+        super().__init__(message)
+        self.problems = list(problems)
+
+
+Change = tuple  # (text before or None, text after or None): one entry's net change in one write
+
+
+@dataclass(frozen=True)
+class Write:
+    id: str
+    timestamp: float
+    by: str  # agent | hmc | unknown
+    source: str  # the session's source (cli, telegram…) for the agent; "hmc"; "outside"
+    target: str
+    action: str  # add | replace | remove | batch | hmc's action (edit, approve, undo, rollback…) | outside
+    session_id: str | None = None
+    message_id: int | None = None
+    old_text: str | None = None
+    content: str | None = None
+    operations: tuple[dict, ...] | None = None
+    before: tuple[str, ...] = ()
+    after: tuple[str, ...] = ()
+    changes: tuple[Change, ...] = ()
+    note: str | None = None  # what the replay found wrong here (a divergence)
+    detail: str | None = None  # hmc's journal detail / tag
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.changes)
+
+    def to_json(self) -> dict:
+        return {
+            "id": self.id, "timestamp": self.timestamp, "session_id": self.session_id,
+            "message_id": self.message_id, "source": self.source, "by": self.by, "target": self.target,
+            "action": self.action, "old_text": self.old_text, "content": self.content,
+            "operations": list(self.operations) if self.operations is not None else None,
+            "changes": [{"before": b, "after": a} for b, a in self.changes], "note": self.note,
+        }
+
+    def origin_json(self) -> dict:
+        return {"id": self.id, "session_id": self.session_id, "message_id": self.message_id,
+                "timestamp": self.timestamp, "source": self.source, "by": self.by}
+
+
+@dataclass(frozen=True)
+class Blame:
+    target: str
+    index: int
+    text: str
+    origin: Write | None  # the write that produced this text; None: a hand edit or unknown writer
+    first_seen: Write | None  # the write where the entry first appeared (an outside one included)
+    revisions: int  # how many texts the entry has had (1: added and never changed)
+
+    def to_json(self) -> dict:
+        return {"index": self.index, "text": self.text,
+                "origin": self.origin.origin_json() if self.origin else None,
+                "first_seen": self.first_seen.origin_json() if self.first_seen else None,
+                "revisions": self.revisions}
+
+
+@dataclass(frozen=True)
+class Diff:
+    target: str
+    before: tuple[str, ...]
+    after: tuple[str, ...]
+
+    @property
+    def added(self) -> list[str]:
+        old = set(self.before)
+        return [e for e in self.after if e not in old]
+
+    @property
+    def removed(self) -> list[str]:
+        new = set(self.after)
+        return [e for e in self.before if e not in new]
+
+
+@dataclass(frozen=True)
+class Divergence:
+    target: str
+    write_id: str | None  # the write where it was found (None: the files now)
+    detail: str
+
+
+class _Line:
+    """One entry through its life (same identity across replaces)."""
+
+    __slots__ = ("text", "origin", "first", "revisions")
+
+    def __init__(self, text: str, origin: Write | None = None):
+        self.text = text
+        self.origin = origin
+        self.first = origin
+        self.revisions = 1
+
+
+def as_epoch(when: float | int | datetime | date | None, end_of_day: bool = False) -> float | None:
+    """A moment as Unix seconds: a naive datetime or a date is local time (a date: its start, or
+    its end with `end_of_day`)."""
+    if when is None:
+        return None
+    if isinstance(when, datetime):
+        return when.timestamp()
+    if isinstance(when, date):
+        moment = datetime.combine(when, dt_time.max if end_of_day else dt_time.min)
+        return moment.timestamp()
+    return float(when)
+
+
+# -- the rebuild -------------------------------------------------------------------------------------
+
+@dataclass
+class _State:
+    target: str
+    lines: list[_Line] = field(default_factory=list)
+
+    @property
+    def texts(self) -> tuple[str, ...]:
+        return tuple(line.text for line in self.lines)
+
+
+class _Builder:
+    def __init__(self, release: Release):
+        self.release = release
+        self.states = {t: _State(t) for t in TARGETS}
+        self.writes: list[Write] = []
+        self.divergences: list[Divergence] = []
+        self._outside = 0
+
+    # generic: move a state to `new_texts`, keeping identities of unchanged entries
+    def _morph(self, state: _State, new_texts: Sequence[str]) -> tuple[list[_Line], list[_Line], list[Change]]:
+        pool: dict[str, _Line] = {}
+        for line in state.lines:
+            pool.setdefault(line.text, line)
+        used: set[int] = set()
+        out: list[_Line | None] = []
+        for text in dict.fromkeys(new_texts):
+            line = pool.get(text)
+            if line is not None and id(line) not in used:
+                used.add(id(line))
+                out.append(line)
+            else:
+                out.append(None)
+        gone = [line for line in state.lines if id(line) not in used]
+        fresh = [i for i, line in enumerate(out) if line is None]
+        texts = list(dict.fromkeys(new_texts))
+        touched: list[_Line] = []
+        changes: list[Change] = []
+        if len(gone) == 1 and len(fresh) == 1:  # one entry edited: the same entry, revised
+            line = gone[0]
+            changes.append((line.text, texts[fresh[0]]))
+            line.text = texts[fresh[0]]
+            line.revisions += 1
+            out[fresh[0]] = line
+            touched.append(line)
+        else:
+            for line in gone:
+                changes.append((line.text, None))
+            for i in fresh:
+                line = _Line(texts[i])
+                out[i] = line
+                touched.append(line)
+                changes.append((None, texts[i]))
+        state.lines = [line for line in out if line is not None]
+        return touched, [], changes
+
+    def _record(self, write: Write, touched: Iterable[_Line], *, unknown: bool = False) -> Write:
+        for line in touched:
+            line.origin = None if unknown else write
+            if line.first is None:
+                line.first = write
+        self.writes.append(write)
+        return write
+
+    def observe(self, target: str, texts: Sequence[str], ts: float, where: str, found_at: str | None) -> None:
+        """The store was seen holding `texts` at `ts`: anything the replay doesn't explain is outside."""
+        state = self.states[target]
+        texts = tuple(dict.fromkeys(texts))
+        if state.texts == texts:
+            return
+        before = state.texts
+        touched, _, changes = self._morph(state, texts)
+        self._outside += 1
+        added = sum(1 for b, _ in changes if b is None)
+        removed = sum(1 for _, a in changes if a is None)
+        edited = sum(1 for b, a in changes if b is not None and a is not None)
+        parts = [f"{n} {what}" for n, what in ((added, "added"), (removed, "removed"), (edited, "edited")) if n]
+        summary = ", ".join(parts) or "reordered"
+        detail = f"{where} shows changes no recorded write explains ({summary})"
+        write = Write(f"x{self._outside}", ts, "unknown", "outside", target, "outside", before=before,
+                      after=state.texts, changes=tuple(changes),
+                      note="changed outside the agent: a hand edit or an unrecorded write", detail=detail)
+        for line in touched:
+            line.origin = None
+            if line.first is None:
+                line.first = write
+        for line in state.lines:  # an edited entry's text now comes from nobody known
+            if any(line.text == a for b, a in changes if a is not None):
+                line.origin = None
+        self.writes.append(write)
+        self.divergences.append(Divergence(target, found_at, detail))
+
+    # the agent's calls
+    def call(self, call: Call, ts: float, source: str) -> None:
+        state = self.states[call.target]
+        before = state.texts
+        lines = list(state.lines)
+        snapshot = {id(line): (line.text, line.revisions) for line in lines}
+        if call.action == "batch":
+            ops = [Op(o.get("action", ""), content=o.get("content") or "", old_text=o.get("old_text") or "")
+                   for o in call.operations or ()]
+        else:
+            ops = [Op(call.action, content=call.content or "", old_text=call.old_text or "")]
+        wid = f"m{call.result_id}"
+        note = None
+        new_lines: list[_Line] | None = list(lines)
+        touched: list[_Line] = []
+        try:
+            for i, op in enumerate(ops):
+                pos = f"Operation {i + 1} ({op.action or 'unknown'})" if call.action == "batch" else None
+                new_lines = self._apply(new_lines, op, pos, touched)
+        except OpError as exc:
+            new_lines = None
+            touched = []
+            for line in lines:  # put back texts a partly replayed batch changed
+                line.text, line.revisions = snapshot[id(line)]
+            note = (f"the release reported success, but replayed on the store as hmc rebuilt it the call "
+                    f"fails: {exc}")
+            self.divergences.append(Divergence(call.target, wid, note))
+        if new_lines is not None:
+            count_after = len(new_lines)
+            seen: dict[str, _Line] = {}
+            for line in new_lines:  # the next load drops a duplicate a replace made
+                seen.setdefault(line.text, line)
+            state.lines = list(seen.values())
+            if call.entry_count is not None and call.entries is None and call.entry_count != count_after:
+                note = (f"the release counted {call.entry_count} entries after this call, the replay "
+                        f"{count_after}: the store had changed outside the agent before it")
+                self.divergences.append(Divergence(call.target, wid, note))
+        after = state.texts
+        changes = _net(lines, state.lines, snapshot, before)
+        write = Write(wid, ts, "agent", source or "agent", call.target, call.action, call.session_id,
+                      call.message_id, call.old_text, call.content, call.operations, before, after,
+                      tuple(changes), note)
+        self._record(write, [line for line in state.lines if any(line is t for t in touched)])
+        if call.entries is not None:  # the release echoed the store: an observation right after the call
+            self.observe(call.target, call.entries, ts, f"the result of {wid}", wid)
+
+    def _apply(self, lines: list[_Line], op: Op, pos: str | None, touched: list[_Line]) -> list[_Line]:
+        texts = [line.text for line in lines]
+        content = (op.content or "").strip()
+        if op.action == "add":
+            if not content:
+                raise OpError(f"{pos}: content is required." if pos else "Content cannot be empty.")
+            if content in texts:
+                return lines
+            line = _Line(content)
+            touched.append(line)
+            return [*lines, line]
+        if op.action == "replace":
+            if not content:
+                raise OpError("new_content cannot be empty.")
+            index = locate(texts, op.old_text, None, self.release, "replace", pos)
+            line = lines[index]
+            if line.text != content:
+                line.text = content
+                line.revisions += 1
+                touched.append(line)
+            return lines
+        if op.action == "remove":
+            index = locate(texts, op.old_text, None, self.release, "remove", pos)
+            return lines[:index] + lines[index + 1:]
+        raise OpError(f"Unknown action '{op.action}'.")
+
+    # hmc's journal
+    def record(self, rec: Record) -> None:
+        wid = f"h{rec.id}"
+        self.observe(rec.target, parse(decode_text(rec.before)), rec.ts, f"the text hmc found before its write {wid}",
+                     wid)
+        state = self.states[rec.target]
+        before = state.texts
+        touched, _, changes = self._morph(state, parse(decode_text(rec.after)))
+        detail = rec.tag or rec.detail
+        write = Write(wid, rec.ts, "hmc", "hmc", rec.target, rec.action or "edit", before=before,
+                      after=state.texts, changes=tuple(changes), detail=detail)
+        self._record(write, touched)
+        for line in state.lines:
+            if any(line.text == a for b, a in changes if a is not None):
+                line.origin = write
+
+
+def decode_text(text: str) -> str:
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _net(old_lines: Sequence[_Line], new_lines: Sequence[_Line], snapshot: dict, before: Sequence[str]) -> list[Change]:
+    """Each entry's net change across one call: by identity, so a batch's chain counts once."""
+    changes: list[Change] = []
+    new_ids = {id(line) for line in new_lines}
+    for line in old_lines:
+        old_text = snapshot[id(line)][0]
+        if id(line) not in new_ids:
+            changes.append((old_text, None))
+        elif line.text != old_text:
+            changes.append((old_text, line.text))
+    old_ids = {id(line) for line in old_lines}
+    for line in new_lines:
+        if id(line) not in old_ids:
+            changes.append((None, line.text))
+    return changes
+
+
+# -- the timeline --------------------------------------------------------------------------------------
+
+@dataclass
+class Timeline:
+    """The rebuilt history of one profile's two stores (build it with `build_timeline`)."""
+
+    writes: list[Write]
+    current: dict[str, list[Blame]]
+    divergences: list[Divergence]
+    stats: dict
+    curator: "Curator | None" = None
+
+    # -- queries -----------------------------------------------------------------------------------
+    def log(self, target: str | None = None, since=None, until=None, source: str | None = None) -> list[Write]:
+        """Every write, oldest first; `since`/`until` take a datetime, a date (whole days) or Unix
+        seconds; `source` matches `by` (agent, hmc, unknown) or the session's source (telegram…)."""
+        start, end = as_epoch(since), as_epoch(until, end_of_day=True)
+        out = []
+        for w in self.writes:
+            if target and w.target != target:
+                continue
+            if start is not None and w.timestamp < start:
+                continue
+            if end is not None and w.timestamp > end:
+                continue
+            if source and source not in (w.by, w.source):
+                continue
+            out.append(w)
+        return out
+
+    def write(self, write_id: str) -> Write:
+        for w in self.writes:
+            if w.id == write_id:
+                return w
+        raise TimelineError(f"no write {write_id!r} in this profile's history (see `hmc log`)")
+
+    def blame(self, target: str | None = None) -> list[Blame]:
+        """Each current entry (the files as they are now), in file order."""
+        if target:
+            return list(self.current.get(target, []))
+        return [b for t in TARGETS for b in self.current.get(t, [])]
+
+    def state_at(self, when, target: str | None = None) -> dict[str, tuple[str, ...]]:
+        """Each store's entries as they were at `when` (a datetime, a date = its end, or Unix seconds)."""
+        moment = as_epoch(when, end_of_day=True)
+        out: dict[str, tuple[str, ...]] = {}
+        for t in ([target] if target else TARGETS):
+            state: tuple[str, ...] = ()
+            for w in self.writes:
+                if w.target == t and w.timestamp <= moment:
+                    state = w.after
+            out[t] = state
+        return out
+
+    def diff(self, t1, t2, target: str | None = None) -> list[Diff]:
+        a, b = self.state_at(t1, target), self.state_at(t2, target)
+        return [Diff(t, a[t], b[t]) for t in a]
+
+    # -- rollback ----------------------------------------------------------------------------------
+    def rollback_plan(self, write_id: str) -> tuple[Write, list[Op]]:
+        """The ops that undo one write's effect on the files now; raises RollbackConflict when the
+        entries it touched have changed since, TimelineError when there's nothing to undo."""
+        if self.curator is None:
+            raise TimelineError("this timeline was built without a home; it can't roll back")
+        w = self.write(write_id)
+        if w.by == "unknown":
+            raise TimelineError(f"{w.id} is a change made outside the agent and hmc (a hand edit or an "
+                                "unrecorded write): no recorded write to roll back; edit the entry instead")
+        if not w.changes:
+            raise TimelineError(f"{w.id} changed nothing (an exact re-add, or a call the replay couldn't "
+                                "apply); nothing to roll back")
+        store = self.curator.stores[w.target]
+        snap = store.read()
+        if snap.error:
+            raise StoreError(snap.error + "; nothing was written")
+        current = list(snap.entries)
+        ops: list[Op] = []
+        problems: list[str] = []
+        for old, new in w.changes:
+            if new is not None:
+                if new not in current:
+                    verb = "added" if old is None else "wrote"
+                    problems.append(f"the entry it {verb} ({preview(new)!r}) is no longer in {store.name}: "
+                                    f"{self._since(w, new)}")
+                    continue
+                if old is None or old in current:
+                    ops.append(Op("remove", matched_entry=new))
+                else:
+                    ops.append(Op("replace", content=old, matched_entry=new))
+            elif old not in current:
+                ops.append(Op("add", content=old))
+        if problems:
+            raise RollbackConflict(
+                f"can't roll back {w.id}: " + "; ".join(problems) + ". Rolling back would overwrite that later "
+                "change, so nothing was written; edit the entry instead", problems)
+        if not ops:
+            raise TimelineError(f"{w.id}'s effect is already undone (the entries it removed are back); "
+                                "nothing to roll back")
+        return w, ops
+
+    def _since(self, w: Write, text: str) -> str:
+        """Which later write changed or removed `text`."""
+        seen = False
+        for later in self.writes:
+            if later is w:
+                seen = True
+                continue
+            if not seen or later.target != w.target:
+                continue
+            for old, new in later.changes:
+                if old == text:
+                    how = "removed" if new is None else "replaced"
+                    who = {"agent": f"by the agent ({later.source})", "hmc": "by hmc"}.get(
+                        later.by, "outside the agent (a hand edit or an unrecorded write)")
+                    return f"{how} since, {who} in {later.id}" if later.by != "unknown" else f"{how} since, {who}"
+        return "changed since"
+
+    def rollback(self, write_id: str, force: bool = False) -> WriteResult:
+        """Undo one write's effect as a new write through the store (lock, limit, scan, journal:
+        hmc's undo can undo it). `force` confirms what hmc's scan flags and allows emptying a store;
+        a conflict is never forced."""
+        w, ops = self.rollback_plan(write_id)
+        store = self.curator.stores[w.target]
+        try:
+            with tagged(f"rollback of {w.id}"):
+                return store.apply(ops, force=force, action="rollback", batch=len(ops) > 1 or None)
+        except Conflict as exc:
+            raise RollbackConflict(f"can't roll back {w.id}: {store.name} changed while rolling back "
+                                   f"({exc}); nothing was written", [str(exc)]) from None
+
+
+# -- building ----------------------------------------------------------------------------------------
+
+def backups(memories: Path, target: str) -> list[tuple[float, str]]:
+    """(time, text) of each `<file>.bak.<unix_ts>[.n]` snapshot that reads as UTF-8, oldest first."""
+    name = FILE_NAMES[target] + ".bak."
+    out = []
+    try:
+        names = os.listdir(memories)
+    except OSError:
+        return []
+    for entry in names:
+        if not entry.startswith(name):
+            continue
+        stamp = entry[len(name):].split(".", 1)[0]
+        if not stamp.isdigit() or len(stamp) > 11:
+            continue
+        try:
+            text = decode(read_regular(memories / entry, MAX_BACKUP_BYTES, follow_symlinks=False))
+        except (OSError, UnicodeDecodeError, ValueError):
+            continue
+        out.append((float(stamp), text))
+    return sorted(out)
+
+
+def _events(calls: Sequence[Call], records: Sequence[Record], snaps: dict[str, list[tuple[float, str]]]
+            ) -> Iterator[tuple[float, int, object]]:
+    def agent() -> Iterator[tuple[float, int, object]]:
+        last = 0.0
+        for call in calls:
+            last = call.timestamp if call.timestamp is not None else last
+            yield last, 1, call
+
+    def hmc() -> Iterator[tuple[float, int, object]]:
+        for rec in records:
+            yield float(rec.ts), 2, rec
+
+    def bak() -> Iterator[tuple[float, int, object]]:
+        for target, items in snaps.items():
+            for ts, text in items:
+                yield ts, 0, (target, ts, text)
+
+    baks = sorted(bak(), key=lambda e: e[0])
+    return heapq.merge(agent(), hmc(), baks, key=lambda e: e[0])
+
+
+def rebuild(calls: Sequence[Call], records: Sequence[Record], current: dict[str, tuple[str, ...] | None],
+            *, sources: dict[str, str] | None = None, snaps: dict[str, list[tuple[float, str]]] | None = None,
+            release: Release = NEWEST, now: float | None = None, mtimes: dict[str, float] | None = None,
+            ) -> tuple[list[Write], dict[str, list[Blame]], list[Divergence]]:
+    """The pure rebuild: replay, observe, reconcile with `current` (None: a store that can't be read)."""
+    builder = _Builder(release)
+    sources = sources or {}
+    last = 0.0
+    for ts, kind, item in _events(calls, [r for r in records if r.target in TARGETS], snaps or {}):
+        last = max(last, ts)
+        if kind == 1:
+            builder.call(item, ts, sources.get(item.session_id, ""))
+        elif kind == 2:
+            builder.record(item)
+        else:
+            target, stamp, text = item
+            builder.observe(target, parse(text), stamp, f"the snapshot {FILE_NAMES[target]}.bak.{int(stamp)}", None)
+    blame: dict[str, list[Blame]] = {}
+    for target in TARGETS:
+        entries = current.get(target)
+        if entries is None:
+            blame[target] = []
+            continue
+        when = max(last, (mtimes or {}).get(target, 0.0))
+        if now is not None:
+            when = min(when, now) if when > last else when
+        builder.observe(target, entries, when, f"{FILE_NAMES[target]} as it is now", None)
+        out = []
+        for i, line in enumerate(builder.states[target].lines):
+            first = line.first
+            origin = line.origin if line.origin is not None and line.origin.by != "unknown" else None
+            out.append(Blame(target, i, line.text, origin, first, line.revisions))
+        blame[target] = out
+    return builder.writes, blame, builder.divergences
+
+
+def build_timeline(curator: "Curator", *, cache: bool = True, route: str | None = None) -> Timeline:
+    """Rebuild one profile's history: state.db (read-only; cached), hmc's journal, the snapshots and
+    the files now. Raises core.sessions.db.DatabaseError when state.db exists but can't be read."""
+    from core.sessions.db import DatabaseError, ReadOnlyConnections, probe
+    from core.timeline import cache as calls_cache
+    from core.timeline.sources import Harvest, read_calls
+
+    stats: dict = {"route": None, "cache": "off", "skipped": {}, "ignored": {}, "new_messages_from": 0}
+    db_path = curator.home.state_db
+    harvest = Harvest()
+    if db_path.exists():
+        conns = ReadOnlyConnections(db_path)
+        try:
+            conn = conns.get()
+            schema = probe(conn, db_path)
+            cached = calls_cache.load(db_path, conn) if cache else None
+            if cached is not None:
+                harvest, stats["cache"] = cached, "hit"
+            elif cache:
+                stats["cache"] = "rebuilt"
+            stats["new_messages_from"] = harvest.last_id
+            stats["route"] = read_calls(conn, schema, harvest, route)
+            if cache:
+                calls_cache.save(db_path, conn, harvest)
+        except DatabaseError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - sqlite errors mid-read: as the sessions layer says them
+            import sqlite3
+
+            from core.sessions.db import translate_error
+
+            if isinstance(exc, sqlite3.Error):
+                raise translate_error(exc, db_path) from None
+            raise
+        finally:
+            conns.close()
+    stats["skipped"], stats["ignored"] = dict(harvest.skipped), dict(harvest.ignored)
+    stats["writes_in_db"] = len(harvest.calls)
+    records = [r for r in curator.history.records() if r.target in TARGETS] if curator.history else []
+    current: dict[str, tuple[str, ...] | None] = {}
+    mtimes: dict[str, float] = {}
+    for target, store in curator.stores.items():
+        snap = store.read()
+        current[target] = None if snap.error else snap.entries
+        try:
+            mtimes[target] = os.stat(store.path).st_mtime
+        except OSError:
+            pass
+    snaps = {t: backups(curator.home.memories, t) for t in TARGETS}
+    writes, blame, divergences = rebuild(harvest.calls, records, current, sources=harvest.sources, snaps=snaps,
+                                         release=curator.release, now=curator.now(), mtimes=mtimes)
+    return Timeline(writes, blame, divergences, stats, curator)
+
+
+__all__ = ["Blame", "Diff", "Divergence", "RollbackConflict", "Timeline", "TimelineError", "Write",
+           "build_timeline", "rebuild", "backups", "DELIMITER"]

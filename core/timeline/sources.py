@@ -1,0 +1,397 @@
+"""The agent's memory writes as state.db recorded them, read strictly read-only.
+
+How the releases record a memory tool call (measured on 0.13.0 … 0.19.0, hermes_state.SessionDB and
+the agent's message flush):
+- an `assistant` row whose `tool_calls` column is a JSON list; each call is OpenAI-shaped
+  (`{"id", "type": "function", "function": {"name": "memory", "arguments": "<JSON text>"}}`) or,
+  from some code paths, flat (`{"name": "memory", "arguments": …}`, sometimes without an id);
+- then one `tool` row per call, `tool_call_id` = the call's id, `tool_name` `memory` (NULL from
+  some older paths), `content` = the tool's JSON result: `{"success": true, …}` when the write
+  landed, `{"success": true, "staged": true, "pending_id": …}` when write approval only staged it,
+  `{"success": false, "error": …}` when it was refused. Releases before 0.17 also echo the whole
+  store (`"entries"`) in a success result; newer ones give `entry_count` only.
+
+Only succeeded, not-merely-staged calls are writes. Rows that can't be read as a memory call
+(malformed or oversized arguments, a tool merely named like `memory`) are skipped and counted,
+never fatal.
+
+The indexed route: the FTS index covers `tool_name` and `tool_calls` since schema 11, so the rows
+mentioning `memory` come from it (a column filter where the index has those columns); a database
+without a usable index is scanned. New messages since a cached run are read by id range (the
+primary key). tests/bench/bench_timeline.py measures the routes.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import asdict, dataclass, field
+from typing import Any, Iterable
+
+from core.sessions.db import Schema, as_epoch
+
+TOOL = "memory"
+MAX_ARGUMENT_CHARS = 262_144  # ~100× the largest store limit: a call this big is not a real write
+MAX_RESULT_CHARS = 1_048_576
+TARGETS = ("memory", "user")
+
+_COLUMNS = "id, session_id, role, tool_call_id, tool_calls, tool_name, content, timestamp"
+# The rows a memory call or its result can be in (the LIKE is only a cheap pre-filter: the JSON decides).
+_WANTED = ("((role = 'assistant' AND tool_calls IS NOT NULL AND instr(tool_calls, 'memory') > 0) "
+           "OR (role = 'tool' AND (tool_name = 'memory' OR tool_name IS NULL)))")
+_WANTED_CALLS_AND_NAMED = ("((role = 'assistant' AND tool_calls IS NOT NULL AND instr(tool_calls, 'memory') > 0) "
+                           "OR (role = 'tool' AND tool_name = 'memory'))")
+
+
+@dataclass(frozen=True)
+class Call:
+    """One memory tool call that really wrote (succeeded, not staged)."""
+
+    message_id: int  # the assistant message holding the call
+    result_id: int  # the tool message holding its result
+    session_id: str
+    timestamp: float | None  # when the result was recorded
+    call_id: str
+    target: str
+    action: str  # add | replace | remove | batch
+    content: str | None = None
+    old_text: str | None = None
+    operations: tuple[dict, ...] | None = None  # a batch: [{action, content?, old_text?}]
+    entries: tuple[str, ...] | None = None  # the store after the call, when the release echoes it
+    entry_count: int | None = None
+
+    def to_json(self) -> dict:
+        data = asdict(self)
+        data["operations"] = list(self.operations) if self.operations is not None else None
+        data["entries"] = list(self.entries) if self.entries is not None else None
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Call":
+        """Raises ValueError/TypeError/KeyError on anything not written by to_json."""
+        ops = data["operations"]
+        entries = data["entries"]
+        call = cls(
+            message_id=_int(data["message_id"]), result_id=_int(data["result_id"]),
+            session_id=_str(data["session_id"]), timestamp=_opt_float(data["timestamp"]),
+            call_id=_str(data["call_id"]), target=_choice(data["target"], TARGETS),
+            action=_choice(data["action"], ("add", "replace", "remove", "batch")),
+            content=_opt_str(data["content"]), old_text=_opt_str(data["old_text"]),
+            operations=tuple(_op_dict(o) for o in _list(ops)) if ops is not None else None,
+            entries=tuple(_str(e) for e in _list(entries)) if entries is not None else None,
+            entry_count=_opt_int(data["entry_count"]),
+        )
+        return call
+
+
+@dataclass(frozen=True)
+class Open:
+    """A memory call whose result row hasn't been read yet (it comes in a later message)."""
+
+    message_id: int
+    session_id: str
+    call_id: str  # "" when the call carried no id: paired with the session's next memory result
+    arguments: dict
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Open":
+        args = data["arguments"]
+        if not isinstance(args, dict):
+            raise TypeError("arguments")
+        return cls(_int(data["message_id"]), _str(data["session_id"]), _str(data["call_id"]), args)
+
+
+@dataclass
+class Harvest:
+    """What reading the rows found: the writes, the calls still waiting for a result, and counts."""
+
+    calls: list[Call] = field(default_factory=list)
+    open: list[Open] = field(default_factory=list)
+    skipped: dict[str, int] = field(default_factory=dict)  # reason -> rows/calls skipped
+    ignored: dict[str, int] = field(default_factory=dict)  # failed / staged calls (not writes)
+    last_id: int = 0
+    sources: dict[str, str] = field(default_factory=dict)  # session id -> its source (cli, telegram…)
+
+    def skip(self, reason: str, n: int = 1) -> None:
+        self.skipped[reason] = self.skipped.get(reason, 0) + n
+
+    def ignore(self, reason: str) -> None:
+        self.ignored[reason] = self.ignored.get(reason, 0) + 1
+
+
+# -- validation helpers (cache and rows alike) -----------------------------------------------------
+
+def _int(v: Any) -> int:
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise TypeError("int")
+    return v
+
+
+def _opt_int(v: Any) -> int | None:
+    return None if v is None else _int(v)
+
+
+def _str(v: Any) -> str:
+    if not isinstance(v, str):
+        raise TypeError("str")
+    return v
+
+
+def _opt_str(v: Any) -> str | None:
+    return None if v is None else _str(v)
+
+
+def _opt_float(v: Any) -> float | None:
+    if v is None:
+        return None
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise TypeError("float")
+    return float(v)
+
+
+def _list(v: Any) -> list:
+    if not isinstance(v, list):
+        raise TypeError("list")
+    return v
+
+
+def _choice(v: Any, allowed: tuple[str, ...]) -> str:
+    if v not in allowed:
+        raise ValueError(f"not one of {allowed}")
+    return v
+
+
+def _op_dict(v: Any) -> dict:
+    if not isinstance(v, dict):
+        raise TypeError("operation")
+    out = {"action": _str(v.get("action", ""))}
+    for key in ("content", "old_text"):
+        if v.get(key) is not None:
+            out[key] = _str(v[key])
+    return out
+
+
+# -- parsing one row ---------------------------------------------------------------------------------
+
+def memory_calls(tool_calls: Any, harvest: Harvest) -> list[tuple[str, Any]]:
+    """(call id, arguments) of each memory call in an assistant row's `tool_calls`; a row that isn't
+    a JSON list, or a call named like the tool but not it, is counted and skipped."""
+    if not isinstance(tool_calls, str):
+        return []
+    try:
+        calls = json.loads(tool_calls)
+    except (ValueError, RecursionError):
+        harvest.skip("tool_calls that aren't JSON")
+        return []
+    if not isinstance(calls, list):
+        harvest.skip("tool_calls that aren't a list")
+        return []
+    out = []
+    for call in calls:
+        if not isinstance(call, dict):
+            continue
+        fn = call.get("function") if isinstance(call.get("function"), dict) else call
+        name = fn.get("name")
+        if name != TOOL:
+            if isinstance(name, str) and TOOL in name.lower():
+                harvest.skip("other tools named like memory")
+            continue
+        cid = call.get("id") or call.get("call_id") or call.get("tool_call_id") or ""
+        out.append((cid if isinstance(cid, str) else str(cid), fn.get("arguments")))
+    return out
+
+
+def parse_arguments(raw: Any, harvest: Harvest) -> dict | None:
+    """The call's arguments as a dict, or None (counted) when they can't be a memory write."""
+    if isinstance(raw, str):
+        if len(raw) > MAX_ARGUMENT_CHARS:
+            harvest.skip("oversized arguments")
+            return None
+        try:
+            raw = json.loads(raw)
+        except (ValueError, RecursionError):
+            harvest.skip("malformed arguments")
+            return None
+    if not isinstance(raw, dict):
+        harvest.skip("malformed arguments")
+        return None
+    if len(json.dumps(raw, ensure_ascii=False, default=str)) > MAX_ARGUMENT_CHARS:
+        harvest.skip("oversized arguments")
+        return None
+    return raw
+
+
+def parse_result(content: Any) -> dict | None:
+    if not isinstance(content, str) or len(content) > MAX_RESULT_CHARS:
+        return None
+    text = content.strip()
+    try:
+        obj = json.loads(text)
+    except (ValueError, RecursionError):
+        start, end = text.find("{"), text.rfind("}")  # a result wrapped in a notice
+        if start < 0 or end <= start:
+            return None
+        try:
+            obj = json.loads(text[start:end + 1])
+        except (ValueError, RecursionError):
+            return None
+    return obj if isinstance(obj, dict) else None
+
+
+def make_call(pending: Open, result_row: tuple, result: dict | None, harvest: Harvest) -> Call | None:
+    """The write a call made, given its result; None (counted) when it didn't write."""
+    if result is None:
+        harvest.ignore("result unreadable")
+        return None
+    if result.get("success") is not True:
+        harvest.ignore("failed")
+        return None
+    if result.get("staged"):
+        harvest.ignore("staged for approval")
+        return None
+    args = pending.arguments
+    target = args.get("target")
+    target = "memory" if target is None else target
+    if target not in TARGETS:
+        harvest.skip("malformed arguments")
+        return None
+    ops = args.get("operations")
+    try:
+        entries = result.get("entries")
+        entries = tuple(_str(e) for e in entries) if isinstance(entries, list) else None
+        count = result.get("entry_count")
+        count = count if isinstance(count, int) and not isinstance(count, bool) else None
+        rid, ts = result_row[0], as_epoch(result_row[7])
+        if ops:
+            operations = tuple(_op_dict(o) for o in _list(ops))
+            return Call(pending.message_id, rid, pending.session_id, ts, pending.call_id, target, "batch",
+                        operations=operations, entries=entries, entry_count=count)
+        action = args.get("action")
+        if action not in ("add", "replace", "remove"):
+            harvest.skip("malformed arguments")
+            return None
+        return Call(pending.message_id, rid, pending.session_id, ts, pending.call_id, target, action,
+                    content=_opt_str(args.get("content")), old_text=_opt_str(args.get("old_text")),
+                    entries=entries, entry_count=count)
+    except (TypeError, ValueError):
+        harvest.skip("malformed arguments")
+        return None
+
+
+# -- reading rows ------------------------------------------------------------------------------------
+
+def route_for(schema: Schema) -> str:
+    """`fts-columns` (the index has tool_name/tool_calls columns), `fts` (one column holding them),
+    or `scan` (no usable index)."""
+    if schema.fts == "current" and {"tool_name", "tool_calls"} <= set(schema.fts_columns):
+        return "fts-columns"
+    if schema.fts in ("inline", "current") and "tool_calls" in schema.message_columns:
+        return "fts"
+    return "scan"
+
+
+def query_for(route: str, after_id: int) -> tuple[str, tuple]:
+    """The SQL reading the rows a memory call or result can be in, with id > after_id."""
+    if after_id > 0 or route == "scan":
+        return (f"SELECT {_COLUMNS} FROM messages WHERE id > ? AND {_WANTED} ORDER BY id", (after_id,))
+    match = "{tool_name tool_calls} : memory" if route == "fts-columns" else "memory"
+    return (f"SELECT {_COLUMNS} FROM messages WHERE id IN (SELECT rowid FROM messages_fts WHERE messages_fts "
+            f"MATCH ?) AND {_WANTED_CALLS_AND_NAMED} ORDER BY id", (match,))
+
+
+def harvest_rows(rows: Iterable[tuple], harvest: Harvest, conn: sqlite3.Connection | None = None) -> None:
+    """Pair calls with their results, in message order; what stays unpaired stays open."""
+    by_id: dict[tuple[str, str], Open] = {(o.session_id, o.call_id): o for o in harvest.open if o.call_id}
+    anonymous: dict[str, list[Open]] = {}
+    for o in harvest.open:
+        if not o.call_id:
+            anonymous.setdefault(o.session_id, []).append(o)
+    for row in rows:
+        mid, sid, role, call_id, tool_calls, tool_name, content = row[:7]
+        if not isinstance(mid, int):
+            continue
+        harvest.last_id = max(harvest.last_id, mid)
+        sid = sid if isinstance(sid, str) else str(sid)
+        if role == "assistant":
+            for cid, raw in memory_calls(tool_calls, harvest):
+                args = parse_arguments(raw, harvest)
+                if args is None:
+                    continue
+                pending = Open(mid, sid, cid, args)
+                if cid:
+                    by_id[(sid, cid)] = pending
+                else:
+                    anonymous.setdefault(sid, []).append(pending)
+        elif role == "tool":
+            key = (sid, call_id if isinstance(call_id, str) else "")
+            pending = by_id.pop(key, None) if key[1] else None
+            if pending is None and tool_name == TOOL and anonymous.get(sid):
+                pending = anonymous[sid].pop(0)
+            if pending is None:
+                continue
+            call = make_call(pending, row, parse_result(content), harvest)
+            if call is not None:
+                harvest.calls.append(call)
+    harvest.open = sorted([*by_id.values(), *(o for q in anonymous.values() for o in q)], key=lambda o: o.message_id)
+
+
+def read_sources(conn: sqlite3.Connection, ids: Iterable[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    ids = sorted(set(ids))
+    for i in range(0, len(ids), 500):
+        chunk = ids[i:i + 500]
+        marks = ",".join("?" * len(chunk))
+        for sid, source in conn.execute(f"SELECT id, source FROM sessions WHERE id IN ({marks})", chunk):
+            if isinstance(sid, str):
+                out[sid] = source if isinstance(source, str) else ""
+    return out
+
+
+def read_calls(conn: sqlite3.Connection, schema: Schema, harvest: Harvest, route: str | None = None) -> str:
+    """Read the memory rows after `harvest.last_id` into `harvest`; returns the route taken."""
+    route = route or route_for(schema)
+    first = harvest.last_id == 0
+    sql, params = query_for(route, harvest.last_id)
+    before = len(harvest.calls)
+    try:
+        rows = conn.execute(sql, params).fetchall()
+    except sqlite3.OperationalError:
+        if route == "scan" or not first:
+            raise
+        route = "scan"  # an FTS index that can't answer (damaged, unknown tokenizer): scan instead
+        sql, params = query_for(route, harvest.last_id)
+        rows = conn.execute(sql, params).fetchall()
+    harvest_rows(rows, harvest, conn)
+    if first and route != "scan" and harvest.open:
+        _late_results(conn, harvest)
+    new = {c.session_id for c in harvest.calls[before:]} - set(harvest.sources)
+    if new:
+        harvest.sources.update(read_sources(conn, new))
+    row = conn.execute("SELECT MAX(id) FROM messages").fetchone()
+    if row and isinstance(row[0], int):
+        harvest.last_id = max(harvest.last_id, row[0])
+    return route
+
+
+def _late_results(conn: sqlite3.Connection, harvest: Harvest) -> None:
+    """Results the index route can't see (a result row without tool_name): looked up per open call."""
+    still = []
+    for pending in harvest.open:
+        if not pending.call_id:
+            still.append(pending)
+            continue
+        row = conn.execute(
+            f"SELECT {_COLUMNS} FROM messages WHERE session_id = ? AND id > ? AND role = 'tool' "
+            "AND tool_call_id = ? ORDER BY id LIMIT 1", (pending.session_id, pending.message_id, pending.call_id),
+        ).fetchone()
+        if row is None:
+            still.append(pending)
+            continue
+        call = make_call(pending, row, parse_result(row[6]), harvest)
+        if call is not None:
+            harvest.calls.append(call)
+    harvest.calls.sort(key=lambda c: c.result_id)
+    harvest.open = still
