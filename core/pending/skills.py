@@ -47,8 +47,12 @@ from typing import Any, Iterator, Sequence
 import yaml
 
 from core.home import as_flag, load_yaml
+from core.pending import skill_undo
+from core.pending.skill_undo import SkillUndo, SkillUndoRefused
 from core.scan.scanner import ScanFinding, blocking, scan
 from core.store.atomic import atomic_write, flock_within, fsync_dir, open_lock, read_regular
+from core.store.journal import History
+from core.store.memory import StoreError
 
 SUBSYSTEM = "skills"
 ID_RE = re.compile(r"[0-9a-f]{8}")
@@ -195,6 +199,8 @@ class SkillInspection:
     frontmatter_after: Frontmatter | None = None
     findings: list[ScanFinding] = field(default_factory=list)
     plan: Plan | None = None
+    journal_id: int | None = None  # after approve: hmc's journal record of the write (for undo)
+    undo_note: str | None = None  # after approve: why it can't be undone (None: it can)
 
     @property
     def id(self) -> str:
@@ -331,11 +337,27 @@ def _opt_str(payload: dict, key: str) -> str | None:
 class SkillQueue:
     """pending/skills/ of one Hermes home, and the skills/ tree it applies to."""
 
-    def __init__(self, home: str | Path, lock_dir: str | Path | None = None):
+    def __init__(self, home: str | Path, lock_dir: str | Path | None = None, *,
+                 history: History | None = None, journal: bool = True):
+        """`history`: hmc's journal of this home (default: one opened on `home`); `journal` False
+        writes no journal (a scratch simulation): approvals then can't be undone."""
         self.home = Path(home)
         self.folder = self.home / "pending" / SUBSYSTEM
         self.skills = self.home / "skills"
         self._lock_dir = Path(lock_dir) if lock_dir is not None else None
+        self._history = history
+        self._journal = journal
+
+    @property
+    def history(self) -> History | None:
+        if self._journal and self._history is None:
+            self._history = History(self.home)
+        return self._history if self._journal else None
+
+    @property
+    def _root(self) -> Path:
+        """skills/ as the journal names it (the home's real path: the same however it was reached)."""
+        return Path(os.path.realpath(self.home)) / "skills"
 
     # -- reading ----------------------------------------------------------------------------
 
@@ -810,13 +832,92 @@ class SkillQueue:
             if not ins.can_apply and not (force and ins.kind == SCANNER):
                 raise SkillApproveRefused(record.id, ins.kind or INVALID, ins.reason or "can't apply")
             assert ins.plan is not None
-            self._execute(ins.plan)
+            self._apply_journaled(record, ins)
             return ins
 
-    def _execute(self, plan: Plan) -> None:
+    def _apply_journaled(self, record: SkillRecord, ins: SkillInspection) -> None:
+        """Execute the plan inside a prepared → commit journal record holding what it replaces or
+        deletes (undo); a failure mid-way commits what ran (undoable) or aborts. Without a journal
+        (a simulation) just execute. Refuses, writing nothing, when the journal can't take it."""
+        plan, history = ins.plan, self.history
+        assert plan is not None
+        if history is None:
+            self._execute(plan, record.id)
+            return
+        root = self._root
+        try:
+            skill_undo.settle(history, root)
+            changes, kept = skill_undo.capture(root, plan.steps)
+        except skill_undo._Link as exc:
+            raise SkillApproveRefused(record.id, ESCAPES, f"skills/{exc.rel} is a symbolic link; hmc never "
+                                                          "writes through links") from None
+        where = f"skills/{plan.skill_dir}"
+        try:
+            rec = history.prepare_tree(SUBSYSTEM, root, plan.skill_dir, record.action,
+                                       f"{record.action} {where} (pending {record.id})", changes, kept=kept)
+        except StoreError as exc:
+            raise SkillApproveRefused(record.id, "journal", str(exc)) from None
+        try:
+            self._execute(plan, record.id)
+        except BaseException:
+            (history.commit if skill_undo.happened(root, rec) else history.abort)(rec.id)
+            raise
+        if any(not c.before.same(c.after) for c in changes):
+            history.commit(rec.id)
+            ins.journal_id = rec.id
+            if not kept:
+                ins.undo_note = (f"it replaced or deleted more than hmc's journal keeps "
+                                 f"({skill_undo.MAX_TREE_BYTES >> 20} MiB), so it can't be undone")
+        else:  # it changed nothing: nothing to undo
+            history.abort(rec.id)
+            ins.undo_note = "it changed nothing"
+
+    # -- undo -------------------------------------------------------------------------------
+
+    def undoable(self) -> SkillUndo | None:
+        """The newest skill approval hmc made here and hasn't undone (None: nothing to undo).
+        Cheap (reads hmc's journal, parsed incrementally); settles a crash's records in doubt first.
+        `SkillUndo.undoable` False: it was too large to keep, and `undo()` will refuse it."""
+        history = self.history
+        if history is None:
+            return None
+        if history.tree_in_doubt(skill_undo.SUBSYSTEM):
+            with self._locked():
+                skill_undo.settle(history, self._root)
+        rec = history.tree_undoable(skill_undo.SUBSYSTEM)
+        return None if rec is None else skill_undo.describe(rec)
+
+    def undo(self) -> SkillUndo:
+        """Undo hmc's newest skill approval: put back the files it replaced or deleted (folders,
+        modes and links included), remove the files and folders it created. Only if every file still
+        holds what the approval wrote; never through a symbolic link; never outside skills/<skill>/
+        (and the category folder the approval created or emptied). Journaled as an undo.
+
+        Returns what was undone. Raises SkillUndoRefused (nothing written) with `kind`: "nothing"
+        (no approval to undo), "changed" (a file changed since; the message names it), "not-kept"
+        (too large to keep), "escapes" (a symbolic link on the way), "failed" (journal or OS error).
+        """
+        history = self.history
+        if history is None:
+            raise SkillUndoRefused(skill_undo.NOTHING, "no journal: nothing to undo")
+        try:
+            with self._locked():
+                skill_undo.settle(history, self._root)
+                rec = history.tree_undoable(skill_undo.SUBSYSTEM)
+                if rec is None:
+                    raise SkillUndoRefused(skill_undo.NOTHING, "hmc has approved no skill write here to undo")
+                skill_undo.restore(history, self._root, rec)
+                return skill_undo.describe(rec)
+        except OSError as exc:
+            raise SkillUndoRefused(skill_undo.FAILED, f"undo failed: {exc.strerror or exc}") from None
+
+    def _execute(self, plan: Plan, record_id: str = "") -> None:
         for step in plan.steps:
             op, rel = step[0], step[1]
-            self._check_no_links(rel)  # again, right before the write: a link swapped in is refused
+            try:
+                self._check_no_links(rel)  # again, right before the write: a link swapped in is refused
+            except _Refuse as exc:
+                raise SkillApproveRefused(record_id, exc.kind, str(exc)) from None
             full = self.skills / rel
             if op == "mkdir":
                 full.mkdir(parents=True, exist_ok=True)
@@ -874,7 +975,7 @@ class SkillQueue:
                 shutil.copytree(self.skills, scratch / "skills", symlinks=True)
             if os.path.isfile(self.home / "config.yaml"):
                 shutil.copyfile(self.home / "config.yaml", scratch / "config.yaml")
-            sim = SkillQueue(scratch, lock_dir=scratch)
+            sim = SkillQueue(scratch, lock_dir=scratch, journal=False)
             ok = bad = 0
             for r in records:
                 if r.broken:

@@ -20,10 +20,20 @@ The journal is true: it holds only writes that happened.
   and a line is encoded before the file is opened, so a failed encode leaves no trace.
 
 Lines written before the two steps existed (no `state`) are committed records.
+
+Folder-tree writes (a skill approval: several files created, changed or deleted under one folder)
+are `TreeRecord` lines (`"type": "tree"`), in the same id sequence and the same prepared → commit /
+abort protocol: each path's state before (a file's bytes, base64, and mode; a folder; a link's
+target; absence) and after (type and SHA-256 only). The memory readers (`records`, `undoable`,
+`undo`, `removed_entries`, `outcome`) never see them; `tree_records` and `tree_undoable` do. The
+bytes kept in one tree record are capped (MAX_TREE_BYTES): beyond that the record keeps only the
+hashes (`kept` False) and can't be undone. Who writes the tree settles its records in doubt (only
+it knows how to read that tree): `commit` / `abort`.
 """
 
 from __future__ import annotations
 
+import base64
 import contextvars
 import hashlib
 import json
@@ -48,6 +58,8 @@ JOURNAL = "journal.jsonl"
 LOCK = "journal.lock"
 LOCK_TIMEOUT = 10.0
 PREPARED = "prepared"
+TREE = "tree"  # the "type" of a folder-tree record line
+MAX_TREE_BYTES = 4 << 20  # file bytes one tree record keeps for undo; beyond, it keeps hashes only
 
 # A tag the next journal records carry (the pending queue sets its claim's name, so that after a
 # crash it can tell from the journal whether the write it was making happened).
@@ -116,13 +128,116 @@ class RemovedEntry:
 
 
 @dataclass(frozen=True)
+class PathState:
+    """One path's state in a tree record: "absent", "file" (sha256, mode, and `data` — its bytes —
+    in a before-state that keeps them), "dir" (mode), "link" (target) or "other" (a FIFO, a socket…)."""
+
+    type: str
+    mode: int | None = None
+    sha256: str | None = None
+    data: bytes | None = None
+    target: str | None = None
+
+    def same(self, other: "PathState") -> bool:
+        """The same content: type, and a file's hash or a link's target (modes aside)."""
+        if self.type != other.type or self.type == "other":
+            return False
+        if self.type == "file":
+            return self.sha256 is not None and self.sha256 == other.sha256
+        if self.type == "link":
+            return self.target == other.target
+        return True
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": self.type}
+        if self.mode is not None:
+            out["mode"] = self.mode
+        if self.sha256 is not None:
+            out["sha256"] = self.sha256
+        if self.data is not None:
+            out["b64"] = base64.b64encode(self.data).decode("ascii")
+        if self.target is not None:
+            out["target"] = self.target
+        return out
+
+    @classmethod
+    def from_json(cls, obj: Any) -> "PathState":
+        if not isinstance(obj, dict) or obj.get("type") not in ("absent", "file", "dir", "link", "other"):
+            raise ValueError("not a path state")
+        mode, sha, b64, target = obj.get("mode"), obj.get("sha256"), obj.get("b64"), obj.get("target")
+        if mode is not None and (not isinstance(mode, int) or isinstance(mode, bool)):
+            raise ValueError("bad mode")
+        if any(v is not None and not isinstance(v, str) for v in (sha, b64, target)):
+            raise ValueError("bad field")
+        data = base64.b64decode(b64.encode("ascii"), validate=True) if b64 is not None else None
+        if data is not None and hashlib.sha256(data).hexdigest() != sha:
+            raise ValueError("bytes don't match their hash")
+        return cls(obj["type"], mode, sha, data, target)
+
+
+@dataclass(frozen=True)
+class PathChange:
+    path: str  # relative to the record's root, posix
+    before: PathState
+    after: PathState
+
+
+@dataclass(frozen=True)
+class TreeRecord:
+    """A write of several paths under one folder (`root`), e.g. a skill approval under skills/.
+    `scope` is the folder (relative to root) the write was for; `kept` False: the before-bytes were
+    over MAX_TREE_BYTES and aren't in the journal (the write can't be undone)."""
+
+    id: int
+    ts: float
+    subsystem: str
+    root: str
+    scope: str
+    action: str
+    detail: str
+    changes: tuple[PathChange, ...]
+    kept: bool = True
+    undoes: int | None = None
+    tag: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": TREE, "id": self.id, "ts": self.ts, "subsystem": self.subsystem, "root": self.root,
+                "scope": self.scope, "action": self.action, "detail": self.detail, "kept": self.kept,
+                "undoes": self.undoes, "tag": self.tag,
+                "changes": [{"path": c.path, "before": c.before.to_json(), "after": c.after.to_json()}
+                            for c in self.changes]}
+
+    @classmethod
+    def from_json(cls, obj: dict[str, Any]) -> "TreeRecord":
+        rid, ts, undoes = obj.get("id"), obj.get("ts"), obj.get("undoes")
+        if not isinstance(rid, int) or isinstance(rid, bool) or not isinstance(ts, (int, float)) \
+                or undoes is not None and (not isinstance(undoes, int) or isinstance(undoes, bool)):
+            raise ValueError("bad id")
+        texts = [obj.get(k) for k in ("subsystem", "root", "scope", "action", "detail")]
+        tag = obj.get("tag")
+        if not all(isinstance(t, str) for t in texts) or tag is not None and not isinstance(tag, str) \
+                or not isinstance(obj.get("changes"), list) or not isinstance(obj.get("kept", True), bool):
+            raise ValueError("bad field")
+        changes = []
+        for c in obj["changes"]:
+            if not isinstance(c, dict) or not isinstance(c.get("path"), str):
+                raise ValueError("bad change")
+            changes.append(PathChange(c["path"], PathState.from_json(c.get("before")),
+                                      PathState.from_json(c.get("after"))))
+        return cls(rid, float(ts), *texts, tuple(changes), obj.get("kept", True), undoes, tag)
+
+
+@dataclass(frozen=True)
 class Journal:
-    """The parsed journal: committed records, and prepared ones still in doubt (oldest first)."""
+    """The parsed journal: committed records, and prepared ones still in doubt (oldest first);
+    tree records (skill approvals) apart from the memory records."""
 
     records: tuple[Record, ...] = ()
     in_doubt: tuple[Record, ...] = ()
     aborted: frozenset[int] = frozenset()
     last_id: int = 0
+    trees: tuple[TreeRecord, ...] = ()
+    trees_in_doubt: tuple[TreeRecord, ...] = ()
 
 
 def _line(data: dict[str, Any]) -> bytes:
@@ -143,6 +258,8 @@ class _Parser:
     def __init__(self) -> None:
         self.prepared: dict[int, Record] = {}
         self.committed: dict[int, Record] = {}
+        self.tree_prepared: dict[int, TreeRecord] = {}
+        self.tree_committed: dict[int, TreeRecord] = {}
         self.commits: set[int] = set()
         self.aborts: set[int] = set()
         self.last = 0
@@ -175,6 +292,17 @@ class _Parser:
                 self.last = max(self.last, ref)
             return
         state = obj.pop("state", None)
+        if obj.get("type") == TREE:
+            try:
+                tree = TreeRecord.from_json(obj)
+            except (ValueError, TypeError):
+                return
+            self.last = max(self.last, tree.id)
+            if state == PREPARED:
+                self.tree_prepared[tree.id] = tree
+            elif state is None:
+                self.tree_committed[tree.id] = tree
+            return
         try:
             rec = Record(**{k: v for k, v in obj.items() if k in _FIELDS})
         except TypeError:
@@ -195,9 +323,20 @@ class _Parser:
                     committed[rid] = rec
             doubt = tuple(r for rid, r in sorted(self.prepared.items())
                           if rid not in self.commits and rid not in self.aborts)
+            trees = dict(self.tree_committed)
+            for rid, tree in self.tree_prepared.items():
+                if rid in self.commits:
+                    trees[rid] = tree
+            tree_doubt = tuple(r for rid, r in sorted(self.tree_prepared.items())
+                               if rid not in self.commits and rid not in self.aborts)
             self._result = Journal(tuple(r for _, r in sorted(committed.items())), doubt,
-                                   frozenset(self.aborts), self.last)
+                                   frozenset(self.aborts), self.last, tuple(r for _, r in sorted(trees.items())),
+                                   tree_doubt)
         return self._result
+
+    @property
+    def any_record(self) -> bool:
+        return bool(self.committed or self.prepared or self.tree_committed or self.tree_prepared)
 
 
 def parse_journal(data: bytes) -> Journal:
@@ -315,7 +454,7 @@ class History:
         tail = _read_all(fd)
         parser = _Parser()
         parser.feed((tail.split(b"\n", 1)[1] if start and b"\n" in tail else b"" if start else tail) + b"\n")
-        if parser.committed or parser.prepared or not start:
+        if parser.any_record or not start:
             return parser.last
         os.lseek(fd, 0, os.SEEK_SET)
         return parse_journal(_read_all(fd)).last_id
@@ -395,6 +534,46 @@ class History:
             if rec.tag == tag:
                 return "in-doubt", rec
         return "none", None
+
+    # -- folder-tree records (skill approvals) ------------------------------------------------
+
+    def tree_records(self, subsystem: str | None = None) -> list[TreeRecord]:
+        """Committed tree records (of `subsystem`), oldest first."""
+        return [r for r in self.journal().trees if subsystem is None or r.subsystem == subsystem]
+
+    def tree_in_doubt(self, subsystem: str | None = None) -> list[TreeRecord]:
+        """Prepared tree records with no commit or abort (a writer killed mid-write)."""
+        return [r for r in self.journal().trees_in_doubt if subsystem is None or r.subsystem == subsystem]
+
+    def prepare_tree(self, subsystem: str, root: str | Path, scope: str, action: str, detail: str,
+                     changes: "list[PathChange] | tuple[PathChange, ...]", *, kept: bool = True,
+                     undoes: int | None = None) -> TreeRecord:
+        """Append a prepared tree record (fsynced) before the tree is written; the writer then calls
+        `commit(id)` or `abort(id)`. Raises StoreError, nothing written, when the journal can't take it."""
+        with self._locked() as fd:
+            rec = TreeRecord(self._last_id(fd) + 1, float(self.clock()), subsystem, str(root), scope, action,
+                             detail, tuple(changes), kept, undoes, _TAG.get())
+            data = rec.to_json()
+            data["state"] = PREPARED
+            self._append_locked(fd, _line(data), os.fstat(fd).st_size)
+        return rec
+
+    def commit(self, rid: int) -> bool:
+        """Mark a prepared record as done; False when the line couldn't be written (it stays in doubt)."""
+        return self._mark("commit", rid)
+
+    def abort(self, rid: int) -> bool:
+        """Mark a prepared record as not done; False when the line couldn't be written."""
+        return self._mark("abort", rid)
+
+    def tree_undoable(self, subsystem: str) -> TreeRecord | None:
+        """The newest tree write of `subsystem` not yet undone (undos themselves are not undone)."""
+        records = self.tree_records(subsystem)
+        undone = {r.undoes for r in records if r.undoes is not None}
+        for rec in reversed(records):
+            if rec.undoes is None and rec.id not in undone:
+                return rec
+        return None
 
     # -- using it ------------------------------------------------------------------------------
 

@@ -1,0 +1,408 @@
+"""Undo for skill approvals: what an approval changed under skills/, kept in hmc's journal.
+
+Before a skill approval writes, `capture` reads the state of every path its plan touches (a file's
+bytes and mode, a folder, a link's target, or absence) and the state the plan leaves (type and
+SHA-256); the approval journals both as a prepared tree record (core.store.journal) and commits it
+after the writes. `restore` puts the before-states back, and only when every path still holds what
+the approval left (or what was there before, for a step that never ran): a path changed since is
+named and nothing is written. A crash between prepared and commit is settled by `happened`, from
+the tree as it is: a record counts only if its writes are there, so no phantom is ever undoable.
+
+Every path is reached through folder descriptors opened one component at a time with O_NOFOLLOW:
+a symbolic link anywhere below skills/ (planted after the approval or not) is refused, never
+followed, and nothing is written outside the record's skill folder (plus the category folder an
+approval created or emptied).
+
+The bytes one record keeps are capped (core.store.journal.MAX_TREE_BYTES, 4 MiB: a 1 MiB supporting
+file fits several times). An approval that replaces or deletes more is still applied, but its
+record keeps only hashes and `restore` refuses it: "can't be undone".
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import os
+import stat
+from dataclasses import dataclass, replace
+from pathlib import Path, PurePosixPath
+from typing import Iterable, Sequence
+
+from core.store.journal import MAX_TREE_BYTES, History, PathChange, PathState, TreeRecord
+from core.store.memory import StoreError
+
+SUBSYSTEM = "skills"
+ABSENT = PathState("absent")
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+
+# SkillUndoRefused.kind
+NOTHING = "nothing"  # no skill approval to undo
+CHANGED = "changed"  # a path changed since the approval: undoing would lose that change
+NOT_KEPT = "not-kept"  # the approval replaced or deleted more than the journal keeps
+ESCAPES = "escapes"  # a symbolic link on the way, or a record naming a path outside its skill
+FAILED = "failed"  # the journal can't be written, or the OS refused a write
+
+
+class SkillUndoRefused(Exception):
+    """Undo of a skill approval refused; `kind` says why (NOTHING, CHANGED, NOT_KEPT, ESCAPES,
+    FAILED) and the message names the file."""
+
+    def __init__(self, kind: str, message: str):
+        super().__init__(message)
+        self.kind = kind
+
+
+class _Link(Exception):
+    def __init__(self, rel: str):
+        super().__init__(rel)
+        self.rel = rel
+
+
+@dataclass(frozen=True)
+class SkillUndo:
+    """One undoable skill approval, as the journal holds it.
+
+    record_id: the journal record's id; ts: when it was approved (Unix time); action: the skill
+    action approved ("create", "edit", "patch", "delete", "write_file", "remove_file"); detail: one
+    line (`create skills/cat/name (pending 0a1b2c3d)`); skill_dir: "skills/<category>/<name>";
+    files: (path relative to the home, what undo does: "restore" | "remove" | "recreate"), the
+    folders left out; undoable: False when the approval was too large to keep (undo will refuse).
+    """
+
+    record_id: int
+    ts: float
+    action: str
+    detail: str
+    skill_dir: str
+    files: tuple[tuple[str, str], ...]
+    undoable: bool
+
+
+def describe(rec: TreeRecord) -> SkillUndo:
+    files = []
+    for c in rec.changes:
+        if c.before.type == "dir" or c.after.type == "dir":
+            continue
+        what = "remove" if c.before.type == "absent" else "recreate" if c.after.type == "absent" else "restore"
+        files.append((f"skills/{c.path}", what))
+    return SkillUndo(rec.id, rec.ts, rec.action, rec.detail, f"skills/{rec.scope}", tuple(files), rec.kept)
+
+
+# ------------------------------------------------------------------------------------ reading the tree
+
+
+def _open_dir(root: Path, parts: Sequence[str]) -> int:
+    """A descriptor of root/parts…, each component opened without following links. Raises _Link
+    (a component is a link), FileNotFoundError (missing, or a file where a folder should be)."""
+    fd = os.open(root, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
+    for i, part in enumerate(parts):
+        try:
+            nxt = os.open(part, os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC, dir_fd=fd)
+        except OSError as exc:
+            try:
+                st = os.stat(part, dir_fd=fd, follow_symlinks=False)
+            except FileNotFoundError:
+                st = None
+            finally:
+                os.close(fd)
+            if st is not None and stat.S_ISLNK(st.st_mode):
+                raise _Link("/".join(parts[:i + 1])) from None
+            if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+                raise FileNotFoundError(errno.ENOENT, "not found", "/".join(parts[:i + 1])) from None
+            raise
+        os.close(fd)
+        fd = nxt
+    return fd
+
+
+def _parent(root: Path, rel: str) -> tuple[int, str]:
+    parts = PurePosixPath(rel).parts
+    return _open_dir(root, parts[:-1]), parts[-1]
+
+
+def state(root: Path, rel: str, budget: list[int] | None = None) -> PathState:
+    """The state of root/rel, never following a link. A regular file's bytes are kept when
+    `budget` (remaining bytes, decremented) allows. Raises _Link, OSError."""
+    try:
+        dfd, name = _parent(root, rel)
+    except FileNotFoundError:
+        return ABSENT
+    try:
+        try:
+            st = os.stat(name, dir_fd=dfd, follow_symlinks=False)
+        except FileNotFoundError:
+            return ABSENT
+        mode = stat.S_IMODE(st.st_mode)
+        if stat.S_ISLNK(st.st_mode):
+            return PathState("link", target=os.readlink(name, dir_fd=dfd))
+        if stat.S_ISDIR(st.st_mode):
+            return PathState("dir", mode=mode)
+        if not stat.S_ISREG(st.st_mode):
+            return PathState("other", mode=mode)
+        fd = os.open(name, os.O_RDONLY | _NOFOLLOW | _CLOEXEC | getattr(os, "O_NONBLOCK", 0), dir_fd=dfd)
+        try:
+            keep = budget is not None and os.fstat(fd).st_size <= budget[0]
+            digest, chunks = hashlib.sha256(), []
+            while chunk := os.read(fd, 1 << 20):
+                digest.update(chunk)
+                if keep:
+                    chunks.append(chunk)
+        finally:
+            os.close(fd)
+        data = b"".join(chunks) if keep else None
+        if keep and budget is not None:
+            budget[0] -= len(data or b"")
+        return PathState("file", mode=mode, sha256=digest.hexdigest(), data=data)
+    finally:
+        os.close(dfd)
+
+
+def _walk(root: Path, rel: str) -> list[str]:
+    """Every path below root/rel (folders before what they hold), links not followed."""
+    out: list[str] = []
+    try:
+        top = _open_dir(root, PurePosixPath(rel).parts)
+    except FileNotFoundError:
+        return out
+    try:
+        for dirpath, dirnames, filenames, _fd in os.fwalk(".", dir_fd=top, follow_symlinks=False):
+            base = PurePosixPath(rel) / PurePosixPath(dirpath)
+            dirnames.sort()
+            for name in sorted(dirnames + filenames):
+                out.append((base / name).as_posix())
+    finally:
+        os.close(top)
+    return out
+
+
+def _link_refusal(rel: str) -> SkillUndoRefused:
+    return SkillUndoRefused(ESCAPES, f"skills/{rel} is a symbolic link; hmc never writes through links")
+
+
+# ------------------------------------------------------------------------------------ capturing
+
+
+def capture(skills: Path, steps: Iterable[tuple]) -> tuple[list[PathChange], bool]:
+    """The paths a plan's steps change, each with its state now and the state the plan leaves;
+    and whether the before-bytes were kept (within MAX_TREE_BYTES). Raises _Link, OSError."""
+    budget = [MAX_TREE_BYTES]
+    before: dict[str, PathState] = {}
+    after: dict[str, PathState] = {}
+
+    def now(rel: str) -> PathState:
+        if rel not in before:
+            before[rel] = state(skills, rel, budget)
+        return after.get(rel, before[rel])
+
+    for step in steps:
+        op, rel = step[0], PurePosixPath(step[1])
+        key = rel.as_posix()
+        if op == "mkdir":
+            for i in range(1, len(rel.parts) + 1):
+                part = PurePosixPath(*rel.parts[:i]).as_posix()
+                if now(part).type == "absent":
+                    after[part] = PathState("dir")
+        elif op == "write":
+            now(key)
+            after[key] = PathState("file", sha256=hashlib.sha256(step[2].encode("utf-8")).hexdigest())
+        elif op == "unlink":
+            now(key)
+            after[key] = ABSENT
+        elif op == "rmtree":
+            for sub in [key] + _walk(skills, key):
+                now(sub)
+                after[sub] = ABSENT
+        elif op == "rmdir_if_empty":
+            if now(key).type == "dir":  # emptied by the steps before it: every entry there goes
+                listed = {f"{key}/{n}" for n in _listdir(skills, key)}
+                if all(p in after and after[p].type == "absent" for p in listed):
+                    after[key] = ABSENT
+    changes = [PathChange(rel, before[rel], after[rel]) for rel in before if rel in after]
+    kept = all(c.before.type != "file" or c.before.data is not None for c in changes)
+    if not kept:
+        changes = [replace(c, before=replace(c.before, data=None)) for c in changes]
+    return changes, kept
+
+
+def _listdir(root: Path, rel: str) -> list[str]:
+    try:
+        fd = _open_dir(root, PurePosixPath(rel).parts)
+    except FileNotFoundError:
+        return []
+    try:
+        return os.listdir(fd)
+    finally:
+        os.close(fd)
+
+
+# ------------------------------------------------------------------------------------ settling
+
+
+def happened(skills: Path, rec: TreeRecord) -> bool:
+    """Whether a record in doubt (its writer died between prepared and commit) was written, from
+    the tree now. An approval: no path holds anything but its before or after state, and one holds
+    its after state (it ran, maybe partly: undo then restores what ran). An undo: every path holds
+    its after state (a half-done undo leaves the approval undoable)."""
+    try:
+        now = [(c, state(skills, c.path)) for c in rec.changes]
+    except (_Link, OSError):
+        return False
+    if rec.undoes is not None:
+        return all(c.after.same(s) for c, s in now)
+    if any(not c.before.same(s) and not c.after.same(s) for c, s in now):
+        return False
+    return any(c.after.same(s) and not c.before.same(s) for c, s in now)
+
+
+def settle(history: History, skills: Path) -> None:
+    """Commit or abort the skill records left in doubt by a crash (call it under the approve lock)."""
+    for rec in history.tree_in_doubt(SUBSYSTEM):
+        if rec.root == str(skills) and happened(skills, rec):
+            history.commit(rec.id)
+        else:
+            history.abort(rec.id)
+
+
+# ------------------------------------------------------------------------------------ restoring
+
+
+def _in_scope(c: PathChange, scope: PurePosixPath) -> bool:
+    p = PurePosixPath(c.path)
+    if p.is_absolute() or not p.parts or any(part in ("", ".", "..") for part in p.parts) or "\x00" in c.path:
+        return False
+    if p == scope or scope in p.parents:
+        return True
+    # the category folder an approval created or emptied: folders only, above the skill
+    return p in scope.parents and {c.before.type, c.after.type} <= {"dir", "absent"}
+
+
+def restore(history: History, skills: Path, rec: TreeRecord) -> TreeRecord:
+    """Put back what approval `rec` replaced or deleted and remove what it created; journaled as an
+    undo record (prepared, then committed). Raises SkillUndoRefused; nothing is written then, except
+    when the OS fails mid-way (the journal then holds what was restored). When every path already
+    holds its before-state, nothing is written and the approval is marked undone (an empty undo)."""
+    what = f"approval #{rec.id} ({rec.detail})"
+    if not rec.kept:
+        raise SkillUndoRefused(NOT_KEPT, f"{what} replaced or deleted more than hmc's journal keeps "
+                                         f"({MAX_TREE_BYTES >> 20} MiB), so it can't be undone")
+    scope = PurePosixPath(rec.scope)
+    if rec.root != str(skills):
+        raise SkillUndoRefused(ESCAPES, f"{what} was made in {rec.root}, not in this home's skills/")
+    bad = next((c.path for c in rec.changes if not _in_scope(c, scope)), None)
+    if bad is not None or not scope.parts or ".." in scope.parts or scope.is_absolute():
+        raise SkillUndoRefused(ESCAPES, f"{what} names a path outside skills/{rec.scope}/ "
+                                        f"({bad or rec.scope!r}); refused")
+    todo: list[tuple[PathChange, PathState]] = []
+    for c in rec.changes:
+        try:
+            cur = state(skills, c.path)
+        except _Link as exc:
+            raise _link_refusal(exc.rel) from None
+        if c.before.same(cur):
+            continue  # as it was before (that step never ran, or it changed nothing)
+        if not c.after.same(cur):
+            raise SkillUndoRefused(CHANGED, f"skills/{c.path} changed since hmc's {what}; undo refused so "
+                                            "that change is not lost")
+        if c.before.type == "other" or c.before.type == "link" and c.before.target is None:
+            raise SkillUndoRefused(NOT_KEPT, f"skills/{c.path} was a special file (a FIFO, a socket…) that hmc "
+                                             f"can't put back, so {what} can't be undone")
+        todo.append((c, cur))
+    removed = {c.path for c, _ in todo if c.before.type == "absent"}
+    for c, cur in todo:  # a folder the approval created goes only if nothing else is in it now
+        if c.before.type == "absent" and cur.type == "dir":
+            for name in sorted(_listdir(skills, c.path)):
+                if f"{c.path}/{name}" not in removed:
+                    raise SkillUndoRefused(CHANGED, f"skills/{c.path}/{name} was added since hmc's {what}; undo "
+                                                    "refused so it is not lost")
+    changes = [PathChange(c.path, replace(cur, data=None), replace(c.before, data=None)) for c, cur in todo]
+    try:
+        undo = history.prepare_tree(SUBSYSTEM, rec.root, rec.scope, "undo", f"undo #{rec.id} ({rec.detail})",
+                                    changes, kept=False, undoes=rec.id)
+    except StoreError as exc:
+        raise SkillUndoRefused(FAILED, f"{exc}; undo not done") from None
+    try:
+        _apply(skills, [c for c, _ in todo])
+    except BaseException as exc:
+        (history.commit if happened(skills, undo) else history.abort)(undo.id)
+        if isinstance(exc, _Link):
+            raise _link_refusal(exc.rel) from None
+        if isinstance(exc, OSError):
+            raise SkillUndoRefused(FAILED, f"undo of {what} stopped: {exc.strerror or exc}; "
+                                           "what was restored stays in hmc's journal") from None
+        raise
+    history.commit(undo.id)
+    return undo
+
+
+def _depth(c: PathChange) -> int:
+    return len(PurePosixPath(c.path).parts)
+
+
+def _apply(skills: Path, todo: list[PathChange]) -> None:
+    """Folders back (outermost first), files and links back, created files removed, created
+    folders removed (innermost first). Every step through no-follow folder descriptors."""
+    for c in sorted((c for c in todo if c.before.type == "dir"), key=_depth):
+        _at(skills, c.path, lambda d, n, c=c: (os.mkdir(n, 0o700, dir_fd=d),
+                                                os.chmod(n, c.before.mode or 0o755, dir_fd=d,
+                                                         follow_symlinks=False)))
+    for c in todo:
+        if c.before.type == "file":
+            _at(skills, c.path, lambda d, n, c=c: _write_at(d, n, c.before))
+        elif c.before.type == "link":
+            _at(skills, c.path, lambda d, n, c=c: _link_at(d, n, c.before.target or ""))
+    for c in todo:
+        if c.before.type == "absent" and c.after.type != "dir":
+            _at(skills, c.path, lambda d, n: os.unlink(n, dir_fd=d))
+    for c in sorted((c for c in todo if c.before.type == "absent" and c.after.type == "dir"), key=_depth,
+                    reverse=True):
+        _at(skills, c.path, lambda d, n: os.rmdir(n, dir_fd=d))
+
+
+def _at(root: Path, rel: str, do) -> None:
+    dfd, name = _parent(root, rel)
+    try:
+        do(dfd, name)
+        try:
+            os.fsync(dfd)
+        except OSError:
+            pass
+    finally:
+        os.close(dfd)
+
+
+def _write_at(dfd: int, name: str, st: PathState) -> None:
+    assert st.data is not None
+    tmp = f".{name}.hmc-undo.{os.getpid()}.{os.urandom(4).hex()}"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC, 0o600, dir_fd=dfd)
+    try:
+        try:
+            view = memoryview(st.data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fchmod(fd, st.mode if st.mode is not None else 0o644)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        cur = _lstat(dfd, name)
+        if cur is not None and not stat.S_ISREG(cur.st_mode):  # a link or folder put there meanwhile
+            raise FileExistsError(errno.EEXIST, "something other than a file is there now", name)
+        os.replace(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
+    except BaseException:
+        try:
+            os.unlink(tmp, dir_fd=dfd)
+        except OSError:
+            pass
+        raise
+
+
+def _link_at(dfd: int, name: str, target: str) -> None:
+    os.symlink(target, name, dir_fd=dfd)  # fails (nothing replaced) if anything is there now
+
+
+def _lstat(dfd: int, name: str) -> os.stat_result | None:
+    try:
+        return os.stat(name, dir_fd=dfd, follow_symlinks=False)
+    except FileNotFoundError:
+        return None
