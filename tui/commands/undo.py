@@ -1,0 +1,82 @@
+"""`hmc undo [--subsystem memory|skills] [--json]`: undo hmc's last write of one subsystem.
+
+memory (the default): hmc's last write to MEMORY.md or USER.md, as `u` in memory mode does — only
+if the file still holds what hmc wrote. skills: hmc's last skill approval — the files it replaced
+or deleted come back, the ones it created go — only if every file still holds what it wrote.
+Exit 0 undone, 1 refused (nothing to undo, or a file changed since), 2 bad usage or unreadable.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tui.commands.common import CliContext, CliError, literal
+
+SUBSYSTEMS = ("memory", "skills")
+
+
+def register(sub) -> None:
+    p = sub.add_parser("undo", help="undo hmc's last write (memory, or a skill approval)",
+                       description="Undo hmc's last write of one subsystem: a memory write (default) or a skill "
+                       "approval. Refused, and nothing written, if a file changed since hmc wrote it.")
+    p.add_argument("--subsystem", choices=SUBSYSTEMS, default="memory",
+                   help="memory (MEMORY.md/USER.md, default) or skills (the last skill approval)")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(run=run)
+
+
+def run(args, ctx: CliContext) -> int:
+    curator = ctx.curator()
+    undo = undo_skills if args.subsystem == "skills" else undo_memory
+    try:
+        done = undo(curator)
+    except _Refused as exc:
+        if args.json:
+            ctx.json({"subsystem": args.subsystem, "undone": None, "refused": {"kind": exc.kind, "reason": str(exc)}})
+            return exc.code
+        raise CliError(str(exc), exc.code) from None
+    if args.json:
+        ctx.json({"subsystem": args.subsystem, "undone": done})
+        return 0
+    line = literal(f"undid #{done['id']} ", "bold green")
+    line.append_text(literal(done["summary"]))
+    ctx.print(line)
+    for f in done.get("files", []):
+        ctx.text(f"  {f['undo']:<8} ", literal(f["path"]))
+    return 0
+
+
+class _Refused(Exception):
+    def __init__(self, kind: str, message: str, code: int = 1):
+        super().__init__(message)
+        self.kind, self.code = kind, code
+
+
+def undo_memory(curator) -> dict[str, Any]:
+    from core.store.memory import FILE_NAMES, Conflict, StoreError
+
+    history = curator.history
+    rec = history.undoable()
+    if rec is None:
+        raise _Refused("nothing", "hmc has written nothing to memory here to undo")
+    try:
+        history.undo(curator.stores)
+    except Conflict as exc:
+        raise _Refused("changed", str(exc)) from None
+    except StoreError as exc:
+        raise _Refused("refused", str(exc)) from None
+    name = FILE_NAMES.get(rec.target, rec.target)
+    return {"id": rec.id, "action": rec.action, "target": rec.target, "file": rec.path,
+            "summary": f"{rec.action} in {name}: the text before it is back"}
+
+
+def undo_skills(curator) -> dict[str, Any]:
+    from core.pending.skills import SkillQueue, SkillUndoRefused
+
+    queue = SkillQueue(curator.home.root, history=curator.history)
+    try:
+        done = queue.undo()
+    except SkillUndoRefused as exc:
+        raise _Refused(exc.kind, str(exc), 2 if exc.kind == "failed" else 1) from None
+    return {"id": done.record_id, "action": done.action, "skill_dir": done.skill_dir, "detail": done.detail,
+            "files": [{"path": p, "undo": what} for p, what in done.files], "summary": f"skill approval: {done.detail}"}
