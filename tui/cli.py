@@ -18,6 +18,7 @@ COMMAND_MODULES = {
     "pending": ("pending",),
     "search": ("search", "session"),
     "review": ("review",),
+    "undo": ("undo",),
 }
 
 
