@@ -1,0 +1,320 @@
+"""core.timeline on hand-built state.db files: the three read routes agree, hostile rows are skipped
+and counted, the cache is reused only when it is this database's, and snapshots, hmc's journal and
+failed replays show up as what they are. (Recorded-by-the-release tests: tests/conformance/test_timeline.py.)"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import stat
+from datetime import date, datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from core.curator import open_curator
+from core.sessions.db import DatabaseError
+from core.store.memory import Op
+from core.timeline import build_timeline
+from core.timeline import cache as tl_cache
+
+T0 = 1_790_000_000.0
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
+
+
+class Db:
+    """A small state.db in one of the FTS layouts (none, inline: one column, current: columns)."""
+
+    def __init__(self, path: Path, layout: str = "current"):
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        con = sqlite3.connect(path)
+        con.executescript("""
+            CREATE TABLE schema_version(version INTEGER NOT NULL);
+            INSERT INTO schema_version VALUES (22);
+            CREATE TABLE sessions(id TEXT PRIMARY KEY, source TEXT NOT NULL, started_at REAL NOT NULL);
+            CREATE TABLE messages(id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL, role TEXT NOT NULL,
+                content TEXT, tool_call_id TEXT, tool_calls TEXT, tool_name TEXT, timestamp REAL NOT NULL);
+            CREATE INDEX idx_messages_session ON messages(session_id, timestamp);
+        """)
+        if layout == "inline":
+            con.executescript("""
+                CREATE VIRTUAL TABLE messages_fts USING fts5(content);
+                CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
+                  INSERT INTO messages_fts(rowid, content) VALUES (new.id, COALESCE(new.content, '') || ' ' ||
+                    COALESCE(new.tool_name, '') || ' ' || COALESCE(new.tool_calls, ''));
+                END;
+                CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN
+                  DELETE FROM messages_fts WHERE rowid = old.id;
+                END;""")
+        elif layout == "current":
+            con.executescript("""
+                CREATE VIRTUAL TABLE messages_fts USING fts5(content, tool_name, tool_calls);
+                CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
+                  INSERT INTO messages_fts(rowid, content, tool_name, tool_calls)
+                  VALUES (new.id, new.content, new.tool_name, new.tool_calls);
+                END;
+                CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN
+                  DELETE FROM messages_fts WHERE rowid = old.id;
+                END;""")
+        con.commit()
+        con.close()
+        self.minute = 0
+        self.n = 0
+
+    def _insert(self, rows: list[tuple]) -> list[int]:
+        con = sqlite3.connect(self.path)
+        ids = []
+        with con:
+            for row in rows:
+                cur = con.execute("INSERT INTO messages(session_id, role, content, tool_call_id, tool_calls, tool_name, "
+                                  "timestamp) VALUES (?, ?, ?, ?, ?, ?, ?)", row)
+                ids.append(cur.lastrowid)
+        con.close()
+        return ids
+
+    def session(self, sid: str, source: str = "cli") -> None:
+        con = sqlite3.connect(self.path)
+        with con:
+            con.execute("INSERT INTO sessions VALUES (?, ?, ?)", (sid, source, T0))
+        con.close()
+
+    def call(self, sid: str, args, result=None, *, name: str = "memory", flat: bool = False, call_id: str | None = "",
+             tool_name: str | None = "memory", raw_calls: str | None = None) -> list[int]:
+        """An assistant call and its result (success unless `result` says otherwise)."""
+        self.minute += 1
+        self.n += 1
+        ts = T0 + 60 * self.minute
+        cid = f"c{self.n}" if call_id == "" else call_id
+        arguments = args if isinstance(args, str) else json.dumps(args)
+        call = ({"name": name, "arguments": arguments} if flat else
+                {"id": cid, "type": "function", "function": {"name": name, "arguments": arguments}})
+        if flat and cid:
+            call["id"] = cid
+        tool_calls = raw_calls if raw_calls is not None else json.dumps([call])
+        content = result if isinstance(result, str) else json.dumps(result or {"success": True, "done": True})
+        return self._insert([(sid, "assistant", "", None, tool_calls, None, ts),
+                             (sid, "tool", content, cid, None, tool_name, ts)])
+
+    def chat(self, sid: str, n: int) -> None:
+        self.minute += 1
+        self._insert([(sid, "user", f"hello memory {i}", None, None, None, T0 + 60 * self.minute) for i in range(n)])
+
+    def when(self, minute: int) -> float:
+        return T0 + 60 * minute
+
+
+def make_home(tmp_path: Path, layout: str = "current", memory: str | None = None) -> tuple[Path, Db]:
+    home = tmp_path / "home"
+    (home / "memories").mkdir(parents=True)
+    (home / "config.yaml").write_text("memory:\n  memory_enabled: true\n", encoding="utf-8")
+    if memory is not None:
+        (home / "memories" / "MEMORY.md").write_text(memory, encoding="utf-8")
+    return home, Db(home / "state.db", layout)
+
+
+def write_files(home: Path, memory: list[str], user: list[str] | None = None) -> None:
+    (home / "memories" / "MEMORY.md").write_text("\n§\n".join(memory), encoding="utf-8")
+    if user is not None:
+        (home / "memories" / "USER.md").write_text("\n§\n".join(user), encoding="utf-8")
+
+
+def timeline(home: Path, **kw):
+    curator = open_curator(home, None, date(2026, 10, 1))
+    return curator, build_timeline(curator, **kw)
+
+
+def add(content, target="memory"):
+    return {"action": "add", "target": target, "content": content}
+
+
+@pytest.mark.parametrize("layout", ["none", "inline", "current"])
+def test_every_route_reads_the_same_writes(tmp_path, layout):
+    home, db = make_home(tmp_path, layout)
+    db.session("s1", "telegram")
+    db.call("s1", add("alpha"))
+    db.chat("s1", 5)
+    db.call("s1", {"action": "replace", "target": "memory", "old_text": "alp", "content": "alpha two"})
+    db.call("s1", add("about me", "user"))
+    write_files(home, ["alpha two"], ["about me"])
+    _, tl = timeline(home)
+    assert tl.stats["route"] == {"none": "scan", "inline": "fts", "current": "fts-columns"}[layout]
+    assert [(w.id, w.action, w.source) for w in tl.log()] == [("m2", "add", "telegram"), ("m9", "replace", "telegram"),
+                                                              ("m11", "add", "telegram")]
+    assert tl.divergences == []
+    assert [(b.text, b.origin.id, b.first_seen.id, b.revisions) for b in tl.blame()] == [
+        ("alpha two", "m9", "m2", 2), ("about me", "m11", "m11", 1)]
+
+
+def test_hostile_rows_are_skipped_and_counted(tmp_path):
+    home, db = make_home(tmp_path)
+    db.session("s")
+    db.call("s", add("good one"))
+    db.call("s", "{not json")
+    db.call("s", json.dumps({"action": "add", "content": "x" * 300_000}))
+    db.call("s", add("not the memory tool"), name="memory_search")
+    db.call("s", add("nor this"), name="Memory")
+    db.call("s", "[1, 2]")
+    db.call("s", {"action": "add", "target": "elsewhere", "content": "bad target"})
+    db.call("s", {"action": "explode", "content": "bad action"})
+    db.call("s", {"target": "memory", "operations": "not a list"})
+    db.call("s", {"action": "add", "content": 42})
+    db.call("s", add("x"), raw_calls='{broken "memory"')
+    db.call("s", add("x"), raw_calls=json.dumps({"name": "memory"}))
+    db.call("s", add("result is not json"), result="<html>oops</html>")
+    db.call("s", add("a refusal"), result={"success": False, "error": "Memory at 2,200/2,200 chars."})
+    db.call("s", add("staged"), result={"success": True, "staged": True, "pending_id": "p1"})
+    db.call("s", add("deep"), result="[" * 100_000)
+    db.call("s", add("good two"))
+    write_files(home, ["good one", "good two"])
+    _, tl = timeline(home)
+    assert [w.content for w in tl.log()] == ["good one", "good two"]
+    assert tl.stats["skipped"] == {"malformed arguments": 6, "oversized arguments": 1,
+                                   "other tools named like memory": 2, "tool_calls that aren't JSON": 1,
+                                   "tool_calls that aren't a list": 1}
+    assert tl.stats["ignored"] == {"result unreadable": 2, "failed": 1, "staged for approval": 1}
+    assert tl.divergences == []
+
+
+def test_calls_without_ids_and_results_without_a_tool_name(tmp_path):
+    home, db = make_home(tmp_path)
+    db.session("s")
+    db.call("s", add("flat, no id"), flat=True, call_id=None)
+    db.call("s", add("no tool_name on the result"), tool_name=None)
+    db.call("s", add("flat with id"), flat=True)
+    write_files(home, ["flat, no id", "no tool_name on the result", "flat with id"])
+    _, tl = timeline(home)
+    assert [w.content for w in tl.log()] == ["flat, no id", "no tool_name on the result", "flat with id"]
+    assert tl.divergences == []
+
+
+def test_the_cache_reads_only_new_messages(tmp_path):
+    home, db = make_home(tmp_path)
+    db.session("s")
+    db.call("s", add("one"))
+    write_files(home, ["one"])
+    _, tl = timeline(home)
+    assert tl.stats["cache"] == "rebuilt" and tl.stats["new_messages_from"] == 0
+    path = tl_cache.cache_path(db.path)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600 and stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+    _, tl = timeline(home)
+    assert tl.stats["cache"] == "hit" and tl.stats["new_messages_from"] == 2
+    db.chat("s", 3)
+    db.call("s", add("two"))
+    write_files(home, ["one", "two"])
+    _, tl = timeline(home)
+    assert tl.stats["cache"] == "hit" and tl.stats["new_messages_from"] == 2
+    assert [w.content for w in tl.log()] == ["one", "two"]
+    _, cold = timeline(home, cache=False)
+    assert [w.to_json() for w in cold.log()] == [w.to_json() for w in tl.log()]
+
+
+def test_a_call_whose_result_comes_in_a_later_run(tmp_path):
+    home, db = make_home(tmp_path)
+    db.session("s")
+    db._insert([("s", "assistant", "", None, json.dumps([{"id": "late", "type": "function", "function": {
+        "name": "memory", "arguments": json.dumps(add("late one"))}}]), None, T0 + 60)])
+    _, tl = timeline(home)
+    assert tl.log() == [] and len(tl_cache.load(db.path, sqlite3.connect(db.path)).open) == 1
+    db._insert([("s", "tool", json.dumps({"success": True}), "late", None, "memory", T0 + 61)])
+    write_files(home, ["late one"])
+    _, tl = timeline(home)
+    assert tl.stats["cache"] == "hit" and [w.content for w in tl.log()] == ["late one"]
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "foreign", "wrong types", "rewound", "replaced"])
+def test_a_cache_that_isnt_this_databases_is_rebuilt(tmp_path, damage):
+    home, db = make_home(tmp_path)
+    db.session("s")
+    db.call("s", add("one"))
+    db.call("s", add("two"))
+    write_files(home, ["one", "two"])
+    timeline(home)
+    path = tl_cache.cache_path(db.path)
+    data = json.loads(path.read_text())
+    if damage == "garbage":
+        path.write_bytes(b"\x00\xff not json")
+    elif damage == "truncated":
+        path.write_text(path.read_text()[:40])
+    elif damage == "foreign":
+        data["db"]["ino"] += 1
+        data["calls"] = []
+        path.write_text(json.dumps(data))
+    elif damage == "wrong types":
+        data["calls"][0]["target"] = "elsewhere"
+        path.write_text(json.dumps(data))
+    elif damage == "rewound":  # the last message the cache covered is gone; a new one has its id
+        con = sqlite3.connect(db.path)
+        with con:
+            con.execute("DELETE FROM messages WHERE id = 4")
+            con.execute("UPDATE sqlite_sequence SET seq = 3 WHERE name = 'messages'")
+        con.close()
+        db.call("s", add("three"))
+        write_files(home, ["one", "three"])
+    elif damage == "replaced":
+        os.unlink(db.path)
+        db = Db(db.path)
+        db.session("s")
+        db.call("s", add("other"))
+        write_files(home, ["other"])
+    _, tl = timeline(home)
+    assert tl.stats["cache"] == "rebuilt"
+    expected = {"rewound": ["one", "three"], "replaced": ["other"]}.get(damage, ["one", "two"])
+    assert [w.content for w in tl.log()] == expected
+    assert tl.divergences == []
+
+
+def test_snapshots_and_hmc_writes_take_their_place(tmp_path):
+    home, db = make_home(tmp_path)
+    db.session("s")
+    db.call("s", add("agent one"))  # minute 1
+    # a person added an entry, then Hermes found drift at minute 3 and saved a snapshot
+    (home / "memories" / f"MEMORY.md.bak.{int(db.when(3))}").write_text("agent one\n§\nby hand\n\n", encoding="utf-8")
+    db.minute = 4
+    db.call("s", add("agent two"))  # minute 5
+    write_files(home, ["agent one", "by hand", "agent two"])
+    curator, _ = timeline(home)
+    curator.clock = lambda: db.when(10)
+    curator.history.clock = lambda: db.when(10)
+    curator.stores["memory"].apply([Op("replace", old_text="by hand", content="by hmc")])
+    _, tl = timeline(home)
+    assert [(w.by, w.action) for w in tl.log()] == [("agent", "add"), ("unknown", "outside"), ("agent", "add"),
+                                                    ("hmc", "replace")]
+    assert tl.state_at(db.when(3) + 1)["memory"] == ("agent one", "by hand")
+    assert tl.state_at(db.when(2))["memory"] == ("agent one",)
+    blame = {b.text: b for b in tl.blame("memory")}
+    assert blame["by hmc"].origin.by == "hmc" and blame["by hmc"].first_seen.by == "unknown"
+    assert blame["by hmc"].revisions == 2
+    assert [d.detail for d in tl.divergences] == [
+        f"the snapshot MEMORY.md.bak.{int(db.when(3))} shows changes no recorded write explains (1 added)"]
+    dt = datetime.fromtimestamp(db.when(3) + 1, timezone.utc)
+    assert tl.state_at(dt) == tl.state_at(db.when(3) + 1)
+
+
+def test_a_replay_that_fails_says_where(tmp_path):
+    home, db = make_home(tmp_path, memory="written before any session")
+    db.session("s")
+    ids = db.call("s", {"action": "replace", "target": "memory", "old_text": "before", "content": "rewritten"})
+    write_files(home, ["rewritten"])
+    _, tl = timeline(home)
+    assert [(d.write_id, d.detail.split(":")[0]) for d in tl.divergences] == [
+        (f"m{ids[1]}", "the release reported success, but replayed on the store as hmc rebuilt it the call fails"),
+        (None, "MEMORY.md as it is now shows changes no recorded write explains (1 added)")]
+    assert tl.log()[0].note.startswith("the release reported success")
+    assert tl.blame("memory")[0].origin is None
+
+
+def test_no_state_db_and_a_damaged_one(tmp_path):
+    home, db = make_home(tmp_path)
+    os.unlink(db.path)
+    write_files(home, ["only by hand"])
+    _, tl = timeline(home)
+    assert tl.stats["route"] is None and [w.by for w in tl.log()] == ["unknown"]
+    db.path.write_bytes(b"SQLite format 3\x00" + b"\x00" * 200)
+    with pytest.raises(DatabaseError):
+        timeline(home)
