@@ -19,6 +19,7 @@ COMMAND_MODULES = {
     "search": ("search", "session"),
     "review": ("review",),
     "undo": ("undo",),
+    "history": ("log", "blame", "rollback"),
 }
 
 
