@@ -193,6 +193,8 @@ def cmd_approve(args, ctx: CliContext, curator) -> int:
                 line.append(": ")
                 line.append_text(literal(", ".join(f"{c.kind} {c.path}" for c in ins.changes)))
             ctx.print(line)
+            if ins is not None and ins.journal_id is not None and ins.undo_note:
+                ctx.text(f"  can't be undone: {ins.undo_note}", style="yellow")
         for rid, _kind, message in failed:
             line = Text("kept ", style="bold red") + literal(rid, "bold red")
             line.append(": ")
