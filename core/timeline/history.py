@@ -177,6 +177,8 @@ class _Builder:
         self.writes: list[Write] = []
         self.divergences: list[Divergence] = []
         self._outside = 0
+        # entries the release counted minus entries replayed, per target: a change means an unseen write
+        self._offset = {t: 0 for t in TARGETS}
 
     # generic: move a state to `new_texts`, keeping identities of unchanged entries
     def _morph(self, state: _State, new_texts: Sequence[str]) -> tuple[list[_Line], list[_Line], list[Change]]:
@@ -227,6 +229,7 @@ class _Builder:
         """The store was seen holding `texts` at `ts`: anything the replay doesn't explain is outside."""
         state = self.states[target]
         texts = tuple(dict.fromkeys(texts))
+        self._offset[target] = 0  # seen whole: any count difference so far is accounted for
         if state.texts == texts:
             return
         before = state.texts
@@ -284,7 +287,9 @@ class _Builder:
             for line in new_lines:  # the next load drops a duplicate a replace made
                 seen.setdefault(line.text, line)
             state.lines = list(seen.values())
-            if call.entry_count is not None and call.entries is None and call.entry_count != count_after:
+            offset = call.entry_count - count_after if call.entry_count is not None else None
+            if call.entries is None and offset is not None and offset != self._offset[call.target]:
+                self._offset[call.target] = offset
                 note = (f"the release counted {call.entry_count} entries after this call, the replay "
                         f"{count_after}: the store had changed outside the agent before it")
                 self.divergences.append(Divergence(call.target, wid, note))

@@ -18,6 +18,9 @@ def register(sub) -> None:
 
     q = ops.add_parser("list", help="the entries, numbered (both files unless --target)")
     q.add_argument("--target", "-t", choices=TARGETS, help="only memory (MEMORY.md) or user (USER.md)")
+    q.add_argument("--at", metavar="DATE[THH:MM]",
+                   help="the entries as they were then (local time; a date alone: at the end of that day), "
+                   "rebuilt from the history (see `hmc log`)")
     q.add_argument("--json", action="store_true", help="machine-readable output")
     add_reveal(q)
     q = ops.add_parser("add", help="add an entry")
@@ -50,6 +53,8 @@ def run(args, ctx: CliContext) -> int:
     curator = ctx.curator()
     if args.op == "list":
         targets = [args.target] if args.target else list(TARGETS)
+        if args.at is not None:
+            return list_at(args, ctx, targets)
         return list_entries(args, ctx, [curator.stores[t] for t in targets])
     if args.op == "prompt":
         return prompt(args, ctx, curator)
@@ -120,6 +125,39 @@ def list_entries(args, ctx: CliContext, stores) -> int:
             ctx.text(f"… and {len(snap.entries) - MAX_LISTED:,} more entries not listed ({len(snap.entries):,} in "
                      "all, far past any limit: trim the file in an editor)", style="yellow")
     return unreadable(broken)
+
+
+def list_at(args, ctx: CliContext, targets: list[str]) -> int:
+    """`memory list --at`: each store as the history says it was at that moment (read-only)."""
+    from core.hermes.memory import FILE_NAMES
+    from tui.commands.history import parse_at, timeline
+
+    moment = parse_at(args.at)
+    curator, tl = timeline(ctx)
+    state = tl.state_at(moment)
+    mask = Masker(args.reveal)
+    shown = moment.isoformat(timespec="minutes")
+    if args.json:
+        data = [{"target": t, "at": shown, "chars": usage(state[t]), "limit": curator.stores[t].limit,
+                 "entries": [{"index": i, "chars": len(e), "text": mask(e)} for i, e in enumerate(state[t][:MAX_LISTED])]}
+                for t in targets]
+        ctx.json(data[0] if len(data) == 1 else data)
+        return 0
+    for n, target in enumerate(targets):
+        if n:
+            ctx.text("")
+        entries = state[target]
+        store = curator.stores[target]
+        ctx.text(f"{FILE_NAMES[target]} as it was at {shown} — {usage_label(usage(entries), store.limit)}", style="bold")
+        if not entries:
+            ctx.text("(no entries)", style="dim")
+        for i, entry in enumerate(entries[:MAX_LISTED], 1):
+            head = f"{i:>3}. "
+            lines = mask(entry).split("\n")
+            ctx.text(head, literal(lines[0]), f"  ({len(entry):,} chars)" if len(lines) == 1 else "")
+            for line in lines[1:]:
+                ctx.text(" " * len(head), literal(line))
+    return 0
 
 
 def unreadable(problems: list[str]) -> int:

@@ -1,0 +1,202 @@
+"""`hmc log`, `hmc blame`, `hmc rollback`: the memory history rebuilt from state.db (the agent's
+memory tool calls), hmc's journal and Hermes's snapshots (core.timeline)."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+
+from core import timefmt
+from core.store.memory import TARGETS, ScanRefused, StoreError
+from tui.commands.common import CliContext, CliError, Masker, add_reveal, literal
+
+
+def register(sub) -> None:
+    p = sub.add_parser("log", help="every past write to MEMORY.md / USER.md (agent and hmc), oldest first",
+                       description="Every past write, oldest first: the agent's memory tool calls (from state.db, "
+                       "replayed with Hermes's rules), hmc's own writes, and changes made outside both (a hand "
+                       "edit or an unrecorded write). Each has an id for `hmc rollback`.")
+    p.add_argument("--target", "-t", choices=TARGETS, help="only memory (MEMORY.md) or user (USER.md)")
+    p.add_argument("--since", metavar="D", help="from this day (YYYY-MM-DD, or 7d / 2w / 3m / 1y ago)")
+    p.add_argument("--until", metavar="D", help="up to and including this day (same forms as --since)")
+    p.add_argument("--source", metavar="S", help="only writes by agent, hmc or unknown, or from one session "
+                   "source (cli, telegram…)")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    add_reveal(p)
+    p.set_defaults(run=run_log)
+    p = sub.add_parser("blame", help="each current entry with the write that produced it",
+                       description="Each entry now in the file, with the write that produced its text, when the "
+                       "entry first appeared and how many texts it has had. No origin means a hand edit or an "
+                       "unknown writer.")
+    p.add_argument("--target", "-t", choices=TARGETS, help="only memory (MEMORY.md) or user (USER.md)")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    add_reveal(p)
+    p.set_defaults(run=run_blame)
+    p = sub.add_parser("rollback", help="undo one past write, as a new write",
+                       description="Undo one write's effect (see `hmc log` for ids): remove what it added, put "
+                       "back what it removed or replaced. Refused when those entries have changed since. The "
+                       "rollback is hmc's own write: limits and the scan apply, and hmc's undo can undo it.")
+    p.add_argument("write_id", metavar="WRITE_ID", help="the write's id from `hmc log` (m…: agent, h…: hmc)")
+    p.add_argument("--force", action="store_true",
+                   help="write even if the security scan flags the text, or the rollback empties the file")
+    add_reveal(p)
+    p.set_defaults(run=run_rollback)
+
+
+def timeline(ctx: CliContext):
+    from core.sessions.db import SessionsError
+    from core.timeline import build_timeline
+
+    curator = ctx.curator()
+    try:
+        return curator, build_timeline(curator)
+    except SessionsError as exc:
+        raise CliError(f"can't read the agent's history: {exc}", 2) from None
+
+
+def _day(text: str | None, today: date, flag: str) -> date | None:
+    from core.sessions.search import QueryError, parse_day
+
+    try:
+        return parse_day(text, today)
+    except QueryError as exc:
+        raise CliError(f"{flag} {exc}") from None
+
+
+def when(ts: float) -> str:
+    return timefmt.local_time(ts) or "?"
+
+
+def who(w) -> str:
+    if w.by == "agent":
+        return f"agent · {w.source}" if w.source and w.source != "agent" else "agent"
+    return "hmc" if w.by == "hmc" else "outside (a hand edit or an unrecorded write)"
+
+
+def _change_lines(ctx: CliContext, mask: Masker, changes, indent: str = "    ") -> None:
+    for old, new in changes:
+        if old is None:
+            ctx.text(indent, "+ ", literal(mask(new)), style="green")
+        elif new is None:
+            ctx.text(indent, "- ", literal(mask(old)), style="red")
+        else:
+            ctx.text(indent, "- ", literal(mask(old)), style="red")
+            ctx.text(indent, "+ ", literal(mask(new)), style="green")
+
+
+def _warn(ctx: CliContext, tl) -> None:
+    skipped = sum(tl.stats.get("skipped", {}).values())
+    if skipped:
+        reasons = ", ".join(f"{n} {why}" for why, n in sorted(tl.stats["skipped"].items()))
+        ctx.text(f"skipped {skipped:,} unreadable memory rows in state.db ({reasons})", style="dim")
+
+
+def run_log(args, ctx: CliContext) -> int:
+    curator, tl = timeline(ctx)
+    today = ctx.today or date.today()
+    since, until = _day(args.since, today, "--since"), _day(args.until, today, "--until")
+    writes = tl.log(args.target, since, until, args.source)
+    mask = Masker(args.reveal)
+    if args.json:
+        ctx.json({"writes": [mask.obj(w.to_json()) for w in writes],
+                  "skipped": tl.stats.get("skipped", {}), "ignored": tl.stats.get("ignored", {}),
+                  "divergences": [{"target": d.target, "write_id": d.write_id, "detail": mask(d.detail)}
+                                  for d in tl.divergences]})
+        return 0
+    if not writes:
+        ctx.text("no writes recorded" + (" in that range" if args.since or args.until or args.source or args.target
+                                         else ""), style="dim")
+    for w in writes:
+        head = f"{w.id:<8} {when(w.timestamp)}  {w.target:<6} {w.action:<8} {who(w)}"
+        if w.session_id:
+            head += f" · session {w.session_id}"
+        ctx.text(head, style="bold")
+        if w.detail and w.by == "hmc":
+            ctx.text("    ", literal(mask(w.detail)), style="dim")
+        if not w.changes:
+            ctx.text("    (no change: " + ("the entry already existed)" if w.action in ("add", "batch") and not w.note
+                                          else "see the note)"), style="dim")
+        _change_lines(ctx, mask, w.changes)
+        if w.note:
+            ctx.text("    note: ", literal(mask(w.note)), style="yellow")
+    for d in tl.divergences:
+        ctx.text(f"divergence ({d.target}{', at ' + d.write_id if d.write_id else ''}): ", literal(mask(d.detail)),
+                 style="yellow")
+    _warn(ctx, tl)
+    return 0
+
+
+def run_blame(args, ctx: CliContext) -> int:
+    curator, tl = timeline(ctx)
+    targets = [args.target] if args.target else list(TARGETS)
+    mask = Masker(args.reveal)
+    problems = [curator.stores[t].read().error for t in targets if curator.stores[t].read().error]
+    if args.json:
+        data = [{"target": t, "entries": [mask.obj(b.to_json()) for b in tl.blame(t)]} for t in targets]
+        ctx.json(data[0] if len(data) == 1 else data)
+    else:
+        for n, t in enumerate(targets):
+            if n:
+                ctx.text("")
+            ctx.text(curator.stores[t].name, style="bold")
+            entries = tl.blame(t)
+            if not entries:
+                ctx.text("(no entries)", style="dim")
+            for b in entries:
+                ctx.text(f"{b.index + 1:>3}. ", literal(mask(b.text)))
+                if b.origin is not None:
+                    origin = f"{b.origin.id} {when(b.origin.timestamp)} {who(b.origin)}"
+                    if b.origin.session_id:
+                        origin += f" · session {b.origin.session_id}"
+                else:
+                    origin = "changed outside the agent: a hand edit or an unrecorded write"
+                first = f"first seen {when(b.first_seen.timestamp)}" if b.first_seen else "first seen: unknown"
+                ctx.text(f"     {origin} · {first} · {b.revisions} revision{'s' if b.revisions != 1 else ''}",
+                         style="dim")
+        _warn(ctx, tl)
+    if problems:
+        from tui.commands.memory import unreadable
+
+        return unreadable(problems)
+    return 0
+
+
+def run_rollback(args, ctx: CliContext) -> int:
+    from core.timeline import RollbackConflict, TimelineError
+
+    curator, tl = timeline(ctx)
+    try:
+        w, _ = tl.rollback_plan(args.write_id)
+    except RollbackConflict as exc:
+        raise CliError(f"refused: {exc}", 1) from None
+    except TimelineError as exc:
+        raise CliError(f"refused: {exc}", 1) from None
+    except StoreError as exc:
+        raise CliError(f"refused: {exc}", 2) from None
+    mask = Masker(args.reveal, [w.before, w.after])
+    try:
+        result = tl.rollback(args.write_id, force=args.force)
+    except ScanRefused as exc:
+        raise CliError(f"refused: {exc} (pass --force to write it anyway)", 1) from None
+    except (RollbackConflict, TimelineError) as exc:
+        raise CliError(f"refused: {exc}", 1) from None
+    except StoreError as exc:
+        store = curator.stores[w.target]
+        raise CliError(f"refused: {exc}", 2 if store.read().error else 1) from None
+    ctx.text(f"rolled back {w.id} ({w.action}, {when(w.timestamp)}, {who(w)}):")
+    undo = [(new, old) for old, new in w.changes]
+    _change_lines(ctx, mask, undo, indent="  ")
+    ctx.text(f"{curator.stores[w.target].name}: {result.label}, {len(result.after)} entries "
+             "(hmc's undo can undo this rollback)")
+    return 0
+
+
+def parse_at(text: str) -> datetime:
+    """`DATE` (the end of that day) or `DATE`T`HH:MM`, local time."""
+    value = (text or "").strip()
+    try:
+        if "T" in value:
+            return datetime.fromisoformat(value)
+        day = date.fromisoformat(value)
+    except ValueError:
+        raise CliError(f"--at {value!r} is not a date (YYYY-MM-DD or YYYY-MM-DDTHH:MM)") from None
+    return datetime.combine(day, datetime.max.time())
