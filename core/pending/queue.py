@@ -23,7 +23,6 @@ import json
 import os
 import re
 import stat
-import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -31,6 +30,8 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
 from core import timefmt
 from core.hermes.release import NEWEST, Release
+from core.pending import claims
+from core.pending.claims import CLAIM_MARK, STALE_CLAIM_SECONDS  # noqa: F401  (re-exported)
 from core.store.atomic import (
     PRIVATE_FILE, NotRegularFile, TooLarge, atomic_write, fsync_dir, read_regular,
 )
@@ -49,8 +50,6 @@ ID_RE = re.compile(r"[0-9a-f]{8}")
 MAX_RECORD_BYTES = 1 << 20
 MAX_DEPTH = 32  # JSON nesting levels
 MAX_OPS = 1_000  # operations in one batch: more can never fit a store anyway (each add costs >= 4 chars)
-CLAIM_MARK = ".claim-"
-STALE_CLAIM_SECONDS = 600.0
 DESTRUCTIVE = ("replace", "remove")
 ACTIONS = ("add", "replace", "remove", "batch")
 
@@ -972,20 +971,17 @@ class PendingQueue:
     # -- claiming (exactly one process applies a record) ----------------------------------------
 
     def _claim(self, path: Path, record_id: str) -> Path:
-        claim = path.with_name(f".{path.name}{CLAIM_MARK}{os.getpid()}-{os.urandom(4).hex()}")
         try:
-            os.rename(path, claim)
+            return claims.take(path)
         except FileNotFoundError:
             raise self._unknown(record_id) from None
         except OSError as exc:
             raise PendingError(f"can't take pending write {record_id} ({_why(exc)}); nothing was done") from None
-        fsync_dir(self.folder)  # the claim survives a crash: recovery finds it, never a lost record
-        return claim
 
     def _unclaim(self, claim: Path, path: Path) -> None:
         """Put a claimed record back — unless the journal says its write happened (then it's done)."""
         if self._outcome(claim.name) == "applied":
-            _unlink(claim)
+            claims.remove(claim)
             return
         try:
             os.rename(claim, path)
@@ -1010,7 +1006,7 @@ class PendingQueue:
         except BaseException:
             self._unclaim(claim, path)
             raise
-        _unlink(claim)
+        claims.remove(claim)
         self._cache.pop(path.name, None)
 
     def _outcome(self, claim_name: str) -> str:
@@ -1038,55 +1034,24 @@ class PendingQueue:
         return "not applied"
 
     def _claim_holder(self, rid: str) -> str | None:
-        try:
-            names = os.listdir(self.folder)
-        except OSError:
-            return None
-        prefix = f".{rid}.json{CLAIM_MARK}"
-        for name in names:
-            if name.startswith(prefix):
-                pid = name[len(prefix):].split("-", 1)[0]
-                return "this hmc" if pid == str(os.getpid()) else f"another hmc (pid {pid})"
-        return None
+        return claims.holder(self.folder, f"{rid}.json")
 
     def recover_claims(self) -> list[str]:
         """Settle the records claimed by an hmc that died mid-approval or mid-rejection (its pid is
         gone, or the claim is older than any approval takes): a claim whose write the journal
         shows happened is deleted (the record was applied), any other is put back. Returns the ids
         put back. Runs before every list, get, approve and reject."""
-        try:
-            names = os.listdir(self.folder)
-        except OSError:
-            return []
         back = []
-        now = time.time()
-        for name in names:
-            if not (name.startswith(".") and CLAIM_MARK in name):
+        for claim in claims.stale_claims(self.folder, STALE_CLAIM_SECONDS):
+            original = claim.original
+            if not (original.endswith(".json") and ID_RE.fullmatch(original[:-5]) and claim.pid is not None):
                 continue
-            original, _, rest = name[1:].partition(CLAIM_MARK)
-            pid_text = rest.split("-", 1)[0]
-            if not (original.endswith(".json") and ID_RE.fullmatch(original[:-5]) and pid_text.isdigit()):
-                continue
-            claim = self.folder / name
-            try:
-                age = now - os.lstat(claim).st_mtime
-            except OSError:
-                continue
-            if _alive(int(pid_text)) and age < STALE_CLAIM_SECONDS:
-                continue
-            outcome = self._outcome(name)
+            outcome = self._outcome(claim.name)
             if outcome == "applied":
-                _unlink(claim)
+                claims.remove(self.folder / claim.name)
                 continue
-            target = self.folder / original
-            if outcome == "unknown" or os.path.lexists(target):
-                continue
-            try:
-                os.rename(claim, target)
-            except OSError:
-                continue
-            fsync_dir(self.folder)
-            back.append(original[:-5])
+            if outcome != "unknown" and claims.put_back(self.folder / claim.name, self.folder / original):
+                back.append(original[:-5])
         return back
 
     # -- approving -----------------------------------------------------------------------------
@@ -1265,7 +1230,7 @@ class PendingQueue:
                 atomic_write(dest, data, mode if mode is not None else _mode(archived), prefix=f".{name}.restore-")
             except OSError as exc:
                 raise PendingError(f"can't put the rejected record back ({_why(exc)})") from None
-            _unlink(archived)
+            claims.remove(archived)
             return name[:-5]
         raise PendingError("no rejected record to bring back")
 
@@ -1277,28 +1242,6 @@ def _order(record: PendingRecord) -> tuple[float, str]:
 
 def _why(exc: OSError) -> str:
     return printable((exc.strerror or str(exc)).lower())
-
-
-def _alive(pid: int) -> bool:
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    except OSError:
-        return False
-    return True
-
-
-def _unlink(path: Path) -> None:
-    try:
-        os.unlink(path)
-    except FileNotFoundError:
-        pass
-    fsync_dir(path.parent)
 
 
 def _mode(path: Path) -> int:

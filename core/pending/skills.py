@@ -38,7 +38,6 @@ import os
 import re
 import shutil
 import stat
-import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -47,7 +46,8 @@ from typing import Any, Iterator, Sequence
 import yaml
 
 from core.home import as_flag, load_yaml
-from core.pending import skill_undo
+from core.pending import claims, skill_undo
+from core.pending.claims import CLAIM_MARK  # noqa: F401  (re-exported)
 from core.pending.skill_undo import SkillUndo, SkillUndoRefused
 from core.scan.scanner import ScanFinding, blocking, scan
 from core.store.atomic import atomic_write, flock_within, fsync_dir, open_lock, read_regular
@@ -68,7 +68,6 @@ EXCLUDED_DIRS = frozenset({".git", ".github", ".hub", ".archive", ".venv", "venv
                            "site-packages", "__pycache__", ".tox", ".nox", ".pytest_cache",
                            ".mypy_cache", ".ruff_cache"})
 TRUTHY = frozenset({"1", "true", "yes", "on"})
-CLAIM_MARK = ".claim-"
 MAX_WALK = 20_000  # directory entries visited looking for a skill
 
 # Why a record can't apply (Inspection.kind)
@@ -767,53 +766,26 @@ class SkillQueue:
         succeeds (then the claim is deleted: the record is gone)."""
         record = self.get(record_id)
         path = record.path
-        claim = path.with_name(f".{path.name}{CLAIM_MARK}{os.getpid()}-{os.urandom(4).hex()}")
         try:
-            os.rename(path, claim)
+            claim = claims.take(path)
         except FileNotFoundError:
             raise SkillPendingError(f"{record_id} was just taken by another approval or rejection") from None
-        ok = False
         try:
             yield claim, path
-            ok = True
-        finally:
-            if ok:
-                os.unlink(claim)
-            else:
-                try:
-                    os.rename(claim, path)
-                except OSError:  # pragma: no cover - the folder vanished
-                    pass
-            fsync_dir(self.folder)
-
-    def recover_claims(self, max_age: float = 600.0) -> list[str]:
-        """Put back records claimed by an hmc process that is gone (or that held them too long)."""
-        back = []
-        try:
-            names = os.listdir(self.folder)
-        except OSError:
-            return back
-        now = time.time()
-        for name in names:
-            if not (name.startswith(".") and CLAIM_MARK in name):
-                continue
-            original, _, rest = name[1:].partition(CLAIM_MARK)
-            pid = rest.split("-", 1)[0]
-            alive = pid.isdigit() and _alive(int(pid))
+        except BaseException:
             try:
-                age = now - os.lstat(self.folder / name).st_mtime
-            except OSError:
-                continue
-            if alive and age < max_age:
-                continue
-            target = self.folder / original
-            if not os.path.lexists(target):
-                try:
-                    os.rename(self.folder / name, target)
-                    back.append(original)
-                except OSError:
-                    pass
-        return back
+                os.rename(claim, path)
+            except OSError:  # pragma: no cover - the folder vanished
+                pass
+            fsync_dir(self.folder)
+            raise
+        claims.remove(claim)
+
+    def recover_claims(self, max_age: float = claims.STALE_CLAIM_SECONDS) -> list[str]:
+        """Put back records claimed by an hmc process that is gone (or that held them too long);
+        returns their file names."""
+        return [c.original for c in claims.stale_claims(self.folder, max_age)
+                if claims.put_back(self.folder / c.name, self.folder / c.original)]
 
     def approve(self, record_id: str, *, force: bool = False, content: str | None = None) -> SkillInspection:
         """Apply one record as Hermes's `/skills approve` would, then delete it. `content` replaces
@@ -988,13 +960,3 @@ class SkillQueue:
                 else:
                     bad += 1
             return ok, bad
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True

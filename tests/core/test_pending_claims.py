@@ -105,3 +105,29 @@ def test_a_live_hmcs_fresh_claim_is_left_alone(home):
     with pytest.raises(P.PendingError, match="right now by this hmc"):
         q.approve(rid)
     assert os.listdir(folder) == [name]
+
+
+def test_claims_module_takes_finds_stale_and_puts_back(tmp_path):
+    from core.pending import claims
+
+    folder = tmp_path / "q"
+    folder.mkdir()
+    (folder / "0000000a.json").write_text("{}")
+    mine = claims.take(folder / "0000000a.json")
+    assert not (folder / "0000000a.json").exists() and mine.name.startswith(".0000000a.json.claim-")
+    assert claims.holder(folder, "0000000a.json") == "this hmc"
+    assert list(claims.stale_claims(folder)) == []  # a live process, a fresh claim
+    assert [c.original for c in claims.stale_claims(folder, max_age=-1)] == ["0000000a.json"]  # held too long
+    gone = folder / f".0000000b.json{claims.CLAIM_MARK}{dead_pid()}-0badc0de"
+    gone.write_text("{}")
+    odd = folder / f".0000000c.json{claims.CLAIM_MARK}nopid-0badc0de"
+    odd.write_text("{}")
+    stale = {c.original: c.pid for c in claims.stale_claims(folder)}
+    assert set(stale) == {"0000000b.json", "0000000c.json"} and stale["0000000c.json"] is None
+    (folder / "0000000b.json").write_text("newer")
+    assert not claims.put_back(gone, folder / "0000000b.json")  # never over a record there now
+    assert claims.put_back(mine, folder / "0000000a.json") and (folder / "0000000a.json").read_text() == "{}"
+    claims.remove(gone)
+    claims.remove(gone)  # already gone: no error
+    assert claims.holder(folder, "0000000b.json") is None
+    assert not claims.alive(0) and not claims.alive(-1) and claims.alive(os.getpid())

@@ -1,0 +1,113 @@
+"""Claiming a pending record (memory or skills): exactly one process applies or rejects it.
+
+A record is claimed by renaming it to a hidden name in its folder, `.<file>.claim-<pid>-<random>`:
+a rename succeeds for exactly one process. The holder deletes the claim when done, or renames it
+back. A claim left by a process that is gone (or held longer than any approval takes) is found by
+`stale_claims`; each queue decides what to do with it (the memory queue asks its journal first).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+from core.store.atomic import fsync_dir
+
+CLAIM_MARK = ".claim-"
+STALE_CLAIM_SECONDS = 600.0
+
+
+@dataclass(frozen=True)
+class Claim:
+    name: str  # the claim's file name
+    original: str  # the record's file name
+    pid: int | None  # the claiming process (None: not a number)
+
+
+def take(path: Path) -> Path:
+    """Claim the record at `path` (made durable: recovery finds it after a crash, never a lost
+    record). Raises FileNotFoundError (someone else has it, or it's gone), OSError."""
+    claim = path.with_name(f".{path.name}{CLAIM_MARK}{os.getpid()}-{os.urandom(4).hex()}")
+    os.rename(path, claim)
+    fsync_dir(path.parent)
+    return claim
+
+
+def remove(claim: Path) -> None:
+    """Delete a claim (the record was applied or rejected), or any file, durably."""
+    try:
+        os.unlink(claim)
+    except FileNotFoundError:
+        pass
+    fsync_dir(claim.parent)
+
+
+def put_back(claim: Path, path: Path) -> bool:
+    """Rename a claim back to its record's name unless something is there now; False if not done."""
+    if os.path.lexists(path):
+        return False
+    try:
+        os.rename(claim, path)
+    except OSError:  # the folder vanished, or another recovery was first
+        return False
+    fsync_dir(path.parent)
+    return True
+
+
+def parse(name: str) -> Claim | None:
+    if not (name.startswith(".") and CLAIM_MARK in name):
+        return None
+    original, _, rest = name[1:].partition(CLAIM_MARK)
+    pid = rest.split("-", 1)[0]
+    return Claim(name, original, int(pid) if pid.isdigit() else None)
+
+
+def stale_claims(folder: Path, max_age: float = STALE_CLAIM_SECONDS) -> Iterator[Claim]:
+    """The claims in `folder` whose process is gone, or that are older than `max_age` seconds."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    now = time.time()
+    for name in names:
+        claim = parse(name)
+        if claim is None:
+            continue
+        try:
+            age = now - os.lstat(folder / name).st_mtime
+        except OSError:
+            continue
+        if claim.pid is not None and alive(claim.pid) and age < max_age:
+            continue
+        yield claim
+
+
+def holder(folder: Path, record_file: str) -> str | None:
+    """Who holds a claim on `record_file` now: "this hmc", "another hmc (pid N)", or None."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return None
+    prefix = f".{record_file}{CLAIM_MARK}"
+    for name in names:
+        if name.startswith(prefix):
+            pid = name[len(prefix):].split("-", 1)[0]
+            return "this hmc" if pid == str(os.getpid()) else f"another hmc (pid {pid})"
+    return None
+
+
+def alive(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    except OSError:
+        return False
+    return True
