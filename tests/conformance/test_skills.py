@@ -124,3 +124,28 @@ def test_patch_and_edit_in_order_match_release(oracle, make_home, tmp_path):
     assert {f[0] for f in failed} == {r["id"] for r in release["pending"]}
     assert len(done) == 5 and len(failed) == 2
     assert _tree(home_files(mine, "skills")) == _tree(release["skills_files"])
+
+
+def _dirs(home) -> list[str]:
+    return sorted(d for d in (p.relative_to(home / "skills").as_posix()
+                              for p in (home / "skills").rglob("*") if p.is_dir()) if not d.startswith(".hub"))
+
+
+def test_undo_puts_back_every_approval_of_records_the_release_staged(oracle, make_home, tmp_path):
+    """Records staged by the release's own skill_manage (one of each action), approved by hmc, then
+    undone one by one (newest first): the skills/ tree is byte-identical to before, folders too."""
+    oracle.require("write_approval")
+    home = make_home(config=CONFIG, files=BASE)
+    staged = oracle.skills_stage(home, WRITES[:7])
+    assert len(staged["pending_ids"]) == 7, staged["results"]
+    before, before_dirs = _tree(home_files(home, "skills")), _dirs(home)
+    queue = SkillQueue(home, lock_dir=tmp_path)
+    done, failed = queue.approve_all()
+    assert len(done) == 7 and failed == []
+    assert _tree(home_files(home, "skills")) != before
+    undone = []
+    while queue.undoable() is not None:
+        undone.append(queue.undo().action)
+    assert undone == [w["action"] for w in reversed(WRITES[:7])]
+    assert _tree(home_files(home, "skills")) == before
+    assert _dirs(home) == before_dirs
