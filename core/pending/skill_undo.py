@@ -151,10 +151,12 @@ def state(root: Path, rel: str, budget: list[int] | None = None) -> PathState:
                     chunks.append(chunk)
         finally:
             os.close(fd)
-        data = b"".join(chunks) if keep else None
-        if keep and budget is not None:
-            budget[0] -= len(data or b"")
-        return PathState("file", mode=mode, sha256=digest.hexdigest(), data=data)
+        if not keep:
+            return PathState("file", mode=mode, sha256=digest.hexdigest())
+        data = b"".join(chunks)
+        if budget is not None:
+            budget[0] -= len(data)
+        return PathState.file(data, mode)
     finally:
         os.close(dfd)
 
@@ -220,9 +222,9 @@ def capture(skills: Path, steps: Iterable[tuple]) -> tuple[list[PathChange], boo
                 if all(p in after and after[p].type == "absent" for p in listed):
                     after[key] = ABSENT
     changes = [PathChange(rel, before[rel], after[rel]) for rel in before if rel in after]
-    kept = all(c.before.type != "file" or c.before.data is not None for c in changes)
+    kept = all(c.before.type != "file" or c.before.b64 is not None for c in changes)
     if not kept:
-        changes = [replace(c, before=replace(c.before, data=None)) for c in changes]
+        changes = [replace(c, before=replace(c.before, b64=None)) for c in changes]
     return changes, kept
 
 
@@ -316,14 +318,20 @@ def restore(history: History, skills: Path, rec: TreeRecord) -> TreeRecord:
                 if f"{c.path}/{name}" not in removed:
                     raise SkillUndoRefused(CHANGED, f"skills/{c.path}/{name} was added since hmc's {what}; undo "
                                                     "refused so it is not lost")
-    changes = [PathChange(c.path, replace(cur, data=None), replace(c.before, data=None)) for c, cur in todo]
+    try:
+        payloads = {c.path: c.before.data for c, _ in todo if c.before.type == "file"}
+    except ValueError as exc:
+        raise SkillUndoRefused(FAILED, f"{what}: {exc}; undo refused") from None
+    if any(data is None for data in payloads.values()):
+        raise SkillUndoRefused(NOT_KEPT, f"{what}: hmc's journal doesn't hold the files it replaced")
+    changes = [PathChange(c.path, replace(cur, b64=None), replace(c.before, b64=None)) for c, cur in todo]
     try:
         undo = history.prepare_tree(SUBSYSTEM, rec.root, rec.scope, "undo", f"undo #{rec.id} ({rec.detail})",
                                     changes, kept=False, undoes=rec.id)
     except StoreError as exc:
         raise SkillUndoRefused(FAILED, f"{exc}; undo not done") from None
     try:
-        _apply(skills, [c for c, _ in todo])
+        _apply(skills, [c for c, _ in todo], payloads)
     except BaseException as exc:
         (history.commit if happened(skills, undo) else history.abort)(undo.id)
         if isinstance(exc, _Link):
@@ -340,7 +348,7 @@ def _depth(c: PathChange) -> int:
     return len(PurePosixPath(c.path).parts)
 
 
-def _apply(skills: Path, todo: list[PathChange]) -> None:
+def _apply(skills: Path, todo: list[PathChange], payloads: dict[str, bytes | None]) -> None:
     """Folders back (outermost first), files and links back, created files removed, created
     folders removed (innermost first). Every step through no-follow folder descriptors."""
     for c in sorted((c for c in todo if c.before.type == "dir"), key=_depth):
@@ -349,7 +357,7 @@ def _apply(skills: Path, todo: list[PathChange]) -> None:
                                                          follow_symlinks=False)))
     for c in todo:
         if c.before.type == "file":
-            _at(skills, c.path, lambda d, n, c=c: _write_at(d, n, c.before))
+            _at(skills, c.path, lambda d, n, c=c: _write_at(d, n, payloads[c.path] or b"", c.before.mode))
         elif c.before.type == "link":
             _at(skills, c.path, lambda d, n, c=c: _link_at(d, n, c.before.target or ""))
     for c in todo:
@@ -372,16 +380,15 @@ def _at(root: Path, rel: str, do) -> None:
         os.close(dfd)
 
 
-def _write_at(dfd: int, name: str, st: PathState) -> None:
-    assert st.data is not None
+def _write_at(dfd: int, name: str, data: bytes, mode: int | None) -> None:
     tmp = f".{name}.hmc-undo.{os.getpid()}.{os.urandom(4).hex()}"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC, 0o600, dir_fd=dfd)
     try:
         try:
-            view = memoryview(st.data)
+            view = memoryview(data)
             while view:
                 view = view[os.write(fd, view):]
-            os.fchmod(fd, st.mode if st.mode is not None else 0o644)
+            os.fchmod(fd, mode if mode is not None else 0o644)
             os.fsync(fd)
         finally:
             os.close(fd)

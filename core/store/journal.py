@@ -129,14 +129,30 @@ class RemovedEntry:
 
 @dataclass(frozen=True)
 class PathState:
-    """One path's state in a tree record: "absent", "file" (sha256, mode, and `data` — its bytes —
-    in a before-state that keeps them), "dir" (mode), "link" (target) or "other" (a FIFO, a socket…)."""
+    """One path's state in a tree record: "absent", "file" (sha256, mode, and — in a before-state
+    that keeps them — its bytes, base64 in `b64`), "dir" (mode), "link" (target) or "other" (a FIFO,
+    a socket…). The bytes are decoded only when asked for (`data`): parsing the journal stays cheap."""
 
     type: str
     mode: int | None = None
     sha256: str | None = None
-    data: bytes | None = None
+    b64: str | None = None
     target: str | None = None
+
+    @classmethod
+    def file(cls, data: bytes, mode: int | None = None, keep: bool = True) -> "PathState":
+        return cls("file", mode, hashlib.sha256(data).hexdigest(),
+                   base64.b64encode(data).decode("ascii") if keep else None)
+
+    @property
+    def data(self) -> bytes | None:
+        """The file's bytes, checked against its hash (ValueError when they don't match)."""
+        if self.b64 is None:
+            return None
+        data = base64.b64decode(self.b64.encode("ascii"), validate=True)
+        if hashlib.sha256(data).hexdigest() != self.sha256:
+            raise ValueError("the bytes in hmc's journal don't match their hash")
+        return data
 
     def same(self, other: "PathState") -> bool:
         """The same content: type, and a file's hash or a link's target (modes aside)."""
@@ -150,14 +166,9 @@ class PathState:
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"type": self.type}
-        if self.mode is not None:
-            out["mode"] = self.mode
-        if self.sha256 is not None:
-            out["sha256"] = self.sha256
-        if self.data is not None:
-            out["b64"] = base64.b64encode(self.data).decode("ascii")
-        if self.target is not None:
-            out["target"] = self.target
+        for key in ("mode", "sha256", "b64", "target"):
+            if getattr(self, key) is not None:
+                out[key] = getattr(self, key)
         return out
 
     @classmethod
@@ -169,10 +180,9 @@ class PathState:
             raise ValueError("bad mode")
         if any(v is not None and not isinstance(v, str) for v in (sha, b64, target)):
             raise ValueError("bad field")
-        data = base64.b64decode(b64.encode("ascii"), validate=True) if b64 is not None else None
-        if data is not None and hashlib.sha256(data).hexdigest() != sha:
-            raise ValueError("bytes don't match their hash")
-        return cls(obj["type"], mode, sha, data, target)
+        if b64 is not None and (sha is None or not b64.isascii()):
+            raise ValueError("bytes without a hash")
+        return cls(obj["type"], mode, sha, b64, target)
 
 
 @dataclass(frozen=True)

@@ -197,7 +197,7 @@ def test_undo_never_follows_a_symlink_planted_after_the_approval(home, tmp_path)
 def test_a_record_naming_a_path_outside_its_skill_is_refused(home, tmp_path):
     history = History(home)
     root = Path(os.path.realpath(home)) / "skills"
-    evil = skill_undo.PathChange("other/SKILL.md", skill_undo.PathState("file", 0o644, "0" * 64, None),
+    evil = skill_undo.PathChange("other/SKILL.md", skill_undo.PathState.file(b"x", 0o644),
                                  skill_undo.PathState("absent"))
     rec = history.prepare_tree("skills", root, "tools/alpha", "delete", "forged", [evil])
     history.commit(rec.id)
@@ -339,7 +339,7 @@ def test_an_old_journal_without_tree_records_parses_and_tree_lines_dont_disturb_
                  "scope": "x", "action": "create", "detail": "d", "kept": True, "undoes": None, "tag": None,
                  "changes": [{"path": "x/SKILL.md", "before": {"type": "absent"},
                               "after": {"type": "file", "sha256": "0" * 64}}]}
-    bad_tree = dict(tree_line, id=4, changes=[{"path": "x", "before": {"type": "file", "b64": "!!"}}])
+    bad_tree = dict(tree_line, id=4, changes=[{"path": "x", "before": {"type": "file", "b64": "AA=="}}])
     both = parse_journal(data + (json.dumps(tree_line) + "\n" + json.dumps(bad_tree) + "\n").encode())
     assert [r.id for r in both.records] == [1, 2] and [t.id for t in both.trees] == [3]
     assert both.last_id == 3
@@ -350,3 +350,19 @@ def test_an_old_journal_without_tree_records_parses_and_tree_lines_dont_disturb_
     assert history.undoable().id == 2 and [r.id for r in history.records()] == [1, 2]
     assert history.tree_undoable("skills").id == 3
     assert history.record("memory", Path("/m/MEMORY.md"), "a\n§\nb", "a", "remove", "d").id == 4  # ids go on
+
+
+def test_bytes_in_the_journal_that_dont_match_their_hash_are_never_written(home, tmp_path):
+    import base64
+    import re
+
+    queue = q(home, tmp_path)
+    queue.approve(stage(home, {"action": "edit", "name": "alpha", "content": skill_md("alpha", "v2")}))
+    journal = History(home).path
+    forged = base64.b64encode(b"tampered").decode()
+    journal.write_text(re.sub(r'"b64": "[^"]*"', f'"b64": "{forged}"', journal.read_text()))
+    now = tree(home / "skills")
+    with pytest.raises(SkillUndoRefused) as exc:
+        q(home, tmp_path).undo()
+    assert exc.value.kind == "failed" and "don't match their hash" in str(exc.value)
+    assert tree(home / "skills") == now
