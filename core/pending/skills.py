@@ -51,7 +51,7 @@ from core.pending.claims import CLAIM_MARK  # noqa: F401  (re-exported)
 from core.pending.skill_undo import SkillUndo, SkillUndoRefused
 from core.scan.scanner import ScanFinding, blocking, scan
 from core.store.atomic import atomic_write, flock_within, fsync_dir, open_lock, read_regular
-from core.store.journal import History
+from core.store.journal import History, tagged
 from core.store.memory import StoreError
 
 SUBSYSTEM = "skills"
@@ -782,10 +782,26 @@ class SkillQueue:
         claims.remove(claim)
 
     def recover_claims(self, max_age: float = claims.STALE_CLAIM_SECONDS) -> list[str]:
-        """Put back records claimed by an hmc process that is gone (or that held them too long);
-        returns their file names."""
-        return [c.original for c in claims.stale_claims(self.folder, max_age)
-                if claims.put_back(self.folder / c.name, self.folder / c.original)]
+        """Settle records claimed by an hmc process that is gone (or that held them too long): one
+        whose approval hmc's journal shows was written is deleted (it was applied: never twice),
+        any other is put back. Returns the file names put back."""
+        back = []
+        for c in claims.stale_claims(self.folder, max_age):
+            if self._applied(c.name):
+                claims.remove(self.folder / c.name)
+            elif claims.put_back(self.folder / c.name, self.folder / c.original):
+                back.append(c.original)
+        return back
+
+    def _applied(self, claim_name: str) -> bool:
+        """Whether the journal holds the approval made under this claim (settling a crash's first)."""
+        history = self.history
+        if history is None:
+            return False
+        if any(r.tag == claim_name for r in history.tree_in_doubt(SUBSYSTEM)):
+            with self._locked():
+                skill_undo.settle(history, self._root)
+        return any(r.tag == claim_name for r in history.tree_records(SUBSYSTEM))
 
     def approve(self, record_id: str, *, force: bool = False, content: str | None = None) -> SkillInspection:
         """Apply one record as Hermes's `/skills approve` would, then delete it. `content` replaces
@@ -804,7 +820,8 @@ class SkillQueue:
             if not ins.can_apply and not (force and ins.kind == SCANNER):
                 raise SkillApproveRefused(record.id, ins.kind or INVALID, ins.reason or "can't apply")
             assert ins.plan is not None
-            self._apply_journaled(record, ins)
+            with tagged(claim.name):  # recovery after a crash tells from the journal that it was applied
+                self._apply_journaled(record, ins)
             return ins
 
     def _apply_journaled(self, record: SkillRecord, ins: SkillInspection) -> None:

@@ -257,7 +257,7 @@ KILLER = textwrap.dedent("""
     queue = SkillQueue({home!r}, lock_dir={lock!r})
     if sys.argv[1] == "before-write":
         queue._execute = lambda plan, rid="": os._exit(9)  # killed after the prepared line, before writing
-    else:
+    elif sys.argv[1] == "after-write":
         from core.store.journal import History
         History.commit = lambda self, rid: os._exit(9)  # killed after writing, before the commit line
     queue.approve({rid!r})
@@ -278,6 +278,7 @@ def test_killed_between_prepared_and_write_leaves_no_undoable_phantom(home, tmp_
     assert len(history.tree_in_doubt("skills")) == 1
     assert tree(home / "skills") == before
     queue = q(home, tmp_path)
+    assert queue.recover_claims() == [f"{rid}.json"]  # not applied: the record comes back
     assert queue.undoable() is None  # settled: aborted, the write never happened
     assert history.tree_in_doubt("skills") == [] and history.tree_records() == []
 
@@ -288,7 +289,9 @@ def test_killed_between_write_and_commit_is_undoable(home, tmp_path):
     _kill_mid_approve(home, tmp_path, rid, "after-write")
     assert "v2" in (home / "skills" / "tools" / "alpha" / "SKILL.md").read_text()
     queue = q(home, tmp_path)
-    assert queue.undoable() is not None  # settled: committed, the write is there
+    assert queue.recover_claims() == []  # the journal (settled: committed) says it was applied
+    assert os.listdir(home / "pending" / "skills") == []
+    assert queue.undoable() is not None
     queue.undo()
     assert tree(home / "skills") == before
 
@@ -366,3 +369,20 @@ def test_bytes_in_the_journal_that_dont_match_their_hash_are_never_written(home,
         q(home, tmp_path).undo()
     assert exc.value.kind == "failed" and "don't match their hash" in str(exc.value)
     assert tree(home / "skills") == now
+
+
+def test_killed_after_the_write_before_the_record_is_deleted_it_is_never_applied_twice(home, tmp_path):
+    rid = stage(home, {"action": "write_file", "name": "alpha", "file_path": "references/new.md",
+                       "file_content": "new\n"})
+    script = KILLER.format(root=str(ROOT), home=str(home), lock=str(tmp_path), rid=rid).replace(
+        'queue.approve(', 'import core.pending.claims as C\nC.remove = lambda path: os._exit(9)\nqueue.approve(')
+    proc = subprocess.run([sys.executable, "-c", script, "after-commit"], capture_output=True)
+    assert proc.returncode == 9, proc.stderr.decode()
+    folder = home / "pending" / "skills"
+    assert [n for n in os.listdir(folder) if ".claim-" in n]  # the claim was left behind
+    stage_other = stage(home, {"action": "edit", "name": "alpha", "content": skill_md("alpha", "v2")})
+    queue = q(home, tmp_path)
+    assert queue.recover_claims() == []  # applied: the claim goes, the record doesn't come back
+    assert sorted(os.listdir(folder)) == [f"{stage_other}.json"]
+    assert (home / "skills" / "tools" / "alpha" / "references" / "new.md").read_text() == "new\n"
+    assert queue.undoable().detail.endswith(f"(pending {rid})")
