@@ -26,6 +26,16 @@ Every write stays inside `skills/<the skill>/` (plus creating its category folde
 and removing an emptied category folder after a delete, as Hermes does). The record is claimed
 by renaming it before anything is written, so two hmc processes never apply it twice, and it is
 deleted only on success.
+
+Every approval is journaled in hmc's private journal (core.store.journal, prepared before the
+first write, committed after the last) with what it replaces or deletes, so `undo()` can put it
+back (core.pending.skill_undo: only where the files still hold what the approval wrote).
+For the TUI:
+- `SkillQueue(home, history=curator.history)` (share the curator's journal reader);
+- `undoable() -> SkillUndo | None`: the approval `u` would undo (record_id, ts, action, detail,
+  skill_dir, files [(path, "restore"|"remove"|"recreate")], undoable False: too large to keep);
+- `undo() -> SkillUndo`: undo it, or raise `SkillUndoRefused` (its `.kind`: "nothing", "changed",
+  "not-kept", "escapes", "failed"; its message names the file), nothing written.
 """
 
 from __future__ import annotations
