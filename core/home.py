@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -250,3 +251,37 @@ def is_hermes_home(path: str | Path) -> bool:
             (root / name).exists() for name in ("config.yaml", "memories", "state.db", "profiles"))
     except OSError:  # can't look inside (permissions): let the reading say why, not "not a home"
         return True
+
+
+def init_home(path: str | Path) -> list[Path]:
+    """Make `path` a folder hmc takes for a Hermes home: the folder (and any missing parents) and
+    `memories/` in it, owner-only (0700) as Hermes makes them. Nothing else is written: the memory
+    files appear with the first entry. Returns the folders created, outermost first.
+
+    What `--init` does, and the TUI's first-run screen. On an OS error (permission denied, a file in
+    the way) the folders this call made are removed again and the error is raised.
+    """
+    root = Path(path).expanduser()
+    missing: list[Path] = []
+    for folder in (root / "memories", root, *root.parents):
+        if folder.is_dir():
+            break
+        if os.path.lexists(folder):  # a file (or a link to nowhere) where a folder must go
+            what = "a file, not a folder" if folder.is_file() else "not a folder"
+            raise NotADirectoryError(errno.ENOTDIR, f"{tilde(folder)} is {what}",
+                                     str(missing[-1] if missing else folder))
+        missing.append(folder)
+    missing.reverse()
+    made: list[Path] = []
+    try:
+        for folder in missing:
+            folder.mkdir(mode=0o700)  # a file in the way raises FileExistsError / NotADirectoryError
+            made.append(folder)
+    except OSError:
+        for folder in reversed(made):
+            try:
+                folder.rmdir()
+            except OSError:
+                pass
+        raise
+    return made

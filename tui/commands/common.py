@@ -214,6 +214,17 @@ def new_console() -> Console:
     return console
 
 
+def create_home(path) -> list:
+    """`--init` and the TUI's first-run screen: make `path` a Hermes home (core.home.init_home), or
+    raise CliError with the one-line reason (nothing is left half-made)."""
+    from core.home import init_home
+
+    try:
+        return init_home(path)
+    except OSError as exc:
+        raise CliError(os_error_text(exc, "create")) from None
+
+
 # -- the context -----------------------------------------------------------------------------------
 
 
@@ -252,15 +263,19 @@ class CliContext:
             self._curator = curator
         return self._curator
 
+    def forget_curator(self) -> None:
+        """The next curator() opens the home afresh (it was just created, or the home changed)."""
+        self._curator = None
+
     def _create_home(self) -> None:
+        """--init: a folder that isn't a Hermes home yet becomes one (core.home.init_home: the folder
+        and memories/); a home is left as it is."""
         from pathlib import Path
 
-        path = Path(self.home).expanduser()
-        if not path.exists():
-            try:
-                path.mkdir(parents=True)
-            except OSError as exc:
-                raise CliError(os_error_text(exc, "create")) from None
+        from core.home import is_hermes_home
+
+        if not is_hermes_home(Path(self.home).expanduser()):
+            create_home(self.home)
 
     @staticmethod
     def _check_home(home) -> None:
