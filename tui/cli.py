@@ -145,7 +145,16 @@ def safe_streams() -> None:
 
 
 def run_tui(ctx: CliContext) -> int:
-    curator = ctx.curator(require_home=False)  # the TUI explains a folder that isn't a home itself
+    from tui.screens.first_run import DEMO, first_run
+
+    choice = first_run(ctx)  # a folder that isn't a Hermes home: ask first (no terminal: exit 2)
+    if choice == DEMO:
+        from tui.commands import demo
+
+        return demo.run(argparse.Namespace(dir=None, no_tui=False, fresh=False), ctx)
+    if choice is not None:  # quit: nothing was created
+        return 0
+    curator = ctx.curator(require_home=False)
     from tui.app import CuratorApp
 
     CuratorApp(curator).run()
