@@ -31,6 +31,19 @@ def register(sub) -> None:
     p.set_defaults(run=run)
 
 
+def old_days() -> int:
+    """The `old` threshold from hmc's settings (config.toml `[review] old_days`), as the TUI uses it;
+    a problem with the file is a note on stderr and the default applies."""
+    from core.settings import load
+    from tui.commands.common import say
+
+    settings = load()
+    for problem in settings.problems:  # only what touches the review (the theme's and keys' are the TUI's)
+        if "review" in problem or "using the defaults" in problem:
+            say(f"note: {problem}")
+    return settings.old_days
+
+
 def _when(last: date | None, today: date) -> str:
     if last is None:
         return "never"
@@ -49,7 +62,7 @@ def run(args, ctx: CliContext) -> int:
 
     curator = ctx.curator()
     last = R.last_review_date(curator)
-    findings = R.run_review(curator, include_kept=True)
+    findings = R.run_review(curator, include_kept=True, stale_days=old_days())
     kept_keys = R.decisions(curator).kept_keys()
     shown = findings if args.all else [f for f in findings if f.key not in kept_keys]
     n_kept = sum(1 for f in findings if f.key in kept_keys)
