@@ -105,6 +105,26 @@ async def test_row_details_hang_under_the_finding(demo_home, make_app):
         assert rows and all(ln.startswith("     ") for ln in rows)
 
 
+async def test_the_merge_dialog_is_as_wide_as_the_edit_dialog(demo_home, make_app):
+    """Both entry editors have one width (the merge dialog was 10 columns narrower), at 80 columns too."""
+    for size in ((120, 36), (80, 24)):
+        app = make_app(demo_home)
+        async with app.run_test(size=size) as pilot:
+            lst = await open_review(app, pilot)
+            await highlight(pilot, lst, "similar")
+            await pilot.press("m")
+            assert isinstance(app.screen, MergeDialog)
+            merge = app.screen.query_one(".merge-dialog").outer_size.width
+            await pilot.press("escape")
+            await highlight(pilot, lst, "similar")
+            await pilot.press("e", "1")  # which of the pair: the first
+            assert isinstance(app.screen, EditEntryDialog)
+            edit = app.screen.query_one(".dialog").outer_size.width
+            assert merge == edit == (96 if size[0] == 120 else 76)
+            buttons = app.screen.query_one("#save").region
+            assert buttons.bottom <= size[1]
+
+
 async def test_merge_writes_one_entry_and_removes_the_other(demo_home, make_app):
     app = make_app(demo_home)
     async with app.run_test(size=(120, 36)) as pilot:

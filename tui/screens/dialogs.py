@@ -217,7 +217,8 @@ class EntryEditor(ModalScreen[ResultT]):
 
     def compose(self) -> ComposeResult:
         prefix = self.PREFIX
-        with Vertical(classes=f"dialog {prefix}-dialog"):
+        # every entry editor (edit, merge) is as wide as the edit dialog (.edit-dialog in app.tcss)
+        with Vertical(classes=f"dialog {prefix}-dialog edit-dialog"):
             yield Label(self._title(), id=f"{prefix}-title", classes="dialog-title")
             yield from self.compose_note()
             yield SafeTextArea(self.initial, id=f"{prefix}-text", soft_wrap=True, show_line_numbers=False,
