@@ -474,3 +474,35 @@ async def test_all_profiles_switch_is_hidden_with_one_profile(home, make_app, db
     async with make_app(home).run_test(size=(120, 36)) as pilot:
         screen = await open_search(pilot)
         assert not screen.query_one("#filter-profiles", Checkbox).display
+
+
+async def test_ctrl_o_switches_all_profiles_from_the_search_box(home, work_profile, make_app, db_untouched):
+    """The all-profiles switch has a key (and so a palette entry, 'search: Search all profiles')."""
+    from textual.widgets import Checkbox
+
+    async with make_app(home).run_test(size=(120, 36)) as pilot:
+        screen = await open_search(pilot)
+        await type_query(pilot, "kraken")
+        assert screen.query_one(ResultsList).items == []
+        assert isinstance(screen.focused, Input)  # typed in the box: the key works there too
+        await pilot.press("ctrl+o")
+        await settle(pilot)
+        assert screen.query_one("#filter-profiles", Checkbox).value
+        assert [h.profile for h in screen.query_one(ResultsList).items] == ["work"]
+        assert screen.query_one("#search-query", Input).value == "kraken"  # nothing typed into the box
+        await pilot.press("ctrl+o")
+        await settle(pilot)
+        assert not screen.query_one("#filter-profiles", Checkbox).value
+        assert screen.query_one(ResultsList).items == []
+
+
+async def test_ctrl_o_with_one_profile_says_why(home, make_app, db_untouched):
+    from textual.widgets import Checkbox
+
+    async with make_app(home).run_test(size=(120, 36)) as pilot:
+        screen = await open_search(pilot)
+        await pilot.press("ctrl+o")
+        await settle(pilot)
+        assert not screen.query_one("#filter-profiles", Checkbox).value
+        assert list(pilot.app._notifications)[-1].message == (
+            "Search all profiles: ~/.hermes has only the default profile")

@@ -121,7 +121,7 @@ With an empty query the list shows recent sessions.
 
 **↓**/**Enter** from the box go to the results · **Enter** opens a hit at the exact message ·
 **n**/**N** next/previous match in that session · **e** expands a tool call or output ·
-**c** copies the session link · **m** promotes the message to MEMORY.md or USER.md ·
+**ctrl+o** searches every profile (when there are several) · **c** copies the session link · **m** promotes the message to MEMORY.md or USER.md ·
 **Esc** in the box moves to the results, where **1**-**4** switch modes and **q** quits ·
 **Esc** in a transcript goes back to the results (the selection kept), or to memory mode when
 it was opened by memory mode's **o** · **/** jumps to the search box.
@@ -143,6 +143,9 @@ it was opened by memory mode's **o** · **/** jumps to the search box.
                 tooltip="Promote the message (or an edited part of it) to MEMORY.md or USER.md"),
         Binding("ctrl+r", "clear_filters", "Clear filters", id="search.clear",
                 tooltip="Reset source, role, since, until, sort and hidden sources (works in the search box too)"),
+        Binding("ctrl+o", "all_profiles", "Search all profiles", id="search.all_profiles", show=False,
+                tooltip="Search every profile's state.db (each hit says its profile), or only this one's; "
+                        "the 'all profiles' switch (works in the search box too)"),
     ]
 
     def __init__(self, *args, **kwargs) -> None:
@@ -743,7 +746,18 @@ it was opened by memory mode's **o** · **/** jumps to the search box.
             return None if isinstance(self.results.selected_item(), Hit) else "To memory: select a hit first"
         if action == "clear_filters":
             return None if self.active_filters() or self._hidden_on() else "Clear filters: no filter is set"
+        if action == "all_profiles" and len(self.profiles()) < 2:
+            from core.home import tilde
+
+            return f"Search all profiles: {tilde(self.app.curator.home.base)} has only the default profile"
         return None
+
+    def action_all_profiles(self) -> None:
+        """Turn the all-profiles switch on or off (the search runs again, as for any filter)."""
+        box = self.query_one("#filter-profiles", Checkbox)
+        box.value = not box.value
+        self.notify(f"Searching {'every profile' if box.value else 'this profile only'}", timeout=3,
+                    markup=False)
 
     def _hidden_on(self) -> bool:
         return bool(self.query_one("#filter-hidden", Checkbox).value)
