@@ -1,7 +1,12 @@
 """The harvested memory calls of one state.db, cached so that later runs read only new messages.
 
-`<user cache dir>/hmc/timeline/<slug>-<hash of the db path>.json`, private (folder 0700, file
-0600). The cache is keyed by the database's identity (path, device, inode) and the last message id
+`<user cache dir>/hmc/timeline/<slug>-<hash of the db path>.cache`, private (folder 0700, files
+0600): a SHA-256 line, then the data it is the digest of (a torn or edited file fails the check,
+and is never decoded): the read position, the calls still open, the counts and the replay's state,
+in Python's `marshal` form (plain tuples, lists, dicts and strings; an entry text shared by many
+writes is stored once, and loads fast), tagged with the Python and marshal versions that wrote it. The harvested calls
+are in `<same name>.calls.json`, whose digest the main file holds; they are read only when the
+history has to be replayed from the start. The cache is keyed by the database's identity (path, device, inode) and the last message id
 it covered, and checked, not trusted: the row with that id must still be there with the same
 session and time (a database replaced, restored or rewound is read again from scratch), and every
 field must have the shape hmc writes. Anything else (a corrupt, foreign or truncated file) is
@@ -12,17 +17,19 @@ from __future__ import annotations
 
 import hashlib
 import json
+import marshal
 import os
 import sqlite3
+import sys
 from pathlib import Path
 from typing import Any
 
 import platformdirs
 
 from core.store.atomic import private_dir, write_private
-from core.timeline.sources import Call, Harvest, Open
+from core.timeline.sources import Harvest, Open
 
-VERSION = 1
+VERSION = 3
 MAX_CACHE_BYTES = 256 * 1024 * 1024
 
 
@@ -34,7 +41,17 @@ def cache_path(db_path: Path) -> Path:
     resolved = str(Path(db_path).resolve())
     digest = hashlib.sha256(resolved.encode("utf-8", "surrogatepass")).hexdigest()[:16]
     slug = Path(resolved).parent.name.strip(".")[:40] or "home"
-    return cache_root() / f"{slug}-{digest}.json"
+    return cache_root() / f"{slug}-{digest}.cache"
+
+
+def _version() -> str:
+    """The cache's format: hmc's, marshal's and Python's (marshal's form changes between Pythons)."""
+    return f"{VERSION}/{marshal.version}/{sys.version_info[0]}.{sys.version_info[1]}"
+
+
+def calls_path(path: Path) -> Path:
+    """The calls file next to a cache file (read only when a full replay needs the calls)."""
+    return path.with_name(path.stem + ".calls.json")
 
 
 def identity(db_path: Path) -> dict[str, Any] | None:
@@ -53,31 +70,39 @@ def _anchor(conn: sqlite3.Connection, last_id: int) -> list | None:
     return [row[0], row[1]] if row else None
 
 
-def load(db_path: Path, conn: sqlite3.Connection) -> Harvest | None:
-    """The cached harvest when it is this database's and still matches it; else None."""
+def load(db_path: Path, conn: sqlite3.Connection) -> tuple[Harvest, dict | None] | None:
+    """The cached harvest (and the replay state saved with it, checked when it is used) when the
+    cache is this database's and still matches it; else None."""
     path = cache_path(db_path)
     try:
         with open(path, "rb") as fh:
             data = fh.read(MAX_CACHE_BYTES + 1)
         if len(data) > MAX_CACHE_BYTES:
             return None
-        obj = json.loads(data)
-        if not isinstance(obj, dict) or obj.get("version") != VERSION or obj.get("db") != identity(db_path):
+        digest, _, body = data.partition(b"\n")
+        if digest != hashlib.sha256(body).hexdigest().encode("ascii"):
+            return None  # torn, corrupt or edited: not what hmc wrote
+        obj = marshal.loads(body)
+        if not isinstance(obj, dict) or obj.get("version") != _version() or obj.get("db") != identity(db_path):
             return None
         last_id = obj["last_id"]
         if not isinstance(last_id, int) or isinstance(last_id, bool) or last_id < 0:
             return None
         if last_id and obj.get("anchor") != _anchor(conn, last_id):
             return None
+        calls, n_calls = obj["calls_digest"], obj["n_calls"]
+        if not isinstance(calls, str) or not isinstance(n_calls, int):
+            return None
         harvest = Harvest(
-            calls=[Call.from_json(c) for c in obj["calls"]],
+            cached=(calls_path(path), calls), n_cached=n_calls,
             open=[Open.from_json(o) for o in obj["open"]],
             skipped=_counts(obj["skipped"]), ignored=_counts(obj["ignored"]), last_id=last_id,
             sources=_sources(obj["sources"]),
         )
-    except (OSError, ValueError, TypeError, KeyError, AttributeError, RecursionError, sqlite3.Error):
+        replay = obj.get("replay")
+    except (OSError, ValueError, TypeError, KeyError, AttributeError, RecursionError, EOFError, sqlite3.Error):
         return None
-    return harvest
+    return harvest, replay if isinstance(replay, dict) else None
 
 
 def _counts(value: Any) -> dict[str, int]:
@@ -92,21 +117,26 @@ def _sources(value: Any) -> dict[str, str]:
     return dict(value)
 
 
-def save(db_path: Path, conn: sqlite3.Connection, harvest: Harvest) -> bool:
+def save(db_path: Path, conn: sqlite3.Connection, harvest: Harvest, replay: dict | None = None) -> bool:
     """Write the cache (private, atomic); False when it couldn't be written (the run goes on)."""
     ident = identity(db_path)
     if ident is None:
         return False
     obj = {
-        "version": VERSION, "db": ident, "last_id": harvest.last_id, "anchor": _anchor(conn, harvest.last_id),
-        "calls": [c.to_json() for c in harvest.calls], "open": [o.to_json() for o in harvest.open],
-        "skipped": harvest.skipped, "ignored": harvest.ignored, "sources": harvest.sources,
+        "version": _version(), "db": ident, "last_id": harvest.last_id, "anchor": _anchor(conn, harvest.last_id),
+        "calls_digest": None, "n_calls": 0, "open": [o.to_json() for o in harvest.open],
+        "skipped": harvest.skipped, "ignored": harvest.ignored, "sources": harvest.sources, "replay": replay,
     }
     path = cache_path(db_path)
     try:
-        data = json.dumps(obj, ensure_ascii=True, separators=(",", ":")).encode("ascii")
+        calls = json.dumps([c.to_json() for c in harvest.all_calls()], ensure_ascii=True,
+                           separators=(",", ":")).encode("ascii")
+        obj["calls_digest"], obj["n_calls"] = hashlib.sha256(calls).hexdigest(), len(harvest.calls)
+        body = marshal.dumps(obj, 4)
+        data = hashlib.sha256(body).hexdigest().encode("ascii") + b"\n" + body
         private_dir(path.parent, up_to=Path(platformdirs.user_cache_path("hmc")))
+        write_private(calls_path(path), calls)  # first: the main file names its digest
         write_private(path, data)
-    except (OSError, ValueError, TypeError, sqlite3.Error):
+    except (OSError, ValueError, TypeError, KeyError, sqlite3.Error):
         return False
     return True

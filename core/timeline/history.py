@@ -56,7 +56,7 @@ class RollbackConflict(StoreError):
 Change = tuple  # (text before or None, text after or None): one entry's net change in one write
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True, eq=False)
 class Write:
     id: str
     timestamp: float
@@ -298,7 +298,8 @@ class _Builder:
         write = Write(wid, ts, "agent", source or "agent", call.target, call.action, call.session_id,
                       call.message_id, call.old_text, call.content, call.operations, before, after,
                       tuple(changes), note)
-        self._record(write, [line for line in state.lines if any(line is t for t in touched)])
+        touched_ids = {id(line) for line in touched}
+        self._record(write, [line for line in state.lines if id(line) in touched_ids])
         if call.entries is not None:  # the release echoed the store: an observation right after the call
             self.observe(call.target, call.entries, ts, f"the result of {wid}", wid)
 
@@ -542,23 +543,136 @@ def _events(calls: Sequence[Call], records: Sequence[Record], snaps: dict[str, l
     return heapq.merge(agent(), hmc(), baks, key=lambda e: e[0])
 
 
-def rebuild(calls: Sequence[Call], records: Sequence[Record], current: dict[str, tuple[str, ...] | None],
-            *, sources: dict[str, str] | None = None, snaps: dict[str, list[tuple[float, str]]] | None = None,
-            release: Release = NEWEST, now: float | None = None, mtimes: dict[str, float] | None = None,
-            ) -> tuple[list[Write], dict[str, list[Blame]], list[Divergence]]:
-    """The pure rebuild: replay, observe, reconcile with `current` (None: a store that can't be read)."""
-    builder = _Builder(release)
-    sources = sources or {}
-    last = 0.0
-    for ts, kind, item in _events(calls, [r for r in records if r.target in TARGETS], snaps or {}):
-        last = max(last, ts)
-        if kind == 1:
-            builder.call(item, ts, sources.get(item.session_id, ""))
-        elif kind == 2:
-            builder.record(item)
+class _Replay:
+    """A builder and what it has consumed: the key for continuing it on a later run."""
+
+    def __init__(self, release: Release):
+        self.builder = _Builder(release)
+        self.release = release
+        self.n_calls = 0
+        self.record_id = 0
+        self.n_records = 0
+        self.baks: set[tuple[str, int]] = set()
+        self.last_ts = 0.0
+        self.events = 0
+
+    def feed(self, calls: Sequence[Call], records: Sequence[Record], snaps: dict[str, list[tuple[float, str]]],
+             sources: dict[str, str]) -> None:
+        builder = self.builder
+        for ts, kind, item in _events(calls, records, snaps):
+            self.last_ts = max(self.last_ts, ts)
+            self.events += 1
+            if kind == 1:
+                builder.call(item, ts, sources.get(item.session_id, ""))
+            elif kind == 2:
+                builder.record(item)
+            else:
+                target, stamp, text = item
+                builder.observe(target, parse(text), stamp, f"the snapshot {FILE_NAMES[target]}.bak.{int(stamp)}",
+                                None)
+        self.n_calls += len(calls)
+        if records:
+            self.record_id = max(self.record_id, max(r.id for r in records))
+            self.n_records += len(records)
+        for target, items in snaps.items():
+            self.baks.update((target, int(ts)) for ts, _ in items)
+
+    def continue_with(self, harvest, records: Sequence[Record],
+                      snaps: dict[str, list[tuple[float, str]]]) -> tuple | None:
+        """The events this replay hasn't seen, when they all come after it (else None: replay again)."""
+        if harvest.total < self.n_calls or sum(1 for r in records if r.id <= self.record_id) != self.n_records:
+            return None
+        if harvest.cached is not None and harvest.n_cached == self.n_calls:
+            new_calls = list(harvest.calls)  # the cached calls are the replayed ones: no need to parse them
         else:
-            target, stamp, text = item
-            builder.observe(target, parse(text), stamp, f"the snapshot {FILE_NAMES[target]}.bak.{int(stamp)}", None)
+            new_calls = list(harvest.all_calls()[self.n_calls:])
+        new_records = [r for r in records if r.id > self.record_id]
+        new_snaps = {t: [(ts, text) for ts, text in items if (t, int(ts)) not in self.baks] for t, items in snaps.items()}
+        times = [c.timestamp for c in new_calls if c.timestamp is not None] + [r.ts for r in new_records]
+        times += [ts for items in new_snaps.values() for ts, _ in items]
+        if any(ts < self.last_ts for ts in times):
+            return None
+        return new_calls, new_records, new_snaps
+
+    # -- the cache form: plain tuples (core.timeline.cache marshals them; a shared text is stored once) --
+    def dump(self) -> dict:
+        b = self.builder
+        index = {id(w): i for i, w in enumerate(b.writes)}
+        # a write's `before` is the `after` of the last write of its target: only `after` is kept, and
+        # only when it differs (None: unchanged)
+        writes = [(w.id, w.timestamp, w.by, w.source, w.target, w.action, w.session_id, w.message_id, w.old_text,
+                   w.content, w.operations, w.after if w.after != w.before else None, w.changes, w.note, w.detail)
+                  for w in b.writes]
+        states = {target: [(line.text, index[id(line.origin)] if line.origin is not None else -1,
+                            index[id(line.first)] if line.first is not None else -1, line.revisions)
+                           for line in state.lines] for target, state in b.states.items()}
+        return {"release": self.release.name, "n_calls": self.n_calls, "record_id": self.record_id,
+                "n_records": self.n_records, "baks": sorted(self.baks), "last_ts": self.last_ts,
+                "writes": writes, "states": states, "offset": dict(b._offset), "outside": b._outside,
+                "divergences": [(d.target, d.write_id, d.detail) for d in b.divergences]}
+
+    @classmethod
+    def load(cls, data: dict, release: Release) -> "_Replay":
+        """Raises (TypeError, ValueError, KeyError, IndexError) on anything not written by dump."""
+        if data["release"] != release.name:
+            raise ValueError("another release's replay")
+        self = cls(release)
+        b = self.builder
+        writes = b.writes
+        agents = ("agent", "hmc", "unknown")
+        last: dict[str, tuple[str, ...]] = {t: () for t in TARGETS}
+        for row in data["writes"]:
+            if type(row) is not tuple or len(row) != 15 or row[4] not in TARGETS or row[2] not in agents:
+                raise ValueError("write")
+            before = last[row[4]]
+            after = before if row[11] is None else row[11]
+            if type(after) is not tuple:
+                raise ValueError("entries")
+            last[row[4]] = after
+            writes.append(Write(*row[:11], before, after, *row[12:]))
+        m = len(writes)
+
+        def write(i) -> Write | None:
+            if type(i) is not int or not -1 <= i < m:
+                raise ValueError("write index")
+            return None if i == -1 else writes[i]
+
+        for target in TARGETS:
+            lines = []
+            for text, origin, first, revisions in data["states"][target]:
+                if type(text) is not str or type(revisions) is not int or revisions < 1:
+                    raise ValueError("entry")
+                line = _Line(text)
+                line.origin, line.first = write(origin), write(first)
+                line.revisions = revisions
+                lines.append(line)
+            b.states[target].lines = lines
+        offset = data["offset"]
+        b._offset = {t: int(offset[t]) for t in TARGETS}
+        b._outside = int(data["outside"])
+        b.divergences = [Divergence(str(t), w if w is None else str(w), str(d)) for t, w, d in data["divergences"]]
+        self.n_calls, self.record_id, self.n_records = (int(data["n_calls"]), int(data["record_id"]),
+                                                        int(data["n_records"]))
+        self.baks = {(str(t), int(s)) for t, s in data["baks"]}
+        self.last_ts = float(data["last_ts"])
+        return self
+
+
+def _all_calls(harvest) -> list[Call]:
+    try:
+        return harvest.all_calls()
+    except (ValueError, TypeError, KeyError, AttributeError):  # a cache whose calls don't parse: none from it
+        harvest.cached, harvest.n_cached = None, 0
+        raise _StaleCache() from None
+
+
+class _StaleCache(Exception):
+    """The cached calls don't parse: the caller reads state.db again from the start."""
+
+
+def finish(builder: _Builder, current: dict[str, tuple[str, ...] | None], last: float, *,
+           now: float | None = None, mtimes: dict[str, float] | None = None) -> dict[str, list[Blame]]:
+    """Reconcile the replay with the files now (None: a store that can't be read); the blame of each."""
     blame: dict[str, list[Blame]] = {}
     for target in TARGETS:
         entries = current.get(target)
@@ -571,52 +685,95 @@ def rebuild(calls: Sequence[Call], records: Sequence[Record], current: dict[str,
         builder.observe(target, entries, when, f"{FILE_NAMES[target]} as it is now", None)
         out = []
         for i, line in enumerate(builder.states[target].lines):
-            first = line.first
             origin = line.origin if line.origin is not None and line.origin.by != "unknown" else None
-            out.append(Blame(target, i, line.text, origin, first, line.revisions))
+            out.append(Blame(target, i, line.text, origin, line.first, line.revisions))
         blame[target] = out
-    return builder.writes, blame, builder.divergences
+    return blame
+
+
+def rebuild(calls: Sequence[Call], records: Sequence[Record], current: dict[str, tuple[str, ...] | None],
+            *, sources: dict[str, str] | None = None, snaps: dict[str, list[tuple[float, str]]] | None = None,
+            release: Release = NEWEST, now: float | None = None, mtimes: dict[str, float] | None = None,
+            ) -> tuple[list[Write], dict[str, list[Blame]], list[Divergence]]:
+    """The pure rebuild: replay, observe, reconcile with `current` (None: a store that can't be read)."""
+    replay = _Replay(release)
+    replay.feed(calls, [r for r in records if r.target in TARGETS], snaps or {}, sources or {})
+    blame = finish(replay.builder, current, replay.last_ts, now=now, mtimes=mtimes)
+    return replay.builder.writes, blame, replay.builder.divergences
+
+
+SAVE_AFTER_MESSAGES = 5_000  # an update reading fewer new messages than this (and few new writes)
+SAVE_AFTER_EVENTS = 100  # leaves the cache as it was: the next run reads those few rows again
 
 
 def build_timeline(curator: "Curator", *, cache: bool = True, route: str | None = None) -> Timeline:
     """Rebuild one profile's history: state.db (read-only; cached), hmc's journal, the snapshots and
     the files now. Raises core.sessions.db.DatabaseError when state.db exists but can't be read."""
-    from core.sessions.db import DatabaseError, ReadOnlyConnections, probe
+    try:
+        return _build(curator, cache, route, trust_cache=True)
+    except _StaleCache:
+        return _build(curator, cache, route, trust_cache=False)
+
+
+def _build(curator: "Curator", cache: bool, route: str | None, trust_cache: bool) -> Timeline:
+    import sqlite3
+
+    from core.sessions.db import DatabaseError, ReadOnlyConnections, probe, translate_error
     from core.timeline import cache as calls_cache
     from core.timeline.sources import Harvest, read_calls
 
-    stats: dict = {"route": None, "cache": "off", "skipped": {}, "ignored": {}, "new_messages_from": 0}
+    stats: dict = {"route": None, "cache": "off", "skipped": {}, "ignored": {}, "new_messages_from": 0,
+                   "replayed": "all"}
     db_path = curator.home.state_db
     harvest = Harvest()
+    saved_state = None
+    conns = conn = None
     if db_path.exists():
         conns = ReadOnlyConnections(db_path)
         try:
             conn = conns.get()
             schema = probe(conn, db_path)
-            cached = calls_cache.load(db_path, conn) if cache else None
+            cached = calls_cache.load(db_path, conn) if cache and trust_cache else None
             if cached is not None:
-                harvest, stats["cache"] = cached, "hit"
+                (harvest, saved_state), stats["cache"] = cached, "hit"
             elif cache:
                 stats["cache"] = "rebuilt"
             stats["new_messages_from"] = harvest.last_id
             stats["route"] = read_calls(conn, schema, harvest, route)
-            if cache:
-                calls_cache.save(db_path, conn, harvest)
         except DatabaseError:
-            raise
-        except Exception as exc:  # noqa: BLE001 - sqlite errors mid-read: as the sessions layer says them
-            import sqlite3
-
-            from core.sessions.db import translate_error
-
-            if isinstance(exc, sqlite3.Error):
-                raise translate_error(exc, db_path) from None
-            raise
-        finally:
             conns.close()
-    stats["skipped"], stats["ignored"] = dict(harvest.skipped), dict(harvest.ignored)
-    stats["writes_in_db"] = len(harvest.calls)
-    records = [r for r in curator.history.records() if r.target in TARGETS] if curator.history else []
+            raise
+        except sqlite3.Error as exc:
+            conns.close()
+            raise translate_error(exc, db_path) from None
+    try:
+        stats["skipped"], stats["ignored"] = dict(harvest.skipped), dict(harvest.ignored)
+        stats["writes_in_db"] = harvest.total
+        records = [r for r in curator.history.records() if r.target in TARGETS] if curator.history else []
+        snaps = {t: backups(curator.home.memories, t) for t in TARGETS}
+        replay, todo = None, None
+        if saved_state is not None:
+            try:
+                replay = _Replay.load(saved_state, curator.release)
+                todo = replay.continue_with(harvest, records, snaps)
+            except (TypeError, ValueError, KeyError, IndexError, AttributeError):
+                replay = None
+        if replay is not None and todo is not None:
+            stats["replayed"] = "new"
+            replay.feed(*todo, harvest.sources)
+        else:
+            replay = _Replay(curator.release)
+            replay.feed(_all_calls(harvest), records, snaps, harvest.sources)
+        fresh = stats["replayed"] == "all"
+        grew = harvest.last_id - stats["new_messages_from"]
+        if cache and conn is not None and (fresh or grew > SAVE_AFTER_MESSAGES or replay.events > SAVE_AFTER_EVENTS):
+            calls_cache.save(db_path, conn, harvest, replay.dump())
+            stats["saved"] = True
+    except sqlite3.Error as exc:
+        raise translate_error(exc, db_path) from None
+    finally:
+        if conns is not None:
+            conns.close()
     current: dict[str, tuple[str, ...] | None] = {}
     mtimes: dict[str, float] = {}
     for target, store in curator.stores.items():
@@ -626,10 +783,8 @@ def build_timeline(curator: "Curator", *, cache: bool = True, route: str | None 
             mtimes[target] = os.stat(store.path).st_mtime
         except OSError:
             pass
-    snaps = {t: backups(curator.home.memories, t) for t in TARGETS}
-    writes, blame, divergences = rebuild(harvest.calls, records, current, sources=harvest.sources, snaps=snaps,
-                                         release=curator.release, now=curator.now(), mtimes=mtimes)
-    return Timeline(writes, blame, divergences, stats, curator)
+    blame = finish(replay.builder, current, replay.last_ts, now=curator.now(), mtimes=mtimes)
+    return Timeline(replay.builder.writes, blame, replay.builder.divergences, stats, curator)
 
 
 __all__ = ["Blame", "Diff", "Divergence", "RollbackConflict", "Timeline", "TimelineError", "Write",

@@ -61,10 +61,21 @@ class Call:
     entry_count: int | None = None
 
     def to_json(self) -> dict:
-        data = asdict(self)
-        data["operations"] = list(self.operations) if self.operations is not None else None
-        data["entries"] = list(self.entries) if self.entries is not None else None
-        return data
+        return {"message_id": self.message_id, "result_id": self.result_id, "session_id": self.session_id,
+                "timestamp": self.timestamp, "call_id": self.call_id, "target": self.target, "action": self.action,
+                "content": self.content, "old_text": self.old_text,
+                "operations": list(self.operations) if self.operations is not None else None,
+                "entries": list(self.entries) if self.entries is not None else None, "entry_count": self.entry_count}
+
+    @classmethod
+    def from_cache(cls, d: dict) -> "Call":
+        """From a cache whose digest checked out (written by to_json): only the shape is checked."""
+        if d["target"] not in TARGETS or d["action"] not in ("add", "replace", "remove", "batch"):
+            raise ValueError("call")
+        ops, entries = d["operations"], d["entries"]
+        return cls(d["message_id"], d["result_id"], d["session_id"], d["timestamp"], d["call_id"], d["target"],
+                   d["action"], d["content"], d["old_text"], tuple(ops) if ops is not None else None,
+                   tuple(entries) if entries is not None else None, d["entry_count"])
 
     @classmethod
     def from_json(cls, data: dict) -> "Call":
@@ -106,14 +117,42 @@ class Open:
 
 @dataclass
 class Harvest:
-    """What reading the rows found: the writes, the calls still waiting for a result, and counts."""
+    """What reading the rows found: the writes, the calls still waiting for a result, and counts.
+
+    A harvest from the cache leaves its calls in the cache's calls file (`cached`: its path and the
+    digest it must have; `n_cached` calls) until `all_calls()` needs them: an update that only
+    appends to the replay never reads them. `calls` then holds only the calls read in this run."""
 
     calls: list[Call] = field(default_factory=list)
+    cached: tuple | None = None
+    n_cached: int = 0
     open: list[Open] = field(default_factory=list)
     skipped: dict[str, int] = field(default_factory=dict)  # reason -> rows/calls skipped
     ignored: dict[str, int] = field(default_factory=dict)  # failed / staged calls (not writes)
     last_id: int = 0
     sources: dict[str, str] = field(default_factory=dict)  # session id -> its source (cli, telegram…)
+
+    @property
+    def total(self) -> int:
+        return len(self.calls) + (self.n_cached if self.cached is not None else 0)
+
+    def all_calls(self) -> list[Call]:
+        """Every call, oldest first (parses the cached ones; raises ValueError/TypeError/KeyError on
+        a cache that doesn't hold calls)."""
+        if self.cached is not None:
+            import hashlib
+
+            path, digest = self.cached
+            with open(path, "rb") as fh:
+                body = fh.read()
+            if hashlib.sha256(body).hexdigest() != digest:
+                raise ValueError("cached calls changed")
+            raw = json.loads(body)
+            if not isinstance(raw, list) or len(raw) != self.n_cached:
+                raise ValueError("cached calls")
+            self.calls = [Call.from_cache(c) for c in raw] + self.calls
+            self.cached = None
+        return self.calls
 
     def skip(self, reason: str, n: int = 1) -> None:
         self.skipped[reason] = self.skipped.get(reason, 0) + n

@@ -4,7 +4,9 @@ failed replays show up as what they are. (Recorded-by-the-release tests: tests/c
 
 from __future__ import annotations
 
+import hashlib
 import json
+import marshal
 import os
 import sqlite3
 import stat
@@ -214,20 +216,60 @@ def test_the_cache_reads_only_new_messages(tmp_path):
     assert [w.to_json() for w in cold.log()] == [w.to_json() for w in tl.log()]
 
 
+def test_an_update_replays_only_what_is_new_and_agrees_with_a_full_replay(tmp_path):
+    home, db = make_home(tmp_path)
+    db.session("s")
+    db.call("s", add("one"))
+    db.call("s", {"action": "replace", "target": "memory", "old_text": "one", "content": "one, revised"})
+    write_files(home, ["one, revised"])
+    curator, tl = timeline(home)
+    assert tl.stats["replayed"] == "all" and tl.stats["saved"]
+    db.call("s", add("two"))
+    write_files(home, ["one, revised", "two"])
+    curator.clock = curator.history.clock = lambda: db.when(db.minute + 1)
+    curator.stores["memory"].apply([Op("add", content="three by hmc")])
+    (home / "memories" / "MEMORY.md").write_text("one, revised\n§\ntwo\n§\nthree by hmc\n§\nby hand", encoding="utf-8")
+    _, tl = timeline(home)
+    assert tl.stats["replayed"] == "new" and "saved" not in tl.stats
+    _, full = timeline(home, cache=False)
+    assert [w.to_json() for w in tl.log()] == [w.to_json() for w in full.log()]
+    assert [b.to_json() for b in tl.blame()] == [b.to_json() for b in full.blame()]
+    assert tl.divergences == full.divergences
+    assert [w.by for w in tl.log()] == ["agent", "agent", "agent", "hmc", "unknown"]
+    # an hmc write dated before the replay's last event can't be appended: everything is replayed
+    curator.clock = curator.history.clock = lambda: T0
+    curator.stores["memory"].apply([Op("add", content="dated long ago")])
+    _, tl = timeline(home)
+    assert tl.stats["replayed"] == "all"
+    _, full = timeline(home, cache=False)
+    assert [w.to_json() for w in tl.log()] == [w.to_json() for w in full.log()]
+
+
 def test_a_call_whose_result_comes_in_a_later_run(tmp_path):
     home, db = make_home(tmp_path)
     db.session("s")
     db._insert([("s", "assistant", "", None, json.dumps([{"id": "late", "type": "function", "function": {
         "name": "memory", "arguments": json.dumps(add("late one"))}}]), None, T0 + 60)])
     _, tl = timeline(home)
-    assert tl.log() == [] and len(tl_cache.load(db.path, sqlite3.connect(db.path)).open) == 1
+    assert tl.log() == [] and len(tl_cache.load(db.path, sqlite3.connect(db.path))[0].open) == 1
     db._insert([("s", "tool", json.dumps({"success": True}), "late", None, "memory", T0 + 61)])
     write_files(home, ["late one"])
     _, tl = timeline(home)
     assert tl.stats["cache"] == "hit" and [w.content for w in tl.log()] == ["late one"]
 
 
-@pytest.mark.parametrize("damage", ["garbage", "truncated", "foreign", "wrong types", "rewound", "replaced"])
+def cache_body(path: Path) -> dict:
+    return marshal.loads(path.read_bytes().split(b"\n", 1)[1])
+
+
+def write_cache(path: Path, obj: dict, digest: bool = True) -> None:
+    body = marshal.dumps(obj)
+    head = hashlib.sha256(body).hexdigest().encode() if digest else path.read_bytes().split(b"\n", 1)[0]
+    path.write_bytes(head + b"\n" + body)
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "edited", "foreign", "wrong types", "bad replay",
+                                    "calls file changed", "rewound", "replaced"])
 def test_a_cache_that_isnt_this_databases_is_rebuilt(tmp_path, damage):
     home, db = make_home(tmp_path)
     db.session("s")
@@ -236,18 +278,33 @@ def test_a_cache_that_isnt_this_databases_is_rebuilt(tmp_path, damage):
     write_files(home, ["one", "two"])
     timeline(home)
     path = tl_cache.cache_path(db.path)
-    data = json.loads(path.read_text())
+    data = cache_body(path)
     if damage == "garbage":
         path.write_bytes(b"\x00\xff not json")
     elif damage == "truncated":
-        path.write_text(path.read_text()[:40])
+        path.write_bytes(path.read_bytes()[:40])
+    elif damage == "edited":  # the digest no longer matches
+        data["calls"] = []
+        write_cache(path, data, digest=False)
     elif damage == "foreign":
         data["db"]["ino"] += 1
         data["calls"] = []
-        path.write_text(json.dumps(data))
-    elif damage == "wrong types":
-        data["calls"][0]["target"] = "elsewhere"
-        path.write_text(json.dumps(data))
+        write_cache(path, data)
+    elif damage == "wrong types":  # calls that don't parse, and no replay to continue: read again
+        calls_file = tl_cache.calls_path(path)
+        calls = json.loads(calls_file.read_bytes())
+        calls[0]["target"] = "elsewhere"
+        calls_file.write_bytes(json.dumps(calls).encode())
+        data["calls_digest"] = hashlib.sha256(calls_file.read_bytes()).hexdigest()
+        data["replay"] = None
+        write_cache(path, data)
+    elif damage == "calls file changed":  # no longer the calls the main file names: read again
+        tl_cache.calls_path(path).write_bytes(b"[]")
+        data["replay"] = None
+        write_cache(path, data)
+    elif damage == "bad replay":  # a replay state that doesn't hold together: replayed again
+        data["replay"]["writes"][0] = ("not", "a", "write")
+        write_cache(path, data)
     elif damage == "rewound":  # the last message the cache covered is gone; a new one has its id
         con = sqlite3.connect(db.path)
         with con:
@@ -263,7 +320,8 @@ def test_a_cache_that_isnt_this_databases_is_rebuilt(tmp_path, damage):
         db.call("s", add("other"))
         write_files(home, ["other"])
     _, tl = timeline(home)
-    assert tl.stats["cache"] == "rebuilt"
+    assert tl.stats["cache"] == ("hit" if damage == "bad replay" else "rebuilt")
+    assert tl.stats["replayed"] == "all"
     expected = {"rewound": ["one", "three"], "replaced": ["other"]}.get(damage, ["one", "two"])
     assert [w.content for w in tl.log()] == expected
     assert tl.divergences == []
