@@ -372,6 +372,26 @@ async def test_no_hits_names_the_filters_and_one_key_clears_them(search_home, ma
         assert len(screen.query_one(ResultsList).items) == 2
 
 
+async def test_clearing_filters_from_a_date_field_hands_the_keys_back_to_the_query(search_home, make_app):
+    """ctrl+r in the since box empties it; typing after it (or / ) goes to the query, not the date."""
+    app = make_app(search_home)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("3")
+        await wait(pilot)
+        screen = app.screen
+        await pilot.press(*"kiwi")
+        await pilot.click("#filter-since")
+        await pilot.press(*"2099-01-01", "enter")
+        await wait(pilot, 0.3)
+        assert screen.query_one(ResultsList).items == []
+        await pilot.press("ctrl+r")
+        await wait(pilot, 0.3)
+        box = screen.query_one("#search-query", Input)
+        assert box.has_focus and screen.query_one("#filter-since", Input).value == ""
+        await pilot.press(*" tests")
+        assert box.value == "kiwi tests" and screen.query_one("#filter-since", Input).value == ""
+
+
 async def test_a_bad_date_is_flagged_as_typed_with_no_stale_results(search_home, make_app):
     app = make_app(search_home)
     async with app.run_test(size=(120, 36)) as pilot:

@@ -142,7 +142,7 @@ it was opened by memory mode's **o** · **/** jumps to the search box.
         Binding("m", "promote", "To memory", id="search.promote",
                 tooltip="Promote the message (or an edited part of it) to MEMORY.md or USER.md"),
         Binding("ctrl+r", "clear_filters", "Clear filters", id="search.clear",
-                tooltip="Reset source, role, since, until, sort and hidden sources (works in the search box too)"),
+                tooltip="Reset source, role, since, until and hidden sources; the sort stays (works in the search box too)"),
         Binding("ctrl+o", "all_profiles", "Search all profiles", id="search.all_profiles", show=False,
                 tooltip="Search every profile's state.db (each hit says its profile), or only this one's; "
                         "the 'all profiles' switch (works in the search box too)"),
@@ -398,6 +398,9 @@ it was opened by memory mode's **o** · **/** jumps to the search box.
                 box.set_class(False, "-invalid")
             self.query_one("#filter-hidden", Checkbox).value = False
         self._last_ran = None
+        focused = self.focused
+        if focused is not None and (focused.id or "").startswith("filter-"):
+            self.query_one("#search-query", Input).focus()  # the field it emptied: back to the query
         self.start_search()
         self.notify("Filters cleared.", timeout=2, markup=False)
 
