@@ -236,5 +236,6 @@ def test_without_a_terminal_the_tui_refuses_like_the_cli(work):
         result = subprocess.run([sys.executable, "-m", "tui.cli", "--home", str(path)], stdin=subprocess.DEVNULL,
                                 capture_output=True, text=True, timeout=60)
         assert result.returncode == 2 and says in result.stderr and result.stdout == ""
+        assert "--init" in result.stderr and "hmc demo" in result.stderr  # what to do instead
         assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
     assert listing(work) == ["empty"]

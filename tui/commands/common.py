@@ -256,7 +256,8 @@ class CliContext:
             except VersionError as exc:
                 raise CliError(f"{exc} (from --hermes-version or $HMC_HERMES_VERSION)") from None
             except HomeError as exc:
-                hint = " (try `hmc demo` to explore hmc on a demo home)" if "no Hermes home" in str(exc) else ""
+                hint = ("; pass --init to create it, or `hmc demo` to try hmc on a demo home"
+                        if "no Hermes home" in str(exc) else "")
                 raise CliError(f"{exc}{hint}") from None
             if require_home and not self.init:
                 self._check_home(curator.home)
