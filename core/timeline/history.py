@@ -160,6 +160,84 @@ def as_epoch(when: float | int | datetime | date | None, end_of_day: bool = Fals
 
 # -- the rebuild -------------------------------------------------------------------------------------
 
+class Writes:
+    """The history's writes, oldest first. Those loaded from the cache stay rows (the cache's form)
+    until used: an update that appends a few writes, or a blame that needs a few origins, doesn't
+    build thousands of objects. Iterating, indexing and len() work like a list's."""
+
+    def __init__(self) -> None:
+        self._rows: list[tuple] = []  # cached rows: `after` None when unchanged (see _Replay.dump)
+        self._befores: list[tuple] = []
+        self._afters: list[tuple] = []
+        self._made: dict[int, Write] = {}
+        self._tail: list[Write] = []
+        self._position: dict[int, int] = {}  # id(Write) -> its index
+        self._last: dict[str, tuple[str, ...]] = {t: () for t in TARGETS}  # each target's last cached `after`
+
+    def load_rows(self, rows: list) -> None:
+        """Take the cache's rows (checked here: shape, target, author, entry tuples)."""
+        last: dict[str, tuple[str, ...]] = {t: () for t in TARGETS}
+        agents = ("agent", "hmc", "unknown")
+        befores, afters = self._befores, self._afters
+        for row in rows:
+            if type(row) is not tuple or len(row) != 15 or row[4] not in TARGETS or row[2] not in agents:
+                raise ValueError("write")
+            before = last[row[4]]
+            after = before if row[11] is None else row[11]
+            if type(after) is not tuple:
+                raise ValueError("entries")
+            last[row[4]] = after
+            befores.append(before)
+            afters.append(after)
+        self._rows, self._last = rows, last
+
+    def __len__(self) -> int:
+        return len(self._rows) + len(self._tail)
+
+    def _get(self, i: int) -> Write:
+        w = self._made.get(i)
+        if w is None:
+            row = self._rows[i]
+            w = Write(*row[:11], self._befores[i], self._afters[i], *row[12:])
+            self._made[i] = w
+            self._position[id(w)] = i
+        return w
+
+    def __getitem__(self, i: int) -> Write:
+        n = len(self._rows)
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        return self._get(i) if i < n else self._tail[i - n]
+
+    def __iter__(self) -> Iterator[Write]:
+        for i in range(len(self._rows)):
+            yield self._get(i)
+        yield from self._tail
+
+    def __bool__(self) -> bool:
+        return len(self) > 0
+
+    def append(self, w: Write) -> None:
+        self._position[id(w)] = len(self)
+        self._tail.append(w)
+
+    def position(self, w: Write) -> int:
+        return self._position[id(w)]
+
+    def rows(self) -> list[tuple]:
+        """The cache's form of every write (cached rows as they were, new ones encoded)."""
+        out = list(self._rows)
+        last = dict(self._last)
+        for w in self._tail:
+            out.append((w.id, w.timestamp, w.by, w.source, w.target, w.action, w.session_id, w.message_id,
+                        w.old_text, w.content, w.operations, w.after if w.after != last[w.target] else None,
+                        w.changes, w.note, w.detail))
+            last[w.target] = w.after
+        return out
+
+
 @dataclass
 class _State:
     target: str
@@ -174,7 +252,7 @@ class _Builder:
     def __init__(self, release: Release):
         self.release = release
         self.states = {t: _State(t) for t in TARGETS}
-        self.writes: list[Write] = []
+        self.writes = Writes()
         self.divergences: list[Divergence] = []
         self._outside = 0
         # entries the release counted minus entries replayed, per target: a change means an unseen write
@@ -373,7 +451,7 @@ def _net(old_lines: Sequence[_Line], new_lines: Sequence[_Line], snapshot: dict,
 class Timeline:
     """The rebuilt history of one profile's two stores (build it with `build_timeline`)."""
 
-    writes: list[Write]
+    writes: "Writes | list[Write]"
     current: dict[str, list[Blame]]
     divergences: list[Divergence]
     stats: dict
@@ -597,14 +675,12 @@ class _Replay:
     # -- the cache form: plain tuples (core.timeline.cache marshals them; a shared text is stored once) --
     def dump(self) -> dict:
         b = self.builder
-        index = {id(w): i for i, w in enumerate(b.writes)}
         # a write's `before` is the `after` of the last write of its target: only `after` is kept, and
         # only when it differs (None: unchanged)
-        writes = [(w.id, w.timestamp, w.by, w.source, w.target, w.action, w.session_id, w.message_id, w.old_text,
-                   w.content, w.operations, w.after if w.after != w.before else None, w.changes, w.note, w.detail)
-                  for w in b.writes]
-        states = {target: [(line.text, index[id(line.origin)] if line.origin is not None else -1,
-                            index[id(line.first)] if line.first is not None else -1, line.revisions)
+        writes = b.writes.rows()
+        index = b.writes.position
+        states = {target: [(line.text, index(line.origin) if line.origin is not None else -1,
+                            index(line.first) if line.first is not None else -1, line.revisions)
                            for line in state.lines] for target, state in b.states.items()}
         return {"release": self.release.name, "n_calls": self.n_calls, "record_id": self.record_id,
                 "n_records": self.n_records, "baks": sorted(self.baks), "last_ts": self.last_ts,
@@ -619,23 +695,13 @@ class _Replay:
         self = cls(release)
         b = self.builder
         writes = b.writes
-        agents = ("agent", "hmc", "unknown")
-        last: dict[str, tuple[str, ...]] = {t: () for t in TARGETS}
-        for row in data["writes"]:
-            if type(row) is not tuple or len(row) != 15 or row[4] not in TARGETS or row[2] not in agents:
-                raise ValueError("write")
-            before = last[row[4]]
-            after = before if row[11] is None else row[11]
-            if type(after) is not tuple:
-                raise ValueError("entries")
-            last[row[4]] = after
-            writes.append(Write(*row[:11], before, after, *row[12:]))
+        writes.load_rows(data["writes"])
         m = len(writes)
 
         def write(i) -> Write | None:
             if type(i) is not int or not -1 <= i < m:
                 raise ValueError("write index")
-            return None if i == -1 else writes[i]
+            return None if i == -1 else writes._get(i)
 
         for target in TARGETS:
             lines = []

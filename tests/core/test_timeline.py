@@ -245,6 +245,32 @@ def test_an_update_replays_only_what_is_new_and_agrees_with_a_full_replay(tmp_pa
     assert [w.to_json() for w in tl.log()] == [w.to_json() for w in full.log()]
 
 
+def test_updates_saved_one_after_another_agree_with_a_full_replay(tmp_path, monkeypatch):
+    from core.timeline import history
+
+    monkeypatch.setattr(history, "SAVE_AFTER_EVENTS", 0)  # every update saves its replay
+    home, db = make_home(tmp_path)
+    db.session("s")
+    db.call("s", add("one"))
+    db.call("s", add("about me", "user"))
+    write_files(home, ["one"], ["about me"])
+    timeline(home)
+    for i in range(3):
+        db.call("s", {"action": "replace", "target": "memory", "old_text": "one", "content": f"one v{i}"})
+        db.call("s", add(f"user fact {i}", "user"))
+        db.call("s", add(f"memory fact {i}"))
+        write_files(home, [f"one v{i}"] + [f"memory fact {j}" for j in range(i + 1)],
+                    ["about me"] + [f"user fact {j}" for j in range(i + 1)])
+        _, tl = timeline(home)
+        assert tl.stats["replayed"] == "new" and tl.stats["saved"]
+        _, full = timeline(home, cache=False)
+        assert [w.to_json() for w in tl.writes] == [w.to_json() for w in full.writes]
+        assert [(w.before, w.after) for w in tl.writes] == [(w.before, w.after) for w in full.writes]
+        assert [b.to_json() for b in tl.blame()] == [b.to_json() for b in full.blame()]
+    assert tl.writes[-1].id == full.writes[-1].id and len(tl.writes) == len(full.writes) == 11
+    assert tl.blame("memory")[0].revisions == 4
+
+
 def test_a_call_whose_result_comes_in_a_later_run(tmp_path):
     home, db = make_home(tmp_path)
     db.session("s")
