@@ -243,3 +243,22 @@ def test_a_rollback_whose_entry_changed_since_is_a_conflict(oracle, tmp_path):
         tl.rollback("m999999")
     tl.rollback(replace_id)
     assert curator.stores["memory"].read().entries == ("first text", "hand edited now")
+
+
+def test_the_snapshot_a_release_saves_on_drift_is_read(oracle, tmp_path):
+    oracle.require("drift")
+    s = Script().session("a")
+    s.call("a", action="add", target="memory", content="from the agent")
+    s.hand("memory", "from the agent\n§\n\nadded by hand, with a blank line\n")
+    s.call("a", action="remove", target="memory", old_text="from the agent")  # refused: drift, .bak saved
+    rec = record(oracle, tmp_path / "home", s)
+    assert rec.steps[3]["result"]["success"] is False
+    baks = sorted((rec.home / "memories").glob("MEMORY.md.bak.*"))
+    assert len(baks) == 1 and baks[0].name.split(".bak.")[1].isdigit()
+    _, tl = timeline_of(rec.home)
+    stamp = int(baks[0].name.split(".bak.")[1])
+    outside = [w for w in tl.log() if w.by == "unknown"]
+    assert outside[0].timestamp == stamp and outside[0].detail.startswith(f"the snapshot {baks[0].name}")
+    assert outside[0].changes == ((None, "added by hand, with a blank line"),)
+    check_now(rec.home, tl)
+    assert tl.state_at(stamp)["memory"] == ("from the agent", "added by hand, with a blank line")
