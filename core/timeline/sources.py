@@ -33,6 +33,7 @@ from core.sessions.db import Schema, as_epoch
 TOOL = "memory"
 MAX_ARGUMENT_CHARS = 262_144  # ~100× the largest store limit: a call this big is not a real write
 MAX_RESULT_CHARS = 1_048_576
+MAX_TOOL_CALLS_CHARS = 4 * MAX_RESULT_CHARS  # a turn's calls together; beyond it, not read at all
 TARGETS = ("memory", "user")
 
 _COLUMNS = "id, session_id, role, tool_call_id, tool_calls, tool_name, content, timestamp"
@@ -219,6 +220,9 @@ def memory_calls(tool_calls: Any, harvest: Harvest) -> list[tuple[str, Any]]:
     """(call id, arguments) of each memory call in an assistant row's `tool_calls`; a row that isn't
     a JSON list, or a call named like the tool but not it, is counted and skipped."""
     if not isinstance(tool_calls, str):
+        return []
+    if len(tool_calls) > MAX_TOOL_CALLS_CHARS:
+        harvest.skip("oversized tool_calls")
         return []
     try:
         calls = json.loads(tool_calls)

@@ -172,11 +172,12 @@ def test_hostile_rows_are_skipped_and_counted(tmp_path):
     db.call("s", add("a refusal"), result={"success": False, "error": "Memory at 2,200/2,200 chars."})
     db.call("s", add("staged"), result={"success": True, "staged": True, "pending_id": "p1"})
     db.call("s", add("deep"), result="[" * 100_000)
+    db.call("s", add("x"), raw_calls=json.dumps([{"function": {"name": "memory", "arguments": "{}"}}] * 200_000))
     db.call("s", add("good two"))
     write_files(home, ["good one", "good two"])
     _, tl = timeline(home)
     assert [w.content for w in tl.log()] == ["good one", "good two"]
-    assert tl.stats["skipped"] == {"malformed arguments": 6, "oversized arguments": 1,
+    assert tl.stats["skipped"] == {"malformed arguments": 6, "oversized arguments": 1, "oversized tool_calls": 1,
                                    "other tools named like memory": 2, "tool_calls that aren't JSON": 1,
                                    "tool_calls that aren't a list": 1}
     assert tl.stats["ignored"] == {"result unreadable": 2, "failed": 1, "staged for approval": 1}
