@@ -21,14 +21,16 @@ from tui.literal import literal, visible
 # Dialogs, the pending queue and the review are imported when first used: the first screen only
 # needs the stores (faster start, see tests/bench/bench_startup.py).
 
-MODE_SCREENS = {"memory": "MemoryScreen", "pending": "PendingScreen", "search": "SearchScreen", "review": "ReviewScreen"}
+MODE_SCREENS = {"memory": "MemoryScreen", "pending": "PendingScreen", "search": "SearchScreen", "review": "ReviewScreen",
+                "skills": "SkillsPendingScreen"}  # skills: pending mode's second queue (its Skills tab)
+MODULES = {"skills": "pending_skills"}
 POLL_SECONDS = 0.5  # the default; config.toml's poll_interval changes it
 AFTER_FIRST_FRAME = 0.05  # seconds between the first frame and the work that repaints after it
 
 
 def mode_screen(mode: str) -> type[Screen]:
     """A mode's screen class, imported on first use (faster start)."""
-    return getattr(importlib.import_module(f"tui.screens.{mode}"), MODE_SCREENS[mode])
+    return getattr(importlib.import_module(f"tui.screens.{MODULES.get(mode, mode)}"), MODE_SCREENS[mode])
 
 
 def curator_commands():
@@ -78,6 +80,7 @@ class CuratorApp(App):
         self._pending_token: object = None
         self._config_token: object = None
         self._pending_count = 0
+        self._skills_count: int | None = 0
         for mode in MODE_SCREENS:  # a mode's module is imported when it is first shown (faster start)
             self.add_mode(mode, lambda m=mode: self._new_screen(m))
         for store in curator.stores.values():  # memory mode is composed before on_mount runs
@@ -103,6 +106,7 @@ class CuratorApp(App):
 
     def on_mount(self) -> None:
         self._pending_count = None  # counted right after the first paint (the header says "…" until then)
+        self._skills_count = None
         self._config_token = token_of(self.curator.home.config_path)
         theme = self.settings.theme
         if theme:
@@ -130,6 +134,7 @@ class CuratorApp(App):
         """The pending count and the review status for the header, once the first screen is up."""
         self._pending_token = self.pending_token()
         self._pending_count = self.count_pending()
+        self._skills_count = self.count_skills()
         self.header_changed.publish(None)
 
     def greet(self) -> None:
@@ -138,11 +143,16 @@ class CuratorApp(App):
             self.notify(problem, title="config.yaml", severity="warning", timeout=8, markup=False)
         self.settings_notice()
         lines = []
-        if self._pending_count:
+        n, k = self._pending_count or 0, self._skills_count or 0
+        if n or k:
             oldest = self.oldest_pending_age()
-            n = self._pending_count
-            age = f" ({oldest.removesuffix(' ago')})" if oldest and oldest.endswith(" ago") else ""
-            lines.append(f"{n} staged write{'s wait' if n != 1 else ' waits'}{age} · 2")
+            age = f" ({oldest.removesuffix(' ago')})" if n and oldest and oldest.endswith(" ago") else ""
+            if n and k:  # short: the toast stays under 50 columns
+                lines.append(f"{n} memory + {k} skill writes wait{age} · 2")
+            elif n:
+                lines.append(f"{n} staged write{'s wait' if n != 1 else ' waits'}{age} · 2")
+            else:
+                lines.append(f"{k} staged skill write{'s wait' if k != 1 else ' waits'} · 2")
         due = self.review_state()
         if due.get("due"):
             lines.append("Monthly review due · 4")
@@ -258,6 +268,7 @@ class CuratorApp(App):
         if token != self._pending_token:
             self._pending_token = token
             self._pending_count = self.count_pending()
+            self._skills_count = self.count_skills()
             self.pending_changed.publish(None)
             self.header_changed.publish(None)
         config_token = token_of(self.curator.home.config_path)
@@ -275,6 +286,7 @@ class CuratorApp(App):
         """A screen changed the pending folder itself: refresh the count without a second reload."""
         self._pending_token = self.pending_token()
         self._pending_count = self.count_pending()
+        self._skills_count = self.count_skills()
         self.header_changed.publish(None)
 
     @staticmethod
@@ -284,11 +296,19 @@ class CuratorApp(App):
         return PendingError
 
     def pending_token(self) -> object:
-        """The queue's own change token; an unreadable folder counts as empty (the screen says why)."""
+        """Both queues' change tokens; an unreadable folder counts as empty (the screen says why)."""
+        from tui.skill_queue import token as skills_token
+
         try:
-            return self.curator.pending.token()
+            memory = self.curator.pending.token()
         except self._pending_error():
-            return ()
+            memory = ()
+        return memory, skills_token(self.curator)
+
+    def count_skills(self) -> int:
+        from tui.skill_queue import count
+
+        return count(self.curator)
 
     def count_pending(self) -> int:
         try:
@@ -326,6 +346,7 @@ class CuratorApp(App):
             "home": self.curator.home.display(),
             "profile": self.curator.home.profile,
             "pending": self._pending_count if (quick or self._pending_count is not None) else self.count_pending(),
+            "skills": self._skills_count if (quick or self._skills_count is not None) else self.count_skills(),
             "review": review["text"],
             "review_due": review["due"],
         }
@@ -481,6 +502,7 @@ class CuratorApp(App):
             store.read()
         self._pending_token = self.pending_token()
         self._pending_count = self.count_pending()
+        self._skills_count = self.count_skills()
         self._config_token = token_of(self.curator.home.config_path)
         for target in self.curator.stores:
             self.memory_changed.publish(target)

@@ -44,6 +44,19 @@ VERBS = {
     "pending.reveal": "Reveal or mask secrets",
     "pending.undo_reject": "Unreject the last rejected write",
     "pending.write_approval": "Turn write approval on or off",
+    "pending.skills": "Show the skill writes queue",
+    "pending.skills.approve": "Approve the skill write",
+    "pending.skills.reject": "Reject the skill write",
+    "pending.skills.edit": "Edit, then approve the skill write",
+    "pending.skills.approve_all": "Approve all skill writes",
+    "pending.skills.reject_all": "Reject all skill writes",
+    "pending.skills.reject_invalid": "Clear invalid skill writes (those that can't apply)",
+    "pending.skills.file": "Show the next file of the skill write",
+    "pending.skills.raw": "Show the raw skill record",
+    "pending.skills.reveal": "Reveal or mask secrets in the skill write",
+    "pending.skills.undo_reject": "Unreject the last rejected skill write",
+    "pending.skills.write_approval": "Turn skill write approval on or off",
+    "pending.skills.memory": "Show the memory writes queue",
     "search.next": "Go to the next match",
     "search.prev": "Go to the previous match",
     "search.expand": "Expand or collapse a tool call",
@@ -61,6 +74,7 @@ VERBS = {
 }
 NOT_LISTED = {"search.leave", "search.back", "search.results"}  # focus moves, not actions
 MODES = ("memory", "pending", "search", "review")
+SUBMODES = ("skills",)  # pending mode's skills tab: its own screen, its actions listed as "pending: …"
 
 
 @dataclass(frozen=True)
@@ -95,7 +109,10 @@ def binding_ids(app) -> set[str]:
     from tui.screens.review import MergeDialog
 
     ids = {b.id for b in app.BINDINGS if getattr(b, "id", None)}
-    classes = list(mode_classes().values()) + [
+    from tui.app import mode_screen
+    from tui.screens.skill_edit import SkillEditDialog
+
+    classes = list(mode_classes().values()) + [mode_screen(m) for m in SUBMODES] + [SkillEditDialog,
         dialogs.ChoiceDialog, dialogs.ConfirmDialog, dialogs.EditEntryDialog, dialogs.TextDialog,
         dialogs.PickDialog, help_screen.HelpDialog, MergeDialog]
     for cls in classes:
@@ -109,7 +126,10 @@ def commands(app) -> list[Command]:
         out.append(Command(f"go: {VERBS[f'app.{mode}']}", f"Switch to {mode} mode (key {MODES.index(mode) + 1})",
                            lambda m=mode: app.action_mode(m)))
     current = app.current_mode
-    for mode, cls in mode_classes().items():
+    from tui.app import mode_screen
+
+    screens = list(mode_classes().items()) + [(mode, mode_screen(mode)) for mode in SUBMODES]
+    for mode, cls in screens:
         screen = mode_instance(app, mode)
         for binding in cls.BINDINGS:
             bid = getattr(binding, "id", None)
@@ -124,7 +144,8 @@ def commands(app) -> list[Command]:
             keys = ", ".join(app.get_key_display(type(binding)(k, "")) for k in
                              app_keys(app, binding).split(","))
             help_text = f"Not now: {reason}" if reason else (binding.tooltip or binding.description)
-            help_text += f"  (key {keys}{'' if mode == current else f' in {mode} mode'})"
+            where = "pending mode's skills tab" if mode == "skills" else f"{mode} mode"
+            help_text += f"  (key {keys}{'' if mode == current else f' in {where}'})"
             out.append(Command(f"{cls.AREA}: {VERBS.get(bid, binding.description)}", help_text,
                                lambda m=mode, a=binding.action: app.run_in_mode(m, a), reason is None))
     out.append(Command("app: Change theme", "Pick a theme; hmc saves it in its config.toml", app.search_themes))

@@ -114,6 +114,10 @@ memory:
   user_char_limit: 1375     # USER.md budget, in characters
   provider: ""
 
+skills:
+  # Stage every skill write in pending/skills/ too.
+  write_approval: true
+
 sessions:
   # Keep the whole history: the demo state.db spans four months.
   auto_prune: false

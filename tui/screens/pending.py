@@ -28,6 +28,7 @@ from tui.widgets.lists import HmcList
 from tui.widgets.diff import EntryDiff
 from tui.widgets.gauge import CapacityGauge
 from tui.widgets.header import HmcHeader
+from tui.widgets.queue_tabs import QueueBar, queue_tabs
 
 STATUS = {
     "broken": "✗ broken file", "malformed": "✗ malformed", "disabled": "✗ target off", "unreadable": "✗ unreadable",
@@ -221,7 +222,7 @@ and after, scanner findings, and why a record can't apply.
 all · **R** reject all · **x** clear those that can never apply (broken, malformed, entry changed, no
 or several matches, empty text, empties the file; scanner hits, over-limit writes, a disabled target or
 a drifted file stay) · **o** open the file in memory mode · **p** the raw record · **v** reveal secrets ·
-**w** write approval on/off in config.yaml.
+**w** write approval on/off in config.yaml · **s** the skill writes queue (its own tab).
 """
     # Short descriptions and a compact footer: every key fits at 120 columns; the tooltips (and
     # the ? help) say the rest.
@@ -243,6 +244,7 @@ a drifted file stay) · **o** open the file in memory mode · **p** the raw reco
         Binding("u", "undo_reject", "Unreject", id="pending.undo_reject", tooltip="Bring back the last rejected write"),
         Binding("w", "toggle_approval", "Approval", id="pending.write_approval",
                 tooltip="Turn write approval on or off in config.yaml (only the memory.write_approval line changes)"),
+        Binding("s", "skills_queue", "Skills", id="pending.skills", tooltip="The skill writes queue (pending/skills/)"),
     ]
 
     def __init__(self, *args, **kwargs) -> None:
@@ -255,7 +257,7 @@ a drifted file stay) · **o** open the file in memory mode · **p** the raw reco
 
     def compose(self) -> ComposeResult:
         yield HmcHeader()
-        yield Static("", id="pending-bar", markup=False)
+        yield QueueBar(id="pending-bar")
         yield Static("", id="pending-columns", markup=False)
         yield HmcList(id="pending-list")
         with VerticalScroll(id="pending-detail"):
@@ -290,6 +292,7 @@ a drifted file stay) · **o** open the file in memory mode · **p** the raw reco
     def on_mount(self) -> None:
         self.app.pending_changed.subscribe(self, lambda _=None: self.reload())
         self.app.memory_changed.subscribe(self, lambda _=None: self.reload())
+        self.app.header_changed.subscribe(self, lambda _=None: self._fill_bar(self._problem))
         self.reload()
         self.query_one("#pending-list", OptionList).focus()
 
@@ -384,7 +387,9 @@ a drifted file stay) · **o** open the file in memory mode · **p** the raw reco
         if not self.is_mounted:
             return
         narrow = self.app.size.width < 110
-        bar = Text()
+        state = self.app.header_state(quick=True)
+        bar, spans = queue_tabs(len(self.rows), state.get("skills"), "pending")
+        bar.append("  ")
         n = len(self.rows)
         bar.append(f"{n} staged" + ("" if narrow else f" write{'s' if n != 1 else ''}"), style="bold")
         if n:
@@ -398,7 +403,7 @@ a drifted file stay) · **o** open the file in memory mode · **p** the raw reco
         bar.append(" (w)", style="dim")
         if problem:
             bar.append(f"  ✗ {problem}", style="bold red")
-        self.query_one("#pending-bar", Static).update(bar)
+        self.query_one("#pending-bar", QueueBar).show(bar, spans)
 
     # -- the detail pane ---------------------------------------------------------------------------
 
@@ -411,8 +416,8 @@ a drifted file stay) · **o** open the file in memory mode · **p** the raw reco
             self._set("#detail-title", Text("No staged writes", style="bold"))
             self._set("#detail-summary", Text(
                 f"Write approval is {approval}. With it on, Hermes stages every memory write in "
-                "pending/memory/ instead of applying it, and they wait here for you; background-review "
-                "writes may be staged even when it is off. w turns it " + ("off." if self._write_approval else "on.")))
+                "pending/memory/ instead of applying it, and they wait here for you. w turns it "
+                + ("off." if self._write_approval else "on.")))
             for name in ("#detail-status", "#detail-warnings", "#detail-findings", "#detail-raw"):
                 self._set(name, "")
             gauges.display = False
@@ -510,6 +515,9 @@ a drifted file stay) · **o** open the file in memory mode · **p** the raw reco
                 if getattr(f, "hermes_blocks", False):
                     out.append("  · Hermes blocks this entry from the prompt", style="italic")
         return out
+
+    def action_skills_queue(self) -> None:
+        self.app.switch_mode("skills")
 
     @on(OptionList.OptionHighlighted, "#pending-list")
     def highlighted(self) -> None:
@@ -781,8 +789,8 @@ a drifted file stay) · **o** open the file in memory mode · **p** the raw reco
             body = Text("Turn write approval on? Hermes will stage every memory write here for you to approve "
                         "instead of applying it.\n\nOnly the memory.write_approval line of config.yaml changes.")
         else:
-            body = Text("Turn write approval off? Hermes will apply memory writes at once (background-review "
-                        "writes may still be staged).\n\nOnly the memory.write_approval line of config.yaml changes.")
+            body = Text("Turn write approval off? Hermes will apply memory writes at once, its background "
+                        "review's included.\n\nOnly the memory.write_approval line of config.yaml changes.")
         if not await self.app.push_screen_wait(ConfirmDialog(f"Write approval {'on' if on else 'off'}", body,
                                                              yes=f"Turn {'on' if on else 'off'}")):
             return

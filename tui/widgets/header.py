@@ -1,4 +1,5 @@
-"""The top line on every screen: home, profile, the four modes, pending count, review status."""
+"""The top line on every screen: home, profile, the four modes, both pending counts (memory and
+skill writes), review status."""
 
 from __future__ import annotations
 
@@ -34,9 +35,17 @@ class HmcHeader(Widget):
         width = self.size.width
         compact = width < 100
         right = Text()
-        count = state["pending"]
+        count, skills = state["pending"], state.get("skills")
         shown = "  …" if count is None else f"{count:>3}"  # counted just after the first paint
-        right.append(f"{shown} pending", style="bold yellow" if count else "dim")  # fixed width: tabs don't jump
+        shown_skills = "…" if skills is None else str(skills)
+        if compact:  # " 13+7 pending": memory writes + skill writes
+            right.append(shown, style="bold yellow" if count else "dim")
+            right.append("+", style="dim")
+            right.append(f"{shown_skills:<2}pending", style="bold yellow" if skills else "dim")
+        else:  # fixed width: the tabs don't jump
+            right.append(f"{shown} pending", style="bold yellow" if count else "dim")
+            right.append(" · ", style="dim")
+            right.append(f"{shown_skills:>2} skills", style="bold yellow" if skills else "dim")
         right.append(" · ", style="dim")
         review = state["review"]
         if compact and review.startswith("review due"):

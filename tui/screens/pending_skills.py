@@ -1,0 +1,766 @@
+"""Pending mode, skills tab: the skill writes Hermes staged in pending/skills/, what approving each
+would do to skills/ (files, highlighted diffs, SKILL.md frontmatter before and after, sizes, the
+scan), and approve / edit / reject.
+
+Every verdict, plan and write is core.pending.skills.SkillQueue's; this screen only renders and
+asks. Reading the queue and building a long diff run in worker threads, so a 100 KB SKILL.md
+never holds the keys back. Everything shown from a record or a skill file is masked (secrets),
+made visible (controls, bidi overrides) and never read as markup.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from core import timefmt
+from core.home import tilde
+from core.pending.config_edit import ConfigEditError, set_write_approval
+from core.pending.skills import (BROKEN, GUARDED, SCANNER, FileChange, SkillApproveRefused, SkillInspection,
+                                 SkillPendingError)
+from tui.commands.common import Masker
+from tui.literal import literal, visible
+from tui.screens.base import ModeScreen
+from tui.screens.dialogs import ConfirmDialog, TextDialog
+from tui.screens.pending import short_ago
+from tui.screens.skill_edit import EDITABLE, SkillEditDialog
+from tui.skill_queue import skill_queue
+from tui.widgets.footer import KeyFooter
+from tui.widgets.header import HmcHeader
+from tui.widgets.lists import HmcList
+from tui.widgets.queue_tabs import QueueBar, queue_tabs
+from tui.widgets.skill_diff import SkillDiff, build
+
+STATUS = {
+    "broken": "✗ broken file", "malformed": "✗ malformed", "missing": "✗ missing", "exists": "✗ exists",
+    "no-match": "✗ no match", "ambiguous": "✗ ambiguous", "invalid": "✗ invalid", "too-large": "✗ too large",
+    "escapes": "✗ path escapes", "unreadable": "✗ unreadable", "pinned": "✗ pinned", "scanner": "⚠ scanner hit",
+    "guarded": "✗ Hermes guard", "needs-hermes": "✗ needs Hermes",
+}
+KEEP_ON_CLEAR = ("scanner", "guarded")  # `x` never rejects these (as `hmc pending reject invalid`)
+
+
+def status_of(ins: SkillInspection) -> tuple[str, str]:
+    if ins.can_apply:
+        return "✓ ready", "green"
+    return STATUS.get(ins.kind or "", "✗ can't apply"), "yellow" if ins.forcible else "red"
+
+
+def never_applies(ins: SkillInspection) -> bool:
+    """What `x` clears: the same records as `hmc pending reject invalid --subsystem skills`."""
+    return not ins.can_apply and ins.kind not in KEEP_ON_CLEAR
+
+
+def masker(ins: SkillInspection, reveal: bool) -> Masker:
+    r = ins.record
+    return Masker(reveal, [r.summary, r.payload, *[t for c in ins.changes for t in (c.before, c.after)]])
+
+
+def proposed(ins: SkillInspection) -> FileChange | None:
+    """For a record that can't apply (no plan): the text it asks to write, to show what it is."""
+    p = ins.record.payload or {}
+    name = p.get("name") if isinstance(p.get("name"), str) else "?"
+    if ins.record.action == "patch" and isinstance(p.get("old_string"), str) and isinstance(p.get("new_string"), str):
+        where = p.get("file_path") if isinstance(p.get("file_path"), str) and p.get("file_path") else "SKILL.md"
+        return FileChange(f"{name}/{where} (the patch asks)", "change", p["old_string"], p["new_string"])
+    key = EDITABLE.get(ins.record.action)
+    text = p.get(key) if key else None
+    if isinstance(text, str):
+        where = p.get("file_path") if key == "file_content" and isinstance(p.get("file_path"), str) else "SKILL.md"
+        return FileChange(f"{name}/{where}", "create", None, text)
+    return None
+
+
+@dataclass
+class Row:
+    ins: SkillInspection
+    age: str
+    name: str  # masked, visible
+    summary: str  # masked, visible, one line
+
+
+@dataclass
+class Detail:
+    """The detail pane's texts for one record and file, built off the UI thread."""
+    key: tuple
+    title: Text
+    summary: Text
+    status: Text
+    status_class: str
+    facts: Text
+    files: Text
+    findings: Text
+    diff: Text
+    raw: Text = field(default_factory=Text)
+
+
+class SkillsPendingScreen(ModeScreen):
+    MODE = "pending"  # the header's Pending tab; this is pending mode's second queue
+    AREA = "pending"
+    HELP = """\
+## Pending — skill writes
+The skill writes Hermes staged for approval (`pending/skills/`, `skills.write_approval: true`), oldest
+first. The lower pane shows what approving the highlighted one would do under `skills/`: every file it
+creates, changes or deletes, with the diff of one (**f** shows the next), SKILL.md's name and
+description before and after, sizes, the security scan, and why a write can't apply.
+**y** approve · **n** reject (**u** brings it back while hmc runs) · **e** edit the proposed text, then
+approve · **A** approve all (asks, with the counts; never past a scan hit) · **R** reject all · **x** clear
+those that can't apply (scanner hits and guarded writes stay) · **p** the raw record · **v** reveal
+secrets · **w** skill write approval on/off in config.yaml · **m** the memory queue.
+"""
+    BINDINGS = [
+        Binding("y", "approve", "Approve", id="pending.skills.approve",
+                tooltip="Apply the highlighted skill write as Hermes would, then clear it"),
+        Binding("n", "reject", "Reject", id="pending.skills.reject",
+                tooltip="Delete the highlighted skill write (u brings it back while hmc runs)"),
+        Binding("e", "edit", "Edit", id="pending.skills.edit",
+                tooltip="Change the proposed SKILL.md, file or replacement, then approve it"),
+        Binding("A", "approve_all", "Approve all", id="pending.skills.approve_all",
+                tooltip="Approve every skill write that can apply, oldest first; the rest stay with their reasons"),
+        Binding("R", "reject_all", "Reject all", id="pending.skills.reject_all",
+                tooltip="Delete every staged skill write (asks first)"),
+        Binding("x", "reject_invalid", "Clear invalid", id="pending.skills.reject_invalid",
+                tooltip="Reject the skill writes that can't apply; scanner hits and guarded writes stay"),
+        Binding("f", "next_file", "File", id="pending.skills.file", tooltip="Show the diff of the next file"),
+        Binding("p", "raw", "Raw", id="pending.skills.raw", tooltip="The record file exactly as Hermes wrote it"),
+        Binding("v", "reveal", "Reveal", id="pending.skills.reveal", tooltip="Show or mask the secrets found"),
+        Binding("u", "undo_reject", "Unreject", id="pending.skills.undo_reject",
+                tooltip="Bring back the last skill write rejected here"),
+        Binding("w", "toggle_approval", "Approval", id="pending.skills.write_approval",
+                tooltip="Turn skill write approval on or off (only the skills.write_approval line changes)"),
+        Binding("m", "memory_queue", "Memory", id="pending.skills.memory", tooltip="The memory writes queue"),
+    ]
+    DEFAULT_CSS = """
+    SkillsPendingScreen #skills-bar { height: 1; padding: 0 1; background: $boost; }
+    SkillsPendingScreen #skills-columns { height: 1; padding: 0 1; color: $text-muted; text-style: bold; }
+    SkillsPendingScreen #skills-list { height: auto; min-height: 3; max-height: 12; border: none; padding: 0; }
+    SkillsPendingScreen #skills-detail { height: 1fr; border: round $panel-lighten-2; padding: 0 1; }
+    SkillsPendingScreen #skills-detail:focus-within { border: round $accent; }
+    SkillsPendingScreen .detail-gap { margin-top: 1; }
+    SkillsPendingScreen #skill-status.-ok { color: $text-success; }
+    SkillsPendingScreen #skill-status.-bad { color: $text-error; text-style: bold; }
+    SkillsPendingScreen #skill-status.-warn { color: $text-warning; text-style: bold; }
+    SkillsPendingScreen #skill-findings { color: $text-warning; }
+    SkillsPendingScreen #skill-raw { color: $text-muted; }
+    """
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.rows: list[Row] = []
+        self.loaded = False
+        self.reveal = False
+        self.file_index = 0
+        self.write_approval = False
+        self.guard: str | None = None
+        self.problem: str | None = None
+        self.rejected: list[tuple[str, Path, bytes]] = []  # (id, path, bytes) for u, newest last
+        self._detail_key: tuple | None = None
+
+    def compose(self) -> ComposeResult:
+        yield HmcHeader()
+        yield QueueBar(id="skills-bar")
+        yield Static("", id="skills-columns", markup=False)
+        yield HmcList(id="skills-list")
+        with VerticalScroll(id="skills-detail"):
+            yield Static("", id="skill-title", markup=False)
+            yield Static("", id="skill-summary", markup=False)
+            yield Static("", id="skill-status", markup=False, classes="detail-gap")
+            yield Static("", id="skill-facts", markup=False, classes="detail-gap")
+            yield Static("", id="skill-files", markup=False, classes="detail-gap")
+            yield Static("", id="skill-findings", markup=False, classes="detail-gap")
+            yield SkillDiff(id="skill-diff", classes="detail-gap")
+            yield Static("", id="skill-raw", markup=False, classes="detail-gap")
+        yield KeyFooter()
+
+    def on_mount(self) -> None:
+        self.ready = asyncio.Event()  # set once the queue has been read (actions wait for it)
+        self.app.pending_changed.subscribe(self, lambda _=None: self.reload())
+        self.app.header_changed.subscribe(self, lambda _=None: self._fill_bar())
+        self.reload()
+        self.query_one("#skills-list", OptionList).focus()
+
+    def on_screen_resume(self) -> None:
+        self.reload()
+
+    def on_resize(self) -> None:
+        self._fill_list()
+        self._fill_bar()
+
+    # -- data ------------------------------------------------------------------------------------
+
+    @property
+    def queue(self):
+        return skill_queue(self.app.curator)
+
+    @property
+    def current(self) -> SkillInspection | None:
+        lst = self.query_one("#skills-list", OptionList)
+        if lst.highlighted is None or not (0 <= lst.highlighted < len(self.rows)):
+            return None
+        return self.rows[lst.highlighted].ins
+
+    def reload(self) -> None:
+        self.run_worker(self._load, thread=True, exclusive=True, group="skills-load", exit_on_error=False)
+
+    def _load(self) -> None:
+        queue = self.queue
+        now = self.app.curator.now()
+        rows, problem = [], None
+        try:
+            queue.recover_claims()
+            for record in queue.list():
+                ins = queue.inspect(record)
+                mask = masker(ins, False)
+                rows.append(Row(ins, timefmt.ago(record.created_at, now) if record.created_at else "?",
+                                visible(mask(record.name or "?")), visible(" ".join(mask(record.summary).split()))))
+        except (OSError, SkillPendingError) as exc:
+            problem = f"pending/skills can't be read: {exc}"
+        approval, guard = queue.write_approval(), queue.guard_reason()
+        self.app.call_from_thread(self._loaded, rows, approval, guard, problem)
+
+    def _loaded(self, rows: list[Row], approval: bool, guard: str | None, problem: str | None) -> None:
+        self.rows, self.write_approval, self.guard, self.problem = rows, approval, guard, problem
+        self.loaded = True
+        self.ready.set()
+        self._detail_key = None
+        self._fill_list()
+        self._fill_bar()
+        self.show_detail()
+        self.refresh_bindings()
+
+    # -- the list ----------------------------------------------------------------------------------
+
+    def _widths(self) -> tuple[int, int, int, int, int, bool]:
+        """(id, age, action, name, status) widths and whether the age is short, for the list width."""
+        width = max(40, (self.query_one("#skills-list").size.width or self.app.size.width) - 3)
+        status = max([len(status_of(r.ins)[0]) for r in self.rows] + [8]) + 2
+        name = min(max([len(r.name) for r in self.rows] + [6]) + 2, 26)
+        short = width < 110
+        age = 5 if short else 15
+        fixed = 10 + age + 12 + name + status
+        if width - fixed < 20:
+            name = max(12, name - (20 - (width - fixed)))
+        return 10, age, 12, name, status, short
+
+    def _fill_list(self) -> None:
+        if not self.is_mounted:
+            return
+        lst = self.query_one("#skills-list", OptionList)
+        keep = self.current.id if self.current is not None else None
+        old = lst.highlighted
+        w_id, w_age, w_action, w_name, w_status, short = self._widths()
+        width = max(40, (lst.size.width or self.app.size.width) - 3)
+        self.query_one("#skills-columns", Static).update(Text(
+            f"{'id':<{w_id}}{'age' if short else 'staged':<{w_age}}{'action':<{w_action}}{'skill':<{w_name}}"
+            f"{'status':<{w_status}}summary"))
+        lst.clear_options()
+        if not self.rows:
+            note = "Reading pending/skills/…" if not self.loaded else "No skill writes wait for approval."
+            lst.add_option(Option(Text(" " + note, style="dim"), id="empty", disabled=True))
+            return
+        options = []
+        for n, row in enumerate(self.rows):
+            r = row.ins.record
+            line = Text(" ", no_wrap=True, overflow="ellipsis")
+            line.append(f"{visible(r.id)[:w_id - 1]:<{w_id}}", style="bold")
+            line.append(f"{short_ago(row.age) if short else row.age:<{w_age}}")
+            line.append(f"{visible(r.action or '—')[:w_action - 1]:<{w_action}}")
+            name = row.name if len(row.name) < w_name else row.name[:w_name - 2] + "…"
+            line.append(f"{name:<{w_name}}")
+            text, style = status_of(row.ins)
+            line.append(f"{text:<{w_status}}", style=style)
+            if r.auto:
+                line.append("auto ", style="magenta")
+            line.append(row.summary)
+            line.truncate(width + 1, overflow="ellipsis")
+            options.append(Option(line, id=f"s-{n}"))
+        lst.add_options(options)
+        ids = [row.ins.id for row in self.rows]
+        lst.highlighted = ids.index(keep) if keep in ids else min(old or 0, len(self.rows) - 1)
+
+    def _fill_bar(self) -> None:
+        if not self.is_mounted:
+            return
+        narrow = self.app.size.width < 110
+        state = self.app.header_state(quick=True)
+        skills = len(self.rows) if self.loaded else state.get("skills")
+        bar, spans = queue_tabs(state.get("pending"), skills, "skills")
+        bar.append("  ")
+        if self.rows:
+            oldest = min((r.ins.record.created_at for r in self.rows if r.ins.record.created_at), default=0)
+            if oldest and not narrow:
+                bar.append(f"oldest {timefmt.ago(oldest, self.app.curator.now())} · ")
+            bad = sum(1 for r in self.rows if not r.ins.can_apply)
+            if bad:
+                bar.append(f"{bad} can't apply · ", style="yellow")
+        bar.append("approval " if narrow else "skill write approval ")
+        bar.append("on" if self.write_approval else "off", style="bold")
+        bar.append(" (w)", style="dim")
+        if self.problem:
+            bar.append(f"  ✗ {self.problem}", style="bold red")
+        self.query_one("#skills-bar", QueueBar).show(bar, spans)
+
+    @on(OptionList.OptionHighlighted, "#skills-list")
+    def highlighted(self) -> None:
+        self.file_index = 0
+        self.show_detail()
+        self.refresh_bindings()
+
+    @on(OptionList.OptionSelected, "#skills-list")
+    def selected(self) -> None:
+        self.query_one("#skills-detail").focus()
+
+    # -- the detail pane ---------------------------------------------------------------------------
+
+    def show_detail(self) -> None:
+        if not self.is_mounted:
+            return
+        ins = self.current
+        if ins is None:
+            self._apply(self._empty_detail())
+            return
+        key = (ins.id, ins.record.created_at, self.file_index, self.reveal, id(ins))
+        if key == self._detail_key:
+            return
+        self._detail_key = key
+        now = self.app.curator.now()
+        self.run_worker(lambda: self._build_detail(ins, key, now), thread=True, exclusive=True,
+                        group="skills-detail", exit_on_error=False)
+
+    def _empty_detail(self) -> Detail:
+        on_off = "on" if self.write_approval else "off"
+        summary = Text(f"Skill write approval is {on_off}. With it on, Hermes stages every skill write "
+                       "(create, edit, patch, delete, supporting files) in pending/skills/ instead of applying "
+                       "it, and they wait here for you. w turns it " + ("off." if self.write_approval else "on."))
+        if self.guard:
+            summary.append("\n\n")
+            summary.append_text(literal(self.guard, "yellow"))
+        title = Text("Reading the skills queue…" if not self.loaded else "No staged skill writes", style="bold")
+        return Detail(("empty",), title, summary, Text(), "", Text(), Text(), Text(), Text())
+
+    def _build_detail(self, ins: SkillInspection, key: tuple, now: float) -> None:
+        detail = self.detail_for(ins, key, now)
+        self.app.call_from_thread(self._apply, detail)
+
+    def detail_for(self, ins: SkillInspection, key: tuple, now: float) -> Detail:
+        r = ins.record
+        mask = masker(ins, self.reveal)
+
+        def shown(text: object, style: str = "") -> Text:
+            return literal(mask(text), style)
+
+        title = literal(r.id if not r.broken else r.file, "bold")
+        if r.broken:
+            title.append(" · broken record file", style="bold")
+        else:
+            title.append(" · ", style="bold")
+            title.append_text(shown(f"{r.action or '?'} {r.name or '?'}", "bold"))
+        if r.created_at:
+            title.append(f" · staged {timefmt.ago(r.created_at, now)} ({timefmt.local_time(r.created_at)})")
+        if r.auto:
+            title.append("  [auto] background review", style="magenta")
+        summary = Text() if r.broken else shown(" ".join(r.summary.split()))
+        if ins.can_apply:
+            status, cls = Text("✓ Can apply: y approves exactly the change below."), "-ok"
+        elif ins.forcible:
+            status, cls = Text("⚠ Needs confirmation: ") + shown(ins.reason or "") + Text(" (y asks first)."), "-warn"
+        elif ins.kind == BROKEN:
+            status = Text("✗ Can't read this file as a record: ") + shown(r.broken or ins.reason or "")
+            status.append(" (n rejects it).")
+            cls = "-bad"
+        else:
+            status, cls = Text("✗ Can't apply: ") + shown(ins.reason or ""), "-bad"
+            if ins.kind != GUARDED:
+                status.append(" (n rejects it; x clears every write that can't apply).")
+        facts = Text()
+        if ins.skill_dir:
+            facts.append("folder  ", style="bold")
+            facts.append_text(shown(ins.skill_dir + "/"))
+        b, a = ins.frontmatter_before, ins.frontmatter_after
+        sides = (("before", b), ("after ", a)) if ins.changes else (("now   ", b),) if b is not None else ()
+        if b is not None or a is not None:
+            for label, fm in sides:
+                facts.append(f"\nSKILL.md {label}  " if facts else f"SKILL.md {label}  ", style="bold")
+                if fm is None:
+                    facts.append("(none)", style="dim")
+                else:
+                    facts.append("name ", style="dim")
+                    facts.append_text(shown(fm.name or "?"))
+                    facts.append(" · description ", style="dim")
+                    facts.append_text(shown(fm.description or "?"))
+        changes = list(ins.changes)
+        files = Text()
+        shown_change: FileChange | None = None
+        if changes:
+            index = self.file_index % len(changes)
+            shown_change = changes[index]
+            files.append(f"{len(changes)} file{'s' if len(changes) != 1 else ''} under skills/"
+                         + (" (f: next)" if len(changes) > 1 else "") + "\n", style="bold")
+            for n, c in enumerate(changes):
+                mark = "▶ " if n == index else "  "
+                files.append(mark, style="bold")
+                files.append(f"{c.kind:<7} ", style={"create": "green", "delete": "red"}.get(c.kind, "yellow"))
+                files.append_text(shown(c.path))
+                files.append(f"  {_size(c.size_before)} → {_size(c.size_after)}", style="dim")
+                if n < len(changes) - 1:
+                    files.append("\n")
+        elif not r.broken:
+            shown_change = proposed(ins)
+            if shown_change is not None:
+                files.append("What the record asks (nothing under skills/ would change):", style="bold")
+        findings = Text()
+        for f in ins.findings:
+            findings.append("\n" if findings else "Security scan of the text this write adds:\n")
+            findings.append(f"  {f.severity.upper():<8} ", style="bold")
+            findings.append_text(shown(f"{f.rule}: {f.detail}" if not str(f.detail).startswith(f.rule) else f.detail))
+            if getattr(f, "secret", False) and not self.reveal:
+                findings.append("  (v reveals)", style="dim")
+        diff = build(shown_change, mask) if shown_change is not None else Text()
+        raw = Text()
+        if r.broken:
+            try:
+                data = r.path.read_bytes()[:2000].decode("utf-8", "replace")
+            except OSError as exc:
+                data = f"(can't be read: {exc.strerror or exc})"
+            raw.append(f"{r.file} as it is on disk:\n", style="bold")
+            raw.append_text(shown(data or "(empty)"))
+        return Detail(key, title, summary, status, cls, facts, files, findings, diff, raw)
+
+    def _apply(self, d: Detail) -> None:
+        if not self.is_mounted or (d.key != ("empty",) and d.key != self._detail_key):
+            return  # a later selection won
+        self._set("#skill-title", d.title)
+        self._set("#skill-summary", d.summary)
+        self._set("#skill-status", d.status)
+        status = self.query_one("#skill-status", Static)
+        for cls in ("-ok", "-bad", "-warn"):
+            status.set_class(cls == d.status_class, cls)
+        self._set("#skill-facts", d.facts)
+        self._set("#skill-files", d.files)
+        self._set("#skill-findings", d.findings)
+        diff = self.query_one("#skill-diff", SkillDiff)
+        diff.show(d.diff)
+        diff.display = bool(d.diff.plain)
+        self._set("#skill-raw", d.raw)
+
+    def _set(self, name: str, content: Text) -> None:
+        widget = self.query_one(name, Static)
+        widget.update(content)
+        widget.display = bool(content.plain.strip())
+
+    # -- what can apply now ------------------------------------------------------------------------
+
+    def why_not(self, action: str) -> str | None:
+        if not self.is_mounted or not self.loaded:
+            return None  # the queue is being read: the action waits for it
+        ins = self.current
+        none = "no skill write waits for approval" if not self.rows else "no skill write is selected"
+        if action == "approve":
+            if ins is None:
+                return f"Approve: {none}"
+            if not (ins.can_apply or ins.forcible):
+                return f"Approve: {ins.reason or 'this write can not apply'}"
+            return None
+        if action == "reject":
+            return None if ins is not None else f"Reject: {none}"
+        if action == "edit":
+            if ins is None:
+                return f"Edit: {none}"
+            if ins.record.broken or ins.record.action not in EDITABLE:
+                return "Edit: only a create, edit, patch or write_file has text to edit"
+            if ins.kind == GUARDED:
+                return f"Edit: {ins.reason}"
+            return None
+        if action in ("approve_all", "reject_all"):
+            if not self.rows:
+                return f"{'Approve' if action == 'approve_all' else 'Reject'} all: {none}"
+            if action == "approve_all" and self.guard:
+                return f"Approve all: {self.guard}"
+            return None
+        if action == "reject_invalid":
+            return None if any(never_applies(r.ins) for r in self.rows) else \
+                "Clear invalid: every staged skill write can apply (or waits for your decision)"
+        if action == "next_file":
+            if ins is None or len(ins.changes) < 2:
+                return "File: this write changes one file at most"
+            return None
+        if action == "raw":
+            return None if ins is not None else f"Raw: {none}"
+        if action == "reveal":
+            if ins is None or not any(getattr(f, "secret", False) for f in ins.findings):
+                return "Reveal: the scanner found no secret in this write"
+            return None
+        if action == "undo_reject":
+            return None if self.rejected else "Unreject: no skill write was rejected here since hmc started"
+        return None
+
+    # -- after a change ------------------------------------------------------------------------------
+
+    def changed(self) -> None:
+        written = getattr(self.app, "pending_written", None)
+        if written is not None:
+            written()
+        self.reload()
+
+    # -- actions ---------------------------------------------------------------------------------------
+
+    def action_memory_queue(self) -> None:
+        self.app.switch_mode("pending")
+
+    def action_next_file(self) -> None:
+        self.file_index += 1
+        self.show_detail()
+
+    def action_reveal(self) -> None:
+        self.reveal = not self.reveal
+        self.show_detail()
+        self.notify("Secrets shown." if self.reveal else "Secrets masked.", markup=False)
+
+    def action_raw(self) -> None:
+        ins = self.current
+        if ins is None:
+            return
+        r = ins.record
+        try:
+            text = r.path.read_bytes().decode("utf-8", "replace")
+        except OSError as exc:
+            text = f"(can't be read: {exc.strerror or exc})"
+        if not r.broken:
+            try:
+                text = json.dumps(json.loads(text), indent=2, ensure_ascii=False)
+            except ValueError:
+                pass
+        note = tilde(r.path) + ("" if self.reveal else " · secrets masked (v reveals)")
+        self.app.push_screen(TextDialog(f"Raw record — {r.file}", masker(ins, self.reveal)(text) or "(empty file)",
+                                        note=note))
+
+    async def _confirm_scan(self, findings) -> bool:
+        from tui.screens.dialogs import scan_body
+
+        return bool(await self.app.push_screen_wait(ConfirmDialog(
+            "Write despite the security scan?", scan_body(list(findings)), yes="Write anyway", danger=True)))
+
+    async def approve(self, ins: SkillInspection, content: str | None = None, force: bool = False) -> bool:
+        try:
+            done = await asyncio.to_thread(self.queue.approve, ins.id, force=force, content=content)
+        except SkillApproveRefused as exc:
+            if exc.kind == SCANNER and not force:
+                found = self.queue.inspect(ins.record, None if content is None else {
+                    **(ins.record.payload or {}), EDITABLE[ins.record.action]: content}).findings
+                if await self._confirm_scan(found):
+                    return await self.approve(ins, content, force=True)
+                self.notify("Nothing was written.", title="Cancelled", markup=False)
+            else:
+                self.notify(str(exc), title=f"Kept {ins.id}: not approved", severity="error", timeout=10,
+                            markup=False)
+            self.changed()
+            return False
+        except (SkillPendingError, OSError) as exc:
+            self.notify(str(exc), title="Not approved", severity="error", timeout=10, markup=False)
+            self.changed()
+            return False
+        self.changed()
+        what = ", ".join(f"{c.kind} {c.path}" for c in done.changes) or "nothing to change"
+        self.notify(f"{what}\nunder {tilde(self.queue.skills)}", title=f"Approved {ins.id}"
+                    + (" (edited)" if content is not None else ""), markup=False)
+        return True
+
+    @work(exclusive=True, group="skills-write")
+    async def action_approve(self) -> None:
+        await self.ready.wait()
+        ins = self.current
+        if ins is None:
+            return
+        if not (ins.can_apply or ins.forcible):
+            self.notify(ins.reason or "This write can't apply.", title="Can't approve", severity="warning",
+                        markup=False)
+            return
+        if ins.forcible:
+            if not await self._confirm_scan(ins.findings):
+                return
+            await self.approve(ins, force=True)
+            return
+        await self.approve(ins)
+
+    @work(exclusive=True, group="skills-write")
+    async def action_edit(self) -> None:
+        await self.ready.wait()
+        ins = self.current
+        if ins is None or ins.record.broken or ins.record.action not in EDITABLE:
+            return
+        r = ins.record
+        what = {"content": "SKILL.md", "file_content": (r.payload or {}).get("file_path") or "the file",
+                "new_string": "the patch's replacement"}[EDITABLE[r.action]]
+        title = f"Edit {visible(what)}, then approve {r.id} ({r.action} {visible(r.name)})"
+        text = await self.app.push_screen_wait(SkillEditDialog(self.queue, r, title=title))
+        if text is None:
+            return
+        await self.approve(ins, content=text)
+
+    @work(exclusive=True, group="skills-write")
+    async def action_reject(self) -> None:
+        await self.ready.wait()
+        ins = self.current
+        if ins is None:
+            return
+        r = ins.record
+        try:
+            data = await asyncio.to_thread(r.path.read_bytes)
+        except OSError:
+            data = None
+        try:
+            await asyncio.to_thread(self.queue.reject, r.id)
+        except (SkillPendingError, OSError) as exc:
+            self.notify(str(exc), title="Not rejected", severity="error", markup=False)
+            self.changed()
+            return
+        if data is not None:
+            self.rejected.append((r.id, r.path, data))
+        self.changed()
+        self.notify(f"Rejected {r.id}: nothing was written under skills/. u brings it back.", title="Rejected",
+                    markup=False)
+
+    @work(exclusive=True, group="skills-write")
+    async def action_undo_reject(self) -> None:
+        await self.ready.wait()
+        if not self.rejected:
+            return
+        rid, path, data = self.rejected[-1]
+        try:
+            await asyncio.to_thread(restore_record, path, data)
+        except (OSError, FileExistsError) as exc:
+            self.notify(str(exc), title="Nothing brought back", severity="warning", markup=False)
+            return
+        self.rejected.pop()
+        self.changed()
+        self.notify(f"{rid} is back in the queue.", title="Unrejected", markup=False)
+
+    @work(exclusive=True, group="skills-write")
+    async def action_approve_all(self) -> None:
+        await self.ready.wait()
+        if not self.rows or self.guard:
+            return
+        ok, bad = await asyncio.to_thread(self.queue.simulate_all)
+        n = ok + bad
+        body = Text(f"Approve all {n} staged skill write{'s' if n != 1 else ''}, oldest first?\n\n")
+        body.append(f"  {ok} will be written under skills/\n", style="green")
+        if bad:
+            scan = sum(1 for r in self.rows if r.ins.kind == SCANNER)
+            body.append(f"  {bad} can't apply (in order) and stay pending with their reasons\n", style="red")
+            if scan:
+                body.append(f"  (of those, {scan} flagged by the security scan: approve all never writes "
+                            "past a scan hit; y asks for each)\n", style="yellow")
+        body.append("\nEach write is checked again as it is applied; a failure keeps that record.")
+        if not await self.app.push_screen_wait(ConfirmDialog("Approve all skill writes", body, yes="Approve all")):
+            return
+        done, failed = await asyncio.to_thread(self.queue.approve_all)
+        self.changed()
+        text = f"Applied {len(done)}"
+        if failed:
+            text += f"; kept {len(failed)} that can't apply (x clears those)"
+        self.notify(text + ".", title="Approve all skill writes", severity="warning" if failed else "information",
+                    timeout=10, markup=False)
+
+    async def _reject_many(self, targets: list[SkillInspection], title: str) -> None:
+        done, failed = 0, 0
+        for ins in targets:
+            try:
+                data = ins.record.path.read_bytes()
+            except OSError:
+                data = None
+            try:
+                await asyncio.to_thread(self.queue.reject, ins.id)
+            except (SkillPendingError, OSError):
+                failed += 1
+                continue
+            done += 1
+            if data is not None:
+                self.rejected.append((ins.id, ins.record.path, data))
+        self.changed()
+        self.notify(f"Rejected {done}." + (f" {failed} could not be removed." if failed else ""), title=title,
+                    markup=False)
+
+    @work(exclusive=True, group="skills-write")
+    async def action_reject_all(self) -> None:
+        await self.ready.wait()
+        n = len(self.rows)
+        if not n:
+            return
+        body = Text(f"Reject all {n} staged skill write{'s' if n != 1 else ''}? Nothing is written under skills/.\n\n"
+                    "u brings back the last one rejected while hmc runs.")
+        if not await self.app.push_screen_wait(ConfirmDialog("Reject all skill writes", body, yes=f"Reject {n}",
+                                                             danger=True)):
+            return
+        await self._reject_many([r.ins for r in self.rows], "Reject all")
+
+    @work(exclusive=True, group="skills-write")
+    async def action_reject_invalid(self) -> None:
+        await self.ready.wait()
+        bad = [r.ins for r in self.rows if never_applies(r.ins)]
+        if not bad:
+            return
+        body = Text(f"Reject the {len(bad)} staged skill write{'s' if len(bad) != 1 else ''} that can't apply?\n\n")
+        for ins in bad[:8]:
+            body.append(f"  {visible(ins.id)}  ", style="bold")
+            reason = masker(ins, False)(ins.reason or "")
+            body.append_text(literal(reason[:70] + ("…" if len(reason) > 70 else ""), "dim"))
+            body.append("\n")
+        if len(bad) > 8:
+            body.append(f"  … and {len(bad) - 8} more\n", style="dim")
+        body.append("\nKept: scanner hits (your decision) and writes Hermes's own guard must decide.\n")
+        body.append("u brings back the last one rejected.", style="dim")
+        if not await self.app.push_screen_wait(ConfirmDialog("Clear invalid skill writes", body, yes="Reject them",
+                                                             danger=True)):
+            return
+        await self._reject_many(bad, "Cleared")
+
+    @work(exclusive=True, group="skills-write")
+    async def action_toggle_approval(self) -> None:
+        await self.ready.wait()
+        path = self.app.curator.home.config_path
+        on = not self.write_approval
+        if on:
+            body = Text("Turn skill write approval on? Hermes will stage every skill write (create, edit, patch, "
+                        "delete, supporting files) here for you to approve instead of applying it.\n\n"
+                        "Only the skills.write_approval line of config.yaml changes.")
+        else:
+            body = Text("Turn skill write approval off? Hermes will apply skill writes at once, its background "
+                        "review's included.\n\nOnly the skills.write_approval line of config.yaml changes.")
+        if not await self.app.push_screen_wait(ConfirmDialog(f"Skill write approval {'on' if on else 'off'}", body,
+                                                             yes=f"Turn {'on' if on else 'off'}")):
+            return
+        try:
+            edit = await asyncio.to_thread(set_write_approval, path, on, "skills")
+        except ConfigEditError as exc:
+            self.notify(str(exc), title="config.yaml unchanged", severity="error", timeout=10, markup=False)
+            return
+        self.reload()
+        where = "created config.yaml" if edit.created else f"config.yaml line {edit.line}"
+        self.notify(f"Skill write approval is {'on' if on else 'off'} ({where}). Hermes picks it up the next time "
+                    "it loads config.yaml.", title="Skill write approval", markup=False)
+
+
+def _size(n: int | None) -> str:
+    return "—" if n is None else f"{n:,} B"
+
+
+def restore_record(path: Path, data: bytes) -> None:
+    """Put a rejected record back exactly as it was; never over a record staged meanwhile."""
+    import os
+
+    from core.store.atomic import atomic_write
+
+    if os.path.lexists(path):
+        raise FileExistsError(f"{path.name} exists again (staged meanwhile?): nothing brought back")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(path, data, prefix=f".{path.name}.tmp.", suffix="")
