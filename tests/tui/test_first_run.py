@@ -239,3 +239,20 @@ def test_without_a_terminal_the_tui_refuses_like_the_cli(work):
         assert "--init" in result.stderr and "hmc demo" in result.stderr  # what to do instead
         assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
     assert listing(work) == ["empty"]
+
+
+async def test_on_a_short_terminal_the_buttons_stay_in_view(work):
+    """The text scrolls; the reason and the buttons are always on screen (here 60×16, with an error)."""
+    from textual.widgets import Button
+
+    (work / "file").write_text("")
+    app = FirstRunApp(work / "file" / "home", MISSING)
+    async with app.run_test(size=(60, 16)) as pilot:
+        await pilot.press("y")
+        await pilot.pause()
+        await pilot.pause()
+        assert app.query_one("#first-run-error", Static).region.bottom <= 16
+        for button in app.query(Button):
+            assert button.region.height and button.region.bottom <= 16, button.id
+        await pilot.press("n")
+    assert app.return_value == QUIT

@@ -15,7 +15,7 @@ from rich.text import Text
 from textual import on
 from textual.app import App, ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Label, Static
 
 from core.home import default_home, is_hermes_home, tilde
@@ -88,7 +88,7 @@ class FirstRunApp(App[str]):
     #first-run { width: 86; max-width: 100%; height: auto; max-height: 100%; border: thick $accent;
                  background: $surface; padding: 1 2; }
     #first-run-title { width: 1fr; margin-bottom: 1; }
-    #first-run-body { height: auto; }
+    #first-run-scroll, #first-run-body { height: auto; }
     #first-run-error { height: auto; margin-top: 1; color: $text-error; text-style: bold; display: none; }
     #first-run-error.-shown { display: block; }
     #first-run-buttons { height: auto; margin-top: 1; align-horizontal: right; }
@@ -131,7 +131,8 @@ class FirstRunApp(App[str]):
         body.append("  quit; nothing is created (Escape too)")
         with Vertical(id="first-run"):
             yield Label(Text(f"hmc · {title}", "bold"), id="first-run-title")
-            yield Static(body, id="first-run-body", markup=False)
+            with VerticalScroll(id="first-run-scroll"):
+                yield Static(body, id="first-run-body", markup=False)
             yield Static("", id="first-run-error", markup=False)
             with Horizontal(id="first-run-buttons"):
                 yield Button("Create (y)", id="create", variant="primary")
@@ -149,6 +150,15 @@ class FirstRunApp(App[str]):
 
     def _fit(self) -> None:
         self.screen.set_class(self.size.height < 30, "-short")
+        self.call_after_refresh(self._fit_body)
+
+    def _fit_body(self) -> None:
+        """On a terminal too short for everything, the text scrolls and the buttons stay in view."""
+        box, scroll = self.query_one("#first-run"), self.query_one("#first-run-scroll")
+        rest = box.gutter.height + sum(
+            child.outer_size.height + child.styles.margin.top + child.styles.margin.bottom
+            for child in box.children if child is not scroll and child.display)
+        scroll.styles.max_height = max(3, self.size.height - rest)
 
     def on_key(self, event) -> None:
         """1…3 choose a button; ←/→ move between them (Enter presses the focused one)."""
@@ -179,5 +189,6 @@ class FirstRunApp(App[str]):
             error.update(literal(f"{exc} — nothing was created. Choose another folder with --home, "
                                  "try the demo (d), or quit (n)."))
             error.add_class("-shown")
+            self.call_after_refresh(self._fit_body)
             return
         self.exit(CREATED)
