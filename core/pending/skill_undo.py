@@ -54,7 +54,9 @@ class SkillUndoRefused(Exception):
         self.kind = kind
 
 
-class _Link(Exception):
+class SymlinkFound(Exception):
+    """A symbolic link below skills/ on the way to a path (`rel`: up to the link)."""
+
     def __init__(self, rel: str):
         super().__init__(rel)
         self.rel = rel
@@ -94,7 +96,7 @@ def describe(rec: TreeRecord) -> SkillUndo:
 
 
 def _open_dir(root: Path, parts: Sequence[str]) -> int:
-    """A descriptor of root/parts…, each component opened without following links. Raises _Link
+    """A descriptor of root/parts…, each component opened without following links. Raises SymlinkFound
     (a component is a link), FileNotFoundError (missing, or a file where a folder should be)."""
     fd = os.open(root, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
     for i, part in enumerate(parts):
@@ -108,7 +110,7 @@ def _open_dir(root: Path, parts: Sequence[str]) -> int:
             finally:
                 os.close(fd)
             if st is not None and stat.S_ISLNK(st.st_mode):
-                raise _Link("/".join(parts[:i + 1])) from None
+                raise SymlinkFound("/".join(parts[:i + 1])) from None
             if exc.errno in (errno.ENOENT, errno.ENOTDIR):
                 raise FileNotFoundError(errno.ENOENT, "not found", "/".join(parts[:i + 1])) from None
             raise
@@ -124,7 +126,7 @@ def _parent(root: Path, rel: str) -> tuple[int, str]:
 
 def state(root: Path, rel: str, budget: list[int] | None = None) -> PathState:
     """The state of root/rel, never following a link. A regular file's bytes are kept when
-    `budget` (remaining bytes, decremented) allows. Raises _Link, OSError."""
+    `budget` (remaining bytes, decremented) allows. Raises SymlinkFound, OSError."""
     try:
         dfd, name = _parent(root, rel)
     except FileNotFoundError:
@@ -179,7 +181,7 @@ def _walk(root: Path, rel: str) -> list[str]:
     return out
 
 
-def _link_refusal(rel: str) -> SkillUndoRefused:
+def link_refusal(rel: str) -> SkillUndoRefused:
     return SkillUndoRefused(ESCAPES, f"skills/{rel} is a symbolic link; hmc never writes through links")
 
 
@@ -188,7 +190,7 @@ def _link_refusal(rel: str) -> SkillUndoRefused:
 
 def capture(skills: Path, steps: Iterable[tuple]) -> tuple[list[PathChange], bool]:
     """The paths a plan's steps change, each with its state now and the state the plan leaves;
-    and whether the before-bytes were kept (within MAX_TREE_BYTES). Raises _Link, OSError."""
+    and whether the before-bytes were kept (within MAX_TREE_BYTES). Raises SymlinkFound, OSError."""
     budget = [MAX_TREE_BYTES]
     before: dict[str, PathState] = {}
     after: dict[str, PathState] = {}
@@ -249,7 +251,7 @@ def happened(skills: Path, rec: TreeRecord) -> bool:
     its after state (a half-done undo leaves the approval undoable)."""
     try:
         now = [(c, state(skills, c.path)) for c in rec.changes]
-    except (_Link, OSError):
+    except (SymlinkFound, OSError):
         return False
     if rec.undoes is not None:
         return all(c.after.same(s) for c, s in now)
@@ -300,8 +302,8 @@ def restore(history: History, skills: Path, rec: TreeRecord) -> TreeRecord:
     for c in rec.changes:
         try:
             cur = state(skills, c.path)
-        except _Link as exc:
-            raise _link_refusal(exc.rel) from None
+        except SymlinkFound as exc:
+            raise link_refusal(exc.rel) from None
         if c.before.same(cur):
             continue  # as it was before (that step never ran, or it changed nothing)
         if not c.after.same(cur):
@@ -334,11 +336,11 @@ def restore(history: History, skills: Path, rec: TreeRecord) -> TreeRecord:
         _apply(skills, [c for c, _ in todo], payloads)
     except BaseException as exc:
         (history.commit if happened(skills, undo) else history.abort)(undo.id)
-        if isinstance(exc, _Link):
-            raise _link_refusal(exc.rel) from None
+        if isinstance(exc, SymlinkFound):
+            raise link_refusal(exc.rel) from None
         if isinstance(exc, OSError):
-            raise SkillUndoRefused(FAILED, f"undo of {what} stopped: {exc.strerror or exc}; "
-                                           "what was restored stays in hmc's journal") from None
+            raise SkillUndoRefused(FAILED, f"undo of {what} stopped part-way ({exc.strerror or exc}); "
+                                           "undo again to finish it") from None
         raise
     history.commit(undo.id)
     return undo

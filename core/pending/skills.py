@@ -847,7 +847,7 @@ class SkillQueue:
         try:
             skill_undo.settle(history, root)
             changes, kept = skill_undo.capture(root, plan.steps)
-        except skill_undo._Link as exc:
+        except skill_undo.SymlinkFound as exc:
             raise SkillApproveRefused(record.id, ESCAPES, f"skills/{exc.rel} is a symbolic link; hmc never "
                                                           "writes through links") from None
         where = f"skills/{plan.skill_dir}"
@@ -907,6 +907,8 @@ class SkillQueue:
                     raise SkillUndoRefused(skill_undo.NOTHING, "hmc has approved no skill write here to undo")
                 skill_undo.restore(history, self._root, rec)
                 return skill_undo.describe(rec)
+        except skill_undo.SymlinkFound as exc:  # a link swapped in while looking
+            raise skill_undo.link_refusal(exc.rel) from None
         except OSError as exc:
             raise SkillUndoRefused(skill_undo.FAILED, f"undo failed: {exc.strerror or exc}") from None
 

@@ -386,3 +386,28 @@ def test_killed_after_the_write_before_the_record_is_deleted_it_is_never_applied
     assert sorted(os.listdir(folder)) == [f"{stage_other}.json"]
     assert (home / "skills" / "tools" / "alpha" / "references" / "new.md").read_text() == "new\n"
     assert queue.undoable().detail.endswith(f"(pending {rid})")
+
+
+def test_an_undo_stopped_part_way_finishes_when_run_again(home, tmp_path, monkeypatch):
+    queue = q(home, tmp_path)
+    before = tree(home / "skills")
+    ins = queue.approve(stage(home, {"action": "delete", "name": "alpha"}))
+    real, calls = os.replace, []
+
+    def second_fails(*a, **k):
+        calls.append(a)
+        if len(calls) == 2:
+            raise OSError(28, "No space left on device")
+        return real(*a, **k)
+
+    monkeypatch.setattr(os, "replace", second_fails)
+    with pytest.raises(SkillUndoRefused) as exc:
+        queue.undo()
+    assert exc.value.kind == "failed" and "undo again" in str(exc.value)
+    assert tree(home / "skills") != before
+    assert not [p for p in (home / "skills").rglob(".*hmc-undo*")]  # no temp file left
+    monkeypatch.setattr(os, "replace", real)
+    assert queue.undoable().record_id == ins.journal_id  # the half-done undo didn't count
+    queue.undo()
+    assert tree(home / "skills") == before
+    assert queue.undoable() is None
