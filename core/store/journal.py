@@ -302,46 +302,39 @@ class _Parser:
                 self.last = max(self.last, ref)
             return
         state = obj.pop("state", None)
+        rec: Record | TreeRecord
         if obj.get("type") == TREE:
             try:
-                tree = TreeRecord.from_json(obj)
+                rec = TreeRecord.from_json(obj)
             except (ValueError, TypeError):
                 return
-            self.last = max(self.last, tree.id)
-            if state == PREPARED:
-                self.tree_prepared[tree.id] = tree
-            elif state is None:
-                self.tree_committed[tree.id] = tree
-            return
-        try:
-            rec = Record(**{k: v for k, v in obj.items() if k in _FIELDS})
-        except TypeError:
-            return
-        if not isinstance(rec.id, int) or isinstance(rec.id, bool):
-            return
+            prepared, committed = self.tree_prepared, self.tree_committed
+        else:
+            try:
+                rec = Record(**{k: v for k, v in obj.items() if k in _FIELDS})
+            except TypeError:
+                return
+            if not isinstance(rec.id, int) or isinstance(rec.id, bool):
+                return
+            prepared, committed = self.prepared, self.committed
         self.last = max(self.last, rec.id)
         if state == PREPARED:
-            self.prepared[rec.id] = rec
+            prepared[rec.id] = rec
         elif state is None:
-            self.committed[rec.id] = rec
+            committed[rec.id] = rec
+
+    def _settled(self, prepared: dict, committed: dict) -> tuple[tuple, tuple]:
+        """(committed records, records in doubt), oldest first."""
+        done = dict(committed)
+        done.update((rid, rec) for rid, rec in prepared.items() if rid in self.commits)
+        doubt = tuple(r for rid, r in sorted(prepared.items()) if rid not in self.commits and rid not in self.aborts)
+        return tuple(r for _, r in sorted(done.items())), doubt
 
     def result(self) -> Journal:
         if self._result is None:
-            committed = dict(self.committed)
-            for rid, rec in self.prepared.items():
-                if rid in self.commits:
-                    committed[rid] = rec
-            doubt = tuple(r for rid, r in sorted(self.prepared.items())
-                          if rid not in self.commits and rid not in self.aborts)
-            trees = dict(self.tree_committed)
-            for rid, tree in self.tree_prepared.items():
-                if rid in self.commits:
-                    trees[rid] = tree
-            tree_doubt = tuple(r for rid, r in sorted(self.tree_prepared.items())
-                               if rid not in self.commits and rid not in self.aborts)
-            self._result = Journal(tuple(r for _, r in sorted(committed.items())), doubt,
-                                   frozenset(self.aborts), self.last, tuple(r for _, r in sorted(trees.items())),
-                                   tree_doubt)
+            records, doubt = self._settled(self.prepared, self.committed)
+            trees, tree_doubt = self._settled(self.tree_prepared, self.tree_committed)
+            self._result = Journal(records, doubt, frozenset(self.aborts), self.last, trees, tree_doubt)
         return self._result
 
     @property
