@@ -22,7 +22,7 @@ class SkillEditDialog(EntryEditor[str | None]):
 
     DEFAULT_CSS = """
     SkillEditDialog .edit-dialog { height: 90%; }
-    SkillEditDialog .edit-dialog TextArea { height: 1fr; }
+    SkillEditDialog .edit-dialog TextArea { height: 1fr !important; min-height: 3; }
     SkillEditDialog #edit-findings { max-height: 6; }
     """
     SAVE_LABEL = "Approve (ctrl+s)"

@@ -32,7 +32,8 @@ def lexer_for(path: str) -> str:
 
 def build(change, mask: Callable[[str], str] = lambda t: t, context: int = 3) -> Text:
     """The highlighted unified diff of one file change."""
-    lines = change.unified_diff(context)
+    # one element per diff line (a last line without a newline comes with its "\ No newline" note)
+    lines = [part + "\n" for chunk in change.unified_diff(context) for part in chunk[:-1].split("\n")]
     out = Text(no_wrap=False)
     if not lines:
         out.append("(no change to the text)", style="dim italic")
