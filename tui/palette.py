@@ -54,7 +54,7 @@ VERBS = {
     "pending.skills.file": "Show the next file of the skill write",
     "pending.skills.raw": "Show the raw skill record",
     "pending.skills.reveal": "Reveal or mask secrets in the skill write",
-    "pending.skills.undo_reject": "Unreject the last rejected skill write",
+    "pending.skills.undo": "Undo the last skill approval or rejection",
     "pending.skills.write_approval": "Turn skill write approval on or off",
     "pending.skills.memory": "Show the memory writes queue",
     "search.next": "Go to the next match",

@@ -15,7 +15,7 @@ def skill_queue(curator):
     if queue is None or Path(getattr(queue, "home", "")) != Path(curator.home.root):
         from core.pending.skills import SkillQueue
 
-        queue = SkillQueue(curator.home.root)
+        queue = SkillQueue(curator.home.root, history=getattr(curator, "history", None))
         _QUEUES.clear()  # only the current curator's is kept
         _QUEUES[id(curator)] = queue
     return queue

@@ -114,7 +114,26 @@ async def test_n_rejects_and_u_brings_it_back(demo_home, make_app):
         await settle(app, pilot)
         assert path.read_bytes() == raw
         assert await until(pilot, lambda: len(screen.rows) == 7)
-        assert screen.check_action("undo_reject", ()) is None
+        assert screen.check_action("undo", ()) is None
+
+
+async def test_u_undoes_the_last_approval_from_the_journal(demo_home, make_app):
+    before = tree(demo_home)
+    app = make_app(demo_home)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_skills(app, pilot, IDS["delete"])
+        assert screen.check_action("undo", ()) is None  # nothing approved or rejected yet
+        await pilot.press("y")
+        await settle(app, pilot)
+        assert not (demo_home / "skills/csv-export-v1").exists()
+        assert await until(pilot, lambda: screen.undoable is not None)
+        await pilot.press("u")
+        dialog = await until_dialog(pilot, ConfirmDialog)
+        assert "csv-export-v1" in dialog.body.plain and "recreate" in dialog.body.plain
+        await pilot.press("y")
+        await settle(app, pilot)
+        assert tree(demo_home) == before
+        assert await until(pilot, lambda: screen.undoable is None)
 
 
 async def test_e_edits_the_proposed_skill_md_then_approves_it(demo_home, make_app):

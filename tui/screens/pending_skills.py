@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,7 +28,7 @@ from core import timefmt
 from core.home import tilde
 from core.pending.config_edit import ConfigEditError, set_write_approval
 from core.pending.skills import (BROKEN, GUARDED, SCANNER, FileChange, SkillApproveRefused, SkillInspection,
-                                 SkillPendingError)
+                                 SkillPendingError, SkillUndoRefused)
 from tui.commands.common import Masker
 from tui.literal import literal, visible
 from tui.screens.base import ModeScreen
@@ -113,7 +114,8 @@ The skill writes Hermes staged for approval (`pending/skills/`, `skills.write_ap
 first. The lower pane shows what approving the highlighted one would do under `skills/`: every file it
 creates, changes or deletes, with the diff of one (**f** shows the next), SKILL.md's name and
 description before and after, sizes, the security scan, and why a write can't apply.
-**y** approve · **n** reject (**u** brings it back while hmc runs) · **e** edit the proposed text, then
+**y** approve · **n** reject · **u** undo the newest approval (hmc's journal puts the files back) or
+rejection (while hmc runs) · **e** edit the proposed text, then
 approve · **A** approve all (asks, with the counts; never past a scan hit) · **R** reject all · **x** clear
 those that can't apply (scanner hits and guarded writes stay) · **p** the raw record · **v** reveal
 secrets · **w** skill write approval on/off in config.yaml · **m** the memory queue.
@@ -134,8 +136,8 @@ secrets · **w** skill write approval on/off in config.yaml · **m** the memory 
         Binding("f", "next_file", "File", id="pending.skills.file", tooltip="Show the diff of the next file"),
         Binding("p", "raw", "Raw", id="pending.skills.raw", tooltip="The record file exactly as Hermes wrote it"),
         Binding("v", "reveal", "Reveal", id="pending.skills.reveal", tooltip="Show or mask the secrets found"),
-        Binding("u", "undo_reject", "Unreject", id="pending.skills.undo_reject",
-                tooltip="Bring back the last skill write rejected here"),
+        Binding("u", "undo", "Undo", id="pending.skills.undo",
+                tooltip="Undo the newest skill approval (its files put back) or bring back the last rejected write"),
         Binding("w", "toggle_approval", "Approval", id="pending.skills.write_approval",
                 tooltip="Turn skill write approval on or off (only the skills.write_approval line changes)"),
         Binding("m", "memory_queue", "Memory", id="pending.skills.memory", tooltip="The memory writes queue"),
@@ -163,7 +165,8 @@ secrets · **w** skill write approval on/off in config.yaml · **m** the memory 
         self.write_approval = False
         self.guard: str | None = None
         self.problem: str | None = None
-        self.rejected: list[tuple[str, Path, bytes]] = []  # (id, path, bytes) for u, newest last
+        self.rejected: list[tuple[str, Path, bytes, float]] = []  # (id, path, bytes, when) for u, newest last
+        self.undoable = None  # the approval u would undo (SkillQueue.undoable()), read with the queue
         self._detail_key: tuple | None = None
 
     def compose(self) -> ComposeResult:
@@ -226,10 +229,16 @@ secrets · **w** skill write approval on/off in config.yaml · **m** the memory 
         except (OSError, SkillPendingError) as exc:
             problem = f"pending/skills can't be read: {exc}"
         approval, guard = queue.write_approval(), queue.guard_reason()
-        self.app.call_from_thread(self._loaded, rows, approval, guard, problem)
+        try:
+            undoable = queue.undoable()
+        except (OSError, SkillPendingError, SkillUndoRefused):
+            undoable = None
+        self.app.call_from_thread(self._loaded, rows, approval, guard, problem, undoable)
 
-    def _loaded(self, rows: list[Row], approval: bool, guard: str | None, problem: str | None) -> None:
+    def _loaded(self, rows: list[Row], approval: bool, guard: str | None, problem: str | None,
+                undoable=None) -> None:
         self.rows, self.write_approval, self.guard, self.problem = rows, approval, guard, problem
+        self.undoable = undoable
         self.loaded = True
         self.ready.set()
         self._detail_key = None
@@ -500,8 +509,10 @@ secrets · **w** skill write approval on/off in config.yaml · **m** the memory 
             if ins is None or not any(getattr(f, "secret", False) for f in ins.findings):
                 return "Reveal: the scanner found no secret in this write"
             return None
-        if action == "undo_reject":
-            return None if self.rejected else "Unreject: no skill write was rejected here since hmc started"
+        if action == "undo":
+            if self.rejected or self.undoable is not None:
+                return None
+            return "Undo: hmc has approved no skill write here to undo, and none was rejected since hmc started"
         return None
 
     # -- after a change ------------------------------------------------------------------------------
@@ -571,7 +582,8 @@ secrets · **w** skill write approval on/off in config.yaml · **m** the memory 
             return False
         self.changed()
         what = ", ".join(f"{c.kind} {c.path}" for c in done.changes) or "nothing to change"
-        self.notify(f"{what}\nunder {tilde(self.queue.skills)}", title=f"Approved {ins.id}"
+        undo = "u undoes it" if getattr(done, "undo_note", None) is None else f"can't be undone: {done.undo_note}"
+        self.notify(f"{what}\nunder {tilde(self.queue.skills)} · {undo}", title=f"Approved {ins.id}"
                     + (" (edited)" if content is not None else ""), markup=False)
         return True
 
@@ -625,17 +637,22 @@ secrets · **w** skill write approval on/off in config.yaml · **m** the memory 
             self.changed()
             return
         if data is not None:
-            self.rejected.append((r.id, r.path, data))
+            self.rejected.append((r.id, r.path, data, time.time()))
         self.changed()
         self.notify(f"Rejected {r.id}: nothing was written under skills/. u brings it back.", title="Rejected",
                     markup=False)
 
     @work(exclusive=True, group="skills-write")
-    async def action_undo_reject(self) -> None:
+    async def action_undo(self) -> None:
+        """The newest of: hmc's last skill approval here (undone from its journal), the last rejection."""
         await self.ready.wait()
+        approval = self.undoable
+        if approval is not None and (not self.rejected or approval.ts >= self.rejected[-1][3]):
+            await self.undo_approval(approval)
+            return
         if not self.rejected:
             return
-        rid, path, data = self.rejected[-1]
+        rid, path, data, _when = self.rejected[-1]
         try:
             await asyncio.to_thread(restore_record, path, data)
         except (OSError, FileExistsError) as exc:
@@ -644,6 +661,22 @@ secrets · **w** skill write approval on/off in config.yaml · **m** the memory 
         self.rejected.pop()
         self.changed()
         self.notify(f"{rid} is back in the queue.", title="Unrejected", markup=False)
+
+    async def undo_approval(self, approval) -> None:
+        files = "\n".join(f"  {what:<9}{visible(path)}" for path, what in approval.files[:8])
+        body = literal(f"Undo {approval.detail}, approved {timefmt.ago(approval.ts, self.app.curator.now())}?\n\n"
+                       f"{files}\n\nOnly if every file still holds what the approval wrote. The staged record "
+                       "is not brought back.")
+        if not await self.app.push_screen_wait(ConfirmDialog("Undo skill approval", body, yes="Undo")):
+            return
+        try:
+            done = await asyncio.to_thread(self.queue.undo)
+        except SkillUndoRefused as exc:
+            self.notify(str(exc), title="Undo refused", severity="error", timeout=10, markup=False)
+            self.changed()
+            return
+        self.changed()
+        self.notify(f"Undid {done.detail}.", title="Undo", markup=False)
 
     @work(exclusive=True, group="skills-write")
     async def action_approve_all(self) -> None:
@@ -685,7 +718,7 @@ secrets · **w** skill write approval on/off in config.yaml · **m** the memory 
                 continue
             done += 1
             if data is not None:
-                self.rejected.append((ins.id, ins.record.path, data))
+                self.rejected.append((ins.id, ins.record.path, data, time.time()))
         self.changed()
         self.notify(f"Rejected {done}." + (f" {failed} could not be removed." if failed else ""), title=title,
                     markup=False)
