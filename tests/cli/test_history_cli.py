@@ -177,3 +177,19 @@ def test_a_damaged_state_db_exits_2(home):
     for args in (["log"], ["blame"], ["rollback", "m1"], ["memory", "list", "--at", "2026-10-01"]):
         out = hmc(*args, home=root)
         assert out.returncode == 2 and out.stderr.count("\n") == 1 and "Traceback" not in out.stderr, args
+
+
+def test_multi_line_entries_line_up_under_their_first_line(tmp_path):
+    root = tmp_path / "hermes"
+    (root / "memories").mkdir(parents=True)
+    (root / "config.yaml").write_text("memory:\n  memory_enabled: true\n", encoding="utf-8")
+    db = Db(root / "state.db")
+    db.session("s-cli", "cli")
+    db.call("s-cli", add("Docker here:\n- no sudo\n- compose v2"))
+    write_files(root, ["Docker here:\n- no sudo\n- compose v2"], [])
+    log = hmc("log", home=root).stdout.splitlines()
+    at = log.index("    + Docker here:")
+    assert log[at + 1:at + 3] == ["      - no sudo", "      - compose v2"]
+    blame = hmc("blame", "--target", "memory", home=root).stdout.splitlines()
+    at = blame.index("  1. Docker here:")
+    assert blame[at + 1:at + 3] == ["     - no sudo", "     - compose v2"]

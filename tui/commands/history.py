@@ -72,15 +72,20 @@ def who(w) -> str:
     return "hmc" if w.by == "hmc" else "outside (a hand edit or an unrecorded write)"
 
 
+def _entry(ctx: CliContext, head: str, text: str, style: str = "") -> None:
+    """An entry under a prefix; a multi-line entry's later lines line up under its first."""
+    first, *rest = text.split("\n")
+    ctx.text(head, literal(first), style=style)
+    for line in rest:
+        ctx.text(" " * len(head), literal(line), style=style)
+
+
 def _change_lines(ctx: CliContext, mask: Masker, changes, indent: str = "    ") -> None:
     for old, new in changes:
-        if old is None:
-            ctx.text(indent, "+ ", literal(mask(new)), style="green")
-        elif new is None:
-            ctx.text(indent, "- ", literal(mask(old)), style="red")
-        else:
-            ctx.text(indent, "- ", literal(mask(old)), style="red")
-            ctx.text(indent, "+ ", literal(mask(new)), style="green")
+        if old is not None:
+            _entry(ctx, indent + "- ", mask(old), "red")
+        if new is not None:
+            _entry(ctx, indent + "+ ", mask(new), "green")
 
 
 def _warn(ctx: CliContext, tl) -> None:
@@ -142,7 +147,7 @@ def run_blame(args, ctx: CliContext) -> int:
             if not entries:
                 ctx.text("(no entries)", style="dim")
             for b in entries:
-                ctx.text(f"{b.index + 1:>3}. ", literal(mask(b.text)))
+                _entry(ctx, f"{b.index + 1:>3}. ", mask(b.text))
                 if b.origin is not None:
                     origin = f"{b.origin.id} {when(b.origin.timestamp)} {who(b.origin)}"
                     if b.origin.session_id:
