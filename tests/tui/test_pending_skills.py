@@ -311,3 +311,18 @@ async def test_a_100_kb_skill_md_shows_its_whole_diff(demo_home, make_app):
         await pilot.press("y")
         await settle(app, pilot)
     assert (demo_home / "skills/big/SKILL.md").read_text() == body
+
+
+async def test_with_hermes_guard_on_nothing_is_approved_and_it_says_why(demo_home, make_app):
+    config = demo_home / "config.yaml"
+    config.write_text(config.read_text().replace("skills:\n", "skills:\n  guard_agent_created: true\n"))
+    before = tree(demo_home)
+    app = make_app(demo_home)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_skills(app, pilot, IDS["patch"])
+        assert "guard_agent_created" in screen.why_not("approve") and "guard_agent_created" in screen.why_not("approve_all")
+        await pilot.press("y")
+        await pilot.press("A")
+        await settle(app, pilot)
+        assert any("/skills approve" in n.message for n in app._notifications)
+    assert tree(demo_home) == before and len(staged(demo_home)) == 7
