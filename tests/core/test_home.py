@@ -119,13 +119,9 @@ def test_empty_switch_reads_as_off_like_hermes(tmp_path):
     ("".join(f"l{i}: &l{i} [" + ",".join([f"*l{i-1}"] * 9) + "]\n" for i in range(1, 10)).replace("*l0", "1"),
      "aliases are not allowed"),
     ("memory: " + "[" * 5000 + "]" * 5000 + "\n", "nested too deeply"),
-])
+], ids=["alias", "alias-bomb", "deep-nesting"])
 def test_hostile_yaml_is_a_problem_with_defaults_never_a_hang(tmp_path, text, problem):
-    import time
-
-    t0 = time.monotonic()
-    cfg = read_config(write(tmp_path, text))
-    assert time.monotonic() - t0 < 5  # the alias bomb expanded to gigabytes before
+    cfg = read_config(write(tmp_path, text))  # the alias bomb expanded to gigabytes before: a hang, then MemoryError
     assert cfg.memory_char_limit == 2200 and any(problem in p for p in cfg.problems), cfg.problems
 
 
