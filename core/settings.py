@@ -5,7 +5,8 @@
     poll_interval = 0.5        # seconds between checks of the memory files, config.yaml and pending/
 
     [review]
-    old_days = 90              # a dated entry is "stale" once its newest date is older than this
+    stale_days = 90            # a dated entry is "stale" once its newest date is older than this
+    old_days = 180             # an entry is "old" once its text has been unchanged this long (history)
 
     [keys]                     # key overrides by binding id (Textual keymap); several keys: "a,plus"
     "pending.approve_all" = "ctrl+a"
@@ -14,10 +15,15 @@
 Reading never raises: a missing file gives the defaults; a file that can't be read or parsed, or a
 value that makes no sense, gives the defaults for what is wrong and a problem naming it (the TUI
 shows each problem as a notice). Only the theme is written by hmc, and only its own line changes.
+
+`old_days` once set the stale threshold (before the review knew real ages). A file that sets
+`old_days` but not `stale_days` gets a one-line notice saying what each means now (setting
+`stale_days` too silences it); nothing is guessed: `old_days` is the `old` threshold either way.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import stat
@@ -30,17 +36,19 @@ FILE_NAME = "config.toml"
 MAX_BYTES = 64 * 1024  # a settings file is a few lines; anything bigger is not one
 DEFAULT_POLL = 0.5
 POLL_RANGE = (0.1, 60.0)
-DEFAULT_OLD_DAYS = 90
-OLD_DAYS_RANGE = (1, 3650)
+DEFAULT_STALE_DAYS = 90
+DEFAULT_OLD_DAYS = 180
+DAYS_RANGE = (1, 3650)
 KNOWN_TOP = {"theme", "poll_interval", "review", "keys"}
-KNOWN_REVIEW = {"old_days"}
+KNOWN_REVIEW = {"stale_days", "old_days"}
 
 
 @dataclass(frozen=True)
 class Settings:
     theme: str | None = None  # None: Textual's default theme
     poll_interval: float = DEFAULT_POLL
-    old_days: int = DEFAULT_OLD_DAYS
+    stale_days: int = DEFAULT_STALE_DAYS  # the review's `stale` (a dated entry's newest date)
+    old_days: int = DEFAULT_OLD_DAYS  # the review's `old` (days the entry's text has been unchanged)
     keys: dict[str, str] = field(default_factory=dict)  # binding id -> keys ("a,plus")
     problems: tuple[str, ...] = ()
     path: Path | None = None
@@ -133,19 +141,26 @@ def parse(text: str, shown: str = FILE_NAME) -> Settings:
                             f"not {_repr(data['poll_interval'])}; using {DEFAULT_POLL:g}")
         else:
             poll = number
-    old_days = DEFAULT_OLD_DAYS
     review = data.get("review", {})
     if not isinstance(review, dict):
         problems.append(f"{shown}: [review] must be a table, not {_repr(review)}")
         review = {}
-    if "old_days" in review:
-        value = review["old_days"]
-        low, high = OLD_DAYS_RANGE
+    days = {"stale_days": DEFAULT_STALE_DAYS, "old_days": DEFAULT_OLD_DAYS}
+    for name, default in list(days.items()):
+        if name not in review:
+            continue
+        value = review[name]
+        low, high = DAYS_RANGE
         if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-            problems.append(f"{shown}: review.old_days must be a whole number of days from {low} to {high:,}, "
-                            f"not {_repr(value)}; using {DEFAULT_OLD_DAYS}")
+            problems.append(f"{shown}: review.{name} must be a whole number of days from {low} to {high:,}, "
+                            f"not {_repr(value)}; using {default}")
         else:
-            old_days = value
+            days[name] = value
+    bad_old = any("review.old_days" in p for p in problems)  # a bad value: its own problem says enough
+    if "old_days" in review and "stale_days" not in review and not bad_old:
+        problems.append(f"{shown}: review.old_days now means \"old\" (an entry unchanged that many days); "
+                        f"dated entries go stale after review.stale_days ({DEFAULT_STALE_DAYS} unless set; "
+                        "setting it silences this note)")
     for key in sorted(set(review) - KNOWN_REVIEW):
         problems.append(f"{shown}: unknown setting review.{_repr(key)[1:-1]} (ignored)")
     keys: dict[str, str] = {}
@@ -161,7 +176,8 @@ def parse(text: str, shown: str = FILE_NAME) -> Settings:
         keys[binding_id] = ",".join(part.strip() for part in value.split(",") if part.strip())
     for key in sorted(set(data) - KNOWN_TOP):
         problems.append(f"{shown}: unknown setting {_repr(key)[1:-1]} (ignored)")
-    return Settings(theme=theme, poll_interval=poll, old_days=old_days, keys=keys, problems=tuple(problems))
+    return Settings(theme=theme, poll_interval=poll, stale_days=days["stale_days"], old_days=days["old_days"],
+                    keys=keys, problems=tuple(problems))
 
 
 def load(path: Path | None = None) -> Settings:
@@ -178,8 +194,7 @@ def load(path: Path | None = None) -> Settings:
     except UnicodeDecodeError as exc:
         return Settings(problems=(f"{shown}: not UTF-8 (byte {exc.start}); using the defaults",), path=path)
     settings = parse(text, shown)
-    return Settings(theme=settings.theme, poll_interval=settings.poll_interval, old_days=settings.old_days,
-                    keys=settings.keys, problems=settings.problems, path=path)
+    return dataclasses.replace(settings, path=path)
 
 
 class SettingsError(Exception):

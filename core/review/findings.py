@@ -5,6 +5,10 @@ within a kind. The checklist it implements is the one
 the Hermes guides prescribe: capacity under 80%, no duplicates (Hermes rejects only exact ones), no
 contradictions, no stale or relative dates, nothing a skill or a context file already says, no
 secrets or injections, nothing too vague or too wordy to be worth its characters.
+
+Two kinds speak of time. `stale` reads the entry: its newest written date is older than
+`stale_days`. `old` reads the history (core.review.ages, from state.db): the entry's text has not
+changed for more than `old_days`, dated or not. An entry already stale is not also called old.
 """
 from __future__ import annotations
 
@@ -17,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Sequence
 
 from core.review import textnorm as tn
+from core.review.ages import SEEN, Age, Ages, entry_ages, short_date
 from core.review.dates import ABSOLUTE, NO_YEAR, RELATIVE, find_dates, newest
 from core.review.duplicates import compare, specifics
 from core.store.memory import FILE_NAMES, TARGETS, percent, usage, usage_label
@@ -27,14 +32,15 @@ if TYPE_CHECKING:  # pragma: no cover
     from core.store.memory import Snapshot
 
 KINDS = ("duplicate", "similar", "conflicting", "stale", "relative-date", "scanner", "capacity",
-         "drift", "redundant-skill", "redundant-context", "vague", "verbose")
+         "drift", "redundant-skill", "redundant-context", "vague", "verbose", "old")
 SEVERITIES = ("info", "warning", "error", "critical")
 RANK = {s: i for i, s in enumerate(SEVERITIES)}
 KIND_ORDER = {k: i for i, k in enumerate(("drift", "scanner", "capacity", "conflicting", "duplicate",
                                           "similar", "stale", "relative-date", "redundant-skill",
-                                          "redundant-context", "verbose", "vague"))}
+                                          "redundant-context", "verbose", "vague", "old"))}
 LABELS = {"memory": "memory", "user": "user"}
 STALE_DAYS, VERY_STALE_DAYS = 90, 365
+OLD_DAYS = 180  # `old`: an entry whose text has been unchanged longer than this (from the history)
 CONTEXT_FILES = ("AGENTS.md", "SOUL.md", ".hermes.md")
 MAX_SOURCE_BYTES = 256 * 1024
 MAX_SKILLS = 500
@@ -55,6 +61,7 @@ class Finding:
     targets: tuple[str, ...] = ()  # the store of each entry in `entries`
     texts: tuple[str, ...] = field(default=(), repr=False)  # entry texts (raw: may hold secrets)
     source: str | None = None  # the skill or context file an entry restates
+    since: date | None = None  # `old`: the day the entry got its current text (at the latest)
 
     @property
     def key(self) -> str:
@@ -88,6 +95,8 @@ class Finding:
             data["targets"] = list(self.targets)
         if self.source:
             data["source"] = self.source
+        if self.since:
+            data["since"] = self.since.isoformat()
         return data
 
 
@@ -246,6 +255,27 @@ def date_findings(target: str, index: int, text: str, today: date, stale_days: i
                                             "is this still true? update or remove it", text),
                                *ref))
     return out
+
+
+def old_finding(target: str, index: int, text: str, age: Age | None, today: date,
+                old_days: int = OLD_DAYS) -> Finding | None:
+    """`old` (info): the entry's text has been unchanged for more than `old_days` (None: not, or
+    nothing is known). Based on the write that produced the text, or for a text no recorded write
+    explains, on when the history first shows it (so the entry is at least that old)."""
+    day = age.day() if age is not None else None
+    if day is None:
+        return None
+    days = (today - day).days
+    if days <= old_days:
+        return None
+    unexplained = age.basis == SEEN
+    if unexplained:  # the entry got this text before the history first shows it: at least this old
+        detail = (f"unchanged since {short_date(day)} at the latest ({days:,}+ days: when the history first "
+                  f"shows this text) — {age.origin()}")
+    else:
+        detail = f"unchanged since {short_date(day)} ({days:,} days) — {age.origin()}"
+    return Finding("old", "info", target, (index,), "old-unexplained" if unexplained else "old",
+                   detail, (target,), (text,), since=day)
 
 
 def scanner_findings(target: str, index: int, text: str, release=None) -> list[Finding]:
@@ -486,9 +516,11 @@ def group_findings(findings: Iterable[Finding]) -> list[tuple[str, list[Finding]
 
 def review_entries(stores: dict[str, tuple[Sequence[str], int]], today: date,
                    sources: Sequence[Source] = (), snapshots: dict | None = None,
-                   stale_days: int = STALE_DAYS, release=None) -> list[Finding]:
+                   stale_days: int = STALE_DAYS, release=None, ages: Ages | None = None,
+                   old_days: int = OLD_DAYS) -> list[Finding]:
     """The detectors over plain data: {target: (entries, limit)} (used by run_review and tests);
-    `release` is the Hermes release whose scan decides what it blocks (the newest by default)."""
+    `release` is the Hermes release whose scan decides what it blocks (the newest by default);
+    `ages` (core.review.ages) gives the `old` findings (none without)."""
     findings: list[Finding] = []
     items: list[Entry] = []
     for target in TARGETS:
@@ -505,7 +537,12 @@ def review_entries(stores: dict[str, tuple[Sequence[str], int]], today: date,
         for i, text in enumerate(entries[:MAX_REVIEW_ENTRIES]):
             items.append((target, i, text))
             findings += scanner_findings(target, i, text, release)
-            findings += date_findings(target, i, text, today, stale_days)
+            dated = date_findings(target, i, text, today, stale_days)
+            findings += dated
+            if ages is not None and not any(f.kind == "stale" for f in dated):
+                old = old_finding(target, i, text, ages.get(target, text), today, old_days)
+                if old:
+                    findings.append(old)
             findings += redundancy_findings(target, i, text, sources)
             for f in (vague_finding(target, i, text), verbose_finding(target, i, text)):
                 if f:
@@ -526,17 +563,19 @@ def decisions(curator: "Curator") -> ReviewStore:
 
 
 def run_review(curator: "Curator", *, include_kept: bool = False, fresh: bool = True,
-               stale_days: int = STALE_DAYS) -> list[Finding]:
+               stale_days: int = STALE_DAYS, old_days: int | None = OLD_DAYS) -> list[Finding]:
     """All findings for the curator's home (sort_findings order); kept ones left out by default.
 
     `fresh` re-reads both files; the TUI passes False to review the snapshots its file poll keeps
     (reading here would update them behind the poll's back, so it would miss an external change).
+    `old_days` None leaves the history alone (no `old` findings).
     """
     snapshots = {t: (curator.stores[t].read() if fresh else curator.stores[t].last)
                  for t in TARGETS if t in curator.stores}
     stores = {t: (list(s.entries), curator.stores[t].limit) for t, s in snapshots.items()}
+    ages = entry_ages(curator) if old_days is not None else None
     findings = review_entries(stores, curator.today, load_sources(curator.home.root), snapshots, stale_days,
-                              curator.release)
+                              curator.release, ages, old_days if old_days is not None else OLD_DAYS)
     if include_kept:
         return findings
     kept = decisions(curator).kept_keys()

@@ -140,3 +140,36 @@ def test_kept_findings_hidden_unless_all(home):
 def test_no_home_is_one_line_exit_2(tmp_path):
     out = hmc(tmp_path / "nowhere", "review")
     assert out.returncode == 2 and out.stderr.count("\n") == 1 and "hmc demo" in out.stderr
+
+
+def test_old_entries_from_the_history_in_text_and_json(tmp_path):
+    """`old` (info) from state.db's memory calls: listed with who and when, in JSON with `since`;
+    it never fails --check, and the review can be complete with it open."""
+    from tests.core.test_review_ages import TODAY, day_of, home_with_history, T0
+
+    home, _ = home_with_history(tmp_path)
+    today = TODAY.isoformat()
+    out = hmc(home, "review", today=today)
+    assert out.returncode == 0, out.stderr
+    assert "old (2)" in out.stdout
+    assert "info     memory #1" in out.stdout and "added by the agent in a telegram session" in out.stdout
+    assert "(300 days)" in out.stdout and "rewritten by the agent in a cli session" in out.stdout
+    data = json.loads(hmc(home, "review", "--json", today=today).stdout)
+    old = [f for f in data["findings"] if f["kind"] == "old"]
+    assert [(f["target"], f["entries"], f["severity"], f["rule"]) for f in old] == [
+        ("memory", [0], "info", "old"), ("memory", [1], "info", "old")]
+    assert old[0]["since"] == day_of(T0).isoformat() and data["counts"]["old"] == 2
+    assert data["complete"] is True  # info findings never hold the review open
+    check = hmc(home, "review", "--check", today=today)
+    assert check.returncode == 0 and "0 at warning or above" in check.stdout
+    # the threshold from hmc's settings file
+    config = Path(os.environ["XDG_CONFIG_HOME"]) / "hmc" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text("[review]\nstale_days = 90\nold_days = 30\n", encoding="utf-8")
+    data = json.loads(hmc(home, "review", "--json", today=today).stdout)
+    assert [(f["target"], f["entries"]) for f in data["findings"] if f["kind"] == "old"] == [
+        ("memory", [0]), ("memory", [1]), ("user", [0])]
+    # no state.db: no old findings, and nothing fails
+    (home / "state.db").unlink()
+    out = hmc(home, "review", "--json", today=today)
+    assert out.returncode == 0 and not [f for f in json.loads(out.stdout)["findings"] if f["kind"] == "old"]

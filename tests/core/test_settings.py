@@ -22,15 +22,17 @@ def test_the_file_lives_in_hmcs_user_config_folder(isolated_user, tmp_path):
 
 def test_missing_file_gives_the_defaults_and_no_problem(path):
     got = S.load(path)
-    assert (got.theme, got.poll_interval, got.old_days, got.keys, got.problems) == (None, 0.5, 90, {}, ())
+    assert (got.theme, got.poll_interval, got.stale_days, got.old_days, got.keys, got.problems) == \
+        (None, 0.5, 90, 180, {}, ())
 
 
 def test_every_setting_is_read(path):
     path.parent.mkdir(parents=True)
-    path.write_text('theme = "gruvbox"\npoll_interval = 2\n\n[review]\nold_days = 180\n\n'
+    path.write_text('theme = "gruvbox"\npoll_interval = 2\n\n[review]\nstale_days = 45\nold_days = 365\n\n'
                     '[keys]\n"pending.approve_all" = "ctrl+a"\n"memory.add" = "a, plus"\n')
     got = S.load(path)
-    assert got.theme == "gruvbox" and got.poll_interval == 2.0 and got.old_days == 180
+    assert got.theme == "gruvbox" and got.poll_interval == 2.0
+    assert (got.stale_days, got.old_days) == (45, 365)
     assert got.keys == {"pending.approve_all": "ctrl+a", "memory.add": "a,plus"}
     assert got.problems == ()
 
@@ -43,6 +45,10 @@ def test_every_setting_is_read(path):
     ("poll_interval = true\n", "poll_interval must be"),
     ("[review]\nold_days = 0\n", "review.old_days must be"),
     ("[review]\nold_days = 9.5\n", "review.old_days must be"),
+    ("[review]\nold_days = 3651\nstale_days = 90\n", "review.old_days must be"),
+    ("[review]\nstale_days = 0\n", "review.stale_days must be"),
+    ("[review]\nstale_days = true\n", "review.stale_days must be"),
+    ('[review]\nstale_days = "90"\n', "review.stale_days must be"),
     ("review = 3\n", "[review] must be a table"),
     ("theme = 3\n", "theme must be"),
     ('theme = ""\n', "theme must be"),
@@ -58,7 +64,26 @@ def test_a_bad_value_is_a_problem_never_an_exception(path, text, words):
     path.write_text(text)
     got = S.load(path)
     assert any(words in p for p in got.problems), got.problems
-    assert got.poll_interval == 0.5 and got.old_days == 90  # the defaults stand in for what is wrong
+    # the defaults stand in for what is wrong
+    assert got.poll_interval == 0.5 and (got.stale_days, got.old_days) == (90, 180)
+
+
+def test_old_days_alone_gets_a_one_line_notice_about_its_new_meaning(path):
+    """old_days once set the stale threshold: a file setting it without stale_days is told, once per
+    load, what each means now; the value is the `old` threshold either way, stale keeps its default."""
+    path.parent.mkdir(parents=True)
+    path.write_text("[review]\nold_days = 30\n")
+    got = S.load(path)
+    assert (got.stale_days, got.old_days) == (90, 30)
+    assert len(got.problems) == 1 and "\n" not in got.problems[0]
+    assert "review.old_days now means" in got.problems[0] and "review.stale_days" in got.problems[0]
+    path.write_text("[review]\nold_days = 30\nstale_days = 30\n")  # both set: nothing to say
+    got = S.load(path)
+    assert (got.stale_days, got.old_days, got.problems) == (30, 30, ())
+    path.write_text("[review]\nstale_days = 30\n")
+    assert S.load(path).problems == ()
+    path.write_text("[review]\nold_days = 0\n")  # a bad value: one problem, not two
+    assert len(S.load(path).problems) == 1
 
 
 def test_good_values_survive_a_bad_neighbour(path):

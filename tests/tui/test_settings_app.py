@@ -112,17 +112,22 @@ async def test_poll_interval_is_used(demo_home, config):
         assert app.poll_timer._interval == 2.5
 
 
-async def test_review_old_days_moves_the_stale_threshold(demo_home, config):
-    async def stale_count(app, pilot) -> int:
+async def test_review_thresholds_come_from_the_settings(demo_home, config):
+    """[review] stale_days moves `stale`, old_days moves `old` (the demo's entries were written by
+    the agent 25 to 118 days before its today, so none is old at the default 180)."""
+    async def count(app, pilot) -> dict[str, int]:
         await pilot.press("4")
         await settle(app, pilot)
-        return sum(1 for f in app.screen.query_one(FindingsList).findings if f.kind == "stale")
+        found = app.screen.query_one(FindingsList).findings
+        return {kind: sum(1 for f in found if f.kind == kind) for kind in ("stale", "old")}
 
     default = app_on(demo_home)
     async with default.run_test(size=(120, 36)) as pilot:
-        assert await stale_count(default, pilot) > 0
+        got = await count(default, pilot)
+        assert got["stale"] > 0 and got["old"] == 0
     config.parent.mkdir(parents=True, exist_ok=True)
-    config.write_text("[review]\nold_days = 3650\n")
+    config.write_text("[review]\nstale_days = 3650\nold_days = 60\n")
     relaxed = app_on(demo_home)
     async with relaxed.run_test(size=(120, 36)) as pilot:
-        assert await stale_count(relaxed, pilot) == 0
+        got = await count(relaxed, pilot)
+        assert got["stale"] == 0 and got["old"] >= 5

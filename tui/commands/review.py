@@ -20,9 +20,12 @@ PREVIEW = 100
 
 def register(sub) -> None:
     p = sub.add_parser(
-        "review", help="the monthly review: duplicates, conflicts, stale dates, secrets, capacity…",
+        "review", help="the monthly review: duplicates, conflicts, stale dates, old entries, secrets, capacity…",
         description="Run every review detector over MEMORY.md and USER.md and list the findings, "
-        "most severe first. Exit 0, or with --check exit 1 when any finding is at warning or above.")
+        "most severe first. `stale`: the newest date written in an entry is older than [review] "
+        "stale_days (90). `old` (info): the entry's text has not changed for more than [review] old_days "
+        "(180), by the history in state.db, dated or not. Exit 0, or with --check exit 1 when any "
+        "finding is at warning or above.")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("--check", action="store_true",
                    help="exit 1 when any finding is at warning or above (for cron); prints a summary")
@@ -31,8 +34,8 @@ def register(sub) -> None:
     p.set_defaults(run=run)
 
 
-def old_days() -> int:
-    """The `old` threshold from hmc's settings (config.toml `[review] old_days`), as the TUI uses it;
+def thresholds() -> tuple[int, int]:
+    """(stale_days, old_days) from hmc's settings (config.toml `[review]`), as the TUI uses them;
     a problem with the file is a note on stderr and the default applies."""
     from core.settings import load
     from tui.commands.common import say
@@ -41,7 +44,7 @@ def old_days() -> int:
     for problem in settings.problems:  # only what touches the review (the theme's and keys' are the TUI's)
         if "review" in problem or "using the defaults" in problem:
             say(f"note: {problem}")
-    return settings.old_days
+    return settings.stale_days, settings.old_days
 
 
 def _when(last: date | None, today: date) -> str:
@@ -62,7 +65,8 @@ def run(args, ctx: CliContext) -> int:
 
     curator = ctx.curator()
     last = R.last_review_date(curator)
-    findings = R.run_review(curator, include_kept=True, stale_days=old_days())
+    stale_days, old_days = thresholds()
+    findings = R.run_review(curator, include_kept=True, stale_days=stale_days, old_days=old_days)
     kept_keys = R.decisions(curator).kept_keys()
     shown = findings if args.all else [f for f in findings if f.key not in kept_keys]
     n_kept = sum(1 for f in findings if f.key in kept_keys)

@@ -17,6 +17,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import OptionList, Static
+from textual.worker import get_current_worker
 
 from core.review import findings as R
 from core.review.dates import find_dates
@@ -38,6 +39,7 @@ HINTS = {
     "similar": "m merge into one · d remove one · e edit one · k keep both",
     "conflicting": "m merge into the true one · d remove the wrong one · e edit · k keep",
     "stale": "e update the date · d remove · k keep (still true)",
+    "old": "e update it · d remove (no longer true) · k keep (still true) · g see it in memory mode",
     "relative-date": "e write the date instead · d remove · k keep",
     "scanner": "e edit out the problem · d remove · k keep (it is fine)",
     "capacity": "merge or remove entries to make room · g memory mode · k keep",
@@ -164,8 +166,12 @@ class ReviewScreen(ModeScreen):
     HELP = """\
 ## Review
 The monthly review: duplicates and rewordings, conflicting facts, stale and relative dates,
-security-scanner hits, capacity, drift, entries a skill or context file already holds, and entries
-too vague or too wordy to be worth their characters. Most severe first.
+security-scanner hits, capacity, drift, entries a skill or context file already holds, entries
+too vague or too wordy to be worth their characters, and old entries. Most severe first.
+**stale** reads the entry: the newest date written in it is older than `stale_days` (90 by
+default). **old** (info) reads the history in state.db: the entry's text has not changed for more
+than `old_days` (180 by default), dated or not; a text no recorded write explains (a hand edit?)
+is aged from when the history first shows it. Both are set in hmc's config.toml, `[review]`.
 **m** merge a pair · **d** remove · **e** edit · **k** keep (hidden until an entry changes) ·
 **space** mark several, then **d**/**k** act on all marked · **K** show kept findings ·
 **g** open the entry in memory mode · **x** export a Markdown report (hmc's state folder).
@@ -225,12 +231,18 @@ Secrets stay masked here.
     @work(thread=True, exclusive=True, group="review-compute", exit_on_error=False)
     def recompute(self) -> None:
         curator = self.app.curator
-        findings = R.run_review(curator, include_kept=True, fresh=False, stale_days=self.app.settings.old_days)
+        settings = self.app.settings
+        findings = R.run_review(curator, include_kept=True, fresh=False, stale_days=settings.stale_days,
+                                old_days=settings.old_days)
+        if get_current_worker().is_cancelled:  # a newer recompute started (a write, a change on disk):
+            return  # these findings may predate it, and must not be shown after its own
         kept = R.decisions(curator).kept_keys()
         try:
             done: bool | str = R.mark_if_complete(curator, findings, kept)
         except Exception as exc:  # a read-only state folder must not break the review
             done = str(exc)
+        if get_current_worker().is_cancelled:
+            return
         self.app.call_from_thread(self.show_findings, findings, kept, done)
 
     def show_findings(self, findings: list[R.Finding], kept: set[str], done: bool | str = False) -> None:
