@@ -24,9 +24,13 @@ async def until(pilot, condition, timeout: float = 10.0) -> bool:
     return bool(condition())
 
 
-async def until_dialog(pilot, kind, tries: int = 50):
-    """Wait (without waiting on the worker that shows it) until a dialog of `kind` is on top."""
-    for _ in range(tries):
+async def until_dialog(pilot, kind, timeout: float = 10.0):
+    """Wait (without waiting on the worker that shows it) until a dialog of `kind` is on top (the worker may
+    first compute something in a thread: slower on a loaded box)."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
         if isinstance(pilot.app.screen, kind):
             return pilot.app.screen
         await pilot.pause(0.05)
