@@ -228,7 +228,7 @@ async def test_w_toggles_only_the_skills_write_approval_line(demo_home, make_app
         assert screen.write_approval
         await pilot.press("w")
         dialog = await until_dialog(pilot, ConfirmDialog)
-        assert "its background review's included" in dialog.body.plain
+        assert "including those from its background review" in dialog.body.plain
         await pilot.press("y")
         await settle(app, pilot)
         assert await until(pilot, lambda: not screen.write_approval)
@@ -283,7 +283,7 @@ async def test_palette_finds_the_skill_actions_from_memory_mode(demo_home, make_
         text, help_text, hit = await best(app, "reject all skill writes")
         assert text == "pending: Reject all skill writes" and "skills tab" in help_text
         hit.command()
-        await until_dialog(pilot, ConfirmDialog, tries=200)
+        await until_dialog(pilot, ConfirmDialog)
         assert app.current_mode == "skills"
 
 

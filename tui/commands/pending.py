@@ -498,7 +498,7 @@ def cmd_approval(args, ctx: CliContext, curator, queue) -> int:
         on = read_write_approval(path)
         ctx.text(f"write approval is {'on' if on else 'off'} ({curator.home.display()}/config.yaml)")
         if not on:
-            ctx.text("Hermes applies memory writes at once, its background review's included.", style="dim")
+            ctx.text("Hermes applies memory writes at once, including those from its background review.", style="dim")
         return 0
     return set_approval(ctx, path, args.state, "memory")
 

@@ -174,6 +174,21 @@ def ordered(inspections: Sequence[Inspection], groups: dict[str, list[str]]) -> 
     return out
 
 
+def approval_question(subsystem: str, on: bool) -> tuple[str, Text]:
+    """The title and text of the question before write approval of `subsystem` (memory, skills) is toggled."""
+    label = "Write approval" if subsystem == "memory" else "Skill write approval"
+    writes = "memory writes" if subsystem == "memory" else "skill writes"
+    if on:
+        what = ("every memory write" if subsystem == "memory"
+                else "every skill write (create, edit, patch, delete, supporting files)")
+        change = f"Hermes will stage {what} here for you to approve instead of applying it."
+    else:
+        change = f"Hermes will apply {writes} at once, including those from its background review."
+    body = Text(f"Turn {label.lower()} {'on' if on else 'off'}? {change}\n\n"
+                f"Only the {subsystem}.write_approval line of config.yaml changes.")
+    return f"{label} {'on' if on else 'off'}", body
+
+
 def order_key(ins: Inspection) -> tuple:
     """The order approve all applies records in (the queue lists them oldest first)."""
     return (ins.record.created_at, ins.record.path.name)
@@ -785,14 +800,8 @@ a drifted file stay) · **o** open the file in memory mode · **p** the raw reco
     async def action_toggle_approval(self) -> None:
         path = self.app.curator.home.config_path
         on = not read_write_approval(path)
-        if on:
-            body = Text("Turn write approval on? Hermes will stage every memory write here for you to approve "
-                        "instead of applying it.\n\nOnly the memory.write_approval line of config.yaml changes.")
-        else:
-            body = Text("Turn write approval off? Hermes will apply memory writes at once, its background "
-                        "review's included.\n\nOnly the memory.write_approval line of config.yaml changes.")
-        if not await self.app.push_screen_wait(ConfirmDialog(f"Write approval {'on' if on else 'off'}", body,
-                                                             yes=f"Turn {'on' if on else 'off'}")):
+        title, body = approval_question("memory", on)
+        if not await self.app.push_screen_wait(ConfirmDialog(title, body, yes=f"Turn {'on' if on else 'off'}")):
             return
         try:
             edit = await asyncio.to_thread(set_write_approval, path, on)

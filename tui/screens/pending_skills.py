@@ -33,7 +33,7 @@ from tui.commands.common import Masker
 from tui.literal import literal, visible
 from tui.screens.base import ModeScreen
 from tui.screens.dialogs import ConfirmDialog, TextDialog
-from tui.screens.pending import short_ago
+from tui.screens.pending import approval_question, short_ago
 from tui.screens.skill_edit import EDITABLE, SkillEditDialog
 from tui.skill_queue import skill_queue
 from tui.widgets.footer import KeyFooter
@@ -762,15 +762,8 @@ secrets · **w** skill write approval on/off in config.yaml · **m** the memory 
         await self.ready.wait()
         path = self.app.curator.home.config_path
         on = not self.write_approval
-        if on:
-            body = Text("Turn skill write approval on? Hermes will stage every skill write (create, edit, patch, "
-                        "delete, supporting files) here for you to approve instead of applying it.\n\n"
-                        "Only the skills.write_approval line of config.yaml changes.")
-        else:
-            body = Text("Turn skill write approval off? Hermes will apply skill writes at once, its background "
-                        "review's included.\n\nOnly the skills.write_approval line of config.yaml changes.")
-        if not await self.app.push_screen_wait(ConfirmDialog(f"Skill write approval {'on' if on else 'off'}", body,
-                                                             yes=f"Turn {'on' if on else 'off'}")):
+        title, body = approval_question("skills", on)
+        if not await self.app.push_screen_wait(ConfirmDialog(title, body, yes=f"Turn {'on' if on else 'off'}")):
             return
         try:
             edit = await asyncio.to_thread(set_write_approval, path, on, "skills")
