@@ -305,3 +305,37 @@ async def test_untrusted_text_is_literal_and_secrets_masked(hermes_home, make_ap
         shown = str(app.screen.query_one("#side-body-0").render()) + str(
             app.screen.query_one("#finding-detail").render())
         assert key not in shown and "ghp_" in shown
+
+
+async def test_an_old_entry_is_explained_and_g_goes_to_it(demo_home, make_app):
+    """`old` from the demo's history (hmc's settings: 60 days): the detail says who and when, the
+    hint says what old means next to stale, g opens memory mode on the entry, k keeps it."""
+    import os
+
+    config = Path(os.environ["XDG_CONFIG_HOME"]) / "hmc" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text("[review]\nstale_days = 90\nold_days = 60\n", encoding="utf-8")
+    app = make_app(demo_home)
+    async with app.run_test(size=(120, 36)) as pilot:
+        lst = await open_review(app, pilot)
+        finding = await highlight(pilot, lst, "old", nth=2)
+        assert finding.severity == "info" and "days) — added by the agent in a" in finding.detail
+        hint = str(app.screen.query_one("#finding-hint").render())
+        assert "more than 60 days" in hint and "Stale is about dates" in hint
+        texts = {kind: {f.refs[0][2] for f in lst.findings if f.kind == kind} for kind in ("old", "stale")}
+        assert texts["stale"] and not texts["old"] & texts["stale"]  # a stale entry is not also old
+        target, index, text = finding.refs[0]
+        await pilot.press("g")
+        await settle(app, pilot)
+        from tui.widgets.entries import EntryList
+
+        assert app.current_mode == "memory"
+        assert app.screen.query_one(f"#entries-{target}", EntryList).highlighted == index
+        assert app.curator.stores[target].last.entries[index] == text
+        await pilot.press("4")
+        await settle(app, pilot)
+        n_old = kinds(lst := app.screen.query_one(FindingsList)).count("old")
+        await highlight(pilot, lst, "old")
+        await pilot.press("k")
+        await settle(app, pilot)
+        assert await until(pilot, lambda: kinds(app.screen.query_one(FindingsList)).count("old") == n_old - 1)

@@ -39,7 +39,7 @@ HINTS = {
     "similar": "m merge into one · d remove one · e edit one · k keep both",
     "conflicting": "m merge into the true one · d remove the wrong one · e edit · k keep",
     "stale": "e update the date · d remove · k keep (still true)",
-    "old": "e update it · d remove (no longer true) · k keep (still true) · g see it in memory mode",
+    "old": "e update it · d remove (no longer true) · k keep (still true) · g memory mode",
     "relative-date": "e write the date instead · d remove · k keep",
     "scanner": "e edit out the problem · d remove · k keep (it is fine)",
     "capacity": "merge or remove entries to make room · g memory mode · k keep",
@@ -330,12 +330,22 @@ Secrets stay masked here.
             head.append("  ·  kept", style="italic dim")
         title.update(head)
         detail.update(literal(finding.detail))
-        hint.update(Text(HINTS.get(finding.kind, ""), style="dim"))
+        hint.update(self.hint(finding))
         sides.show(self.panels(finding))
         if not finding.entries and finding.target in TARGETS:
             store = self.app.curator.stores[finding.target]
             gauge.update(store.last.usage, store.limit)
             gauge.display = True
+
+    def hint(self, finding: R.Finding) -> Text:
+        """What to do; for `old`, first what it means (it is not `stale`, which reads dates)."""
+        text = Text(style="dim")
+        if finding.kind == "old":
+            days = getattr(self.app.settings, "old_days", R.OLD_DAYS)
+            text.append(f"Old: its text hasn't changed in more than {days} days (hmc's [review] old_days), "
+                        "by the history in state.db, dated or not. Stale is about dates written in it.\n")
+        text.append(HINTS.get(finding.kind, ""))
+        return text
 
     def panels(self, finding: R.Finding) -> list[tuple[str, Text]]:
         refs = finding.refs
