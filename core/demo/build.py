@@ -54,13 +54,13 @@ class DemoEntry:
     target: str  # "memory" | "user"
     text: str
     finding: str
-    provenance: bool  # a `memory` tool call in state.db wrote exactly this text
+    provenance: bool  # a `memory` tool call in state.db wrote exactly this text (False: a hand edit)
 
 
 def demo_entries(today: date = DEMO_TODAY) -> list[DemoEntry]:
     """Every entry of both stores, in file order (memory first)."""
     out = [DemoEntry(k, "memory", t, f, k not in C.NO_PROVENANCE) for k, t, f in C.memory_entries(today)]
-    out += [DemoEntry(k, "user", t, f, True) for k, t, f in C.user_entries(today)]
+    out += [DemoEntry(k, "user", t, f, k not in C.NO_PROVENANCE) for k, t, f in C.user_entries(today)]
     return out
 
 
@@ -340,7 +340,7 @@ def build_state_db(path: Path, *, sessions: int, messages: int, seed: int = 7, t
                    big_session_messages: int = 0, progress: Callable[[int, int], None] | None = None) -> None:
     """Build a state.db in the current Hermes layout (schema_version 30, FTS generation 3).
 
-    `sessions`/`messages` are exact totals for the ordinary sessions, the fixed story included (28
+    `sessions`/`messages` are exact totals for the ordinary sessions, the fixed story included (29
     sessions, about 470 messages, so ask for at least ~30 and ~600; smaller raises ValueError).
     `big_session_messages` > 0 adds BIG_SESSION_ID on top, with RARE_TERM once in its middle.
     `progress(done, total)` is called every 50,000 messages and at the end. Refuses an existing

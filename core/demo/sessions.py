@@ -23,6 +23,7 @@ SMALL_SESSION_MESSAGES = 100
 APPROVAL_ON_DAYS = 22
 _CHUNK = 20_000
 _LIMITS = {"memory": 2200, "user": 1375}
+DELIMITER = "\n§\n"
 
 _SOURCES = (("cli", 42), ("telegram", 22), ("discord", 14), ("cron", 16), ("kanban", 2),
             ("subagent", 2), ("tool", 2))
@@ -408,7 +409,7 @@ class SessionPlanner:
     # ---------------------------------------------------------------------------- the story
     def _story(self) -> list[Plan]:
         """The fixed sessions (see STORY below), rendered in chronological order."""
-        self.sim = {"memory": [self.entries["stale"], self.entries["ssh"]], "user": []}
+        self.sim = {"memory": [], "user": []}  # the stores as the agent's writes leave them
         approval_on = self.day0 - APPROVAL_ON_DAYS * 86400
         out: list[Plan] = []
         by_key: dict[str, Plan] = {}
@@ -427,7 +428,9 @@ class SessionPlanner:
             self._meta(p, r)
             conv = _Conv(p, r)
             for op in script:
-                self._story_op(conv, op, staged=start >= approval_on)
+                # write approval: the interactive CLI asks inline (approved: the write lands), every
+                # other surface stages it
+                self._story_op(conv, op, staged=start >= approval_on and source != "cli")
             p.rows, p.n = conv.take(), conv.count
             out.append(p)
             by_key[key] = p
@@ -468,44 +471,123 @@ class SessionPlanner:
             cid = conv.call("terminal", {"command": "tail -n 160 logs/export.log"}, "Let me look at the log.")
             conv.add("tool", _long_log(r), 0.8, call_id=cid, tool="terminal")
         elif kind == "mem":
-            self._memory_write(conv, op[1], op[2], staged)
+            self._memory_write(conv, op, staged)
 
-    def _memory_write(self, conv: _Conv, ack: str | None, writes: list, staged: bool) -> None:
-        """One assistant message calling the memory tool (once per write), then the results."""
+    def _text(self, key: str) -> str:
+        if key in C.STORY_TEXTS:
+            return C.STORY_TEXTS[key].format(d6=(self.today - timedelta(days=6)).isoformat())
+        return self.entries[key]
+
+    def _memory_write(self, conv: _Conv, op: tuple, staged: bool) -> None:
+        """One assistant message calling the memory tool (once per write), then the tool's results,
+        shaped and decided as the release (0.19.0 tools/memory_tool.py) does: the scanner refuses,
+        substring matching, exact re-adds, all-or-nothing batches, staging under write approval.
+        `op` = ("mem", ack, writes[, options]); a write is (action, target, key, old_text) or
+        ("batch", target, [(action, key, old_text), ...], None). Options: "close" (a STORY_LINES
+        key for the closing message), "pending" (the id a staged write gets: a demo pending record)."""
         r, lang = conv.r, conv.p.lang
-        calls, results = [], []
+        ack, writes = op[1], op[2]
+        opts = op[3] if len(op) > 3 else {}
+        calls, results, landed = [], [], 0
         for action, target, key, old_text in writes:
-            text = C.OLD_MACHINE if key == "machine_old" else self.entries[key]
-            args = {"action": action, "target": target, "content": text}
-            if old_text:
-                args["old_text"] = old_text
+            if action == "batch":
+                ops = []
+                for a, k, old in key:
+                    o = {"action": a}
+                    if k:
+                        o["content"] = self._text(k)
+                    if old:
+                        o["old_text"] = old
+                    ops.append(o)
+                args = {"target": target, "operations": ops}
+            else:
+                args = {"action": action, "target": target}
+                if key:
+                    args["content"] = self._text(key)
+                if old_text:
+                    args["old_text"] = old_text
             cid = f"call_{r.getrandbits(96):024x}"
             calls.append({"id": cid, "type": "function",
                           "function": {"name": "memory", "arguments": json.dumps(args, ensure_ascii=False)}})
-            store = self.sim[target]
-            if action == "replace":
-                store[next(i for i, e in enumerate(store) if old_text in e)] = text
-            else:
-                store.append(text)
-            used = sum(len(e) for e in store) + 3 * (len(store) - 1)
-            limit = _LIMITS[target]
             if staged:
-                result = {"success": True, "staged": True, "pending_id": f"{r.getrandbits(32):08x}",
+                result = {"success": True, "staged": True,
+                          "pending_id": opts.get("pending") or f"{r.getrandbits(32):08x}",
                           "message": "Staged for approval (memory.write_approval is on). Not yet saved — "
                                      "review with /memory pending."}
             else:
-                result = {"success": True, "target": target,
-                          "message": "Entry added." if action == "add" else "Entry replaced.",
-                          "usage": f"{min(100, int(used / limit * 100))}% — {used:,}/{limit:,} chars",
-                          "entry_count": len(store)}
+                result = self._apply(target, args)
+            landed += result["success"] is True
             results.append((cid, json.dumps(result, ensure_ascii=False)))
         conv.add("assistant", C.STORY_LINES.get(ack, "") if ack else "", 4 + r.random() * 10,
                  calls=json.dumps(calls, ensure_ascii=False), finish="tool_calls")
         conv.p.stats["calls"] += len(calls)
         for cid, result in results:
             conv.add("tool", result, 0.05 + r.random() * 0.3, call_id=cid, tool="memory")
-        conv.add("assistant", (C.STAGED if staged else C.SAVED).get(lang, C.SAVED["en"]), 2 + r.random() * 3,
-                 finish="stop")
+        if not landed:  # every call failed: the agent retries in its next message
+            return
+        close = C.STORY_LINES.get(opts["close"]) if "close" in opts else \
+            (C.STAGED if staged else C.SAVED).get(lang, C.SAVED["en"])
+        conv.add("assistant", close, 2 + r.random() * 3, finish="stop")
+
+    def _apply(self, target: str, args: dict) -> dict:
+        """The release's result for one call on the simulated store (which it updates on success)."""
+        store, limit = self.sim[target], _LIMITS[target]
+        ops = args.get("operations") or [args]
+        for o in ops:
+            blocked = _scan(o.get("content") or "")
+            if blocked:
+                return {"success": False, "error": blocked}
+        work = list(store)
+        for o in ops:
+            action, content, old = o["action"], (o.get("content") or "").strip(), (o.get("old_text") or "").strip()
+            if action == "add":
+                if content in work:
+                    if "operations" not in args:
+                        return self._ok(target, "Entry already exists (no duplicate added).")
+                    continue
+                work.append(content)
+            else:
+                hits = [i for i, e in enumerate(work) if old in e]
+                if not hits and "operations" in args:
+                    raise ValueError(f"the demo story's batch doesn't apply: no entry matches {old!r}")
+                if not hits:
+                    verb = "replace" if action == "replace" else "remove"
+                    return {"success": False, "error": f"No entry matched '{old}'. Check current_entries below "
+                            f"and retry with the exact text of the entry you want to {verb}.",
+                            "current_entries": list(store)}
+                if len({work[i] for i in hits}) > 1:
+                    raise ValueError(f"the demo story's old_text {old!r} is ambiguous")
+                if action == "replace":
+                    work[hits[0]] = content
+                else:
+                    work.pop(hits[0])
+        if len(DELIMITER.join(work)) > limit:
+            raise ValueError("the demo story overflows the store")
+        store[:] = work
+        if "operations" in args:
+            return self._ok(target, f"Applied {len(ops)} operation(s).")
+        return self._ok(target, {"add": "Entry added.", "replace": "Entry replaced."}.get(args["action"],
+                                                                                          "Entry removed."))
+
+    def _ok(self, target: str, message: str) -> dict:
+        store, limit = self.sim[target], _LIMITS[target]
+        current = len(DELIMITER.join(store)) if store else 0
+        return {"success": True, "done": True, "target": target,
+                "usage": f"{min(100, int(current / limit * 100))}% — {current:,}/{limit:,} chars",
+                "entry_count": len(store), "message": message,
+                "note": "Write saved. This update is complete — do not repeat it."}
+
+
+def _scan(text: str) -> str | None:
+    """The release's memory scanner, for the two patterns the demo story meets (0.19.0
+    tools/threat_patterns.py: `~/.ssh` is `ssh_access`; U+200D is an invisible character)."""
+    if "~/.ssh" in text or "$HOME/.ssh" in text:
+        return ("Blocked: content matches threat pattern 'ssh_access'. Content is injected into the system "
+                "prompt and must not contain injection or exfiltration payloads.")
+    for ch in text:
+        if ch in "\u200b\u200c\u200d\u2060\ufeff":
+            return f"Blocked: content contains invisible unicode character U+{ord(ch):04X} (possible injection)."
+    return None
 
 
 def _long_log(r: random.Random) -> str:
@@ -519,7 +601,10 @@ def _long_log(r: random.Random) -> str:
 
 
 # The story: (key, when, source, lang, project, title, script, options). `when` is (days before
-# today, hh, mm) in UTC, or a fixed session id. Memory writes: (action, target, entry key, old_text).
+# today, hh, mm) in UTC, or a fixed session id. Memory writes: (action, target, text key, old_text),
+# see SessionPlanner._memory_write. Replayed with the release's rules, the writes that landed give
+# the demo's MEMORY.md and USER.md except two entries the user added by hand after the release's
+# scanner refused the agent's write (`ssh`: ~/.ssh, s08; `emoji`: U+200D in the emoji, s11).
 def _w(*keys, target="memory"):
     return [("add", target, k, None) for k in keys]
 
@@ -531,7 +616,9 @@ STORY = [
       ("tool", "terminal", {"command": "cd ~/code/tideway && uv sync && uv run alembic upgrade head"},
        "Resolved 84 packages in 1.21s\nInstalled 84 packages in 2.03s\nINFO  [alembic.runtime.migration] "
        "Running upgrade  -> 5f1c2a9e0b7d, initial schema\n(37 migrations applied)"),
-      ("mem", "setup_done", _w("machine_old", "tideway")), ("fill", 3)], {}),
+      ("mem", "setup_done", [("batch", "memory", [("add", "stale", None), ("add", "machine_old", None),
+                                                   ("add", "tideway", None), ("add", "docker_sudo", None)], None)]),
+      ("fill", 3)], {}),
     ("s02", (104, 13, 30), "cli", "en", "harbor-web", "harbor-web dev setup",
      [("fill", 2), ("say", "user", "pnpm"), ("mem", "pnpm_ack", _w("pnpm_a", "harbor")), ("fill", 2),
       ("plant", "assistant"), ("fill", 2)], {}),
@@ -549,16 +636,19 @@ STORY = [
      [("fill", 1), ("say", "user", "french_docs"), ("mem", "french_docs_ack", _w("french")), ("plant", "user"),
       ("fill", 1)], {}),
     ("s07", (66, 14, 0), "cli", "en", "tideway", "Docker without sudo",
-     [("say", "user", "docker"), ("mem", "docker_ack", _w("docker")), ("fill", 2)], {}),
+     [("say", "user", "docker"),
+      ("mem", "docker_ack", [("remove", "memory", None, "needs sudo"), *_w("docker")]), ("fill", 2)], {}),
     ("s08", (60, 16, 10), "cli", "en", "tideway", "How to release tideway",
-     [("say", "user", "release"), ("mem", "release_ack", _w("release")), ("fill", 2)], {}),
+     [("say", "user", "release"), ("mem", "release_ack", _w("release", "ssh"), {"close": "release_close"}),
+      ("fill", 2)], {}),
     ("s09", (55, 12, 45), "discord", "en", "tideway", "Branch protection",
      [("fill", 1), ("say", "user", "main"), ("mem", "main_ack", _w("main_branch")), ("plant", "user"),
       ("fill", 1)], {}),
     ("s10", (48, 10, 0), "cli", "en", "harbor-web", "harbor-web lint setup",
-     [("fill", 2), ("say", "user", "pnpm_again"), ("mem", "pnpm_again_ack", _w("pnpm_b")), ("fill", 1)], {}),
+     [("fill", 2), ("say", "user", "pnpm_again"), ("mem", "pnpm_again_ack", _w("pnpm_a", "pnpm_b")), ("fill", 1)], {}),
     ("s11", (45, 19, 30), "telegram", "en", "lighthouse-bot", "Signature emoji",
-     [("say", "user", "signature"), ("mem", "signature_ack", _w("emoji", "chat_langs", target="user")),
+     [("say", "user", "signature"),
+      ("mem", "signature_ack", _w("emoji", "chat_langs", target="user"), {"close": "signature_close"}),
       ("fill", 1)], {}),
     ("small", SMALL_SESSION_ID, "cli", "en", "tideway", "Trace slow /invoices endpoint",
      [("fillto", 49), ("plant", "user"), ("fillto", SMALL_SESSION_MESSAGES)], {}),
@@ -577,12 +667,13 @@ STORY = [
      [("say", "user", "lighthouse"), ("mem", "lighthouse_ack", _w("lighthouse")), ("fill", 1)], {}),
     ("kb1", (22, 9, 0), "kanban", "en", "tideway", C.KANBAN_TASKS[0][0],
      [("say", "user", C.KANBAN_TASKS[0][1]), ("say", "assistant", C.KANBAN_TASKS[0][2])], {"end": "completed"}),
-    ("s14", (20, 20, 10), "discord", "en", "harbor-web", "Intro",
+    ("s14", (23, 20, 10), "discord", "en", "harbor-web", "Intro",
      [("say", "user", "side"), ("mem", "side_ack", _w("laptops", "vague", target="user")), ("fill", 1)], {}),
     ("t1", (18, 5, 30), "tool", "en", "tideway", C.TOOL_SESSION[0],
      [("say", "user", C.TOOL_SESSION[0]), ("say", "assistant", C.TOOL_SESSION[1])], {"end": "completed"}),
     ("s15", (15, 9, 0), "cli", "en", "tideway", "Node 22",
-     [("say", "user", "node"), ("mem", "node_ack", [("replace", "memory", "machine", "Node 20 via fnm")]),
+     [("say", "user", "node"), ("mem", "node_try", [("replace", "memory", "machine", "Node 20.11")]),
+      ("mem", "node_ack", [("replace", "memory", "machine", "Node 20 via fnm")]),
       ("fill", 1)], {}),
     ("s16", (12, 14, 30), "cli", "en", "harbor-web", "Vite migration follow-up",
      [("fill", 1), ("say", "user", "vite"), ("mem", "vite_ack", _w("relative")), ("plant", "assistant"),
@@ -596,4 +687,9 @@ STORY = [
       ("say", "assistant", C.LONG_ANSWER), ("mem", "markup_ack", _w("markup")), ("fill", 1)], {}),
     ("kb2", (8, 9, 0), "kanban", "en", "tideway", C.KANBAN_TASKS[1][0],
      [("say", "user", C.KANBAN_TASKS[1][1]), ("say", "assistant", C.KANBAN_TASKS[1][2])], {"end": "completed"}),
+    ("s18", (3, 15, 44), "telegram", "fr", "tideway", "Limite Paylane et sandbox",
+     [("say", "user", "sandbox"),
+      ("mem", "sandbox_ack", [("batch", "memory", [("replace", "batch_rate", "rate limit is 100 req/min"),
+                                                   ("add", "batch_add", None)], None)],
+       {"pending": C.PENDING_IDS["batch"]}), ("fill", 1)], {}),
 ]

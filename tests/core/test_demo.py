@@ -257,31 +257,80 @@ def test_small_session_and_rare_term(db):
     assert all(r[0] in ("user", "assistant") and r[1:] == (1, 0, None) for r in rows)
 
 
+def landed_calls(db) -> list[tuple[int, dict, dict]]:
+    """(message id, arguments, result) of every memory call, in id order, each with its tool result."""
+    out = []
+    for mid, cid, args in memory_calls(db):
+        (content,) = db.execute("SELECT content FROM messages WHERE id > ? AND role = 'tool' AND tool_name = 'memory' "
+                                "AND tool_call_id = ?", (mid, cid)).fetchone()
+        out.append((mid, args, json.loads(content)))
+    return out
+
+
 def test_provenance_tool_calls_match_entries(db):
-    calls = memory_calls(db)
-    written = {(args["target"], args["content"]) for _, _, args in calls}
+    calls = landed_calls(db)  # (every call is answered by exactly one tool message of the memory tool)
+    landed = {(a["target"], o.get("content") or a.get("content")) for _, a, r in calls
+              if r["success"] is True and not r.get("staged") for o in a.get("operations") or [a]}
     for entry in demo.demo_entries():
-        assert ((entry.target, entry.text) in written) == entry.provenance, entry.key
-    for mid, cid, _ in calls:  # every call is answered by a tool message of the memory tool
-        assert db.execute("SELECT count(*) FROM messages WHERE id > ? AND role = 'tool' AND tool_name = 'memory' "
-                          "AND tool_call_id = ?", (mid, cid)).fetchone() == (1,)
+        assert ((entry.target, entry.text) in landed) == entry.provenance, entry.key
+    hand = [e for e in demo.demo_entries() if not e.provenance]
+    assert [e.key for e in hand] == ["ssh", "emoji"]
+    for entry in hand:  # the agent tried to save exactly this text; the release's scanner refused it
+        (result,) = [r for _, a, r in calls if a.get("content") == entry.text]
+        assert result["success"] is False and result["error"].startswith("Blocked: content ")
 
 
 def test_story_replays_to_the_memory_files(db):
+    """A plain replay of the landed calls (release rules: substring match, exact re-add, batches)
+    gives the files minus the two entries the user added by hand."""
     entries = demo.demo_entries()
-    stores = {"memory": [e.text for e in entries if e.key in ("stale", "ssh")], "user": []}  # hand-written
-    for _, _, args in memory_calls(db):
+    stores: dict[str, list[str]] = {"memory": [], "user": []}
+    kinds = set()
+    for _, args, result in landed_calls(db):
+        assert set(result) <= {"success", "done", "target", "usage", "entry_count", "message", "note", "error",
+                               "current_entries", "staged", "pending_id"}
+        if result["success"] is not True or result.get("staged"):
+            kinds.add("staged" if result.get("staged") else "failed")
+            continue
         store = stores[args["target"]]
-        if args["action"] == "add":
-            store.append(args["content"])
-        else:
-            store[[i for i, e in enumerate(store) if args["old_text"] in e][0]] = args["content"]
+        for op in args.get("operations") or [args]:
+            kinds.add("batch" if "operations" in args else op["action"])
+            if op["action"] == "add":
+                if op["content"] in store:
+                    kinds.add("re-add")
+                else:
+                    store.append(op["content"])
+                continue
+            (i,) = [i for i, e in enumerate(store) if op["old_text"] in e]
+            assert op["old_text"] != store[i]  # a substring, not the whole entry
+            if op["action"] == "replace":
+                store[i] = op["content"]
+            else:
+                del store[i]
+        assert result["entry_count"] == len(store)
+        used = len("\n§\n".join(store))
+        assert result["usage"].endswith(f" — {used:,}/{demo.LIMITS[args['target']]:,} chars")
+    assert kinds == {"add", "replace", "remove", "batch", "re-add", "failed", "staged"}
     for target in stores:
-        assert stores[target] == [e.text for e in entries if e.target == target]
+        assert stores[target] == [e.text for e in entries if e.target == target and e.provenance]
     relative = next(e.text for e in entries if e.key == "relative")
     (when,) = db.execute("SELECT m.timestamp FROM messages m WHERE m.tool_calls LIKE ?",
                          (f"%{relative[:30]}%",)).fetchone()
     assert DAY0 - when == pytest.approx(12 * 86400, abs=86400)
+
+
+def test_the_staged_call_is_the_pending_batch(home, db):
+    """Write approval on: a Telegram session's batch was staged, and it is the demo's pending `batch` record."""
+    staged = [(mid, a, r) for mid, a, r in landed_calls(db) if r.get("staged")]
+    assert len(staged) == 1
+    mid, args, result = staged[0]
+    record = records(home)[result["pending_id"]]
+    assert result["pending_id"] == PENDING_IDS["batch"]
+    assert [{k: v for k, v in o.items() if k != "matched_entry"} for o in record["payload"]["operations"]] \
+        == args["operations"]
+    (source, ts) = db.execute("SELECT s.source, m.timestamp FROM messages m JOIN sessions s ON s.id = m.session_id "
+                              "WHERE m.id = ?", (mid,)).fetchone()
+    assert source == "telegram" and abs(ts - record["created_at"]) < 120
 
 
 # -------------------------------------------------------------------------------- behaviour
