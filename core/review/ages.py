@@ -35,6 +35,7 @@ class Age:
     by: str = "unknown"  # agent | hmc | unknown
     action: str | None = None  # add, replace, batch; hmc's edit, approve…
     source: str | None = None  # the agent's session source (cli, telegram…)
+    added: bool | None = None  # the write added the entry (True) or rewrote it (False); None: unknown
 
     def day(self) -> date | None:
         moment = local_datetime(self.since)
@@ -45,7 +46,8 @@ class Age:
         if self.basis == SEEN:
             return "no recorded write explains it (a hand edit?)"
         if self.by == "agent":
-            verb = {"add": "added", "replace": "rewritten"}.get(self.action or "", "written")
+            verb = {True: "added", False: "rewritten"}.get(self.added) or \
+                {"add": "added", "replace": "rewritten"}.get(self.action or "", "written")
             session = f" in a {self.source} session" if self.source and self.source not in ("unknown", "outside") \
                 else ""
             return f"{verb} by the agent{session}"
@@ -83,8 +85,12 @@ class _Detached:
         return getattr(self._curator, name)
 
 
-def _age(write: "Write", basis: str) -> Age:
-    return Age(float(write.timestamp), basis, write.by, write.action, write.source)
+def _age(write: "Write", basis: str, text: str | None = None) -> Age:
+    """`text`'s age from `write`; whether the write added it or rewrote it comes from its changes
+    (a batch can do either)."""
+    added = next((before is None for before, after in write.changes if after == text), None) \
+        if text is not None else None
+    return Age(float(write.timestamp), basis, write.by, write.action, write.source, added)
 
 
 def ages_from(timeline: "Timeline") -> dict[tuple[str, str], Age]:
@@ -94,7 +100,7 @@ def ages_from(timeline: "Timeline") -> dict[tuple[str, str], Age]:
     for blame in timeline.blame():
         key = (blame.target, blame.text)
         if blame.origin is not None:
-            out.setdefault(key, _age(blame.origin, WRITE))
+            out.setdefault(key, _age(blame.origin, WRITE, blame.text))
         else:
             unexplained.setdefault(key, blame)
     if not unexplained:

@@ -190,3 +190,17 @@ def test_the_second_review_uses_the_timelines_cache(tmp_path):
     from core.timeline import build_timeline
 
     assert build_timeline(curator(home), cache=True).stats["cache"] == "hit"
+
+
+def test_a_batch_says_whether_it_added_or_rewrote_the_entry(tmp_path):
+    home, db = home_with_history(tmp_path)
+    at_day(db, 20)
+    db.call("tg", {"action": "batch", "operations": [
+        {"action": "add", "target": "memory", "content": "Backups run nightly at 02:00."},
+        {"action": "replace", "target": "memory", "old_text": "behind the VPN", "content": "Staging runs on k3s."}]})
+    write_files(home, ["Staging runs on k3s.", "Deploys go through main with a tag.", "Backups run nightly at 02:00."])
+    ages = entry_ages(curator(home))
+    assert ages.get("memory", "Staging runs on k3s.").action == "batch"
+    found = olds(R.run_review(curator(home)))
+    assert "rewritten by the agent in a telegram session" in found["memory #1"].detail
+    assert "added by the agent in a telegram session" in found["memory #3"].detail
