@@ -331,7 +331,9 @@ class CuratorApp(App):
         from core.review.decisions import ReviewStore, review_due_on
 
         last = ReviewStore(state_dir(self.curator.home.root)).last_review()
-        due = review_due_on(last, self.curator.today)
+        # a home with no entries has nothing to review: no nagging (memory mode reads the stores first)
+        empty = all(not store.last.entries for store in self.curator.stores.values())
+        due = review_due_on(last, self.curator.today) and not empty
         if due:
             text = "review due" + (f" (last {last.isoformat()})" if last else "")
         else:

@@ -150,10 +150,16 @@ def commands(app) -> list[Command]:
                                lambda m=mode, a=binding.action: app.run_in_mode(m, a), reason is None))
     out.append(Command("app: Change theme", "Pick a theme; hmc saves it in its config.toml", app.search_themes))
     out.append(Command("app: Show help and keys for this screen", "? on any screen", app.action_help))
-    for name in profiles(app):
-        if name != app.curator.home.profile:
-            out.append(Command(f"app: Switch profile to {name}", f"Curate the {name} profile",
-                               lambda n=name: app.switch_profile(n)))
+    others = [name for name in profiles(app) if name != app.curator.home.profile]
+    for name in others:
+        out.append(Command(f"app: Switch profile to {name}", f"Curate the {name} profile",
+                           lambda n=name: app.switch_profile(n)))
+    if not others:  # still found by its verb, and says why it can't apply
+        from core.home import tilde
+
+        reason = f"{tilde(app.curator.home.base)} has only the {app.curator.home.profile} profile"
+        out.append(Command("app: Switch profile", f"Not now: {reason}",
+                           lambda: app.notify(reason, title="Not now", severity="warning", timeout=4), False))
     out.append(Command("app: Quit hmc", "q (asks first if a dialog holds text you typed)",
                        lambda: app.run_worker(app.action_quit(), exit_on_error=False)))
     return out

@@ -577,3 +577,17 @@ def test_snippet_text_from_json_tool_output_and_tool_calls():
     colours = [("\x1b[32mPASSED\x1b[0m tests/", False), ("deploy", True)]
     assert tool_spans(colours) == [("PASSED tests/", False), ("deploy", True)]
     assert not looks_like_json([("[bold red]not bold[/] [link=x]y[/link]", False)])  # markup is text, kept
+
+
+async def test_an_empty_home_does_not_nag_about_a_review(hermes_home, make_app):
+    (hermes_home / "memories").mkdir(parents=True)
+    app = make_app(hermes_home, greet=True, poll=False)
+    async with app.run_test(size=(120, 36), notifications=True) as pilot:
+        await wait(pilot, 0.3)
+        assert "review due" not in app.header_state()["review"]
+        assert not app.header_state()["review_due"]
+        assert not any("review" in n.message.lower() for n in notes(app))
+        await pilot.press("a", *"A first entry", "ctrl+s")  # one entry: the review is due (never done)
+        await wait(pilot, 0.2)
+        assert "A first entry" in (hermes_home / "memories" / "MEMORY.md").read_text(encoding="utf-8")
+        assert app.header_state()["review_due"] and "review due" in app.header_state()["review"]

@@ -143,3 +143,17 @@ async def test_help_lists_the_footer_keys_and_quit_both_ways_without_noise(demo_
         assert "Repair" in keys and "already clean" in keys  # greyed, with the reason
         for noise in ("Scroll", "Page Up", "Cursor", "Focus Previous", "super+c"):
             assert noise not in keys
+
+
+async def test_switch_profile_with_only_the_default_profile_says_why(demo_home, make_app):
+    app = make_app(demo_home)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        text, help_text, hit = await best(app, "switch profile")
+        assert text == "app: Switch profile"
+        assert "Not now: ~/.hermes has only the default profile" in help_text
+        assert "(not now)" in str(hit.prompt)
+        hit.command()
+        await pilot.pause()
+        assert app.curator.home.profile == "default"
+        assert any("only the default profile" in n.message for n in app._notifications)
