@@ -53,6 +53,8 @@ class CuratorApp(App):
         Binding("3", "mode('search')", "Search", id="app.search", tooltip="Search past sessions", show=False),
         Binding("4", "mode('review')", "Review", id="app.review", tooltip="The monthly review", show=False),
         Binding("slash", "search_box", "Search", id="app.slash", tooltip="Jump to the search box", show=False),
+        Binding("t", "timeline", "Timeline", id="app.timeline", show=False,
+                tooltip="Every write to MEMORY.md and USER.md, newest first; R rolls one back"),
         Binding("question_mark", "help", "Help", id="app.help", tooltip="Keys and help for this screen"),
         Binding("f1", "help", "Help", id="app.help_f1", show=False, tooltip="Keys and help for this screen (works in text boxes too)"),
         Binding("q", "quit", "Quit", id="app.quit", tooltip="Leave hmc (every write is already on disk)"),
@@ -253,7 +255,7 @@ class CuratorApp(App):
 
     def check_action(self, action: str, parameters) -> bool | None:
         """Mode keys, / and ? belong to the mode screens: a dialog on top answers its own keys."""
-        if action in ("mode", "search_box", "help") and self.is_mounted and isinstance(self.screen, ModalScreen):
+        if action in ("mode", "search_box", "help", "timeline") and self.is_mounted and isinstance(self.screen, ModalScreen):
             return False
         return True
 
@@ -467,6 +469,13 @@ class CuratorApp(App):
         focus = getattr(self.screen, "focus_query", None)
         if focus:
             self.call_after_refresh(focus)
+
+    def action_timeline(self) -> None:
+        """The timeline screen (every write, newest first), over the current mode; Escape comes back."""
+        from tui.screens.timeline import TimelineScreen
+
+        if not isinstance(self.screen, TimelineScreen):
+            self.push_screen(TimelineScreen())
 
     def action_help(self) -> None:
         from tui.screens.help import HelpDialog

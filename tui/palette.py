@@ -24,6 +24,8 @@ VERBS = {
     "app.slash": "Search past sessions (the search box)",
     "app.help": "Show help and keys for this screen",
     "app.quit": "Quit hmc",
+    "app.timeline": "Show timeline",
+    "timeline.rollback": "Roll back the write",
     "memory.add": "Add an entry",
     "memory.edit": "Edit the entry",
     "memory.delete": "Delete the entry",
@@ -111,10 +113,11 @@ def binding_ids(app) -> set[str]:
     ids = {b.id for b in app.BINDINGS if getattr(b, "id", None)}
     from tui.app import mode_screen
     from tui.screens.skill_edit import SkillEditDialog
+    from tui.screens.timeline import TimelineScreen
 
     classes = list(mode_classes().values()) + [mode_screen(m) for m in SUBMODES] + [SkillEditDialog,
         dialogs.ChoiceDialog, dialogs.ConfirmDialog, dialogs.EditEntryDialog, dialogs.TextDialog,
-        dialogs.PickDialog, help_screen.HelpDialog, MergeDialog]
+        dialogs.PickDialog, help_screen.HelpDialog, MergeDialog, TimelineScreen]
     for cls in classes:
         ids |= {b.id for b in cls.BINDINGS if getattr(b, "id", None)}
     return ids
@@ -148,6 +151,7 @@ def commands(app) -> list[Command]:
             help_text += f"  (key {keys}{'' if mode == current else f' in {where}'})"
             out.append(Command(f"{cls.AREA}: {VERBS.get(bid, binding.description)}", help_text,
                                lambda m=mode, a=binding.action: app.run_in_mode(m, a), reason is None))
+    out.extend(history_commands(app))
     out.append(Command("app: Change theme", "Pick a theme; hmc saves it in its config.toml", app.search_themes))
     out.append(Command("app: Show help and keys for this screen", "? on any screen", app.action_help))
     others = [name for name in profiles(app) if name != app.curator.home.profile]
@@ -163,6 +167,35 @@ def commands(app) -> list[Command]:
     out.append(Command("app: Quit hmc", "q (asks first if a dialog holds text you typed)",
                        lambda: app.run_worker(app.action_quit(), exit_on_error=False)))
     return out
+
+
+def history_commands(app) -> list[Command]:
+    """The timeline (a screen over any mode, key t) and what it offers, as "history: …"."""
+    from tui.screens.timeline import TimelineScreen
+
+    on_timeline = isinstance(app.screen, TimelineScreen)
+    key = app_keys(app, next(b for b in app.BINDINGS if b.id == "app.timeline"))
+    out = [Command("history: Show timeline", f"Every write to MEMORY.md and USER.md, newest first  (key {key})",
+                   app.action_timeline)]
+    for binding in TimelineScreen.BINDINGS:
+        if binding.id not in VERBS:
+            continue
+        reason = app.screen.why_not(action_name(binding.action)) if on_timeline else None
+        where = "" if on_timeline else " on the timeline"
+        help_text = f"Not now: {reason}" if reason else (binding.tooltip or binding.description)
+        help_text += f"  (key {app_keys(app, binding)}{where})"
+        out.append(Command(f"history: {VERBS[binding.id]}", help_text,
+                           lambda a=binding.action: _on_timeline(app, a), reason is None))
+    return out
+
+
+def _on_timeline(app, action: str) -> None:
+    """Open the timeline (if needed), then run one of its actions there (greyed: say why)."""
+    from tui.screens.timeline import TimelineScreen
+
+    if not isinstance(app.screen, TimelineScreen):
+        app.action_timeline()
+    app.call_after_refresh(lambda: app.call_later(app.run_action, action, app.screen))
 
 
 def app_keys(app, binding) -> str:

@@ -58,6 +58,9 @@ async def test_every_action_of_every_mode_is_found_from_memory_mode(demo_home, m
     ("change theme", "app: Change theme"),
     ("search all profiles", "search: Search all profiles"),
     ("quit", "app: Quit hmc"),
+    ("show timeline", "history: Show timeline"),
+    ("timeline", "history: Show timeline"),
+    ("rollback", "history: Roll back the write"),
 ])
 async def test_the_verbs_people_type(demo_home, make_app, query, title):
     (demo_home / "profiles" / "work" / "memories").mkdir(parents=True)
@@ -73,7 +76,7 @@ async def test_no_widget_navigation_noise(demo_home, make_app):
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.pause()
         titles = [c.title for c in app.palette_commands()]
-        assert all(t.split(": ", 1)[0] in ("go", "app", *MODES) for t in titles), titles
+        assert all(t.split(": ", 1)[0] in ("go", "app", "history", *MODES) for t in titles), titles
         for noise in ("Scroll", "Page", "Cursor", "Select all", "Maximize", "Screenshot"):
             assert not any(noise.lower() in t.lower() for t in titles), noise
 
@@ -157,3 +160,18 @@ async def test_switch_profile_with_only_the_default_profile_says_why(demo_home, 
         await pilot.pause()
         assert app.curator.home.profile == "default"
         assert any("only the default profile" in n.message for n in app._notifications)
+
+
+async def test_show_timeline_and_rollback_from_the_palette(demo_home, make_app):
+    from tui.screens.timeline import TimelineScreen
+
+    app = make_app(demo_home, poll=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        _, help_text, hit = await best(app, "rollback")
+        assert "(key R on the timeline)" in help_text
+        hit.command()
+        await settle(app, pilot)
+        await pilot.pause(0.2)
+        await settle(app, pilot)
+        assert isinstance(app.screen, TimelineScreen)

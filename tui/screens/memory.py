@@ -21,6 +21,7 @@ from tui.widgets.store_pane import StorePane
 
 
 SCAN_DELAY = 0.25  # seconds after the first frame before the first scan (it competes with the frame's write)
+ORIGIN_DELAY = 0.1  # and before the history rebuild (the origin lines): after the panes are out
 
 
 class MemoryScreen(ModeScreen):
@@ -56,9 +57,21 @@ was written · **Tab** other file.
         self._scan_cache: dict[str, list[str]] = {}
         self._scanning: set[str] = set()
         self._first_scan = True
-        self.app.memory_changed.subscribe(self, self.reload)
+        self._origins: dict[str, dict[str, str]] = {}
+        self.timeline = None  # the rebuilt history (core.timeline), built off the UI thread after the first frame
+        self.app.memory_changed.subscribe(self, self._stores_changed)
         self.reload()
         self.query_one("#entries-memory", EntryList).focus()
+        later = getattr(self.app, "after_first_frame", None)
+        (later or self.call_after_refresh)(lambda: self.set_timer(ORIGIN_DELAY, self.load_origins))
+
+    def _stores_changed(self, target: str | None = None) -> None:
+        if self.timeline is not None and self.timeline.curator is not self.app.curator:  # another profile
+            self.timeline, self._origins = None, {}
+            self.load_origins()
+        self.reload(target)
+        if self.timeline is not None:  # the origin lines follow the write (the first load does it otherwise)
+            self.load_origins()
 
     # -- rendering -----------------------------------------------------------------------------
 
@@ -73,7 +86,8 @@ was written · **Tab** other file.
             snap = store.last
             n = len(snap.entries)
             title = f"{FILE_NAMES[t]}  ·  {n} entr{'y' if n == 1 else 'ies'}"
-            self.query_one(f"#pane-{t}", StorePane).show(snap, store.limit, store.enabled, self.marks_for(snap.entries), title)
+            self.query_one(f"#pane-{t}", StorePane).show(snap, store.limit, store.enabled, self.marks_for(snap.entries),
+                                                         title, self._origins.get(t))
         self.update_bindings()
         unscanned = [e for t in TARGETS for e in curator.stores[t].last.entries
                      if e not in self._scan_cache and e not in self._scanning]
@@ -101,6 +115,33 @@ was written · **Tab** other file.
                 badge.append("⚠ scan")
             badges[entry] = badge
         self.app.call_from_thread(self._scanned, badges)
+
+    @work(thread=True, exclusive=True, group="memory-origins", exit_on_error=False)
+    def load_origins(self) -> None:
+        """Rebuild the history off the UI thread (cached: fast after the first time) and put each
+        entry's origin line under it. No state.db, or one that can't be read: no origin lines."""
+        curator = self.app.curator
+        if not curator.home.state_db.exists():
+            return
+        from core.sessions.db import SessionsError
+        from core.store.memory import StoreError as _StoreError
+        from core.timeline import build_timeline
+        from core.timeline.view import origin_lines
+
+        try:
+            timeline = build_timeline(curator)
+        except (SessionsError, _StoreError, OSError):
+            return
+        lines = origin_lines(timeline, curator.now())
+        self.app.call_from_thread(self._origins_loaded, curator, timeline, lines)
+
+    def _origins_loaded(self, curator, timeline, lines: dict[str, dict[str, str]]) -> None:
+        if curator is not self.app.curator:  # another profile meanwhile
+            return
+        self.timeline = timeline
+        if lines != self._origins:
+            self._origins = lines
+            self.reload()
 
     def _scanned(self, badges: dict[str, list[str]]) -> None:
         fresh = {e: b for e, b in badges.items() if e not in self._scan_cache}

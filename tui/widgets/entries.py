@@ -46,13 +46,17 @@ class Hanging:
         return Measurement(self.NUMBER_WIDTH + 2, options.max_width)
 
 
-def entry_prompt(number: int, entry: str, limit: int, marks: Sequence[str] = ()) -> Hanging:
-    """`  3 text…  (123)`: wrapped and multi-line entries keep a hanging indent."""
+def entry_prompt(number: int, entry: str, limit: int, marks: Sequence[str] = (), origin: str | None = None) -> Hanging:
+    """`  3 text…  (123)`: wrapped and multi-line entries keep a hanging indent; `origin` (where the
+    entry came from, "added 12 Oct · telegram") goes on a muted line under it."""
     body = Text(visible_controls(entry))
     size = len(entry)
     body.append(f"  ({size:,})", style="bold red" if size > limit else "dim")
     for mark in marks:
         body.append(f"  {mark}", style="bold yellow")
+    if origin:
+        body.append("\n")
+        body.append(visible_controls(origin), style="dim italic")
     return Hanging(number, body)
 
 
@@ -79,7 +83,7 @@ class EntryList(HmcList):
         return len(entries)
 
     def show(self, entries: Sequence[str], limit: int, marks: dict[int, list[str]] | None = None,
-             keep: int | None = None) -> None:
+             keep: int | None = None, origins: dict[str, str] | None = None) -> None:
         """Replace the options, keeping the highlight where it was (or on `keep`).
 
         The first time, only the entries that can show are laid out before the first frame (an
@@ -88,7 +92,7 @@ class EntryList(HmcList):
         self._generation = getattr(self, "_generation", 0) + 1
         self.clear_options()
         marks = marks or {}
-        options = self._options_for(entries, limit, marks, 0)
+        options = self._options_for(entries, limit, marks, 0, origins or {})
         count = self.first_paint(entries) if getattr(self, "_shown", False) is False and old in (None, 0) else 0
         self._shown = True
         if 0 < count < len(entries):
@@ -112,12 +116,13 @@ class EntryList(HmcList):
             self.add_options(options)
 
     @staticmethod
-    def _options_for(entries: Sequence[str], limit: int, marks: dict[int, list[str]], start: int) -> list:
+    def _options_for(entries: Sequence[str], limit: int, marks: dict[int, list[str]], start: int,
+                     origins: dict[str, str]) -> list:
         options: list[Option | None] = []
         for i, entry in enumerate(entries):
             if i:
                 options.append(None)  # a rule between entries keeps multi-line entries apart
-            options.append(Option(entry_prompt(i + 1, entry, limit, marks.get(i, ())), id=f"e{i}"))
+            options.append(Option(entry_prompt(i + 1, entry, limit, marks.get(i, ()), origins.get(entry)), id=f"e{i}"))
         return options
 
     def highlight_entry(self, index: int) -> None:

@@ -31,7 +31,8 @@ class StorePane(Vertical):
     def entry_list(self) -> EntryList:
         return self.query_one(EntryList)
 
-    def show(self, snap: Snapshot, limit: int, enabled: bool, marks: dict[int, list[str]], title: str) -> None:
+    def show(self, snap: Snapshot, limit: int, enabled: bool, marks: dict[int, list[str]], title: str,
+             origins: dict[str, str] | None = None) -> None:
         gauge = self.query_one(CapacityGauge)
         gauge.set_title(Text(title, style="bold"))
         gauge.update(snap.usage, limit)
@@ -59,4 +60,4 @@ class StorePane(Vertical):
         elif banners:
             banners.first().display = False
         self.set_class(bool(snap.error or snap.drift), "-problem")
-        self.entry_list.show(snap.entries, limit, marks)
+        self.entry_list.show(snap.entries, limit, marks, origins=origins)

@@ -1,0 +1,96 @@
+"""Words for people on top of the rebuilt history (core.timeline.history): an entry's origin line,
+who made a write, an entry's earlier texts. Pure: no Textual, no file access."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from core import timefmt
+from core.timeline.history import Blame, Timeline, Write
+
+HAND_EDIT = "hand edit"
+
+
+def day(ts: float, now: float) -> str:
+    """'12 Oct' (this year), '12 Oct 2025' (another year); '?' for a time that can't be one."""
+    when, today = timefmt.local_datetime(ts), timefmt.local_datetime(now)
+    if when is None:
+        return "?"
+    text = f"{when.day} {when.strftime('%b')}"
+    return text if today is not None and today.year == when.year else f"{text} {when.year}"
+
+
+def who(w: Write) -> str:
+    """The writer in a user's words: the session's source for the agent, hmc, or a hand edit."""
+    if w.by == "agent":
+        return w.source if w.source and w.source != "agent" else "agent"
+    return "hmc" if w.by == "hmc" else HAND_EDIT
+
+
+def origin_line(b: Blame, now: float) -> str:
+    """'added 12 Oct · telegram · 3 revisions', 'hand edit · 3 Nov', 'added 12 Oct · cli · edited by
+    hand since'."""
+    parts: list[str] = []
+    first = b.first_seen
+    if first is None:
+        parts.append(HAND_EDIT)
+    elif first.by == "unknown":
+        parts.append(f"{HAND_EDIT} · {day(first.timestamp, now)}")
+    else:
+        parts.append(f"added {day(first.timestamp, now)}")
+        if b.origin is None:
+            parts.append(f"{who(first)} · edited by hand since")
+        elif b.origin is first:
+            parts.append(who(first))
+        else:
+            same = who(b.origin) == who(first)
+            parts.append(who(first) if same else f"{who(first)}, then {who(b.origin)}")
+            parts.append(f"last changed {day(b.origin.timestamp, now)}")
+    if b.revisions > 1:
+        parts.append(f"{b.revisions} revisions")
+    return " · ".join(parts)
+
+
+def origin_lines(tl: Timeline, now: float) -> dict[str, dict[str, str]]:
+    """Per target, each current entry's text -> its origin line."""
+    out: dict[str, dict[str, str]] = {}
+    for b in tl.blame():
+        out.setdefault(b.target, {})[b.text] = origin_line(b, now)
+    return out
+
+
+@dataclass(frozen=True)
+class Revision:
+    """One write in an entry's life: the text before it (None: the entry was added) and after."""
+
+    write: Write
+    before: str | None
+    after: str | None
+
+
+def entry_history(tl: Timeline, target: str, text: str) -> list[Revision]:
+    """The writes that made the current entry `text`, newest first: followed back through each
+    replace to the write that added it (or the first outside change that showed it)."""
+    out: list[Revision] = []
+    current: str | None = text
+    writes = [w for w in tl.writes if w.target == target]
+    for w in reversed(writes):
+        if current is None:
+            break
+        for old, new in w.changes:
+            if new == current:
+                out.append(Revision(w, old, new))
+                current = old
+                break
+    return out
+
+
+def sources(tl: Timeline) -> list[str]:
+    """Every writer a filter can name, in order of first appearance: agent sources, hmc, hand edit."""
+    seen: dict[str, None] = {}
+    for w in tl.writes:
+        seen.setdefault(who(w))
+    return list(seen)
+
+
+def matches(w: Write, target: str | None = None, source: str | None = None) -> bool:
+    return (not target or w.target == target) and (not source or who(w) == source)

@@ -1,0 +1,230 @@
+"""History in the TUI (core.timeline): memory mode's origin lines, the timeline screen (filters, rollback
+with the files checked on disk, a conflict, undo of the rollback), on homes with a hand-built state.db."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.core.test_timeline import T0, Db, add, write_files
+from tests.tui.helpers import memory_text, settle, shown, until, until_dialog
+from tui.screens.dialogs import ChoiceDialog, ConfirmDialog, EditEntryDialog
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
+
+
+def history_home(home: Path) -> Db:
+    """Three agent writes (telegram, then cli), an entry added by hand; USER.md from the agent."""
+    (home / "memories").mkdir(parents=True)
+    (home / "config.yaml").write_text("memory:\n  memory_enabled: true\n", encoding="utf-8")
+    db = Db(home / "state.db")
+    db.session("s-tg", "telegram")
+    db.session("s-cli", "cli")
+    db.call("s-tg", add("Deploys go through the staging cluster first."))
+    db.call("s-tg", add("Prefers short answers.", "user"))
+    db.call("s-cli", add("The [bold]API[/] key lives in the vault."))
+    db.call("s-cli", {"action": "replace", "target": "memory", "old_text": "staging cluster",
+                      "content": "Deploys go through the staging cluster, then canary."})
+    write_files(home, ["Deploys go through the staging cluster, then canary.", "The [bold]API[/] key lives in the vault.",
+                       "Typed by hand."], ["Prefers short answers."])
+    return db
+
+
+async def open_timeline(app, pilot):
+    from tui.screens.timeline import TimelineScreen
+
+    await settle(app, pilot)
+    await pilot.press("t")
+    screen = await until_dialog(pilot, TimelineScreen)
+    assert await until(pilot, lambda: screen.timeline is not None)
+    await settle(app, pilot)
+    return screen
+
+
+# -- memory mode's origin lines -------------------------------------------------------------------
+
+async def test_each_entry_says_when_and_where_it_came_from(hermes_home, make_app):
+    history_home(hermes_home)
+    app = make_app(poll=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        assert await until(pilot, lambda: screen._origins)
+        await settle(app, pilot)
+        text = shown(screen.query_one("#entries-memory"))
+        day = __import__("core.timeline.view", fromlist=["day"]).day(T0 + 60, app.curator.now())
+        assert f"added {day} · telegram, then cli" in text and "2 revisions" in text
+        assert f"added {day} · cli" in text
+        assert "hand edit" in text
+        assert "The [bold]API[/] key" in text  # literal, never markup
+        assert f"added {day} · telegram" in shown(screen.query_one("#entries-user"))
+
+
+async def test_no_state_db_no_origin_lines_and_no_error(hermes_home, make_app):
+    (hermes_home / "memories").mkdir(parents=True)
+    write_files(hermes_home, ["Only an entry."])
+    app = make_app(poll=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        await pilot.pause(0.3)
+        await settle(app, pilot)
+        text = shown(app.screen.query_one("#entries-memory"))
+        assert "Only an entry." in text and "added" not in text and "hand edit" not in text
+        assert app.screen.timeline is None
+
+
+async def test_an_unreadable_state_db_shows_no_origin_lines(hermes_home, make_app):
+    (hermes_home / "memories").mkdir(parents=True)
+    write_files(hermes_home, ["Only an entry."])
+    (hermes_home / "state.db").write_bytes(b"not a database at all" * 100)
+    app = make_app(poll=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        await pilot.pause(0.3)
+        await settle(app, pilot)
+        assert "hand edit" not in shown(app.screen.query_one("#entries-memory"))
+        assert app.screen.timeline is None
+
+
+async def test_origin_lines_follow_a_write(hermes_home, make_app):
+    history_home(hermes_home)
+    app = make_app(poll=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        assert await until(pilot, lambda: screen._origins)
+        await pilot.press("a", *"A new note", "ctrl+s")
+        assert await until(pilot, lambda: screen._origins.get("memory", {}).get("A new note", "").startswith("added"))
+        assert "· hmc" in screen._origins["memory"]["A new note"]
+
+
+# -- the timeline screen ----------------------------------------------------------------------------
+
+async def test_timeline_lists_every_write_newest_first_and_filters(hermes_home, make_app):
+    history_home(hermes_home)
+    app = make_app(poll=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_timeline(app, pilot)
+        ids = [w.id for w in screen.shown]
+        assert [w.action for w in screen.shown][0] == "outside"  # the hand edit, seen in the file now
+        assert ids[1:] == ["m8", "m6", "m4", "m2"]
+        detail = shown(screen.query_one("#tl-diff"))
+        assert "hand edit" in detail and "Typed by hand." in detail
+        await pilot.press("down")
+        detail = shown(screen.query_one("#tl-diff"))
+        assert "replace" in detail and "then canary." in detail and "the agent (cli)" in detail
+        # file filter
+        screen.query_one("#tl-target").value = "user"
+        await settle(app, pilot)
+        assert [w.id for w in screen.shown] == ["m4"]
+        screen.query_one("#tl-target").clear()
+        # writer filter
+        screen.query_one("#tl-source").value = "telegram"
+        await settle(app, pilot)
+        assert [w.id for w in screen.shown] == ["m4", "m2"]
+        screen.query_one("#tl-source").clear()
+        await settle(app, pilot)
+        # dates: a bad one is flagged at once and lists nothing; a good one filters
+        screen.query_one("#tl-since").focus()
+        await pilot.press(*"2026-13")
+        await settle(app, pilot)
+        assert screen.shown == [] and screen.query_one("#tl-since").has_class("-invalid")
+        assert "since" in shown(screen.query_one("#tl-status"))
+        screen.query_one("#tl-since").value = "2099-01-01"
+        await settle(app, pilot)
+        assert screen.shown == [] and "match these filters" in shown(screen.query_one("#tl-status"))
+        screen.query_one("#tl-since").value = ""
+        await settle(app, pilot)
+        assert len(screen.shown) == 5
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert app.screen.MODE == "memory"
+
+
+async def test_rollback_asks_writes_and_u_undoes_it(hermes_home, make_app):
+    history_home(hermes_home)
+    app = make_app(poll=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_timeline(app, pilot)
+        screen.query_one("#tl-writes").highlighted = [w.id for w in screen.shown].index("m6")  # the add of "The [bold]…"
+        await settle(app, pilot)
+        await pilot.press("R")
+        dialog = await until_dialog(pilot, ConfirmDialog)
+        body = shown(dialog.query_one("#question-body")) if dialog.query("#question-body") else str(dialog.body)
+        assert "The [bold]API[/] key lives in the vault." in body
+        await pilot.press("escape")  # no: nothing changes
+        await settle(app, pilot)
+        assert "The [bold]API[/] key" in memory_text(hermes_home)
+        await pilot.press("R")
+        await until_dialog(pilot, ConfirmDialog)
+        await pilot.press("y")
+        assert await until(pilot, lambda: "The [bold]API[/] key" not in memory_text(hermes_home))
+        assert memory_text(hermes_home) == "Deploys go through the staging cluster, then canary.\n§\nTyped by hand."
+        await settle(app, pilot)
+        assert await until(pilot, lambda: screen.shown and screen.shown[0].action == "rollback")
+        await pilot.press("u")
+        assert await until(pilot, lambda: "The [bold]API[/] key" in memory_text(hermes_home))
+        assert memory_text(hermes_home).count("§") == 2
+
+
+async def test_rolling_back_a_replace_puts_the_old_text_back(hermes_home, make_app):
+    history_home(hermes_home)
+    app = make_app(poll=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_timeline(app, pilot)
+        screen.query_one("#tl-writes").highlighted = [w.id for w in screen.shown].index("m8")
+        await settle(app, pilot)
+        await pilot.press("R")
+        await until_dialog(pilot, ConfirmDialog)
+        await pilot.press("y")
+        assert await until(pilot, lambda: "then canary" not in memory_text(hermes_home))
+        assert memory_text(hermes_home).startswith("Deploys go through the staging cluster first.\n§\n")
+
+
+async def test_a_conflict_explains_and_offers_the_edit_dialog(hermes_home, make_app):
+    history_home(hermes_home)
+    app = make_app(poll=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_timeline(app, pilot)
+        screen.query_one("#tl-writes").highlighted = [w.id for w in screen.shown].index("m2")  # replaced since
+        await settle(app, pilot)
+        before = memory_text(hermes_home)
+        await pilot.press("R")
+        dialog = await until_dialog(pilot, ChoiceDialog)
+        assert "replaced since, by the agent (cli) in m8" in str(dialog.body)
+        await pilot.press("enter")  # Edit the entry
+        editor = await until_dialog(pilot, EditEntryDialog)
+        assert editor.original == "Deploys go through the staging cluster, then canary."
+        assert memory_text(hermes_home) == before  # nothing guessed, nothing written
+        await pilot.press("end", *" Always.", "ctrl+s")
+        assert await until(pilot, lambda: "then canary. Always." in memory_text(hermes_home))
+
+
+async def test_a_hand_edit_cant_be_rolled_back_and_says_why(hermes_home, make_app):
+    history_home(hermes_home)
+    app = make_app(poll=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_timeline(app, pilot)
+        assert screen.shown[0].by == "unknown"
+        before = memory_text(hermes_home)
+        await pilot.press("R")
+        await settle(app, pilot)
+        assert "can't be rolled back" in screen.why_not("rollback")
+        assert not isinstance(app.screen, ConfirmDialog)
+        assert memory_text(hermes_home) == before
+
+
+async def test_timeline_without_a_state_db_lists_hmc_writes_only(hermes_home, make_app):
+    (hermes_home / "memories").mkdir(parents=True)
+    write_files(hermes_home, ["One."])
+    app = make_app(poll=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("a", *"Two.", "ctrl+s")
+        assert await until(pilot, lambda: "Two." in memory_text(hermes_home))
+        screen = await open_timeline(app, pilot)
+        assert [w.by for w in screen.shown][0] == "hmc"

@@ -1,0 +1,306 @@
+"""The timeline: every write to MEMORY.md / USER.md, newest first (core.timeline), filterable by
+file, writer and date, with the diff of the selected one; R rolls one back (asks first, showing
+the change), u undoes hmc's last write (a rollback included). Escape goes back."""
+
+from __future__ import annotations
+
+import asyncio
+import difflib
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.widgets import Input, OptionList, Select, Static
+from textual.widgets.option_list import Option
+
+from core.store.memory import FILE_NAMES, TARGETS, Op, ScanRefused, StoreError
+from tui.literal import literal
+from tui.screens.base import ModeScreen
+from tui.widgets.footer import KeyFooter
+from tui.widgets.header import HmcHeader
+from tui.widgets.write_view import change_lines, write_detail, write_row
+
+
+class TimelineScreen(ModeScreen):
+    MODE = "timeline"
+    AREA = "history"
+    HELP = """\
+## Timeline
+Every write to MEMORY.md and USER.md, newest first: the agent's memory tool calls (from state.db,
+replayed with your release's rules), hmc's own writes, and changes made outside both (a hand edit or
+an unrecorded write). Filter by file, writer and date (YYYY-MM-DD, or 7d / 2w / 3m / 1y ago).
+**R** rolls the selected write back: it asks first and shows the change; the rollback is hmc's own
+write, so **u** undoes it. If the entries it touched have changed since, it says how and offers the
+edit dialog instead. **Esc** goes back.
+"""
+    BINDINGS = [
+        Binding("R", "rollback", "Roll back", id="timeline.rollback",
+                tooltip="Undo the selected write's effect, as a new write (asks first)"),
+        Binding("u", "undo", "Undo", id="timeline.undo", tooltip="Undo hmc's last write (a rollback included)"),
+        Binding("escape", "back", "Back", id="timeline.back", tooltip="Back to where you were"),
+    ]
+    DEFAULT_CSS = """
+    TimelineScreen #tl-title { height: 1; padding: 0 1; }
+    TimelineScreen #tl-filters { height: 1; padding: 0 1; }
+    TimelineScreen #tl-filters Select { width: 18; margin-right: 1; }
+    TimelineScreen #tl-filters Input { width: 20; margin-right: 1; }
+    TimelineScreen #tl-status { height: auto; padding: 0 1; color: $text-muted; }
+    TimelineScreen #tl-body { height: 1fr; }
+    TimelineScreen #tl-writes { width: 3fr; height: 1fr; border: none; }
+    TimelineScreen #tl-diff-box { width: 2fr; height: 1fr; border-left: solid $panel-lighten-2; padding: 0 1; }
+    TimelineScreen.-narrow #tl-body { layout: vertical; }
+    TimelineScreen.-narrow #tl-diff-box { border-left: none; border-top: solid $panel-lighten-2; }
+    TimelineScreen.-narrow #tl-filters Select { width: 13; }
+    TimelineScreen.-narrow #tl-filters Input { width: 18; }
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.timeline = None
+        self.shown: list = []  # the writes listed, newest first
+        self._sources: tuple[str, ...] = ()
+
+    def compose(self) -> ComposeResult:
+        yield HmcHeader()
+        yield Static(Text("History — loading…", style="bold"), id="tl-title")
+        with Horizontal(id="tl-filters"):
+            yield Select([(FILE_NAMES[t], t) for t in TARGETS], prompt="All files", id="tl-target", compact=True)
+            yield Select([], prompt="All writers", id="tl-source", compact=True)
+            yield Input(placeholder="since (date, 7d)", id="tl-since", compact=True)
+            yield Input(placeholder="until (date, 1d)", id="tl-until", compact=True)
+        yield Static("", id="tl-status", markup=False)
+        with Horizontal(id="tl-body"):
+            yield OptionList(id="tl-writes")
+            with VerticalScroll(id="tl-diff-box"):
+                yield Static("", id="tl-diff", markup=False)
+        yield KeyFooter()
+
+    def on_mount(self) -> None:
+        self.app.memory_changed.subscribe(self, lambda _=None: self.load())
+        self.query_one("#tl-writes", OptionList).focus()
+        self.load()
+
+    # -- loading -------------------------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, group="timeline-load", exit_on_error=False)
+    def load(self) -> None:
+        """Rebuild the history off the UI thread (cached: fast after the first time)."""
+        from core.sessions.db import SessionsError
+        from core.timeline import build_timeline
+
+        curator = self.app.curator
+        try:
+            timeline = build_timeline(curator)
+        except (SessionsError, StoreError, OSError) as exc:
+            self.app.call_from_thread(self._failed, f"Can't read the agent's history: {exc}")
+            return
+        self.app.call_from_thread(self._loaded, timeline)
+
+    def _failed(self, message: str) -> None:
+        self.query_one("#tl-title", Static).update(Text("History", style="bold"))
+        self.status(message, error=True)
+
+    def _loaded(self, timeline) -> None:
+        from core.timeline.view import sources
+
+        self.timeline = timeline
+        found = tuple(sources(timeline))
+        if found != self._sources:
+            self._sources = found
+            select = self.query_one("#tl-source", Select)
+            value = select.value
+            with self.prevent(Select.Changed):
+                select.set_options([(s, s) for s in found])
+                if value in found:
+                    select.value = value
+        self.refilter()
+
+    # -- filters -------------------------------------------------------------------------------
+
+    def filters(self) -> tuple[str | None, str | None, object, object] | str:
+        """(target, writer, since, until), or what is wrong with a date."""
+        from core.sessions.search import QueryError, parse_day
+
+        target = self.query_one("#tl-target", Select).value
+        source = self.query_one("#tl-source", Select).value
+        days = []
+        for name in ("since", "until"):
+            field = self.query_one(f"#tl-{name}", Input)
+            try:
+                days.append(parse_day(field.value, self.app.curator.today))
+                field.set_class(False, "-invalid")
+            except QueryError as exc:
+                field.set_class(True, "-invalid")
+                return f"{name}: {exc}"
+        return (None if target is Select.NULL else target, None if source is Select.NULL else source, *days)
+
+    @on(Select.Changed)
+    @on(Input.Changed)
+    def refilter(self) -> None:
+        """Filters apply as they are typed; a bad date is flagged at once and lists nothing."""
+        if self.timeline is None:
+            return
+        from core.timeline.view import matches
+
+        wanted = self.filters()
+        lst = self.query_one("#tl-writes", OptionList)
+        selected = self.selected()
+        if isinstance(wanted, str):
+            self.shown = []
+            lst.clear_options()
+            self.status(wanted, error=True)
+            self.show_detail()
+            return
+        target, source, since, until = wanted
+        writes = [w for w in self.timeline.log(target, since, until) if matches(w, source=source)]
+        self.shown = list(reversed(writes))
+        lst.clear_options()
+        lst.add_options([Option(write_row(w), id=f"w{i}") for i, w in enumerate(self.shown)])
+        total = len(self.timeline.writes)
+        title = Text("History", style="bold")
+        title.append(f"  ·  {len(self.shown):,} of {total:,} write{'s' if total != 1 else ''}, newest first",
+                     style="dim")
+        self.query_one("#tl-title", Static).update(title)
+        if self.shown:
+            ids = [w.id for w in self.shown]
+            lst.highlighted = ids.index(selected.id) if selected is not None and selected.id in ids else 0
+            self.status("")
+        else:
+            self.status("No writes recorded" + (" match these filters." if any(wanted) else
+                                                " (no memory tool calls in state.db, no hmc writes)."))
+        self.show_detail()
+        self.refresh_bindings()
+
+    def status(self, text: str, error: bool = False) -> None:
+        widget = self.query_one("#tl-status", Static)
+        widget.update(literal(text, "bold red" if error else "dim"))
+        widget.display = bool(text)
+
+    # -- the selected write --------------------------------------------------------------------
+
+    def selected(self):
+        if not self.is_mounted:
+            return None
+        lst = self.query_one("#tl-writes", OptionList)
+        i = lst.highlighted
+        return self.shown[i] if i is not None and 0 <= i < len(self.shown) else None
+
+    @on(OptionList.OptionHighlighted, "#tl-writes")
+    def show_detail(self) -> None:
+        w = self.selected()
+        self.query_one("#tl-diff", Static).update(write_detail(w) if w is not None else Text(""))
+        self.refresh_bindings()
+
+    def why_not(self, action: str) -> str | None:
+        if action == "rollback":
+            w = self.selected()
+            if w is None:
+                return "Roll back: no write selected"
+            if w.by == "unknown":
+                return "Roll back: a hand edit (or an unrecorded write) can't be rolled back; edit the entry"
+            if not w.changes:
+                return "Roll back: this write changed nothing"
+            return None
+        if action == "undo":
+            return None if self.app.curator.history.undoable() is not None else "Undo: hmc has written nothing to undo"
+        return None
+
+    # -- actions -------------------------------------------------------------------------------
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+    @work(exclusive=True, group="timeline-write")
+    async def action_undo(self) -> None:
+        await self.app.undo()
+
+    @work(exclusive=True, group="timeline-write")
+    async def action_rollback(self) -> None:
+        from core.timeline import RollbackConflict, TimelineError
+        from tui.screens.dialogs import ConfirmDialog
+
+        w, timeline = self.selected(), self.timeline
+        if w is None or timeline is None:
+            return
+        try:
+            await asyncio.to_thread(timeline.rollback_plan, w.id)
+        except RollbackConflict as exc:
+            await self.conflict(w, exc)
+            return
+        except StoreError as exc:  # TimelineError included: nothing to roll back, an unreadable file
+            self.notify(str(exc), title="Nothing rolled back", severity="warning", timeout=8)
+            return
+        store = self.app.curator.stores[w.target]
+        body = Text("Roll back this write to ")
+        body.append(FILE_NAMES[w.target], style="bold")
+        body.append(f" ({w.action}, {self.app.ago(w.timestamp)}, by ")
+        from tui.widgets.write_view import who_text
+
+        body.append_text(literal(who_text(w)))
+        body.append(")? It will change:\n\n")
+        body.append_text(change_lines(w.changes, undo=True))
+        body.append("\n\nThe rollback is hmc's own write: the limit and the scan apply, and u undoes it.", style="dim")
+        if not await self.app.push_screen_wait(ConfirmDialog("Roll back?", body, yes="Roll back", danger=True)):
+            return
+        force = False
+        while True:
+            try:
+                result = await asyncio.to_thread(timeline.rollback, w.id, force)
+                break
+            except ScanRefused as exc:
+                from tui.screens.dialogs import scan_body
+
+                if force or not await self.app.push_screen_wait(ConfirmDialog(
+                        "Write despite the security scan?", scan_body(exc.findings), yes="Write anyway", danger=True)):
+                    self.notify("Nothing was written.", title="Cancelled")
+                    return
+                force = True
+            except RollbackConflict as exc:
+                await self.conflict(w, exc)
+                return
+            except (TimelineError, StoreError) as exc:
+                self.notify(str(exc), title=f"{store.name}: nothing written", severity="error", timeout=10)
+                return
+        self.app.stores_written(w.target)
+        self.notify(f"Rolled back {w.action} of {self.app.ago(w.timestamp)}.\n{store.name}: {result.label}"
+                    " · u undoes it", title="Rolled back")
+
+    async def conflict(self, w, exc) -> None:
+        """The entries the write touched changed since: say how, and offer the edit dialog."""
+        from tui.screens.dialogs import ChoiceDialog, EditEntryDialog
+
+        body = Text("The entries this write touched have changed since, so rolling it back would overwrite "
+                    "that later change. Nothing was written.\n\n")
+        for problem in exc.problems:
+            body.append("• ")
+            body.append_text(literal(problem))
+            body.append("\n")
+        store = self.app.curator.stores[w.target]
+        entries = list(store.read().entries)
+        wanted = [old for old, new in w.changes if old is not None]  # what the rollback would put back
+        gone = [new for old, new in w.changes if new is not None and new not in entries]
+        near = difflib.get_close_matches(gone[0], entries, n=1, cutoff=0.4) if gone else []
+        if near:
+            body.append("\nEdit the entry that stands there now, and make the change yourself.", style="dim")
+        else:
+            body.append("\nAdd the entry yourself if you still want it back.", style="dim")
+        choice = await self.app.push_screen_wait(ChoiceDialog(
+            "Can't roll back", body, [("edit", "Edit the entry" if near else "Add an entry"), ("cancel", "Cancel")],
+            default="edit"))
+        if choice != "edit":
+            return
+        original = near[0] if near else None
+        initial = near[0] if near else (wanted[0] if wanted else "")
+        result = await self.app.push_screen_wait(EditEntryDialog(self.app.curator, w.target, original, initial=initial))
+        if result is None:
+            return
+        if original is None:
+            ops = [Op("add", content=result.text)]
+        elif result.text == original:
+            self.notify("No change.")
+            return
+        else:
+            ops = [Op("replace", content=result.text, old_text=original, matched_entry=original)]
+        await self.app.write(result.target, ops, force=result.force)

@@ -1,0 +1,112 @@
+"""One past write (core.timeline's Write) as text: what it changed, who made it, and when.
+
+Dumb: builds rich Text from what it is given. Entries, sources and session ids are untrusted: every
+one goes through `literal` (never markup, control characters shown as pictures)."""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from core import timefmt
+from core.store.memory import FILE_NAMES
+from tui.literal import literal, visible_controls
+from tui.widgets.sidebyside import diff_pair
+
+
+def who_text(w) -> str:
+    from core.timeline.view import who
+
+    if w.by == "agent":
+        return f"the agent ({who(w)})" if who(w) != "agent" else "the agent"
+    return "hmc" if w.by == "hmc" else "a hand edit or an unrecorded write (outside the agent and hmc)"
+
+
+class OneLine:
+    """A Text cut to the width it is given, with an ellipsis (an OptionList would wrap it)."""
+
+    def __init__(self, text: Text) -> None:
+        self.text = text
+
+    def __rich_console__(self, console, options):
+        out = self.text.copy()
+        out.truncate(max(1, options.max_width), overflow="ellipsis")
+        yield out
+
+    def __rich_measure__(self, console, options):
+        from rich.measure import Measurement
+
+        return Measurement(1, options.max_width)
+
+
+def write_row(w) -> OneLine:
+    """One line of the timeline's list: when, file, action, writer, and the first change's start."""
+    from core.timeline.view import who
+
+    row = Text(f"{timefmt.local_time(w.timestamp)}  {FILE_NAMES[w.target]:<9} {w.action:<8} ", style="")
+    row.append_text(literal(f"{who(w):<10.10}", "bold" if w.by == "agent" else "dim"))
+    if w.changes:
+        old, new = w.changes[0]
+        sign, text, style = ("+", new, "green") if new is not None else ("-", old, "red")
+        preview = " ".join((text or "").split())
+        row.append(f" {sign} ", style=style)
+        row.append_text(literal(preview[:200]))
+        if len(w.changes) > 1:
+            row.append(f"  (+{len(w.changes) - 1} more)", style="dim")
+    else:
+        row.append("  no change", style="dim")
+    return OneLine(row)
+
+
+def change_lines(changes, *, undo: bool = False) -> Text:
+    """`- old` / `+ new` per entry; a replace shows its word differences underlined. `undo`: the
+    changes as a rollback would make them (each turned around)."""
+    out = Text()
+    for old, new in changes:
+        if undo:
+            old, new = new, old
+        if out:
+            out.append("\n")
+        if old is not None and new is not None:
+            shown_old, shown_new = diff_pair(old, new)
+            out.append("- ", style="bold red")
+            out.append_text(shown_old)
+            out.append("\n+ ", style="bold green")
+            out.append_text(shown_new)
+        elif old is not None:
+            out.append("- ", style="bold red")
+            out.append(visible_controls(old), style="red")
+        elif new is not None:
+            out.append("+ ", style="bold green")
+            out.append(visible_controls(new), style="green")
+    return out
+
+
+def write_detail(w) -> Text:
+    """The diff pane: the write's heading, its changes, its note, and what R can do with it."""
+    out = Text()
+    out.append(f"{FILE_NAMES[w.target]} · {w.action} · {timefmt.local_time(w.timestamp)}\n", style="bold")
+    out.append("by ")
+    out.append_text(literal(who_text(w)))
+    if w.session_id:
+        out.append(" · session ", style="dim")
+        out.append_text(literal(w.session_id, "dim"))
+    out.append("\n")
+    if w.by in ("hmc", "unknown") and w.detail:  # hmc's tag; where an outside change was seen
+        out.append_text(literal(w.detail, "dim"))
+        out.append("\n")
+    out.append("\n")
+    if w.changes:
+        out.append_text(change_lines(w.changes))
+    else:
+        out.append("No change: " + ("the entry already existed." if w.action in ("add", "batch") and not w.note
+                                    else "see the note."), style="dim")
+    if w.note and w.by != "unknown":  # an outside change's note says what its heading said
+        out.append("\n\nNote: ", style="bold yellow")
+        out.append_text(literal(w.note, "yellow"))
+    out.append("\n\n")
+    if w.by == "unknown":
+        out.append("A change made outside the agent and hmc can't be rolled back: edit the entry in memory mode.",
+                   style="dim")
+    elif w.changes:
+        out.append("R rolls this write back (a new write; u undoes it).", style="dim")
+    return out
