@@ -503,6 +503,20 @@ class CuratorApp(App):
             return
         opener(self, entry)
 
+    def open_session_at(self, session_id: str, message_id: int | None) -> None:
+        """Search mode with a session's transcript open at a message (an entry's history: the call that
+        wrote a text); Esc there comes back to memory mode."""
+        self.switch_mode("search")
+
+        def go() -> None:
+            screen = self.screen
+            if hasattr(screen, "open_at"):
+                screen.open_at(session_id, message_id, terms=())
+                screen.from_memory = True  # Esc goes back to memory mode, where the history was opened
+                screen.transcript.focus()
+
+        self.call_after_refresh(go)
+
     def switch_profile(self, profile: str) -> None:
         try:
             self.curator = self.curator.switch_profile(profile)

@@ -35,6 +35,7 @@ VERBS = {
     "memory.repair": "Repair the file",
     "memory.origin": "Open the session the entry came from",
     "memory.switch": "Switch to the other file",
+    "memory.entry_history": "Show the entry's history",
     "pending.approve": "Approve the write",
     "pending.reject": "Reject the write",
     "pending.edit": "Edit, then approve the write",
@@ -113,11 +114,12 @@ def binding_ids(app) -> set[str]:
     ids = {b.id for b in app.BINDINGS if getattr(b, "id", None)}
     from tui.app import mode_screen
     from tui.screens.skill_edit import SkillEditDialog
+    from tui.screens.entry_history import EntryHistoryScreen
     from tui.screens.timeline import TimelineScreen
 
     classes = list(mode_classes().values()) + [mode_screen(m) for m in SUBMODES] + [SkillEditDialog,
         dialogs.ChoiceDialog, dialogs.ConfirmDialog, dialogs.EditEntryDialog, dialogs.TextDialog,
-        dialogs.PickDialog, help_screen.HelpDialog, MergeDialog, TimelineScreen]
+        dialogs.PickDialog, help_screen.HelpDialog, MergeDialog, TimelineScreen, EntryHistoryScreen]
     for cls in classes:
         ids |= {b.id for b in cls.BINDINGS if getattr(b, "id", None)}
     return ids

@@ -228,3 +228,69 @@ async def test_timeline_without_a_state_db_lists_hmc_writes_only(hermes_home, ma
         assert await until(pilot, lambda: "Two." in memory_text(hermes_home))
         screen = await open_timeline(app, pilot)
         assert [w.by for w in screen.shown][0] == "hmc"
+
+
+# -- an entry's history (memory mode's i) --------------------------------------------------------------
+
+async def test_an_entrys_history_lists_its_texts_and_enter_opens_the_session(hermes_home, make_app):
+    from tui.screens.entry_history import EntryHistoryScreen
+
+    db = history_home(hermes_home)
+    app = make_app(poll=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("i")  # the first entry: added on telegram, then replaced from the cli
+        screen = await until_dialog(pilot, EntryHistoryScreen)
+        assert await until(pilot, lambda: screen.loaded)
+        assert [(r.write.id, r.before, r.after) for r in screen.revisions] == [
+            ("m8", "Deploys go through the staging cluster first.", "Deploys go through the staging cluster, then canary."),
+            ("m2", None, "Deploys go through the staging cluster first.")]
+        detail = shown(screen.query_one("#eh-diff"))
+        assert "the agent (cli)" in detail and "session s-cli" in detail and "then canary." in detail
+        await pilot.press("down")
+        assert "the agent (telegram)" in shown(screen.query_one("#eh-diff"))
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert app.screen.MODE == "memory" and db.path.exists()
+
+
+async def test_enter_opens_the_session_at_the_call_and_esc_comes_back(demo_home, make_app):
+    from tui.screens.entry_history import EntryHistoryScreen
+
+    app = make_app(demo_home, poll=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("tab", "i")  # USER.md's first entry, written by the agent
+        screen = await until_dialog(pilot, EntryHistoryScreen)
+        assert await until(pilot, lambda: screen.loaded)
+        write = screen.revisions[0].write
+        assert write.by == "agent" and write.session_id
+        await pilot.press("enter")
+        assert await until(pilot, lambda: app.current_mode == "search")
+        search = app.screen
+        assert await until(pilot, lambda: getattr(search, "session_info", None) is not None)
+        assert search.session_info.id == write.session_id and search.view == "transcript"
+        assert search.transcript.current_id == write.message_id  # centred on the call
+        await pilot.press("escape")
+        assert await until(pilot, lambda: app.current_mode == "memory")
+
+
+async def test_a_hand_typed_entry_has_no_session_to_open(hermes_home, make_app):
+    from tui.screens.entry_history import EntryHistoryScreen
+
+    history_home(hermes_home)
+    app = make_app(poll=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("down", "down", "i")  # "Typed by hand."
+        screen = await until_dialog(pilot, EntryHistoryScreen)
+        assert await until(pilot, lambda: screen.loaded)
+        assert [r.write.by for r in screen.revisions] == ["unknown"]
+        assert "hand edit" in screen.why_not("open_session")
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert isinstance(app.screen, EntryHistoryScreen)  # stays, says why
+        assert any("hand edit" in n.message for n in app._notifications)
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert app.screen.MODE == "memory"

@@ -32,17 +32,21 @@ class MemoryScreen(ModeScreen):
 Both files Hermes injects into every session. The gauge shows the label Hermes puts in the prompt.
 **a** add · **e**/Enter edit · **d** delete · **u** undo hmc's last write · **h** removed entries
 (Enter restores) · **p** the exact prompt block · **r** repair a drifted file · **o** where an entry
-was written · **Tab** other file.
+was written · **i** the entry's history (its earlier texts and the sessions that wrote them) ·
+**Tab** other file · **t** the timeline of every write. The muted line under each entry says when it
+was added and by whom ("added 12 Oct · telegram · 3 revisions", "hand edit").
 """
     BINDINGS = [
         Binding("a", "add", "Add", id="memory.add", tooltip="Add an entry to the focused file"),
         Binding("e,enter", "edit", "Edit", id="memory.edit", tooltip="Edit the highlighted entry"),
         Binding("d,delete", "delete", "Delete", id="memory.delete", tooltip="Delete the highlighted entry (asks first)"),
         Binding("u", "undo", "Undo", id="memory.undo", tooltip="Undo hmc's last write (refused if the file changed since)"),
-        Binding("h", "history", "History", id="memory.history", tooltip="Entries hmc removed or replaced; Enter restores one"),
+        Binding("h", "history", "Removed", id="memory.history", tooltip="Entries hmc removed or replaced; Enter restores one"),
         Binding("p", "preview", "Prompt", id="memory.preview", tooltip="The exact block Hermes injects into the prompt"),
         Binding("r", "repair", "Repair", id="memory.repair", tooltip="Repair a drifted or unreadable file (backup first)"),
         Binding("o", "provenance", "Origin", id="memory.origin", tooltip="Open the session where this entry was written"),
+        Binding("i", "entry_history", "History", id="memory.entry_history",
+                tooltip="The entry's earlier texts, with diffs and the sessions that wrote them"),
         Binding("tab", "other_pane", "Other file", id="memory.switch", tooltip="Switch between MEMORY.md and USER.md", show=False),
     ]
 
@@ -224,6 +228,8 @@ was written · **Tab** other file.
             return None
         if action == "provenance":
             return None if self.selected() is not None else f"Origin: {name} has no entry selected"
+        if action == "entry_history":
+            return None if self.selected() is not None else f"Its history: {name} has no entry selected"
         if action == "repair":
             return None if (snap.drift or snap.error or snap.untidy) else f"Repair: {name} is already clean"
         if action == "undo":
@@ -363,6 +369,13 @@ was written · **Tab** other file.
             return
         self.app.stores_written(target)
         self.notify(result.messages[0], title=f"{store.name} repaired", markup=False)
+
+    def action_entry_history(self) -> None:
+        from tui.screens.entry_history import EntryHistoryScreen
+
+        entry = self.selected()
+        if entry is not None:
+            self.app.push_screen(EntryHistoryScreen(self.target, entry))
 
     def action_provenance(self) -> None:
         entry = self.selected()

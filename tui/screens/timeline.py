@@ -51,7 +51,8 @@ edit dialog instead. **Esc** goes back.
     TimelineScreen #tl-writes { width: 3fr; height: 1fr; border: none; }
     TimelineScreen #tl-diff-box { width: 2fr; height: 1fr; border-left: solid $panel-lighten-2; padding: 0 1; }
     TimelineScreen.-narrow #tl-body { layout: vertical; }
-    TimelineScreen.-narrow #tl-diff-box { border-left: none; border-top: solid $panel-lighten-2; }
+    TimelineScreen.-narrow #tl-writes { width: 1fr; }
+    TimelineScreen.-narrow #tl-diff-box { width: 1fr; border-left: none; border-top: solid $panel-lighten-2; }
     TimelineScreen.-narrow #tl-filters Select { width: 13; }
     TimelineScreen.-narrow #tl-filters Input { width: 18; }
     """
