@@ -4,6 +4,7 @@ who made a write, an entry's earlier texts. Pure: no Textual, no file access."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import date, datetime, time as dt_time
 from core import timefmt
 from core.timeline.history import Blame, Timeline, Write
 
@@ -94,3 +95,45 @@ def sources(tl: Timeline) -> list[str]:
 
 def matches(w: Write, target: str | None = None, source: str | None = None) -> bool:
     return (not target or w.target == target) and (not source or who(w) == source)
+
+
+def parse_moment(text: str, today: date) -> datetime:
+    """What a person types for "as it was then": `2026-10-12` (the end of that day), `2026-10-12
+    09:30` (or with a `T`), or `7d` / `2w` / `3m` / `1y` ago (the end of that day). Local time.
+    Raises ValueError saying what's wrong (empty, not a date, a bad time, after today)."""
+    from core.sessions.search import QueryError, parse_day
+
+    value = (text or "").strip()
+    if not value:
+        raise ValueError("type a date: YYYY-MM-DD, YYYY-MM-DD HH:MM, or 7d / 2w / 3m / 1y ago")
+    day_part, _, time_part = value.replace("T", " ", 1).partition(" ")
+    try:
+        day = parse_day(day_part, today)
+    except QueryError as exc:
+        raise ValueError(str(exc)) from None
+    if day is None:
+        raise ValueError("type a date")
+    if day > today:
+        raise ValueError(f"{day.isoformat()} is after today: the stores as they are now are memory mode itself")
+    if not time_part.strip():
+        return datetime.combine(day, dt_time.max)
+    try:
+        moment = dt_time.fromisoformat(time_part.strip())
+    except ValueError:
+        raise ValueError(f"{time_part.strip()!r} is not a time (HH:MM)") from None
+    return datetime.combine(day, moment)
+
+
+def moment_label(when: datetime) -> str:
+    """'12 Oct 2026, end of day' or '12 Oct 2026 09:30'."""
+    day_text = f"{when.day} {when.strftime('%b')} {when.year}"
+    return f"{day_text}, end of day" if when.time() == dt_time.max else f"{day_text} {when.strftime('%H:%M')}"
+
+
+def travel_diff(past: dict[str, tuple[str, ...]], now: dict[str, tuple[str, ...]]) -> dict[str, tuple[list[str], list[str]]]:
+    """Per target: (entries added since, entries gone since), in file order."""
+    out = {}
+    for target in past:
+        then, current = past[target], now.get(target, ())
+        out[target] = ([e for e in current if e not in set(then)], [e for e in then if e not in set(current)])
+    return out

@@ -294,3 +294,70 @@ async def test_a_hand_typed_entry_has_no_session_to_open(hermes_home, make_app):
         await pilot.press("escape")
         await settle(app, pilot)
         assert app.screen.MODE == "memory"
+
+
+# -- time travel (memory mode's T) -------------------------------------------------------------------------
+
+async def test_time_travel_shows_the_stores_then_read_only_with_a_diff_and_esc_returns(hermes_home, make_app):
+    from tui.screens.time_travel import MomentDialog, TravelDiffDialog
+
+    history_home(hermes_home)
+    before = memory_text(hermes_home)
+    app = make_app(poll=False)
+    async with app.run_test(size=(120, 36), notifications=True) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        await pilot.press("T")
+        dialog = await until_dialog(pilot, MomentDialog)
+        await pilot.press(*"2026-13-01")
+        await pilot.pause()
+        assert dialog.query_one("#go").disabled and dialog.query_one("#travel-when").has_class("-invalid")
+        await pilot.press("enter")
+        assert isinstance(app.screen, MomentDialog)  # a bad date can't be chosen
+        dialog.query_one("#travel-when").value = ""
+        await pilot.press(*"2026-10-01")
+        await pilot.pause()
+        assert "MEMORY.md had 2 entries · USER.md had 1 entry" in shown(dialog.query_one("#travel-status"))
+        await pilot.press("enter")
+        assert await until(pilot, lambda: screen.travel_at is not None)
+        await settle(app, pilot)
+        assert "TIME TRAVEL" in shown(screen.query_one("#travel-banner")) and "1 Oct 2026" in shown(
+            screen.query_one("#travel-banner"))
+        text = shown(screen.query_one("#entries-memory"))
+        assert "then canary." in text and "Typed by hand." not in text
+        assert "added" not in text  # no origin lines: they describe the entries now
+        # read-only: every write is greyed with the reason, Enter and keys write nothing
+        assert "read-only" in screen.why_not("add") and "read-only" in screen.why_not("delete")
+        await pilot.press("a")
+        await pilot.press("enter")
+        await pilot.press("d")
+        await settle(app, pilot)
+        assert app.screen is screen and memory_text(hermes_home) == before
+        assert any("read-only" in n.message for n in app._notifications)
+        # one key: the diff with now
+        await pilot.press("n")
+        diff = await until_dialog(pilot, TravelDiffDialog)
+        body = str(diff.body)
+        assert "+ Typed by hand." in body and "USER.md: no change since then" in body
+        await pilot.press("escape")
+        await settle(app, pilot)
+        await pilot.press("escape")  # back to now
+        await settle(app, pilot)
+        assert screen.travel_at is None and not screen.query("#travel-banner")
+        assert "Typed by hand." in shown(screen.query_one("#entries-memory"))
+        assert screen.why_not("add") is None
+
+
+async def test_time_travel_before_the_history_began_shows_empty_stores(hermes_home, make_app):
+    from tui.screens.time_travel import MomentDialog
+
+    history_home(hermes_home)
+    app = make_app(poll=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("T")
+        await until_dialog(pilot, MomentDialog)
+        await pilot.press(*"2020-01-01", "enter")
+        assert await until(pilot, lambda: app.screen.travel_at is not None)
+        assert app.screen.travel_past == {"memory": (), "user": ()}
+        assert app.screen.selected() is None

@@ -11,7 +11,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import OptionList
 
-from core.store.memory import FILE_NAMES, TARGETS, Op, StoreError, prompt_block
+from core.store.memory import FILE_NAMES, TARGETS, Op, Snapshot, StoreError, prompt_block
 from tui.literal import literal, visible_controls
 from tui.screens.base import ModeScreen
 from tui.widgets.entries import EntryList
@@ -21,6 +21,8 @@ from tui.widgets.store_pane import StorePane
 
 
 SCAN_DELAY = 0.25  # seconds after the first frame before the first scan (it competes with the frame's write)
+READ_ONLY = {"add": "Add", "edit": "Edit", "delete": "Delete", "undo": "Undo", "history": "Restore",
+             "repair": "Repair", "preview": "Prompt"}  # greyed while time travelling
 ORIGIN_DELAY = 0.1  # and before the history rebuild (the origin lines): after the panes are out
 
 
@@ -33,9 +35,13 @@ Both files Hermes injects into every session. The gauge shows the label Hermes p
 **a** add · **e**/Enter edit · **d** delete · **u** undo hmc's last write · **h** removed entries
 (Enter restores) · **p** the exact prompt block · **r** repair a drifted file · **o** where an entry
 was written · **i** the entry's history (its earlier texts and the sessions that wrote them) ·
-**Tab** other file · **t** the timeline of every write. The muted line under each entry says when it
+**Tab** other file · **t** the timeline of every write · **T** time travel: the stores as they were
+on a date, read-only (**n** diff with now, **Esc** back to now). The muted line under each entry says when it
 was added and by whom ("added 12 Oct · telegram · 3 revisions", "hand edit").
 """
+    DEFAULT_CSS = """
+    MemoryScreen #travel-banner { height: auto; background: $warning; color: $background; padding: 0 1; }
+    """
     BINDINGS = [
         Binding("a", "add", "Add", id="memory.add", tooltip="Add an entry to the focused file"),
         Binding("e,enter", "edit", "Edit", id="memory.edit", tooltip="Edit the highlighted entry"),
@@ -47,6 +53,12 @@ was added and by whom ("added 12 Oct · telegram · 3 revisions", "hand edit").
         Binding("o", "provenance", "Origin", id="memory.origin", tooltip="Open the session where this entry was written"),
         Binding("i", "entry_history", "History", id="memory.entry_history",
                 tooltip="The entry's earlier texts, with diffs and the sessions that wrote them"),
+        Binding("T", "time_travel", "Time travel", id="memory.time_travel",
+                tooltip="Show the stores as they were on a date (read-only)"),
+        Binding("n", "travel_diff", "Diff with now", id="memory.travel_diff",
+                tooltip="What changed between the date shown and now"),
+        Binding("escape", "travel_back", "Back to now", id="memory.travel_back",
+                tooltip="Leave time travel: the stores as they are now"),
         Binding("tab", "other_pane", "Other file", id="memory.switch", tooltip="Switch between MEMORY.md and USER.md", show=False),
     ]
 
@@ -62,6 +74,8 @@ was added and by whom ("added 12 Oct · telegram · 3 revisions", "hand edit").
         self._scanning: set[str] = set()
         self._first_scan = True
         self._origins: dict[str, dict[str, str]] = {}
+        self.travel_at = None  # time travel: the moment shown (a datetime), read-only; None: now
+        self.travel_past: dict[str, tuple[str, ...]] = {}
         self.timeline = None  # the rebuilt history (core.timeline), built off the UI thread after the first frame
         self.app.memory_changed.subscribe(self, self._stores_changed)
         self.reload()
@@ -87,13 +101,16 @@ was added and by whom ("added 12 Oct · telegram · 3 revisions", "hand edit").
         curator = self.app.curator
         for t in TARGETS if target is None else (target,):
             store = curator.stores[t]
-            snap = store.last
+            snap = store.last if self.travel_at is None else Snapshot(t, self.travel_past.get(t, ()), exists=True)
             n = len(snap.entries)
             title = f"{FILE_NAMES[t]}  ·  {n} entr{'y' if n == 1 else 'ies'}"
+            if self.travel_at is not None:
+                title += "  ·  then"
+            origins = self._origins.get(t) if self.travel_at is None else None  # they describe the entries now
             self.query_one(f"#pane-{t}", StorePane).show(snap, store.limit, store.enabled, self.marks_for(snap.entries),
-                                                         title, self._origins.get(t))
+                                                         title, origins)
         self.update_bindings()
-        unscanned = [e for t in TARGETS for e in curator.stores[t].last.entries
+        unscanned = [e for t in TARGETS for e in self.entries_shown(t)
                      if e not in self._scan_cache and e not in self._scanning]
         if unscanned:  # once the entries are on screen: the scan (and its import) never delays them
             self._scanning.update(unscanned)
@@ -156,7 +173,7 @@ was added and by whom ("added 12 Oct · telegram · 3 revisions", "hand edit").
 
     def update_bindings(self) -> None:
         """Re-grey the footer only when what can apply changed."""
-        state = tuple(self.why_not(a) for a in ("add", "edit", "delete", "provenance", "repair", "undo"))
+        state = (self.travel_at, *(self.why_not(a) for a in ("add", "edit", "delete", "provenance", "repair", "undo")))
         if state != getattr(self, "_binding_state", None):
             self._binding_state = state
             self.refresh_bindings()
@@ -199,12 +216,26 @@ was added and by whom ("added 12 Oct · telegram · 3 revisions", "hand edit").
 
     def selected(self) -> str | None:
         lst = self.query_one(f"#entries-{self.target}", EntryList)
-        entries = self.app.curator.stores[self.target].last.entries
+        entries = self.entries_shown(self.target)
         if lst.highlighted is None or not (0 <= lst.highlighted < len(entries)):
             return None
         return entries[lst.highlighted]
 
+    def entries_shown(self, target: str) -> tuple[str, ...]:
+        """The entries in the pane: the file's now, or the store's as it was while time travelling."""
+        if getattr(self, "travel_at", None) is not None:
+            return self.travel_past.get(target, ())
+        return self.app.curator.stores[target].last.entries
+
+    def hidden(self, action: str) -> bool:
+        """Diff with now and Back to now exist only while time travelling."""
+        return action in ("travel_diff", "travel_back") and getattr(self, "travel_at", None) is None
+
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        reason = self.why_not("edit")
+        if reason:  # Enter on a greyed edit (time travel, a drifted file) says why, as the e key does
+            self.notify(reason, title="Not now", severity="warning", timeout=4)
+            return
         self.action_edit()
 
     def why_not(self, action: str) -> str | None:
@@ -213,6 +244,11 @@ was added and by whom ("added 12 Oct · telegram · 3 revisions", "hand edit").
         store = self.app.curator.stores[self.target]
         snap = store.last
         name = FILE_NAMES[self.target]
+        if self.travel_at is not None and action in READ_ONLY:
+            from core.timeline.view import moment_label
+
+            return (f"{READ_ONLY[action]}: read-only while showing {moment_label(self.travel_at)} "
+                    "(Esc returns to now)")
         if action in ("add", "edit", "delete"):
             verb = action.capitalize()
             if not store.enabled:
@@ -369,6 +405,75 @@ was added and by whom ("added 12 Oct · telegram · 3 revisions", "hand edit").
             return
         self.app.stores_written(target)
         self.notify(result.messages[0], title=f"{store.name} repaired", markup=False)
+
+    # -- time travel -------------------------------------------------------------------------------
+
+    @work(exclusive=True, group="memory-travel")
+    async def action_time_travel(self) -> None:
+        """Pick a moment; the panes show the stores as they were then (read-only, under a banner)."""
+        from core.sessions.db import SessionsError
+        from core.timeline import build_timeline
+        from tui.screens.time_travel import MomentDialog
+
+        timeline = self.timeline
+        if timeline is None or timeline.curator is not self.app.curator:
+            try:
+                timeline = await asyncio.to_thread(build_timeline, self.app.curator)
+            except (SessionsError, StoreError, OSError) as exc:
+                self.notify(f"Can't read the agent's history: {exc}", title="Time travel", severity="error")
+                return
+            self.timeline = timeline
+
+        def preview(moment) -> str:
+            state = timeline.state_at(moment)
+            return " · ".join(f"{FILE_NAMES[t]} had {len(state[t])} entr{'y' if len(state[t]) == 1 else 'ies'}"
+                              for t in TARGETS)
+
+        start = self.travel_at.strftime("%Y-%m-%d") if self.travel_at is not None else ""
+        moment = await self.app.push_screen_wait(MomentDialog(self.app.curator.today, preview, start))
+        if moment is None:
+            return
+        self.travel_at = moment
+        self.travel_past = timeline.state_at(moment)
+        self._travel_banner()
+        self.reload()
+        self.refresh_bindings()
+
+    def _travel_banner(self) -> None:
+        from textual.widgets import Static
+
+        banners = self.query("#travel-banner")
+        if self.travel_at is None:
+            if banners:
+                banners.first().remove()
+            return
+        from core.timeline.view import moment_label
+
+        text = Text(f"TIME TRAVEL · the stores on {moment_label(self.travel_at)} · read-only", style="bold")
+        text.append("  ·  n diff with now · T another date · Esc back to now")
+        if banners:
+            banners.first().update(text)
+        else:
+            self.mount(Static(text, id="travel-banner", markup=False), after=self.query_one(HmcHeader))
+
+    def action_travel_back(self) -> None:
+        if self.travel_at is None:
+            return
+        self.travel_at, self.travel_past = None, {}
+        self._travel_banner()
+        self.reload()
+        self.refresh_bindings()
+
+    def action_travel_diff(self) -> None:
+        from core.timeline.view import moment_label, travel_diff
+        from tui.screens.time_travel import TravelDiffDialog, diff_body
+
+        if self.travel_at is None:
+            return
+        now = {t: self.app.curator.stores[t].last.entries for t in TARGETS}
+        label = moment_label(self.travel_at)
+        self.app.push_screen(TravelDiffDialog(f"Then ({label}) and now", diff_body(travel_diff(self.travel_past, now),
+                                                                                  label)))
 
     def action_entry_history(self) -> None:
         from tui.screens.entry_history import EntryHistoryScreen
