@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
 from core.sessions import snippets
+from core.sessions.memory_calls import calls_of
 from core.sessions.query import QueryError, Query, Term, escape_like, parse_query
 from core.sessions.snippets import Span
 from core.sessions.db import as_epoch, epoch_sql
@@ -1119,6 +1120,28 @@ def _provenance_phrase(entry: str) -> str:
     return " ".join(best)
 
 
+class _AnyText:
+    def __contains__(self, item) -> bool:
+        return True
+
+
+def _landed_texts(conn, session_id: str, message_id: int):
+    """The normalised texts the memory calls of one assistant message really wrote (a result saying it
+    failed or was only staged wrote nothing); anything, when a call's result isn't recorded (a
+    database cut mid-turn, or too old to say)."""
+    try:
+        calls, unanswered = calls_of(conn, session_id, int(message_id))
+    except sqlite3.OperationalError:  # a schema without the result columns: can't tell, as before
+        return _AnyText()
+    if unanswered:
+        return _AnyText()
+    texts = set()
+    for call in calls:
+        texts.update(_norm(t) for t in [call.content, *(op.get("content") for op in call.operations or ())]
+                     if isinstance(t, str))
+    return texts
+
+
 def find_provenance(db: SessionDB, entry_text: str, *, limit: int = 400) -> Hit | None:
     """The assistant message whose memory tool call wrote *entry_text*, newest first.
 
@@ -1168,11 +1191,17 @@ def find_provenance(db: SessionDB, entry_text: str, *, limit: int = 400) -> Hit 
     rows = db._run(candidates)
     exact = partial = None
     for mid, sid, role, ts, source, raw in rows:
+        landed = None  # the texts this message's calls really wrote, read once a call matches
         for name, args in parse_tool_calls(raw):
             if "memory" not in name.lower():
                 continue
             for written in _memory_writes(args):
                 w = _norm(written)
+                if w == entry or (len(entry) >= 20 and (entry in w or (len(w) >= 20 and w in entry))):
+                    if landed is None:
+                        landed = db._run(lambda conn: _landed_texts(conn, sid, mid))
+                    if w not in landed:
+                        continue  # refused, or only staged for approval: it wrote nothing
                 if w == entry:
                     exact = exact or (mid, sid, role, ts, source, name, written)
                 elif len(entry) >= 20 and (entry in w or (len(w) >= 20 and w in entry)):

@@ -27,7 +27,7 @@ from typing import Any
 import platformdirs
 
 from core.store.atomic import private_dir, write_private
-from core.timeline.sources import Harvest, Open
+from core.sessions.memory_calls import Harvest, Open
 
 VERSION = 3
 MAX_CACHE_BYTES = 256 * 1024 * 1024

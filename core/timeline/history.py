@@ -1,7 +1,7 @@
 """Every write to MEMORY.md / USER.md, rebuilt: who wrote each entry, when, and what it replaced.
 
 Sources, merged by time:
-- the agent's memory tool calls recorded in state.db (core.timeline.sources), replayed with the
+- the agent's memory tool calls recorded in state.db (core.sessions.memory_calls), replayed with the
   detected release's rules (core.hermes.memory: substring matching, exact re-adds, batches), so a
   replace or remove by `old_text` resolves to the entry it really hit;
 - hmc's own journal (its writes, approvals, undos, rollbacks: exact before and after texts);
@@ -33,7 +33,7 @@ from core.hermes.release import NEWEST, Release
 from core.store.atomic import read_regular
 from core.store.journal import Record, tagged
 from core.store.memory import FILE_NAMES, TARGETS, Conflict, StoreError, WriteResult
-from core.timeline.sources import Call
+from core.sessions.memory_calls import Call
 
 if TYPE_CHECKING:  # pragma: no cover
     from core.curator import Curator
@@ -786,7 +786,7 @@ def _build(curator: "Curator", cache: bool, route: str | None, trust_cache: bool
 
     from core.sessions.db import DatabaseError, ReadOnlyConnections, probe, translate_error
     from core.timeline import cache as calls_cache
-    from core.timeline.sources import Harvest, read_calls
+    from core.sessions.memory_calls import Harvest, read_calls
 
     stats: dict = {"route": None, "cache": "off", "skipped": {}, "ignored": {}, "new_messages_from": 0,
                    "replayed": "all"}

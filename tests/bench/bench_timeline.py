@@ -9,7 +9,7 @@ plus a few thousand memory tool calls (an assistant call and its `tool` result e
 its sessions. It prints (goals from issue 11):
 
 0. the read routes side by side: the memory rows from the FTS index (column filter), from the
-   one-column FTS form, and by scanning the table — what core.timeline.sources picks and why;
+   one-column FTS form, and by scanning the table — what core.sessions.memory_calls picks and why;
 1. the first build of the history (read, pair, replay, reconcile, write the cache) vs a bare SQL
    scan of the memory rows (goal <= 2x);
 2. the update after 100 new messages (cache hit: only the new rows are read) vs a cold start
@@ -193,7 +193,7 @@ def run(home: Path, scratch: Path, repeat: int, total: int) -> int:
     from core.sessions.db import ReadOnlyConnections, probe
     from core.timeline import build_timeline
     from core.timeline import cache as tl_cache
-    from core.timeline.sources import Harvest, read_calls
+    from core.sessions.memory_calls import Harvest, read_calls
 
     work = scratch / "home"
     shutil.copytree(home, work)  # the update test appends messages: never to the cached database
