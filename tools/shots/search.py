@@ -83,7 +83,7 @@ SCENARIOS = [
          title="At 80 columns the filters take two lines and a long message wraps"),
     Shot("search-no-hits", press=("3",), settle=no_hits, title="No hits names the active filters; ctrl+r clears them"),
     Shot("search-bad-date", press=("3",), settle=bad_date, title="A bad date is flagged as it is typed"),
-    Shot("search-origin-not-found", press=("o",), settle=wait,
+    Shot("search-origin-not-found", press=("down", "o"), settle=wait,
          title="o on an entry no session wrote: a clear not-found state"),
     Shot("search-80x24", press=("3",), settle=search_for("invoice export"), size=(80, 24),
          title="Search mode at 80x24"),
