@@ -130,3 +130,10 @@ def test_an_approval_too_large_to_keep_says_it_cant_be_undone(home):
     result = hmc("undo", "--subsystem", "skills", "--json", home=home)
     assert result.returncode == 1
     assert json.loads(result.stdout)["refused"]["kind"] == "not-kept"
+    (home / "skills" / "gamma" / "assets").mkdir(parents=True)
+    (home / "skills" / "gamma" / "SKILL.md").write_text(skill_md("gamma", "Gamma"))
+    (home / "skills" / "gamma" / "assets" / "model.bin").write_bytes(b"\x01" * (5 << 20))
+    stage(home, "0000000f", {"action": "delete", "name": "gamma"})
+    as_json = json.loads(hmc("pending", "approve", "0000000f", "--subsystem", "skills", "--json", home=home).stdout)
+    assert as_json["approved"] == ["0000000f"]
+    assert [n["id"] for n in as_json["not_undoable"]] == ["0000000f"] and as_json["not_undoable"][0]["reason"]

@@ -185,7 +185,9 @@ def cmd_approve(args, ctx: CliContext, curator) -> int:
     failed = [(i, k, mask(m)) for i, k, m in failed]
     if args.json:
         ctx.json({"subsystem": "skills", "approved": [rid for rid, _ in done],
-                  "failed": [{"id": i, "reason_kind": k, "reason": m} for i, k, m in failed]})
+                  "failed": [{"id": i, "reason_kind": k, "reason": m} for i, k, m in failed],
+                  "not_undoable": [{"id": rid, "reason": ins.undo_note} for rid, ins in done
+                                   if ins is not None and ins.journal_id is not None and ins.undo_note]})
     else:
         for rid, ins in done:
             line = Text(f"approved {rid}", style="bold green")
