@@ -1,0 +1,80 @@
+"""History screenshots: memory mode's origin lines are in the memory shots; here the timeline (its
+diff, a rollback's confirm, a filter), an entry's history, and time travel (the stores then, the diff
+with now)."""
+
+from __future__ import annotations
+
+from tools.shots import Shot
+
+
+async def loaded(pilot) -> None:
+    """Wait until the screen on top has rebuilt the history (a worker in a thread)."""
+    for _ in range(100):
+        screen = pilot.app.screen
+        if getattr(screen, "timeline", None) is not None or getattr(screen, "loaded", False):
+            break
+        await pilot.pause(0.05)
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def timeline(pilot) -> None:
+    await pilot.press("t")
+    await loaded(pilot)
+    await pilot.press("down", "down")  # past the two hand edits: an agent write
+    await pilot.pause()
+
+
+async def rollback_confirm(pilot) -> None:
+    await timeline(pilot)
+    await pilot.press("R")
+    await pilot.pause(0.5)
+
+
+async def filtered(pilot) -> None:
+    await pilot.press("t")
+    await loaded(pilot)
+    pilot.app.screen.query_one("#tl-source").value = "telegram"
+    await pilot.pause(0.2)
+
+
+async def entry_history(pilot) -> None:
+    await pilot.press("down", "down", "i")  # "This machine: …": added, then replaced (Node 20 -> 22)
+    await pilot.pause(0.2)
+    await loaded(pilot)
+
+
+async def time_travel(pilot) -> None:
+    await pilot.press("T")
+    await pilot.pause(0.3)
+    await pilot.press(*"2026-09-15", "enter")
+    await pilot.pause(0.3)
+
+
+async def time_travel_dialog(pilot) -> None:
+    await pilot.press("T")
+    await pilot.pause(0.3)
+    await pilot.press(*"2026-09-15")
+    await pilot.pause(0.2)
+
+
+async def time_travel_diff(pilot) -> None:
+    await time_travel(pilot)
+    await pilot.press("n")
+    await pilot.pause(0.3)
+
+
+SCENARIOS = [
+    Shot("history-timeline", settle=timeline, title="The timeline: every write, newest first, with its diff (t)"),
+    Shot("history-rollback", settle=rollback_confirm, title="R rolls a write back: it shows the change first"),
+    Shot("history-timeline-filter", settle=filtered, title="The timeline filtered to one writer (telegram)"),
+    Shot("history-entry", settle=entry_history, title="An entry's history (i): its texts, diffs and sessions"),
+    Shot("history-time-travel-pick", settle=time_travel_dialog, title="Time travel (T): a date, checked as typed"),
+    Shot("history-time-travel", settle=time_travel, title="The stores as they were, read-only, under a banner"),
+    Shot("history-time-travel-diff", settle=time_travel_diff, title="n: the diff between then and now"),
+    Shot("history-timeline-80x24", settle=timeline, size=(80, 24), title="The timeline at 80x24"),
+    Shot("history-rollback-80x24", settle=rollback_confirm, size=(80, 24), title="The rollback confirm at 80x24"),
+    Shot("history-entry-80x24", settle=entry_history, size=(80, 24), title="An entry's history at 80x24"),
+    Shot("history-time-travel-80x24", settle=time_travel, size=(80, 24), title="Time travel at 80x24"),
+    Shot("history-time-travel-diff-80x24", settle=time_travel_diff, size=(80, 24), title="Then and now at 80x24"),
+]
