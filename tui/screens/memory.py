@@ -53,7 +53,7 @@ was added and by whom ("added 12 Oct · telegram · 3 revisions", "hand edit").
         Binding("o", "provenance", "Origin", id="memory.origin", tooltip="Open the session where this entry was written"),
         Binding("i", "entry_history", "History", id="memory.entry_history",
                 tooltip="The entry's earlier texts, with diffs and the sessions that wrote them"),
-        Binding("T", "time_travel", "Time travel", id="memory.time_travel",
+        Binding("T", "time_travel", "Time travel", id="memory.time_travel", show=False,  # ? and ctrl+p list it
                 tooltip="Show the stores as they were on a date (read-only)"),
         Binding("n", "travel_diff", "Diff with now", id="memory.travel_diff",
                 tooltip="What changed between the date shown and now"),
