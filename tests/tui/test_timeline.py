@@ -361,3 +361,27 @@ async def test_time_travel_before_the_history_began_shows_empty_stores(hermes_ho
         assert await until(pilot, lambda: app.screen.travel_at is not None)
         assert app.screen.travel_past == {"memory": (), "user": ()}
         assert app.screen.selected() is None
+
+
+async def test_hostile_session_sources_and_entries_stay_literal(hermes_home, make_app):
+    (hermes_home / "memories").mkdir(parents=True)
+    db = Db(hermes_home / "state.db")
+    source = "[bold red]tg[/]\x1b[31m"
+    db.session("s", source)
+    db.call("s", add("[link=https://x.example]click[/link] \x1b]52;c;aGk=\x07"))
+    write_files(hermes_home, ["[link=https://x.example]click[/link] \x1b]52;c;aGk=\x07"])
+    app = make_app(poll=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        assert await until(pilot, lambda: app.screen._origins)
+        await settle(app, pilot)
+        text = shown(app.screen.query_one("#entries-memory"))
+        assert "[bold red]tg[/]␛[31m" in text and "[link=https://x.example]click[/link]" in text
+        screen = await open_timeline(app, pilot)
+        assert "[bold red] + [link=" in shown(screen.query_one("#tl-writes"))  # the writer column is 10 wide
+        detail = " ".join(shown(screen.query_one("#tl-diff")).split())
+        assert "[link=https://x.example]click[/link] ␛]52;c;aGk=␇" in detail and "([bold red]tg[/]␛[31m)" in detail
+        screen.query_one("#tl-source").value = source
+        await settle(app, pilot)
+        assert "[bold red]tg[/]" in " ".join(shown(screen.query_one("#tl-source #label")).split())
+        assert len(screen.shown) == 1

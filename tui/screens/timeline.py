@@ -113,7 +113,7 @@ edit dialog instead. **Esc** goes back.
             select = self.query_one("#tl-source", Select)
             value = select.value
             with self.prevent(Select.Changed):
-                select.set_options([(s, s) for s in found])
+                select.set_options([(literal(s), s) for s in found])  # a session's source is untrusted text
                 if value in found:
                     select.value = value
         self.refilter()
