@@ -385,3 +385,26 @@ async def test_hostile_session_sources_and_entries_stay_literal(hermes_home, mak
         await settle(app, pilot)
         assert "[bold red]tg[/]" in " ".join(shown(screen.query_one("#tl-source #label")).split())
         assert len(screen.shown) == 1
+
+
+async def test_switching_profile_drops_the_other_profiles_origins_and_time_travel(hermes_home, make_app):
+    from tui.screens.time_travel import MomentDialog
+
+    history_home(hermes_home)
+    work = hermes_home / "profiles" / "work"
+    (work / "memories").mkdir(parents=True)
+    (work / "memories" / "MEMORY.md").write_text("Deploys go through the staging cluster, then canary.", encoding="utf-8")
+    app = make_app(poll=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        assert await until(pilot, lambda: screen._origins)
+        await pilot.press("T")
+        await until_dialog(pilot, MomentDialog)
+        await pilot.press(*"2026-10-01", "enter")
+        assert await until(pilot, lambda: screen.travel_at is not None)
+        app.switch_profile("work")
+        await settle(app, pilot)
+        assert screen.travel_at is None and not screen.query("#travel-banner")
+        assert screen._origins == {} and screen.timeline is None  # work has no state.db: no origin lines
+        assert "added" not in shown(screen.query_one("#entries-memory"))

@@ -77,6 +77,7 @@ was added and by whom ("added 12 Oct · telegram · 3 revisions", "hand edit").
         self.travel_at = None  # time travel: the moment shown (a datetime), read-only; None: now
         self.travel_past: dict[str, tuple[str, ...]] = {}
         self.timeline = None  # the rebuilt history (core.timeline), built off the UI thread after the first frame
+        self._origins_curator = self.app.curator  # the profile the origin lines are for
         self.app.memory_changed.subscribe(self, self._stores_changed)
         self.reload()
         self.query_one("#entries-memory", EntryList).focus()
@@ -84,12 +85,17 @@ was added and by whom ("added 12 Oct · telegram · 3 revisions", "hand edit").
         (later or self.call_after_refresh)(lambda: self.set_timer(ORIGIN_DELAY, self.load_origins))
 
     def _stores_changed(self, target: str | None = None) -> None:
-        if self.timeline is not None and self.timeline.curator is not self.app.curator:  # another profile
+        if self._origins_curator is not self.app.curator:  # another profile: its own history, and now
+            self._origins_curator = self.app.curator
             self.timeline, self._origins = None, {}
+            if self.travel_at is not None:
+                self.travel_at, self.travel_past = None, {}
+                self._travel_banner()
+                self.refresh_bindings()
+            self.load_origins()
+        elif self.timeline is not None:  # the origin lines follow the write (the first load does it otherwise)
             self.load_origins()
         self.reload(target)
-        if self.timeline is not None:  # the origin lines follow the write (the first load does it otherwise)
-            self.load_origins()
 
     # -- rendering -----------------------------------------------------------------------------
 
