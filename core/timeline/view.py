@@ -28,14 +28,15 @@ def who(w: Write) -> str:
 
 
 def origin_line(b: Blame, now: float) -> str:
-    """'added 12 Oct · telegram · 3 revisions', 'hand edit · 3 Nov', 'added 12 Oct · cli · edited by
-    hand since'."""
+    """'added 12 Oct · telegram · 3 revisions', 'hand edit · by 3 Nov', 'added 12 Oct · cli · edited by
+    hand since'. A hand edit's date is when the history first saw the text (a journal record, a Hermes
+    snapshot, the files now): the edit was made by then, maybe earlier."""
     parts: list[str] = []
     first = b.first_seen
     if first is None:
         parts.append(HAND_EDIT)
     elif first.by == "unknown":
-        parts.append(f"{HAND_EDIT} · {day(first.timestamp, now)}")
+        parts.append(f"{HAND_EDIT} · by {day(first.timestamp, now)}")
     else:
         parts.append(f"added {day(first.timestamp, now)}")
         if b.origin is None:

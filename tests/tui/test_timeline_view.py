@@ -36,7 +36,7 @@ def test_day_shows_the_year_only_when_it_is_not_this_one():
     ("b", "a", 3, "added {d} · telegram · last changed {d} · 3 revisions"),
     ("hmc", "a", 2, "added {d} · telegram, then hmc · last changed {d} · 2 revisions"),
     (None, "a", 2, "added {d} · telegram · edited by hand since · 2 revisions"),
-    (None, "x", 1, "hand edit · {d}"),
+    (None, "x", 1, "hand edit · by {d}"),
     (None, None, 1, "hand edit"),
 ])
 def test_origin_lines_in_words_people_use(origin, first, revisions, line):
