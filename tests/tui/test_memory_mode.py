@@ -325,3 +325,21 @@ async def test_help_lists_the_keys_and_escape_closes_it(home, make_app):
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(app.screen, HelpDialog)
+
+
+async def test_every_entry_keeps_its_rule_once_the_list_scrolls(demo_home, make_app):
+    """An entry's height is measured once; a scrollbar appearing later (the rest of the entries, the
+    origin lines) must not narrow the list under it, or a wrapped entry loses the rule below it."""
+    from tests.tui.helpers import until
+
+    app = make_app(demo_home)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        assert await until(pilot, lambda: app.screen._origins)
+        await settle(app, pilot)
+        for entries in app.screen.query(EntryList):
+            entries._update_lines()
+            style = entries.get_visual_style("option-list--option")
+            for i, option in enumerate(entries.options):
+                painted = len(entries._get_option_render(option, style))
+                assert entries._line_cache.heights[i] == painted, (entries.id, i)

@@ -64,7 +64,7 @@ class EntryList(HmcList):
     """An OptionList of entries; posts OptionList.OptionHighlighted/Selected as usual."""
 
     DEFAULT_CSS = """
-    EntryList, EntryList:focus { height: 1fr; border: none; padding: 0; }
+    EntryList, EntryList:focus { height: 1fr; border: none; padding: 0; scrollbar-gutter: stable; }
     """
 
     def first_paint(self, entries: Sequence[str]) -> int:
