@@ -46,6 +46,15 @@ def _random_key(min_len: int = 16, min_entropy: float = 3.0):
     return refine
 
 
+def _aws_key_id(m: re.Match[str]) -> Verdict | None:
+    """AWS key ids are base32 after the prefix (A-Z, 2-7): about one real id in 28 has no digit at all,
+    so only placeholders and low variety rule one out."""
+    value = m.group("secret")
+    if any(p in value.lower() for p in _STRONG_PLACEHOLDER):
+        return None
+    return KEEP if entropy(value[4:]) >= 2.8 else None
+
+
 def _letters_key(m: re.Match[str]) -> Verdict | None:
     """Hugging Face tokens are letters only: require mixed case and variety instead of digits."""
     body = m.group("secret")[3:]
@@ -160,8 +169,7 @@ SECRET_RULES: tuple[Rule, ...] = (
        "GitHub token", gate="gh|github_pat_", refine=_random_key(min_len=30)),
     _s("secret_aws",
        r"(?<![A-Z0-9])(?P<secret>(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16})(?![A-Z0-9])",
-       "AWS access key id", gate="akia|asia|abia|acca",
-       refine=_random_key(min_len=20, min_entropy=2.8)),
+       "AWS access key id", gate="akia|asia|abia|acca", refine=_aws_key_id),
     _s("secret_google", rf"{_B}(?P<secret>AIza[0-9A-Za-z_-]{{35}}){_E}", "Google API key",
        gate="aiza", refine=_random_key()),
     _s("secret_google_oauth", rf"{_B}(?P<secret>GOCSPX-[0-9A-Za-z_-]{{28}}){_E}",
