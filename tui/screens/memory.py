@@ -6,6 +6,7 @@ import asyncio
 
 from rich.text import Text
 from textual import work
+from textual.worker import get_current_worker
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -155,15 +156,18 @@ was added and by whom ("added 12 Oct · telegram · 3 revisions", "hand edit").
         from core.timeline import build_timeline
         from core.timeline.view import origin_lines
 
+        worker = get_current_worker()
         try:
             timeline = build_timeline(curator)
         except (SessionsError, _StoreError, OSError):
             return
         lines = origin_lines(timeline, curator.now())
-        self.app.call_from_thread(self._origins_loaded, curator, timeline, lines)
+        self.app.call_from_thread(self._origins_loaded, curator, timeline, lines, worker)
 
-    def _origins_loaded(self, curator, timeline, lines: dict[str, dict[str, str]]) -> None:
+    def _origins_loaded(self, curator, timeline, lines: dict[str, dict[str, str]], worker=None) -> None:
         if curator is not self.app.curator:  # another profile meanwhile
+            return
+        if worker is not None and worker.is_cancelled:  # a newer rebuild (after a write) replaced this one
             return
         self.timeline = timeline
         if lines != self._origins:

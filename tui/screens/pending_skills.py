@@ -18,6 +18,7 @@ from pathlib import Path
 
 from rich.text import Text
 from textual import on, work
+from textual.worker import get_current_worker
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -216,6 +217,7 @@ secrets · **w** skill write approval on/off in config.yaml · **m** the memory 
         self.run_worker(self._load, thread=True, exclusive=True, group="skills-load", exit_on_error=False)
 
     def _load(self) -> None:
+        worker = get_current_worker()
         queue = self.queue
         now = self.app.curator.now()
         rows, problem = [], None
@@ -233,10 +235,12 @@ secrets · **w** skill write approval on/off in config.yaml · **m** the memory 
             undoable = queue.undoable()
         except (OSError, SkillPendingError, SkillUndoRefused):
             undoable = None
-        self.app.call_from_thread(self._loaded, rows, approval, guard, problem, undoable)
+        self.app.call_from_thread(self._loaded, rows, approval, guard, problem, undoable, worker)
 
     def _loaded(self, rows: list[Row], approval: bool, guard: str | None, problem: str | None,
-                undoable=None) -> None:
+                undoable=None, worker=None) -> None:
+        if worker is not None and worker.is_cancelled:
+            return  # a thread can't be stopped: a load a newer one replaced (after a write) reports late, stale
         self.rows, self.write_approval, self.guard, self.problem = rows, approval, guard, problem
         self.undoable = undoable
         self.loaded = True
