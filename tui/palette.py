@@ -168,7 +168,8 @@ def commands(app) -> list[Command]:
 
         reason = f"{tilde(app.curator.home.base)} has only the {app.curator.home.profile} profile"
         out.append(Command("app: Switch profile", f"Not now: {reason}",
-                           lambda: app.notify(reason, title="Not now", severity="warning", timeout=4), False))
+                           lambda: app.notify(reason, title="Not now", severity="warning", timeout=4,
+                                              markup=False), False))
     out.append(Command("app: Quit hmc", "q (asks first if a dialog holds text you typed)",
                        lambda: app.run_worker(app.action_quit(), exit_on_error=False)))
     return out

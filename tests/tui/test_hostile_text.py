@@ -189,3 +189,20 @@ async def test_each_hostile_string_in_a_toast_is_literal(home, make_app, text):
         check(app, f"data: {visible(text)}")
         assert all(not n.markup for n in notes(app))
 
+
+
+def test_every_notify_in_the_tui_is_literal():
+    """A toast's message so often carries an entry, a summary, a path or an error text that every
+    notify() says markup=False: none is left to remember which ones do."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2] / "tui"
+    missing = []
+    for path in sorted(root.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "notify"
+                    and not any(k.arg == "markup" and getattr(k.value, "value", None) is False
+                                for k in node.keywords)):
+                missing.append(f"{path.relative_to(root.parent)}:{node.lineno}")
+    assert missing == []

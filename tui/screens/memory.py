@@ -244,7 +244,7 @@ was added and by whom ("added 12 Oct · telegram · 3 revisions", "hand edit").
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         reason = self.why_not("edit")
         if reason:  # Enter on a greyed edit (time travel, a drifted file) says why, as the e key does
-            self.notify(reason, title="Not now", severity="warning", timeout=4)
+            self.notify(reason, title="Not now", severity="warning", timeout=4, markup=False)
             return
         self.action_edit()
 
@@ -430,7 +430,8 @@ was added and by whom ("added 12 Oct · telegram · 3 revisions", "hand edit").
             try:
                 timeline = await asyncio.to_thread(build_timeline, self.app.curator)
             except (SessionsError, StoreError, OSError) as exc:
-                self.notify(f"Can't read the agent's history: {exc}", title="Time travel", severity="error")
+                self.notify(f"Can't read the agent's history: {exc}", title="Time travel", severity="error",
+                            markup=False)
                 return
             self.timeline = timeline
 

@@ -231,7 +231,7 @@ edit dialog instead. **Esc** goes back.
             await self.conflict(w, exc)
             return
         except StoreError as exc:  # TimelineError included: nothing to roll back, an unreadable file
-            self.notify(str(exc), title="Nothing rolled back", severity="warning", timeout=8)
+            self.notify(str(exc), title="Nothing rolled back", severity="warning", timeout=8, markup=False)
             return
         store = self.app.curator.stores[w.target]
         body = Text("Roll back this write to ")
@@ -255,18 +255,18 @@ edit dialog instead. **Esc** goes back.
 
                 if force or not await self.app.push_screen_wait(ConfirmDialog(
                         "Write despite the security scan?", scan_body(exc.findings), yes="Write anyway", danger=True)):
-                    self.notify("Nothing was written.", title="Cancelled")
+                    self.notify("Nothing was written.", title="Cancelled", markup=False)
                     return
                 force = True
             except RollbackConflict as exc:
                 await self.conflict(w, exc)
                 return
             except (TimelineError, StoreError) as exc:
-                self.notify(str(exc), title=f"{store.name}: nothing written", severity="error", timeout=10)
+                self.notify(str(exc), title=f"{store.name}: nothing written", severity="error", timeout=10, markup=False)
                 return
         self.app.stores_written(w.target)
         self.notify(f"Rolled back {w.action} of {self.app.ago(w.timestamp)}.\n{store.name}: {result.label}"
-                    " · u undoes it", title="Rolled back")
+                    " · u undoes it", title="Rolled back", markup=False)
 
     async def conflict(self, w, exc) -> None:
         """The entries the write touched changed since: say how, and offer the edit dialog."""
@@ -300,7 +300,7 @@ edit dialog instead. **Esc** goes back.
         if original is None:
             ops = [Op("add", content=result.text)]
         elif result.text == original:
-            self.notify("No change.")
+            self.notify("No change.", markup=False)
             return
         else:
             ops = [Op("replace", content=result.text, old_text=original, matched_entry=original)]
