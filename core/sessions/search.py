@@ -1120,21 +1120,16 @@ def _provenance_phrase(entry: str) -> str:
     return " ".join(best)
 
 
-class _AnyText:
-    def __contains__(self, item) -> bool:
-        return True
-
-
-def _landed_texts(conn, session_id: str, message_id: int):
+def _landed_texts(conn, session_id: str, message_id: int) -> set[str] | None:
     """The normalised texts the memory calls of one assistant message really wrote (a result saying it
-    failed or was only staged wrote nothing); anything, when a call's result isn't recorded (a
-    database cut mid-turn, or too old to say)."""
+    failed or was only staged wrote nothing); None when a call's result isn't recorded (a database
+    cut mid-turn, or too old to say): can't tell."""
     try:
         calls, unanswered = calls_of(conn, session_id, int(message_id))
-    except sqlite3.OperationalError:  # a schema without the result columns: can't tell, as before
-        return _AnyText()
+    except sqlite3.OperationalError:  # a schema without the result columns
+        return None
     if unanswered:
-        return _AnyText()
+        return None
     texts = set()
     for call in calls:
         texts.update(_norm(t) for t in [call.content, *(op.get("content") for op in call.operations or ())]
@@ -1191,16 +1186,16 @@ def find_provenance(db: SessionDB, entry_text: str, *, limit: int = 400) -> Hit 
     rows = db._run(candidates)
     exact = partial = None
     for mid, sid, role, ts, source, raw in rows:
-        landed = None  # the texts this message's calls really wrote, read once a call matches
+        landed, checked = None, False  # the texts this message's calls really wrote, read once one matches
         for name, args in parse_tool_calls(raw):
             if "memory" not in name.lower():
                 continue
             for written in _memory_writes(args):
                 w = _norm(written)
                 if w == entry or (len(entry) >= 20 and (entry in w or (len(w) >= 20 and w in entry))):
-                    if landed is None:
-                        landed = db._run(lambda conn: _landed_texts(conn, sid, mid))
-                    if w not in landed:
+                    if not checked:
+                        landed, checked = db._run(lambda conn: _landed_texts(conn, sid, mid)), True
+                    if landed is not None and w not in landed:
                         continue  # refused, or only staged for approval: it wrote nothing
                 if w == entry:
                     exact = exact or (mid, sid, role, ts, source, name, written)
