@@ -141,9 +141,11 @@ class HermesOracle:
         hello = self._roundtrip({"op": "hello"}, self.timeout)
         if "error" in hello:
             raise OracleError(f"hermes {self.version} oracle failed to start: {hello}")
-        if hello.get("version") != self.version:
-            raise OracleError(
-                f"{self.folder} holds hermes-agent {hello.get('version')}, not {self.version}")
+        expected = releases.package(self.version).dist_version
+        if hello.get("version") != expected:
+            raise OracleError(f"{self.folder} holds {hello.get('dist')} {hello.get('version')}, "
+                              f"not Hermes {self.version} ({releases.package(self.version).requirement})")
+        hello = {**hello, "version": self.version, "dist_version": hello["version"]}
         self._hello = hello
 
     @staticmethod

