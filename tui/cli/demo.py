@@ -6,7 +6,7 @@ from pathlib import Path
 
 import platformdirs
 
-from tui.commands.common import CliContext, CliError, os_error_text
+from tui.cli.common import CliContext, CliError, os_error_text
 
 
 def default_demo_dir() -> Path:
@@ -66,6 +66,6 @@ def run(args, ctx: CliContext) -> int:
         ctx.text(str(path))
         return 0
     ctx.home, ctx.profile = str(path), None
-    from tui.cli import run_tui
+    from tui.cli.main import run_tui
 
     return run_tui(ctx)

@@ -7,9 +7,9 @@ import importlib
 import sys
 from datetime import date
 
-from tui.commands.common import CliContext, CliError, os_error_text, say
+from tui.cli.common import CliContext, CliError, os_error_text, say
 
-# Subcommand modules (tui/commands/<name>.py), each with register(sub) setting `run` on its parsers,
+# Subcommand modules (tui/cli/<name>.py), each with register(sub) setting `run` on its parsers,
 # and the commands each one provides.
 COMMAND_MODULES = {
     "demo": ("demo",),
@@ -100,7 +100,7 @@ def build_parser(modules: list[str] | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action=VersionAction, help="print hmc's version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for name in COMMAND_MODULES if modules is None else modules:
-        importlib.import_module(f"tui.commands.{name}").register(sub)
+        importlib.import_module(f"tui.cli.{name}").register(sub)
     return parser
 
 
@@ -149,7 +149,7 @@ def run_tui(ctx: CliContext) -> int:
 
     choice = first_run(ctx)  # a folder that isn't a Hermes home: ask first (no terminal: exit 2)
     if choice == DEMO:
-        from tui.commands import demo
+        from tui.cli import demo
 
         return demo.run(argparse.Namespace(dir=None, no_tui=False, fresh=False), ctx)
     if choice is not None:  # quit: nothing was created
