@@ -1,7 +1,7 @@
 """The first-run screen: `hmc` on a folder that isn't a Hermes home (or doesn't exist) asks first.
 
 It says what it found, then offers to create the home (exactly what `--init` creates:
-core.home.init_home, through tui.cli.common.create_home), to try the demo instead, or to quit.
+core.home.init_home, through core.home.create_home), to try the demo instead, or to quit.
 Without a terminal there is no one to ask: the CLI's one-line refusal, exit 2.
 """
 
@@ -18,8 +18,9 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Label, Static
 
-from core.home import default_home, is_hermes_home, tilde
-from tui.cli.common import CliContext, CliError, create_home
+from core.errors import CliError
+from core.home import create_home, default_home, is_hermes_home, tilde
+from tui.cli.common import CliContext
 from tui.literal import literal
 
 CREATED, DEMO, QUIT = "created", "demo", "quit"
