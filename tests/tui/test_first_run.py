@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Static
 
-import tui.screens.first_run as first_run_module
+import tui.cli.open_tui as first_run_module
 from core.home import init_home, is_hermes_home
 from tui.app import CuratorApp
 from tui.cli.main import main
