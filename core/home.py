@@ -285,3 +285,26 @@ def init_home(path: str | Path) -> list[Path]:
                 pass
         raise
     return made
+
+
+def os_error_text(exc: OSError, doing: str | None = None) -> str:
+    """One line for an OS error: `can't read ~/x/MEMORY.md: permission denied`."""
+    what = (exc.strerror or str(exc) or type(exc).__name__).rstrip(".")
+    what = what[:1].lower() + what[1:]
+    name = getattr(exc, "filename", None)
+    where = tilde(name) if isinstance(name, str) else (name.decode(errors="replace") if isinstance(name, bytes) else "")
+    head = f"can't {doing}" if doing else ""
+    if where:
+        head = f"{head} {where}" if head else where
+    return f"{head}: {what}" if head else what
+
+
+def create_home(path) -> list:
+    """`--init` and the TUI's first-run screen: make `path` a Hermes home (core.home.init_home), or
+    raise CliError with the one-line reason (nothing is left half-made)."""
+    from core.errors import CliError
+
+    try:
+        return init_home(path)
+    except OSError as exc:
+        raise CliError(os_error_text(exc, "create")) from None

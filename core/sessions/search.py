@@ -13,24 +13,31 @@ from the index in order, so a page costs about what the bare FTS5 query costs.
 
 Transcript windows are read by id range through the ``(session_id, id)`` index, so opening a
 hit in a 100,000-message session reads as few rows as in a 100-message one.
+
+`SessionDB` is here (connections, status, search); the session and window reads it inherits are
+in reads.py, the value objects and shared parsers in model.py. Callers import them from here.
 """
 
 from __future__ import annotations
 
 import json
-import re
 import sqlite3
 import threading
 import time
-from dataclasses import dataclass, replace
-from datetime import date, datetime, time as dtime, timedelta
+from dataclasses import dataclass
+from datetime import date, datetime
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Iterable
 
 from core.sessions import snippets
 from core.sessions.memory_calls import calls_of
+from core.sessions.model import (
+    DEFAULT_ROLES, DEMOTED_SOURCES, HIDDEN_SOURCES, MAX_LIMIT, ROLES, DbSummary, Hit, Message, NotFoundError,
+    SearchCancelled, SearchResult, SessionInfo, Window, _epoch, _names, _ph, highlight_terms, parse_day,
+    parse_tool_calls, session_link,
+)
+from core.sessions.model import CONTENT_CAP  # noqa: F401  (re-exported)
 from core.sessions.query import QueryError, Query, Term, escape_like, parse_query
-from core.sessions.snippets import Span
 from core.sessions.db import as_epoch, epoch_sql
 from core.sessions.db import (
     DatabaseError,
@@ -40,6 +47,7 @@ from core.sessions.db import (
     probe,
     translate_error,
 )
+from core.sessions.reads import SessionReads
 
 __all__ = [
     "DatabaseError", "Hit", "Message", "NotFoundError", "QueryError", "SearchCancelled",
@@ -47,306 +55,10 @@ __all__ = [
     "highlight_terms", "parse_day", "session_link",
 ]
 
-HIDDEN_SOURCES = ("kanban", "subagent", "tool")
-DEMOTED_SOURCES = ("cron",)
-ROLES = ("user", "assistant", "tool", "system")
-DEFAULT_ROLES = ("user", "assistant", "tool")  # system prompts would match everything
 SORTS = ("relevance", "newest", "oldest")
-MAX_LIMIT = 500
 COUNT_CAP = 10_000  # hits counted for "20 of 45 hits"; past it, "10,000+"
-CONTENT_CAP = 20_000  # characters of one message read for the transcript
 SNIPPET_TOKENS = 24
-PREVIEW_CHARS = 120
 INDEX_STATE_TTL = 1.0  # seconds an fts_stale / rebuild check stays valid
-
-
-class NotFoundError(SessionsError):
-    """The session or message asked for isn't in state.db (or isn't visible)."""
-
-
-class SearchCancelled(SessionsError):
-    """The caller's ``should_stop`` asked to abandon the query."""
-
-
-# ── value objects ────────────────────────────────────────────────────────────
-
-@dataclass(frozen=True)
-class Hit:
-    session_id: str
-    message_id: int
-    role: str
-    timestamp: float
-    source: str
-    title: str
-    snippet: tuple[Span, ...]
-    tool_name: str | None = None
-    profile: str | None = None  # set when hits come from several profiles (search_profiles)
-
-    @property
-    def snippet_text(self) -> str:
-        return snippets.plain(self.snippet)
-
-    def to_json(self) -> dict:
-        return {
-            "session_id": self.session_id,
-            "message_id": self.message_id,
-            "role": self.role,
-            "timestamp": iso_time(self.timestamp),
-            "unix_time": self.timestamp,
-            "source": self.source,
-            "title": self.title,
-            "snippet": self.snippet_text,
-            "matches": _match_offsets(self.snippet),
-            "tool_name": self.tool_name,
-        } | ({"profile": self.profile} if self.profile is not None else {})
-
-
-@dataclass(frozen=True)
-class SearchResult:
-    query: str
-    hits: tuple[Hit, ...]
-    offset: int
-    limit: int
-    has_more: bool
-    route: str  # "fts" | "trigram" | "like"
-    notice: str | None = None  # why a slower route was taken, for the UI
-    terms: tuple[Term, ...] = ()  # for highlighting inside opened messages
-    total: int | None = None  # every hit of the query (when asked for), counted up to COUNT_CAP
-    total_capped: bool = False  # there are more than `total`
-
-
-@dataclass(frozen=True)
-class SessionInfo:
-    id: str
-    source: str
-    title: str  # the session's title, else its first user message, else "(untitled)"
-    has_title: bool
-    started_at: float | None
-    last_active: float | None
-    message_count: int | None
-    ended_at: float | None = None
-    end_reason: str | None = None
-    model: str | None = None
-    parent_session_id: str | None = None
-    hidden: bool = False
-
-    def to_json(self) -> dict:
-        return {
-            "session_id": self.id,
-            "source": self.source,
-            "title": self.title,
-            "started_at": iso_time(self.started_at),
-            "last_active": iso_time(self.last_active),
-            "message_count": self.message_count,
-            "ended_at": iso_time(self.ended_at),
-            "end_reason": self.end_reason,
-            "model": self.model,
-            "parent_session_id": self.parent_session_id,
-        }
-
-
-@dataclass(frozen=True)
-class Message:
-    id: int
-    session_id: str
-    role: str
-    content: str
-    timestamp: float | None
-    tool_name: str | None = None
-    tool_calls: str | None = None
-    tool_call_id: str | None = None
-    compacted: bool = False
-    truncated: bool = False
-
-    @property
-    def text(self) -> str:
-        """Content as a person reads it (multimodal part lists flattened)."""
-        return flatten_content(self.content)
-
-    def tool_call_names(self) -> list[str]:
-        """Names of the tools this (assistant) message called."""
-        return [name for name, _ in parse_tool_calls(self.tool_calls)]
-
-    def to_json(self) -> dict:
-        return {
-            "message_id": self.id,
-            "session_id": self.session_id,
-            "role": self.role,
-            "timestamp": iso_time(self.timestamp),
-            "unix_time": self.timestamp,
-            "content": self.text,
-            "truncated": self.truncated,
-            "tool_name": self.tool_name,
-            "tool_calls": self.tool_call_names() or None,
-            "compacted": self.compacted,
-        }
-
-
-@dataclass(frozen=True)
-class Window:
-    session_id: str
-    messages: tuple[Message, ...]
-    anchor_id: int | None
-    has_before: bool
-    has_after: bool
-
-
-@dataclass(frozen=True)
-class DbSummary:
-    path: str
-    layout: str
-    trigram: bool
-    index_state: str  # "ok" | "stale" | "rebuilding" | "none"
-    schema_version: int | None
-    sessions: int
-    messages: int
-    size_bytes: int
-
-    def to_json(self) -> dict:
-        return dict(self.__dict__)
-
-
-# ── helpers ──────────────────────────────────────────────────────────────────
-
-def iso_time(ts: float | None) -> str | None:
-    if ts is None:
-        return None
-    try:
-        return datetime.fromtimestamp(float(ts)).astimezone().isoformat(timespec="seconds")
-    except (OverflowError, OSError, ValueError):
-        return None
-
-
-def _count(value: object) -> int | None:
-    """A stored count, or None when the row holds something that isn't one."""
-    if isinstance(value, bool) or value is None:
-        return None
-    try:
-        return int(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError, OverflowError):
-        return None
-
-
-def _match_offsets(spans: Sequence[Span]) -> list[list[int]]:
-    out, pos = [], 0
-    for text, hit in spans:
-        if hit:
-            out.append([pos, pos + len(text)])
-        pos += len(text)
-    return out
-
-
-def flatten_content(content: str | None) -> str:
-    if not content:
-        return ""
-    stripped = content.lstrip()
-    if stripped.startswith("[{") and stripped.rstrip().endswith("}]"):
-        try:
-            parts = json.loads(stripped)
-        except (ValueError, RecursionError):  # not JSON, or nested too deeply to parse
-            return content
-        if isinstance(parts, list) and all(isinstance(p, dict) and "type" in p for p in parts):
-            out = []
-            for p in parts:
-                if p.get("type") == "text" and isinstance(p.get("text"), str):
-                    out.append(p["text"])
-                else:
-                    out.append(f"[{p.get('type')}]")
-            return "\n".join(out)
-    return content
-
-
-def parse_tool_calls(raw: str | None) -> list[tuple[str, object]]:
-    """``[(tool name, parsed arguments)]`` from a message's tool_calls JSON (never raises)."""
-    if not raw:
-        return []
-    try:
-        calls = json.loads(raw)
-    except (ValueError, RecursionError):
-        return []
-    if isinstance(calls, dict):
-        calls = [calls]
-    out: list[tuple[str, object]] = []
-    if not isinstance(calls, list):
-        return out
-    for call in calls:
-        if not isinstance(call, dict):
-            continue
-        fn = call.get("function") if isinstance(call.get("function"), dict) else call
-        name = fn.get("name") if isinstance(fn, dict) else None
-        args = fn.get("arguments") if isinstance(fn, dict) else None
-        if isinstance(args, str):
-            try:
-                args = json.loads(args)
-            except (ValueError, RecursionError):
-                pass
-        out.append((str(name) if name else "?", args))
-    return out
-
-
-def session_link(profile: str | None, session_id: str) -> str:
-    return f"@session:{profile or 'default'}/{session_id}"
-
-
-def highlight_terms(q: Query, route: str) -> tuple[Term, ...]:
-    """The terms to mark in hits found by *route*: words for FTS, substrings for scans."""
-    terms = q.positive_terms
-    if route == "fts":
-        return terms
-    return tuple(replace(t, kind="substring", prefix=False) for t in terms)
-
-
-_RELATIVE_DAY = re.compile(r"^(\d{1,5})\s*([dwmy])$")
-
-
-def parse_day(text: str | None, today: date) -> date | None:
-    """``YYYY-MM-DD`` or a relative ``7d`` / ``2w`` / ``3m`` / ``1y`` (before *today*); None for blank."""
-    if text is None or not text.strip():
-        return None
-    value = text.strip().lower()
-    m = _RELATIVE_DAY.match(value)
-    if m:
-        days = int(m.group(1)) * {"d": 1, "w": 7, "m": 30, "y": 365}[m.group(2)]
-        try:
-            return today - timedelta(days=days)
-        except OverflowError:
-            raise QueryError(f"{text.strip()!r} reaches too far back.") from None
-    try:
-        return date.fromisoformat(value)
-    except ValueError:
-        raise QueryError(f"{text.strip()!r} is not a date (YYYY-MM-DD, or 7d / 2w / 3m / 1y).") from None
-
-
-def _epoch(value, end_of_day: bool = False) -> float | None:
-    if value is None:
-        return None
-    if isinstance(value, datetime):
-        return value.timestamp()
-    if isinstance(value, date):
-        day = value + timedelta(days=1) if end_of_day else value
-        return datetime.combine(day, dtime.min).timestamp()
-    if isinstance(value, (int, float)):
-        return float(value)
-    raise QueryError(f"Not a date: {value!r}.")
-
-
-def _names(value, allowed: Iterable[str] | None, what: str) -> tuple[str, ...] | None:
-    if value is None:
-        return None
-    items = [value] if isinstance(value, str) else list(value)
-    out: list[str] = []
-    for item in items:
-        for part in str(item).split(","):
-            part = part.strip().lower()
-            if part:
-                out.append(part)
-    if not out:
-        return None
-    if allowed is not None:
-        bad = [x for x in out if x not in allowed]
-        if bad:
-            raise QueryError(f"Unknown {what} {bad[0]!r}: use {', '.join(allowed)}.")
-    return tuple(dict.fromkeys(out))
 
 
 def _index_problem(exc: BaseException) -> bool:
@@ -356,10 +68,6 @@ def _index_problem(exc: BaseException) -> bool:
         return False
     return any(k in low for k in ("fts5", "no such module", "tokenizer", "messages_fts", "malformed",
                                   "corrupt", "vtable"))
-
-
-def _ph(items: Sequence) -> str:
-    return ",".join("?" for _ in items)
 
 
 @dataclass
@@ -381,7 +89,7 @@ class _Plan:
 
 # ── the database ─────────────────────────────────────────────────────────────
 
-class SessionDB:
+class SessionDB(SessionReads):
     """Read-only view of one state.db. Cheap to build; nothing is opened until first use.
 
     Safe to share between threads: each thread gets its own read-only connection.
@@ -729,357 +437,6 @@ class SessionDB:
                 preview = self._preview(conn, schema, sid)
                 titles[sid] = preview or "(untitled)"
         return titles
-
-    def _preview(self, conn, schema: Schema, session_id: str) -> str:
-        """The first user message's opening words (the title Hermes shows when there is none)."""
-        vis = self._visible_sql(schema)
-        row = conn.execute(
-            f"SELECT substr(content, 1, 400) FROM messages {self._sid_hint(schema)} "
-            f"WHERE session_id = ? AND role = 'user' AND {vis} ORDER BY {self._order_col(schema)} LIMIT 1",
-            (session_id,),
-        ).fetchone()
-        if not row or not row[0]:
-            return ""
-        text = snippets.one_line(flatten_content(row[0]))
-        return text[: PREVIEW_CHARS - 1] + "…" if len(text) > PREVIEW_CHARS else text
-
-    # -- sessions ------------------------------------------------------------
-    def _session_select(self, schema: Schema) -> str:
-        s = schema.session_columns
-
-        def col(name: str) -> str:
-            return f"s.{name}" if name in s else "NULL"
-
-        activity = [c for c in ("last_activity_at", "ended_at", "started_at") if c in s]
-        activity_sql = f"COALESCE({', '.join('s.' + c for c in activity)})"
-        return (
-            f"s.id, s.source, {col('title')}, s.started_at, {activity_sql} AS last_active, "
-            f"{col('message_count')}, {col('ended_at')}, {col('end_reason')}, {col('model')}, "
-            f"{col('parent_session_id')}, {col('hidden')}"
-        )
-
-    def _session_info(self, conn, schema: Schema, row) -> SessionInfo:
-        sid, source, title, started, last, count, ended, reason, model, parent, hidden = row
-        has_title = bool(title and str(title).strip())
-        shown = snippets.one_line(str(title)) if has_title else self._preview(conn, schema, sid)
-        return SessionInfo(
-            id=sid,
-            source=source or "",
-            title=shown or "(untitled)",
-            has_title=has_title,
-            started_at=as_epoch(started),
-            last_active=as_epoch(last),
-            message_count=_count(count),
-            ended_at=as_epoch(ended),
-            end_reason=reason,
-            model=model,
-            parent_session_id=parent,
-            hidden=bool(hidden) or (source in HIDDEN_SOURCES),
-        )
-
-    def sessions(
-        self,
-        *,
-        limit: int = 50,
-        offset: int = 0,
-        sources: str | Iterable[str] | None = None,
-        include_hidden: bool = False,
-        should_stop: Callable[[], bool] | None = None,
-    ) -> list[SessionInfo]:
-        """Recent sessions, most recently active first."""
-        limit = max(1, min(int(limit), MAX_LIMIT))
-        srcs = _names(sources, None, "source")
-
-        def go(conn):
-            schema = self._schema_for(conn)
-            where, params = [], []
-            if srcs:
-                where.append(f"s.source IN ({_ph(srcs)})")
-                params.extend(srcs)
-            if not include_hidden:
-                shown = [x for x in HIDDEN_SOURCES if not (srcs and x in srcs)]
-                if shown:
-                    where.append(f"s.source NOT IN ({_ph(shown)})")
-                    params.extend(shown)
-                if "hidden" in schema.session_columns:
-                    where.append("COALESCE(s.hidden, 0) = 0")
-            sql = (
-                f"SELECT {self._session_select(schema)} FROM sessions s "
-                f"{'WHERE ' + ' AND '.join(where) if where else ''} "
-                "ORDER BY last_active DESC, s.id DESC LIMIT ? OFFSET ?"
-            )
-            rows = conn.execute(sql, (*params, limit, max(0, int(offset)))).fetchall()
-            return [self._session_info(conn, schema, r) for r in rows]
-
-        return self._run(go, should_stop)
-
-    def resolve_session_id(self, text: str) -> str:
-        """A session id from an id, an ``@session:<profile>/<id>`` link, or a unique part of an id."""
-        wanted = text.strip()
-        if wanted.startswith("@session:"):
-            wanted = wanted.split("/", 1)[-1] if "/" in wanted else wanted[len("@session:"):]
-        if not wanted:
-            raise NotFoundError("No session id given.")
-
-        def go(conn):
-            if conn.execute("SELECT 1 FROM sessions WHERE id = ?", (wanted,)).fetchone():
-                return wanted
-            pattern = f"%{escape_like(wanted)}%"
-            rows = conn.execute(
-                "SELECT id FROM sessions WHERE id LIKE ? ESCAPE '\\' ORDER BY id LIMIT 6", (pattern,)
-            ).fetchall()
-            if len(rows) == 1:
-                return rows[0][0]
-            if not rows:
-                raise NotFoundError(f"No session {wanted!r} in {self.path.name}.")
-            some = ", ".join(r[0] for r in rows[:5])
-            raise NotFoundError(f"{wanted!r} matches several sessions ({some}…): give more of the id.")
-
-        return self._run(go)
-
-    def sources(self) -> list[tuple[str, int]]:
-        """Every session source with its number of sessions, most used first."""
-        return self._run(lambda conn: [
-            (str(src), int(n)) for src, n in conn.execute(
-                "SELECT source, COUNT(*) FROM sessions WHERE source IS NOT NULL GROUP BY source "
-                "ORDER BY COUNT(*) DESC, source"
-            )
-        ])
-
-    def session(self, session_id: str) -> SessionInfo:
-        def go(conn):
-            schema = self._schema_for(conn)
-            row = conn.execute(
-                f"SELECT {self._session_select(schema)} FROM sessions s WHERE s.id = ?", (session_id,)
-            ).fetchone()
-            if row is None:
-                raise NotFoundError(f"No session {session_id!r} in {self.path.name}.")
-            return self._session_info(conn, schema, row)
-
-        return self._run(go)
-
-    # -- messages & windows ----------------------------------------------------
-    def _visible_sql(self, schema: Schema, alias: str = "") -> str:
-        a = f"{alias}." if alias else ""
-        parts = ["1"]
-        if "active" in schema.message_columns and "compacted" in schema.message_columns:
-            parts.append(f"({a}active = 1 OR {a}compacted = 1)")
-        elif "active" in schema.message_columns:
-            parts.append(f"{a}active = 1")
-        if "display_kind" in schema.message_columns:
-            parts.append(f"COALESCE({a}display_kind, '') <> 'hidden'")
-        return " AND ".join(parts)
-
-    def _message_select(self, schema: Schema) -> str:
-        m = schema.message_columns
-
-        def col(name: str, cap: bool = False) -> str:
-            if name not in m:
-                return "NULL"
-            return f"substr({name}, 1, {CONTENT_CAP + 1})" if cap else name
-
-        return (
-            f"id, session_id, role, {col('content', True)}, timestamp, {col('tool_name')}, "
-            f"{col('tool_calls', True)}, {col('tool_call_id')}, {col('compacted')}"
-        )
-
-    @staticmethod
-    def _message(row) -> Message:
-        mid, sid, role, content, ts, tool_name, tool_calls, call_id, compacted = row
-        content = content if isinstance(content, str) else ("" if content is None else str(content))
-        truncated = len(content) > CONTENT_CAP
-        if tool_calls is not None and not isinstance(tool_calls, str):
-            tool_calls = str(tool_calls)
-        return Message(
-            id=int(mid),
-            session_id=sid,
-            role=role or "",
-            content=content[:CONTENT_CAP] if truncated else content,
-            timestamp=as_epoch(ts),
-            tool_name=tool_name,
-            tool_calls=tool_calls,
-            tool_call_id=call_id,
-            compacted=bool(compacted),
-            truncated=truncated,
-        )
-
-    def _sid_hint(self, schema: Schema) -> str:
-        if schema.session_id_index:
-            return f'INDEXED BY "{schema.session_id_index}"'
-        return ""
-
-    @staticmethod
-    def _order_col(schema: Schema) -> str:
-        return "id"
-
-    def _bounds(self, conn, schema: Schema, session_id: str) -> tuple[int, int] | None:
-        """First and last message id of a session, when an index gives them cheaply."""
-        if schema.session_id_index:
-            hint = self._sid_hint(schema)
-            lo = conn.execute(
-                f"SELECT id FROM messages {hint} WHERE session_id = ? ORDER BY id LIMIT 1", (session_id,)
-            ).fetchone()
-            if lo is None:
-                return None
-            hi = conn.execute(
-                f"SELECT id FROM messages {hint} WHERE session_id = ? ORDER BY id DESC LIMIT 1", (session_id,)
-            ).fetchone()
-            return int(lo[0]), int(hi[0])
-        if schema.session_ts_index:
-            idx = f'INDEXED BY "{schema.session_ts_index}"'
-            lo = conn.execute(
-                f"SELECT id FROM messages {idx} WHERE session_id = ? ORDER BY timestamp, id LIMIT 1",
-                (session_id,),
-            ).fetchone()
-            if lo is None:
-                return None
-            hi = conn.execute(
-                f"SELECT id FROM messages {idx} WHERE session_id = ? ORDER BY timestamp DESC, id DESC LIMIT 1",
-                (session_id,),
-            ).fetchone()
-            return int(lo[0]), int(hi[0])
-        return (-(2**63), 2**63 - 1)
-
-    def _neighbours(self, conn, schema: Schema, session_id: str, pivot: int | None, direction: str, n: int):
-        """Up to *n* visible messages strictly before/after *pivot* (ascending order)."""
-        vis = self._visible_sql(schema)
-        cols = self._message_select(schema)
-        op, order = ("<", "DESC") if direction == "before" else (">", "ASC")
-        if pivot is None:
-            pivot = 2**63 - 1 if direction == "before" else -(2**63)
-        if schema.session_id_index:
-            sql = (
-                f"SELECT {cols} FROM messages {self._sid_hint(schema)} "
-                f"WHERE session_id = ? AND id {op} ? AND {vis} ORDER BY id {order} LIMIT ?"
-            )
-            params: tuple = (session_id, pivot, n)
-        else:
-            lo, hi = self._bounds(conn, schema, session_id) or (0, -1)
-            if direction == "before":
-                hi = min(hi, pivot - 1)
-            else:
-                lo = max(lo, pivot + 1)
-            # one BETWEEN, so SQLite walks the rowid range from the pivot outwards
-            sql = (
-                f"SELECT {cols} FROM messages NOT INDEXED WHERE id BETWEEN ? AND ? "
-                f"AND session_id = ? AND {vis} ORDER BY id {order} LIMIT ?"
-            )
-            params = (lo, hi, session_id, n)
-        rows = [self._message(r) for r in conn.execute(sql, params)]
-        return rows[::-1] if direction == "before" else rows
-
-    def message(self, message_id: int) -> Message:
-        def go(conn):
-            schema = self._schema_for(conn)
-            row = conn.execute(
-                f"SELECT {self._message_select(schema)} FROM messages WHERE id = ?", (int(message_id),)
-            ).fetchone()
-            if row is None:
-                raise NotFoundError(f"No message {message_id} in {self.path.name}.")
-            return self._message(row)
-
-        return self._run(go)
-
-    def window(
-        self, session_id: str, around_message_id: int | None = None, before: int = 10, after: int = 10
-    ) -> Window:
-        """Messages around *around_message_id* (or the session's start when None)."""
-        before, after = max(0, int(before)), max(0, int(after))
-
-        def go(conn):
-            schema = self._schema_for(conn)
-            if around_message_id is None:
-                exists = conn.execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,)).fetchone()
-                if exists is None:
-                    raise NotFoundError(f"No session {session_id!r} in {self.path.name}.")
-                rows = self._neighbours(conn, schema, session_id, None, "after", before + after + 2)
-                return Window(session_id, tuple(rows[: before + after + 1]), None, False,
-                              len(rows) > before + after + 1)
-            row = conn.execute(
-                f"SELECT {self._message_select(schema)} FROM messages WHERE id = ?", (int(around_message_id),)
-            ).fetchone()
-            if row is None or row[1] != session_id:
-                raise NotFoundError(f"No message {around_message_id} in session {session_id!r}.")
-            anchor = self._message(row)
-            older = self._neighbours(conn, schema, session_id, anchor.id, "before", before + 1)
-            newer = self._neighbours(conn, schema, session_id, anchor.id, "after", after + 1)
-            return Window(
-                session_id,
-                tuple(older[-before:] if before else []) + (anchor,) + tuple(newer[:after]),
-                anchor.id,
-                len(older) > before,
-                len(newer) > after,
-            )
-
-        return self._run(go)
-
-    def older(self, session_id: str, before_message_id: int, limit: int = 20) -> tuple[list[Message], bool]:
-        """Up to *limit* messages before the given one (ascending) and whether more exist."""
-        def go(conn):
-            schema = self._schema_for(conn)
-            rows = self._neighbours(conn, schema, session_id, int(before_message_id), "before", limit + 1)
-            return (rows[1:], True) if len(rows) > limit else (rows, False)
-
-        return self._run(go)
-
-    def newer(self, session_id: str, after_message_id: int, limit: int = 20) -> tuple[list[Message], bool]:
-        """Up to *limit* messages after the given one (ascending) and whether more exist."""
-        def go(conn):
-            schema = self._schema_for(conn)
-            rows = self._neighbours(conn, schema, session_id, int(after_message_id), "after", limit + 1)
-            return (rows[:limit], True) if len(rows) > limit else (rows, False)
-
-        return self._run(go)
-
-    def tail(self, session_id: str, limit: int = 20) -> Window:
-        """The last *limit* messages of a session."""
-        def go(conn):
-            schema = self._schema_for(conn)
-            rows = self._neighbours(conn, schema, session_id, None, "before", limit + 1)
-            return Window(session_id, tuple(rows[-limit:]), None, len(rows) > limit, False)
-
-        return self._run(go)
-
-    def hit_ids(
-        self,
-        session_id: str,
-        query: str | Query,
-        *,
-        roles: str | Iterable[str] | None = None,
-        limit: int = 10_000,
-    ) -> list[int]:
-        """Ids of every visible message of one session matching *query*, in order."""
-        q = query if isinstance(query, Query) else parse_query(query)
-        role_list = _names(roles, ROLES, "role") or DEFAULT_ROLES
-
-        def go(conn):
-            schema = self._schema_for(conn)
-            plan = self._plan(conn, schema, q)
-            vis = self._visible_sql(schema, "m")
-            if plan.route != "like":
-                bounds = self._bounds(conn, schema, session_id)
-                if bounds is None:
-                    return []
-                t = plan.table
-                sql = (
-                    f"SELECT m.id FROM {t} CROSS JOIN messages m ON m.id = {t}.rowid "
-                    f"WHERE {t} MATCH ? AND {t}.rowid BETWEEN ? AND ? AND m.session_id = ? "
-                    f"AND m.role IN ({_ph(role_list)}) AND {vis} ORDER BY {t}.rowid LIMIT ?"
-                )
-                params = (plan.match, bounds[0], bounds[1], session_id, *role_list, limit)
-                try:
-                    return [r[0] for r in conn.execute(sql, params)]
-                except sqlite3.OperationalError:
-                    pass  # fall back to the scan below
-            cols = ["m.content"] + [f"m.{c}" for c in ("tool_name", "tool_calls") if c in schema.message_columns]
-            pred, like_params = q.like(cols)
-            sql = (
-                f"SELECT m.id FROM messages m {self._sid_hint(schema)} WHERE m.session_id = ? AND {pred} "
-                f"AND m.role IN ({_ph(role_list)}) AND {vis} ORDER BY m.id LIMIT ?"
-            )
-            return [r[0] for r in conn.execute(sql, (session_id, *like_params, *role_list, limit))]
-
-        return self._run(go)
 
 
 # ── provenance ───────────────────────────────────────────────────────────────

@@ -39,7 +39,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 DELIMITER = "\n§\n"
-CLI = "import sys; from tui.cli import main; sys.exit(main())"
+CLI = "import sys; from tui.cli.main import main; sys.exit(main())"
 
 
 def sandbox(folder: Path) -> dict[str, str]:

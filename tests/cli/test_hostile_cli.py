@@ -338,7 +338,7 @@ def leaf_commands() -> set[tuple[str, ...]]:
     """Every runnable command of the parser: ("status",), ("memory", "list"), …"""
     import argparse
 
-    from tui.cli import build_parser
+    from tui.cli.main import build_parser
 
     def walk(parser, prefix):
         subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]

@@ -20,7 +20,7 @@ import pytest
 
 from core.demo.build import build_demo_home
 from tests.cli.runner import hmc
-from tui.cli import main
+from tui.cli.main import main
 
 ROOT_USER = hasattr(os, "geteuid") and os.geteuid() == 0
 

@@ -1,4 +1,4 @@
-"""The one literal renderer (tui.literal) and the one secret masker (tui.commands.common.Masker)."""
+"""The one literal renderer (tui.literal) and the one secret masker (core.scan.mask.Masker)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.text import Text
 
+from core.home import os_error_text
+from core.scan.mask import MASK_SCAN_LIMIT, Masker, mask_untrusted, maybe_secret
 from core.scan.scanner import scan
 from tests.corpora.secrets import build_secret_samples
-from tui.commands.common import MASK_SCAN_LIMIT, Masker, mask_untrusted, maybe_secret, os_error_text
 from tui.literal import SafeConsole, dumps, literal, visible
 
 UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")

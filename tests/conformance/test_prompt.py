@@ -108,7 +108,7 @@ def test_generated_blocks(oracle, tmp_path, memory, user, limit):
 def test_memory_prompt_prints_what_the_agent_joins(oracle, make_home, capsysbinary, monkeypatch, config):
     """`hmc memory prompt --raw` for the enabled stores equals the two blocks as the agent's
     init builds and joins them from config.yaml (nothing at all when neither has a block)."""
-    from tui.cli import main
+    from tui.cli.main import main
 
     home = make_home(memory="\ufeffbom first" + S + "Project uses pytest", user="Ada" + S + "x" * 30,
                      config=config)

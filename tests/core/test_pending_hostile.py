@@ -13,7 +13,8 @@ import threading
 import pytest
 
 from core import timefmt
-from core.pending import queue as P
+from core.pending import inspection
+from core.pending import records as P
 from core.pending.queue import ApproveRefused, PendingError
 from tests.core.pending_support import (
     MEMORY, NOW, curator, entries, make_home, pending_files, stage, write_raw,
@@ -278,14 +279,14 @@ def test_a_batch_at_the_limit_is_inspected(home, tmp_path):
 def test_an_unexpected_failure_while_inspecting_is_that_records_alone(home, monkeypatch):
     bad = stage(home, content="trips the scanner")
     good = stage(home, content="Likes tea")
-    real = P._scan
+    real = inspection._scan
 
     def scan(text, *rest):
         if text == "trips the scanner":
             raise RecursionError("maximum recursion depth exceeded")
         return real(text, *rest)
 
-    monkeypatch.setattr(P, "_scan", scan)
+    monkeypatch.setattr(inspection, "_scan", scan)
     q = curator(home).pending
     by = {i.id: i for i in q.inspect_all()}
     assert by[bad].reason_kind == P.BROKEN and "too complex to inspect" in by[bad].reason
@@ -340,7 +341,8 @@ def test_an_unreadable_queue_folder_is_a_pending_error_never_an_os_error(home, m
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from core.pending.queue import inspect_ops, parse_record  # noqa: E402
+from core.pending.inspection import inspect_ops  # noqa: E402
+from core.pending.records import parse_record  # noqa: E402
 from core.store.memory import Snapshot  # noqa: E402
 from pathlib import Path  # noqa: E402
 

@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 from textual.widgets import Static
 
-import tui.screens.first_run as first_run_module
+import tui.cli.open_tui as first_run_module
 from core.home import init_home, is_hermes_home
 from tui.app import CuratorApp
-from tui.cli import main
+from tui.cli.main import main
 from tui.screens.first_run import CREATED, DEMO, MISSING, NOT_HOME, QUIT, FirstRunApp
 
 ROOT_USER = hasattr(os, "geteuid") and os.geteuid() == 0
@@ -112,7 +112,7 @@ def test_quit_creates_nothing(work, drive_tui, key):
 
 
 def test_demo_opens_hmc_demo_instead(work, drive_tui, monkeypatch):
-    import tui.commands.demo as demo
+    import tui.cli.demo as demo
 
     asked = []
     monkeypatch.setattr(demo, "run", lambda args, ctx: asked.append((args.dir, args.fresh, args.no_tui)) or 0)

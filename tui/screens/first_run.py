@@ -1,14 +1,12 @@
 """The first-run screen: `hmc` on a folder that isn't a Hermes home (or doesn't exist) asks first.
 
 It says what it found, then offers to create the home (exactly what `--init` creates:
-core.home.init_home, through tui.commands.common.create_home), to try the demo instead, or to quit.
-Without a terminal there is no one to ask: the CLI's one-line refusal, exit 2.
+core.home.init_home, through core.home.create_home), to try the demo instead, or to quit.
+When to ask is the command line's decision (tui/cli/open_tui.py).
 """
 
 from __future__ import annotations
 
-import os
-import sys
 from pathlib import Path
 
 from rich.text import Text
@@ -18,52 +16,12 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Label, Static
 
-from core.home import default_home, is_hermes_home, tilde
-from tui.commands.common import CliContext, CliError, create_home
+from core.errors import CliError
+from core.home import create_home, tilde
 from tui.literal import literal
 
 CREATED, DEMO, QUIT = "created", "demo", "quit"
 MISSING, NOT_HOME = "missing", "not-home"
-
-
-def has_terminal() -> bool:
-    """Someone to ask: the TUI reads keys from stdin and paints on stdout."""
-    try:
-        return sys.stdin.isatty() and sys.stdout.isatty()
-    except (AttributeError, ValueError):  # closed or replaced streams
-        return False
-
-
-def first_run(ctx: CliContext) -> str | None:
-    """Before the TUI opens: None when it can open on the home; otherwise the first-run screen's
-    answer, DEMO or QUIT (CREATED opens the app too, so it gives None). Without a terminal a folder
-    that isn't a home is refused as on the command line (CliError, exit 2)."""
-    if ctx.init:
-        return None  # --init: the curator creates it, as for every command
-    base = Path(ctx.home).expanduser() if ctx.home else default_home()
-    if os.path.lexists(base):
-        root = ctx.curator(require_home=False).home.root  # a file, a bad profile: CliError as before
-        if is_hermes_home(root):
-            return None
-        path, state = root, NOT_HOME
-    else:
-        path, state = base, MISSING
-    if not has_terminal():
-        ctx.forget_curator()
-        ctx.curator()  # raises the CLI's refusal: "… is not a Hermes home …" / "no Hermes home at …"
-        return None
-    choice = FirstRunApp(path, state, where_from(ctx)).run() or QUIT
-    ctx.forget_curator()  # created: opened again on the home as it is now; demo: on the demo home
-    return None if choice == CREATED else choice
-
-
-def where_from(ctx: CliContext) -> str:
-    """Which setting chose the folder, in the words a person would type."""
-    if ctx.home:
-        return "--home"
-    if os.environ.get("HERMES_HOME", "").strip():
-        return "$HERMES_HOME"
-    return "the default"
 
 
 def found_text(path: Path, state: str) -> str:

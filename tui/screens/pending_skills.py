@@ -30,7 +30,7 @@ from core.home import tilde
 from core.pending.config_edit import ConfigEditError, set_write_approval
 from core.pending.skills import (BROKEN, GUARDED, SCANNER, FileChange, SkillApproveRefused, SkillInspection,
                                  SkillPendingError, SkillUndoRefused)
-from tui.commands.common import Masker
+from core.scan.mask import Masker
 from tui.literal import literal, visible
 from tui.screens.base import ModeScreen
 from tui.screens.dialogs import ConfirmDialog, TextDialog

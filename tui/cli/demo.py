@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 import platformdirs
 
-from tui.commands.common import CliContext, CliError, os_error_text
+from tui.cli.common import CliContext, CliError, os_error_text
 
 
 def default_demo_dir() -> Path:
@@ -66,6 +67,11 @@ def run(args, ctx: CliContext) -> int:
         ctx.text(str(path))
         return 0
     ctx.home, ctx.profile = str(path), None
-    from tui.cli import run_tui
+    from tui.cli.open_tui import run_tui
 
-    return run_tui(ctx)
+    return run_tui(ctx, try_demo)
+
+
+def try_demo(ctx: CliContext) -> int:
+    """The first-run screen's "try the demo": exactly `hmc demo`."""
+    return run(argparse.Namespace(dir=None, no_tui=False, fresh=False), ctx)

@@ -4,7 +4,7 @@ state.db summary."""
 from __future__ import annotations
 
 from core.store.memory import usage, usage_label, percent
-from tui.commands.common import CliContext
+from tui.cli.common import CliContext
 
 
 def register(sub) -> None:
@@ -92,7 +92,7 @@ def run(args, ctx: CliContext) -> int:
 def exit_code(data: dict) -> int:
     """2 when a store or the pending folder can't be read (unreadable input), with the reason on
     stderr; drift and a damaged state.db are reported, not failures."""
-    from tui.commands.common import say
+    from tui.cli.common import say
 
     problems = [info["error"] for info in data["targets"].values() if info["error"]]
     if data["pending"].get("error"):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tui.commands.common import CliContext, CliError, literal
+from tui.cli.common import CliContext, CliError, literal
 
 SUBSYSTEMS = ("memory", "skills")
 

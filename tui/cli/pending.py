@@ -10,7 +10,7 @@ from core import timefmt
 from core.pending.config_edit import ConfigEditError, read_write_approval, set_write_approval
 from core.store.memory import TARGETS
 from core.pending.queue import ApproveRefused, Inspection, PendingError
-from tui.commands.common import CliContext, CliError, Masker, add_reveal, literal, os_error_text
+from tui.cli.common import CliContext, CliError, Masker, add_reveal, literal, os_error_text
 
 
 def register(sub) -> None:
@@ -83,7 +83,7 @@ def run(args, ctx: CliContext) -> int:
 
 def run_skills(args, ctx: CliContext, curator) -> int:
     from core.pending.skills import SkillPendingError
-    from tui.commands import pending_skills
+    from tui.cli import pending_skills
 
     try:
         return pending_skills.COMMANDS[args.op](args, ctx, curator)
@@ -95,7 +95,7 @@ def run_skills(args, ctx: CliContext, curator) -> int:
 
 def list_all(args, ctx: CliContext, curator) -> int:
     """`list --subsystem all`: both queues; JSON records carry a `subsystem` field."""
-    from tui.commands import pending_skills
+    from tui.cli import pending_skills
 
     if not args.json:
         code = run(_with(args, subsystem="memory"), ctx)

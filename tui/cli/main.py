@@ -7,9 +7,9 @@ import importlib
 import sys
 from datetime import date
 
-from tui.commands.common import CliContext, CliError, os_error_text, say
+from tui.cli.common import CliContext, CliError, os_error_text, say
 
-# Subcommand modules (tui/commands/<name>.py), each with register(sub) setting `run` on its parsers,
+# Subcommand modules (tui/cli/<name>.py), each with register(sub) setting `run` on its parsers,
 # and the commands each one provides.
 COMMAND_MODULES = {
     "demo": ("demo",),
@@ -100,7 +100,7 @@ def build_parser(modules: list[str] | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action=VersionAction, help="print hmc's version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for name in COMMAND_MODULES if modules is None else modules:
-        importlib.import_module(f"tui.commands.{name}").register(sub)
+        importlib.import_module(f"tui.cli.{name}").register(sub)
     return parser
 
 
@@ -114,7 +114,10 @@ def main(argv: list[str] | None = None) -> int:
     reveal = bool(getattr(args, "reveal", False))
     try:
         if args.command is None:
-            return run_tui(ctx)
+            from tui.cli.demo import try_demo
+            from tui.cli.open_tui import run_tui
+
+            return run_tui(ctx, try_demo)
         return int(args.run(args, ctx) or 0)
     except CliError as exc:
         say(str(exc), reveal)
@@ -142,23 +145,6 @@ def safe_streams() -> None:
             stream.reconfigure(errors="backslashreplace")
         except (AttributeError, ValueError):  # replaced or detached streams (tests, pipes)
             pass
-
-
-def run_tui(ctx: CliContext) -> int:
-    from tui.screens.first_run import DEMO, first_run
-
-    choice = first_run(ctx)  # a folder that isn't a Hermes home: ask first (no terminal: exit 2)
-    if choice == DEMO:
-        from tui.commands import demo
-
-        return demo.run(argparse.Namespace(dir=None, no_tui=False, fresh=False), ctx)
-    if choice is not None:  # quit: nothing was created
-        return 0
-    curator = ctx.curator(require_home=False)
-    from tui.app import CuratorApp
-
-    CuratorApp(curator).run()
-    return 0
 
 
 if __name__ == "__main__":

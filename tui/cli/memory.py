@@ -4,7 +4,7 @@ block the release injects into the system prompt."""
 from __future__ import annotations
 
 from core.store.memory import TARGETS, Op, ScanRefused, StoreError, usage, usage_label
-from tui.commands.common import CliContext, CliError, Masker, add_reveal, literal, say, visible
+from tui.cli.common import CliContext, CliError, Masker, add_reveal, literal, say, visible
 
 
 def register(sub) -> None:
@@ -130,7 +130,7 @@ def list_entries(args, ctx: CliContext, stores) -> int:
 def list_at(args, ctx: CliContext, targets: list[str]) -> int:
     """`memory list --at`: each store as the history says it was at that moment (read-only)."""
     from core.hermes.memory import FILE_NAMES
-    from tui.commands.history import parse_at, timeline
+    from tui.cli.history import parse_at, timeline
 
     moment = parse_at(args.at)
     curator, tl = timeline(ctx)

@@ -12,7 +12,7 @@ from pathlib import Path
 from rich.text import Text
 
 from core.review.decisions import ReviewStoreError
-from tui.commands.common import CliContext, CliError, literal, mask_untrusted
+from tui.cli.common import CliContext, CliError, literal, mask_untrusted
 
 SEVERITY_STYLE = {"critical": "bold red", "error": "red", "warning": "yellow", "info": "cyan"}
 PREVIEW = 100
@@ -38,7 +38,7 @@ def thresholds() -> tuple[int, int]:
     """(stale_days, old_days) from hmc's settings (config.toml `[review]`), as the TUI uses them;
     a problem with the file is a note on stderr and the default applies."""
     from core.settings import load
-    from tui.commands.common import say
+    from tui.cli.common import say
 
     settings = load()
     for problem in settings.problems:  # only what touches the review (the theme's and keys' are the TUI's)

@@ -7,7 +7,7 @@ from datetime import date, datetime
 
 from core import timefmt
 from core.store.memory import TARGETS, ScanRefused, StoreError
-from tui.commands.common import CliContext, CliError, Masker, add_reveal, literal
+from tui.cli.common import CliContext, CliError, Masker, add_reveal, literal
 
 
 def register(sub) -> None:
@@ -159,7 +159,7 @@ def run_blame(args, ctx: CliContext) -> int:
                          style="dim")
         _warn(ctx, tl)
     if problems:
-        from tui.commands.memory import unreadable
+        from tui.cli.memory import unreadable
 
         return unreadable(problems)
     return 0

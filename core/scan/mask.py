@@ -1,0 +1,154 @@
+"""Masking secrets for display (`sk-…9f2a`): the one masker, shared by the command line and the TUI.
+
+`Masker` scans each string it is given (and the texts a message was built from) with hmc's scanner
+and masks every secret it finds, also where a message quotes one cut short; `reveal=True` shows
+them as they are. Imports only core.scan.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+from typing import Any, Iterable
+
+SCAN_WINDOW = 65_536        # the scanner's own cap per call
+SCAN_OVERLAP = 1_024        # a secret across a window edge is still seen whole
+MASK_SCAN_LIMIT = 1_000_000  # past this, text is not printed at all unless revealed
+MIN_PREFIX = 8              # a known secret cut short (`AKIAQWER…`) is masked from this length
+MAX_DEPTH = 64              # JSON output shows nested values this deep
+
+
+def secrets_in(text: str) -> tuple[str, ...]:
+    """Every secret value the scanner finds in `text` (scanned in windows, up to MASK_SCAN_LIMIT)."""
+    return _secrets_cached(text) if len(text) <= 4_096 else _secrets(text)  # a short text recurs often
+
+
+@lru_cache(maxsize=4096)
+def _secrets_cached(text: str) -> tuple[str, ...]:
+    return _secrets(text)
+
+
+# A secret the scanner can find has a long token, a secret-ish word, a URL with credentials, a PEM
+# block or hidden tag characters; text with none of them (most entries, most messages) skips the full
+# scan, so masking a 100,000-entry listing stays cheap. tests/cli/test_hostile_cli_literal.py checks
+# every secret shape of the scanner's corpus passes this filter.
+_MAYBE_SECRET = re.compile(
+    r"[A-Za-z0-9_+/=.~-]{16}|PRIVATE KEY|://|pass|pwd|secret|token|key|cred|auth|bearer|mot\s+de|contrase"
+    r"|пароль|密码|口令|[\U000e0000-\U000e007f]", re.IGNORECASE)
+
+
+def maybe_secret(text: str) -> bool:
+    if _MAYBE_SECRET.search(text):
+        return True
+    return not text.isascii() and _MAYBE_SECRET.search(unicodedata.normalize("NFKC", text)) is not None
+
+
+def _secrets(text: str) -> tuple[str, ...]:
+    from core.scan import scanner
+
+    found: set[str] = set()
+    end = min(len(text), MASK_SCAN_LIMIT)
+    start = 0
+    while start < end:
+        chunk = text[start:min(end, start + SCAN_WINDOW)]
+        for f in (scanner.scan(chunk) if maybe_secret(chunk) else ()):
+            if f.secret and f.end > f.start:
+                found.add(chunk[f.start:f.end])
+        if start + SCAN_WINDOW >= end:
+            break
+        start += SCAN_WINDOW - SCAN_OVERLAP
+    return tuple(sorted(found, key=len, reverse=True))
+
+
+def _mask_one(secret: str) -> str:
+    from core.scan import scanner
+
+    return scanner.mask(secret)
+
+
+class Masker:
+    """Masks secrets (`sk-…9f2a`) in untrusted strings; `reveal=True` leaves them as they are.
+
+    Each string is scanned itself; secrets found in `sources` (the texts a message was built from:
+    the entry a replace overwrote, a record's payload) are masked too, also when a message quotes
+    them cut short (`was 'AWS key AKIAQWER…'`).
+    """
+
+    def __init__(self, reveal: bool = False, sources: Iterable[object] = ()) -> None:
+        self.reveal = reveal
+        self.known: set[str] = set()
+        if not reveal:
+            self.learn(*sources)
+
+    def learn(self, *sources: object) -> None:
+        if self.reveal:
+            return
+        for source in sources:
+            for text in _strings(source):
+                self.known.update(secrets_in(text))
+
+    def __call__(self, text: object) -> str:
+        if not isinstance(text, str):
+            text = "" if text is None else str(text)
+        if self.reveal or not text:
+            return text
+        tail = ""
+        if len(text) > MASK_SCAN_LIMIT:
+            tail = f"… ({len(text) - MASK_SCAN_LIMIT:,} more characters not shown: --reveal prints them)"
+            text = text[:MASK_SCAN_LIMIT]
+        for secret in sorted(self.known.union(secrets_in(text)), key=len, reverse=True):
+            if secret in text:
+                text = text.replace(secret, _mask_one(secret))
+        for secret in self.known:
+            text = _mask_prefixes(text, secret)
+        return text + tail
+
+    def obj(self, obj: Any, depth: int = 0) -> Any:
+        """`obj` (JSON-like) with every string masked; past MAX_DEPTH levels, a note instead."""
+        if isinstance(obj, str):
+            return self(obj)
+        if isinstance(obj, list | tuple | dict) and depth >= MAX_DEPTH:
+            return f"… (nested more than {MAX_DEPTH} levels deep: not shown)"
+        if isinstance(obj, list | tuple):
+            return [self.obj(x, depth + 1) for x in obj]
+        if isinstance(obj, dict):
+            return {self(str(k)): self.obj(v, depth + 1) for k, v in obj.items()}
+        return obj
+
+
+def _mask_prefixes(text: str, secret: str) -> str:
+    """Mask `secret` where `text` quotes only its beginning (a preview cut at a length)."""
+    head = secret[:MIN_PREFIX]
+    if len(secret) <= MIN_PREFIX or head not in text:
+        return text
+    out, i = [], 0
+    for m in re.finditer(re.escape(head), text):
+        if m.start() < i:
+            continue
+        n = MIN_PREFIX
+        while n < len(secret) and m.start() + n < len(text) and text[m.start() + n] == secret[n]:
+            n += 1
+        out.append(text[i:m.start()])
+        out.append(_mask_one(secret))
+        i = m.start() + n
+    out.append(text[i:])
+    return "".join(out)
+
+
+def _strings(obj: object) -> Iterable[str]:
+    """Every string in `obj` (nested lists and dicts), without recursion: any depth is fine."""
+    stack = [obj]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            yield node
+        elif isinstance(node, dict):
+            stack.extend(node.values())
+        elif isinstance(node, list | tuple | set | frozenset):
+            stack.extend(node)
+
+
+def mask_untrusted(text: object, reveal: bool = False) -> str:
+    """`text` with every secret the scanner finds in it masked (unless `reveal`)."""
+    return Masker(reveal)(text)

@@ -1,0 +1,7 @@
+"""`python -m tui.cli`: the same as the `hmc` console script."""
+
+import sys
+
+from tui.cli.main import main
+
+sys.exit(main())

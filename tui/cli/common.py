@@ -1,0 +1,127 @@
+"""What every CLI subcommand shares: the curator from the global options, output, masking, errors.
+
+Output goes through this module only: `CliContext.text` / `CliContext.print` (a `SafeConsole`,
+which makes controls visible in every segment) and `CliContext.json` (`tui.literal.dumps`, which
+escapes controls and bidi code points); errors through `CliError`, whose message `tui.cli.main`
+masks and renders literally on stderr. Secrets are masked by one helper, `Masker`, unless the
+command was given `--reveal`.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from datetime import time as dt_time
+from typing import Any
+
+from rich.console import Console
+from rich.text import Text
+
+from core.errors import CliError  # noqa: F401  (re-exported)
+from core.home import create_home, os_error_text  # noqa: F401  (re-exported)
+from core.scan.mask import Masker, mask_untrusted  # noqa: F401  (re-exported)
+from tui.literal import SafeConsole, dumps, literal, visible, visible_controls  # noqa: F401  (re-exported)
+
+
+def say(message: str, reveal: bool = False) -> None:
+    """One line on stderr (`hmc: …`): secrets masked (unless --reveal), controls made visible."""
+    try:
+        message = mask_untrusted(message, reveal)
+    except Exception:  # the scan is advisory; the message still gets out, literally
+        pass
+    sys.stderr.write("hmc: " + visible(" ".join(str(message).splitlines())) + "\n")
+
+
+def add_reveal(parser) -> None:
+    parser.add_argument("--reveal", action="store_true",
+                        help="print secrets the security scan finds instead of masking them (sk-…9f2a)")
+
+
+def new_console() -> Console:
+    """The CLI's console. Its size is looked up once: rich would ask the OS on every print, which
+    made listing 17,000 entries take seconds."""
+    console = SafeConsole(highlight=False, soft_wrap=True)
+    width, height = console.size
+    console.width, console.height = width, height
+    return console
+
+
+# -- the context -----------------------------------------------------------------------------------
+
+
+@dataclass
+class CliContext:
+    home: str | None = None
+    profile: str | None = None
+    today: date | None = None
+    init: bool = False  # --init: use (or create) a folder that isn't a Hermes home yet
+    hermes_version: str | None = None  # --hermes-version: whose rules to follow (else detected)
+    console: Console = field(default_factory=lambda: new_console())
+    _curator: Any = None
+
+    def curator(self, require_home: bool = True):
+        """The curator for the global options; a missing home (or a folder that isn't one) exits 2."""
+        if self._curator is None:
+            from core.curator import open_curator
+            from core.hermes.release import VersionError
+            from core.home import HomeError
+
+            clock = time.time
+            if self.today is not None:  # ages are counted from noon of --today, local time
+                noon = datetime.combine(self.today, dt_time(12)).timestamp()
+                clock = lambda: noon  # noqa: E731
+            if self.init and self.home:
+                self._create_home()
+            try:
+                curator = open_curator(self.home, self.profile, self.today, clock, self.hermes_version)
+            except VersionError as exc:
+                raise CliError(f"{exc} (from --hermes-version or $HMC_HERMES_VERSION)") from None
+            except HomeError as exc:
+                hint = ("; pass --init to create it, or `hmc demo` to try hmc on a demo home"
+                        if "no Hermes home" in str(exc) else "")
+                raise CliError(f"{exc}{hint}") from None
+            if require_home and not self.init:
+                self._check_home(curator.home)
+            self._curator = curator
+        return self._curator
+
+    def forget_curator(self) -> None:
+        """The next curator() opens the home afresh (it was just created, or the home changed)."""
+        self._curator = None
+
+    def _create_home(self) -> None:
+        """--init: a folder that isn't a Hermes home yet becomes one (core.home.init_home: the folder
+        and memories/); a home is left as it is."""
+        from pathlib import Path
+
+        from core.home import is_hermes_home
+
+        if not is_hermes_home(Path(self.home).expanduser()):
+            create_home(self.home)
+
+    @staticmethod
+    def _check_home(home) -> None:
+        from core.home import is_hermes_home
+
+        if not is_hermes_home(home.root):
+            raise CliError(f"{home.display()} is not a Hermes home (no config.yaml, memories/ or state.db); "
+                           "pass --init to use it anyway, or `hmc demo` to try hmc on a demo home")
+
+    # -- output: the only ways a command prints ---------------------------------------------------
+    def json(self, obj: Any) -> None:
+        sys.stdout.write(dumps(obj, indent=2) + "\n")
+
+    def print(self, *renderables: Any) -> None:
+        """Print rich renderables; every text segment is made literal by the SafeConsole."""
+        self.console.print(*renderables)
+
+    def text(self, *parts: str | Text, style: str = "") -> None:
+        """Print untrusted text literally (never as markup)."""
+        line = Text()
+        for part in parts:
+            line.append(part if isinstance(part, Text) else literal(part))
+        if style:
+            line.stylize(style)
+        self.console.print(line)
