@@ -336,13 +336,14 @@ def route_for(schema: Schema) -> str:
     return "scan"
 
 
-def query_for(route: str, after_id: int) -> tuple[str, tuple]:
-    """The SQL reading the rows a memory call or result can be in, with id > after_id."""
+def query_for(route: str, after_id: int, upto: int) -> tuple[str, tuple]:
+    """The SQL reading the rows a memory call or result can be in, with after_id < id <= upto."""
     if after_id > 0 or route == "scan":
-        return (f"SELECT {_COLUMNS} FROM messages WHERE id > ? AND {_WANTED} ORDER BY id", (after_id,))
+        return (f"SELECT {_COLUMNS} FROM messages WHERE id > ? AND id <= ? AND {_WANTED} ORDER BY id",
+                (after_id, upto))
     match = "{tool_name tool_calls} : memory" if route == "fts-columns" else "memory"
     return (f"SELECT {_COLUMNS} FROM messages WHERE id IN (SELECT rowid FROM messages_fts WHERE messages_fts "
-            f"MATCH ?) AND {_WANTED_CALLS_AND_NAMED} ORDER BY id", (match,))
+            f"MATCH ?) AND id <= ? AND {_WANTED_CALLS_AND_NAMED} ORDER BY id", (match, upto))
 
 
 def harvest_rows(rows: Iterable[tuple], harvest: Harvest, conn: sqlite3.Connection | None = None) -> None:
@@ -405,32 +406,48 @@ def read_sources(conn: sqlite3.Connection, ids: Iterable[str]) -> dict[str, str]
 
 
 def read_calls(conn: sqlite3.Connection, schema: Schema, harvest: Harvest, route: str | None = None) -> str:
-    """Read the memory rows after `harvest.last_id` into `harvest`; returns the route taken."""
+    """Read the memory rows after `harvest.last_id` into `harvest`; returns the route taken.
+
+    The read position and the rows come from one snapshot: the last message id is read first, in
+    the same read transaction as the rows, and every query is bounded by it. (Read apart — the rows,
+    then `MAX(id)` — a writer committing in between left its calls behind the read position, and
+    later runs, reading only what comes after it, never saw them.)"""
     route = route or route_for(schema)
     first = harvest.last_id == 0
-    sql, params = query_for(route, harvest.last_id)
-    before = len(harvest.calls)
+    own = not conn.in_transaction
+    if own:
+        conn.execute("BEGIN")
     try:
-        rows = conn.execute(sql, params).fetchall()
-    except sqlite3.OperationalError:
-        if route == "scan" or not first:
-            raise
-        route = "scan"  # an FTS index that can't answer (damaged, unknown tokenizer): scan instead
-        sql, params = query_for(route, harvest.last_id)
-        rows = conn.execute(sql, params).fetchall()
+        row = conn.execute("SELECT MAX(id) FROM messages").fetchone()
+        upto = row[0] if row and isinstance(row[0], int) else 0
+        rows: list = []
+        if upto > harvest.last_id:
+            sql, params = query_for(route, harvest.last_id, upto)
+            try:
+                rows = conn.execute(sql, params).fetchall()
+            except sqlite3.OperationalError:
+                if route == "scan" or not first:
+                    raise
+                route = "scan"  # an FTS index that can't answer (damaged, unknown tokenizer): scan instead
+                sql, params = query_for(route, harvest.last_id, upto)
+                rows = conn.execute(sql, params).fetchall()
+    finally:
+        if own:
+            conn.rollback()  # a read: nothing to keep, and the writers' lock is free again
+    if upto <= harvest.last_id:
+        return route
+    before = len(harvest.calls)
     harvest_rows(rows, harvest, conn)
     if first and route != "scan" and harvest.open:
-        _late_results(conn, harvest)
+        _late_results(conn, harvest, upto)
     new = {c.session_id for c in harvest.calls[before:]} - set(harvest.sources)
     if new:
         harvest.sources.update(read_sources(conn, new))
-    row = conn.execute("SELECT MAX(id) FROM messages").fetchone()
-    if row and isinstance(row[0], int):
-        harvest.last_id = max(harvest.last_id, row[0])
+    harvest.last_id = max(harvest.last_id, upto)
     return route
 
 
-def _late_results(conn: sqlite3.Connection, harvest: Harvest) -> None:
+def _late_results(conn: sqlite3.Connection, harvest: Harvest, upto: int) -> None:
     """Results the index route can't see (a result row without tool_name): looked up per open call."""
     still = []
     for pending in harvest.open:
@@ -438,8 +455,8 @@ def _late_results(conn: sqlite3.Connection, harvest: Harvest) -> None:
             still.append(pending)
             continue
         row = conn.execute(
-            f"SELECT {_COLUMNS} FROM messages WHERE session_id = ? AND id > ? AND role = 'tool' "
-            "AND tool_call_id = ? ORDER BY id LIMIT 1", (pending.session_id, pending.message_id, pending.call_id),
+            f"SELECT {_COLUMNS} FROM messages WHERE session_id = ? AND id > ? AND id <= ? AND role = 'tool' "
+            "AND tool_call_id = ? ORDER BY id LIMIT 1", (pending.session_id, pending.message_id, upto, pending.call_id),
         ).fetchone()
         if row is None:
             still.append(pending)
