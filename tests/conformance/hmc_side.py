@@ -21,6 +21,7 @@ from core.hermes.release import Release, for_version, parse_version
 from core.store.memory import DriftError, MemoryStore, ScanRefused, Snapshot, StoreError
 
 SEP = "\n§\n"
+READ_FAILED = "the file exists on disk but could not be read right now"
 DEFAULT_LIMITS = (2200, 1375)
 TARGETS = ("memory", "user")
 
@@ -58,15 +59,19 @@ def store_bytes(home) -> dict:
 # ------------------------------------------------------------------------------------ ops
 
 
-def ops_of(call: dict) -> tuple[str, list[Op], bool]:
-    """(target, ops, is_batch) for a memory_tool call dict (action/content/old_text or operations)."""
+def ops_of(call: dict, release: Release | None = None) -> tuple[str, list[Op], bool]:
+    """(target, ops, is_batch) for a memory_tool call dict (action/content/old_text or operations),
+    read the release's way (new_text from 0.20)."""
+    from core.hermes.memory import op_from_call
+    from core.hermes.release import NEWEST
+
+    release = release or NEWEST
     target = call.get("target") or "memory"
     if call.get("operations"):
-        ops = [Op(o.get("action") or "", content=o.get("content") or "", old_text=o.get("old_text") or "")
+        ops = [op_from_call({k: v for k, v in (o or {}).items() if k != "matched_entry"}, release)
                for o in call["operations"]]
         return target, ops, True
-    return target, [Op(call["action"], content=call.get("content") or "",
-                       old_text=call.get("old_text") or "")], False
+    return target, [op_from_call({k: v for k, v in call.items() if k != "matched_entry"}, release)], False
 
 
 @dataclass
@@ -90,10 +95,11 @@ def hmc_call(home, call: dict, release: Release, limits=DEFAULT_LIMITS, *, allow
     scan still refuses, in its words, because `person=False`. `allow_empty=True` lets a batch empty
     a store as the release does (hmc asks first otherwise; tested on its own).
     """
-    target, ops, batch = ops_of(call)
+    target, ops, batch = ops_of(call, release)
     st = store(home, target, release, limits)
     try:
-        result = st.apply(ops, force=force, person=person, allow_empty=allow_empty, batch=batch)
+        result = st.apply(ops, force=force, person=person, allow_empty=allow_empty, batch=batch,
+                          tool=not person)
     except EmptiesStore as exc:
         return Outcome(False, str(exc), "empties", exc=exc)
     except OpError as exc:
@@ -116,6 +122,8 @@ def oracle_outcome(answer: dict) -> Outcome:
     res = answer["result"]
     if res.get("success"):
         return Outcome(True, usage=res.get("usage"))
+    if READ_FAILED in (res.get("error") or ""):  # 0.20+: a store it can't decode (0.19 raised)
+        return Outcome(False, res.get("error"), "raised")
     return Outcome(False, res.get("error"), "drift" if "drift_backup" in res else "error",
                    matches=res.get("matches"), current_entries=res.get("current_entries"))
 

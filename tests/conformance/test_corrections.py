@@ -14,15 +14,18 @@ S = "\n§\n"
 
 
 @pytest.mark.area("reading")
-def test_no_release_strips_a_bom_and_the_scan_then_blocks_entry_one(oracle, make_home):
+def test_no_release_before_0_20_strips_a_bom_and_the_scan_then_blocks_entry_one(oracle, make_home):
     release = hmc.release_of(oracle)
     home = make_home(memory="\ufeffUser likes tea" + S + "second")
-    assert oracle.read(home)["memory_entries"] == ["\ufeffUser likes tea", "second"]
+    entry1 = "User likes tea" if release.strips_bom else "\ufeffUser likes tea"  # 0.20: utf-8-sig
+    assert oracle.read(home)["memory_entries"] == [entry1, "second"]
     snap = hmc.read(home, "memory", release)
-    assert snap.entries == ("\ufeffUser likes tea", "second") and snap.bom and snap.drift is None
+    assert snap.entries == (entry1, "second") and snap.bom and snap.drift is None
     theirs = oracle.prompt(home)["memory"]
     assert prompt_block("memory", snap.entries, 2200, release) == theirs
-    if release.load_scan:
+    if release.strips_bom:
+        assert "BLOCKED" not in theirs and theirs.endswith("User likes tea" + S + "second")
+    elif release.load_scan:
         assert "[BLOCKED: MEMORY.md entry contained threat pattern(s): invisible_unicode_U+FEFF." in theirs
         assert "User likes tea" not in theirs
     else:

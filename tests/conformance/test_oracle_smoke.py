@@ -139,13 +139,19 @@ def test_crlf_file_reads_as_two_entries(oracle, make_home):
 def test_invalid_utf8_is_reported_as_raised_not_as_a_harness_error(oracle, make_home):
     home = make_home(memory=b"ok\n\xc2\xa7\nbad \xff byte")
     out = oracle.read(home)
-    assert out["raised"]["type"] == "UnicodeDecodeError"
+    if vt(oracle.version) >= (0, 20, 0):  # loads as empty; its writes are refused instead
+        assert out["raised"] is None
+        refused = oracle.apply(home, action="add", target="memory", content="x")["result"]
+        assert "could not be read" in refused["error"]
+    else:
+        assert out["raised"]["type"] == "UnicodeDecodeError"
     assert out["memory_entries"] == []
 
 
-def test_bom_stays_in_entry_one(oracle, make_home):
+def test_bom_stays_in_entry_one_up_to_0_19(oracle, make_home):
     home = make_home(memory="\ufeffalpha" + SEP + "beta")
-    assert oracle.read(home)["memory_entries"] == ["\ufeffalpha", "beta"]
+    first = "alpha" if vt(oracle.version) >= (0, 20, 0) else "\ufeffalpha"
+    assert oracle.read(home)["memory_entries"] == [first, "beta"]
 
 
 # ---------------------------------------------------------------- writing
@@ -260,7 +266,9 @@ def test_prompt_as_the_agent_builds_it_follows_config(oracle, make_home):
 def test_bom_entry_is_blocked_in_the_snapshot_from_0_15(oracle, make_home):
     home = make_home(memory="\ufeffalpha" + SEP + "beta")
     block = oracle.prompt(home)["memory"]
-    if vt(oracle.version) >= (0, 15, 0):
+    if vt(oracle.version) >= (0, 20, 0):  # the BOM is gone before the scan sees it
+        assert "BLOCKED" not in block and "alpha" in block
+    elif vt(oracle.version) >= (0, 15, 0):
         assert "[BLOCKED: MEMORY.md entry contained threat pattern(s): invisible_unicode_U+FEFF." \
             in block
     else:
