@@ -212,6 +212,10 @@ def read_config(path: Path, release: "Release | None" = None) -> Config:
     memory = data.get("memory", {})
     if memory is None and release >= (0, 19):
         memory = {}
+    if not isinstance(memory, dict) and release.boolean_store_flags:
+        # 0.22 normalises a section that isn't a mapping to {}: every default applies
+        return Config(problems=("config.yaml: the memory section is not a mapping, so Hermes "
+                                f"{release.name} uses its defaults for every memory setting",))
     if not isinstance(memory, dict):
         # The agent calls .get on the section: anything but a mapping makes it start without memory
         # (0.19 reads an empty section as the defaults).
@@ -232,8 +236,8 @@ def read_config(path: Path, release: "Release | None" = None) -> Config:
     return Config(
         memory_char_limit=take(rules.limit(get("memory_char_limit"), "memory_char_limit", DEFAULT_MEMORY_LIMIT)),
         user_char_limit=take(rules.limit(get("user_char_limit"), "user_char_limit", DEFAULT_USER_LIMIT)),
-        memory_enabled=take(rules.enabled(get("memory_enabled"), "memory_enabled")),
-        user_profile_enabled=take(rules.enabled(get("user_profile_enabled"), "user_profile_enabled")),
+        memory_enabled=take(rules.enabled(get("memory_enabled"), "memory_enabled", release)),
+        user_profile_enabled=take(rules.enabled(get("user_profile_enabled"), "user_profile_enabled", release)),
         write_approval=take(rules.write_approval(get("write_approval"), release)),
         problems=tuple(problems),
     )

@@ -1,8 +1,9 @@
 """How a release reads the config.yaml values hmc cares about (HERMES-FORMATS.md §6, measured).
 
-- `memory.memory_enabled` / `memory.user_profile_enabled`: the agent tests the merged value by
-  Python truthiness, so a missing key is on (the default), `false`/`no`/`off`/`0`/empty are off, and
-  any non-empty *string* is on — even the string "false".
+- `memory.memory_enabled` / `memory.user_profile_enabled`: up to 0.20 the agent tests the merged
+  value by Python truthiness, so a missing key is on (the default), `false`/`no`/`off`/`0`/empty are
+  off, and any non-empty *string* is on — even the string "false". 0.22 reads them as booleans:
+  empty is the default (on), a string is on only when it is 1/true/yes/on.
 - `memory.write_approval` (0.17+): a bool counts as itself; a string is on when, stripped and
   lower-cased, it is one of on/true/yes/1/approve/enabled; anything else (an int 1 included) is
   off. Releases before 0.17 have no write approval at all.
@@ -41,10 +42,26 @@ def describe(value: object) -> str:
     return f"a {'list' if isinstance(value, list) else 'mapping' if isinstance(value, dict) else 'value'}"
 
 
-def enabled(value: object, key: str) -> tuple[bool, str | None]:
-    """memory_enabled / user_profile_enabled as the agent reads them (MISSING: the default, on)."""
+TRUTHY = frozenset({"1", "true", "yes", "on"})
+
+
+def enabled(value: object, key: str, release: "Release" = NEWEST) -> tuple[bool, str | None]:
+    """memory_enabled / user_profile_enabled as the agent reads them (MISSING: the default, on).
+
+    Up to 0.20 by Python truthiness; from 0.22 as a boolean: empty is the default (on), a string is
+    on only when it reads 1/true/yes/on, anything else by truthiness."""
     if value is MISSING:
         return True, None
+    if release.boolean_store_flags:
+        if value is None:
+            return True, None
+        if isinstance(value, str):
+            on = value.strip().lower() in TRUTHY
+            if not on and value.strip().lower() not in ("false", "no", "off", "0", ""):
+                return False, (f"config.yaml: memory.{key} = {describe(value)} is not a yes/no word; "
+                               f"Hermes {release.name} reads it as off")
+            return on, None
+        return bool(value), None
     on = bool(value)
     if isinstance(value, bool):
         return on, None

@@ -192,11 +192,35 @@ def assert_same_outcome(theirs: Outcome, ours: Outcome, context=None, *, any_inv
         assert ours.current_entries == theirs.current_entries, ctx
 
 
+def in_release_verbs(call: dict, release: Release, entries) -> dict:
+    """A call written with `replace` (swap the whole entry old_text selects), in the verbs of this
+    release: from 0.22 the model has no `replace`, so the same edit is a `patch` whose span is the
+    whole entry (when old_text selects exactly one; otherwise the patch fails as the replace would)."""
+    from core.hermes.memory import matching
+
+    if not release.patch:
+        return call
+
+    def one(op: dict) -> dict:
+        if (op or {}).get("action") != "replace":
+            return op
+        old = (op.get("old_text") or "").strip()
+        hits = {entries[i] for i in matching(list(entries), old, release)} if old else set()
+        return {**op, "action": "patch", "old_text": hits.pop() if len(hits) == 1 else op.get("old_text")}
+
+    if call.get("operations"):
+        return {**call, "operations": [one(o) for o in call["operations"]]}
+    return one(call)
+
+
 def replay(oracle, home_o, home_h, calls, release: Release, limits=DEFAULT_LIMITS) -> list:
     """Each call on both sides in turn (the release: one fresh agent store per call, so no turn
-    state such as 0.18's consolidation-failure cap), comparing outcomes and the two files."""
+    state such as 0.18's consolidation-failure cap), comparing outcomes and the two files. Calls
+    are written in 0.19's verbs and put in the release's own (`in_release_verbs`)."""
     seen = []
     for call in calls:
+        target = call.get("target") or "memory"
+        call = in_release_verbs(call, release, read(home_h, target, release, limits).entries)
         theirs = oracle_outcome(oracle.apply(home_o, limits=limits, **call))
         ours = hmc_call(home_h, call, release, limits)
         assert_same_outcome(theirs, ours, call, any_invisible=several_invisible(call, release))

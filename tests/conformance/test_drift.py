@@ -43,6 +43,7 @@ def test_hand_picked_drift_verdicts(oracle, make_home, name, text, drifted):
     oracle.require("drift")
     release = hmc.release_of(oracle)
     home = make_home(memory=text.encode(), user=text.encode())
+    drifted = drifted and release.round_trip_drift  # 0.22: layout is not drift (only an oversized entry)
     for target in hmc.TARGETS:
         out = oracle.drift(home, target)
         assert out["raised"] is None
