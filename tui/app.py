@@ -291,18 +291,14 @@ class CuratorApp(App):
 
     def pending_token(self) -> object:
         """Both queues' change tokens; an unreadable folder counts as empty (the screen says why)."""
-        from tui.skill_queue import token as skills_token
-
         try:
             memory = self.curator.pending.token()
         except self._pending_error():
             memory = ()
-        return memory, skills_token(self.curator)
+        return memory, self.curator.pending_skills.token()
 
     def count_skills(self) -> int:
-        from tui.skill_queue import count
-
-        return count(self.curator)
+        return self.curator.pending_skills.count()
 
     def count_pending(self) -> int:
         try:

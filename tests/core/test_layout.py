@@ -115,3 +115,8 @@ def test_lower_tui_rooms_never_import_higher_ones():
                 bad.append(f"{module} -> {target}")
     assert not bad, bad
 
+
+
+def test_every_tui_module_has_a_room():
+    rooms = {module.split(".")[1] for module in import_graph(TUI) if module.count(".") >= 1}
+    assert rooms <= set(TUI_LAYERS), sorted(rooms - set(TUI_LAYERS))

@@ -15,7 +15,7 @@ from tui.cli.common import CliContext, CliError, Masker, literal, set_approval
 
 
 def queue_for(curator) -> SkillQueue:
-    return SkillQueue(curator.home.root)
+    return curator.pending_skills
 
 
 def _masker(ins: SkillInspection | None, reveal: bool, *extra: Any) -> Masker:
