@@ -16,6 +16,7 @@ from core.store.memory import FILE_NAMES, TARGETS, MemoryStore
 
 if TYPE_CHECKING:  # pragma: no cover
     from core.pending.queue import PendingQueue
+    from core.pending.skills import SkillQueue
     from core.sessions.search import SessionDB
 
 
@@ -71,9 +72,17 @@ class Curator:
 
     @cached_property
     def pending(self) -> "PendingQueue":
+        """The memory writes Hermes staged (pending/memory/)."""
         from core.pending.queue import PendingQueue
 
         return PendingQueue(self.home.pending_dir, self.stores, self.history, self.now)
+
+    @cached_property
+    def pending_skills(self) -> "SkillQueue":
+        """The skill writes Hermes staged (pending/skills/), journaled in this curator's history."""
+        from core.pending.skills import SkillQueue
+
+        return SkillQueue(self.home.root, history=self.history)
 
     @cached_property
     def sessions(self) -> "SessionDB":
@@ -93,7 +102,7 @@ class Curator:
         return True
 
     def switch_profile(self, profile: str) -> "Curator":
-        """A new curator on another profile of the same base home."""
+        """A new curator on another profile of the same base home (with its own queues)."""
         return open_curator(self.home.base, profile, self.today, self.clock, self.hermes_version)
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import importlib
 from typing import Sequence
 
 from rich.text import Text
@@ -17,20 +16,13 @@ from core.home import list_profiles
 from core.settings import Settings, SettingsError, load as load_settings, save_theme
 from core.store.memory import FILE_NAMES, Conflict, Op, ScanRefused, StoreError, WriteResult, token_of
 from tui.literal import literal, visible
+from tui.modes import MODE_SCREENS, mode_screen
 
 # Dialogs, the pending queue and the review are imported when first used: the first screen only
 # needs the stores (faster start, see tests/bench/bench_startup.py).
 
-MODE_SCREENS = {"memory": "MemoryScreen", "pending": "PendingScreen", "search": "SearchScreen", "review": "ReviewScreen",
-                "skills": "SkillsPendingScreen"}  # skills: pending mode's second queue (its Skills tab)
-MODULES = {"skills": "pending_skills"}
 POLL_SECONDS = 0.5  # the default; config.toml's poll_interval changes it
 AFTER_FIRST_FRAME = 0.05  # seconds between the first frame and the work that repaints after it
-
-
-def mode_screen(mode: str) -> type[Screen]:
-    """A mode's screen class, imported on first use (faster start)."""
-    return getattr(importlib.import_module(f"tui.screens.{MODULES.get(mode, mode)}"), MODE_SCREENS[mode])
 
 
 def curator_commands():
@@ -299,18 +291,14 @@ class CuratorApp(App):
 
     def pending_token(self) -> object:
         """Both queues' change tokens; an unreadable folder counts as empty (the screen says why)."""
-        from tui.skill_queue import token as skills_token
-
         try:
             memory = self.curator.pending.token()
         except self._pending_error():
             memory = ()
-        return memory, skills_token(self.curator)
+        return memory, self.curator.pending_skills.token()
 
     def count_skills(self) -> int:
-        from tui.skill_queue import count
-
-        return count(self.curator)
+        return self.curator.pending_skills.count()
 
     def count_pending(self) -> int:
         try:

@@ -14,6 +14,7 @@ from textual.content import Content
 from textual.markup import escape
 
 from tui.literal import visible
+from tui.modes import mode_screen
 
 # binding id -> the verb the palette shows (the footer keeps its short label)
 VERBS = {
@@ -92,8 +93,6 @@ class Command:
 
 
 def mode_classes() -> dict[str, type]:
-    from tui.app import mode_screen
-
     return {mode: mode_screen(mode) for mode in MODES}
 
 
@@ -115,7 +114,6 @@ def binding_ids(app) -> set[str]:
     from tui.screens.review import MergeDialog
 
     ids = {b.id for b in app.BINDINGS if getattr(b, "id", None)}
-    from tui.app import mode_screen
     from tui.screens.skill_edit import SkillEditDialog
     from tui.screens.entry_history import EntryHistoryScreen
     from tui.screens.timeline import TimelineScreen
@@ -134,8 +132,6 @@ def commands(app) -> list[Command]:
         out.append(Command(f"go: {VERBS[f'app.{mode}']}", f"Switch to {mode} mode (key {MODES.index(mode) + 1})",
                            lambda m=mode: app.action_mode(m)))
     current = app.current_mode
-    from tui.app import mode_screen
-
     screens = list(mode_classes().items()) + [(mode, mode_screen(mode)) for mode in SUBMODES]
     for mode, cls in screens:
         screen = mode_instance(app, mode)

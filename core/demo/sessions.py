@@ -15,6 +15,8 @@ from datetime import date, datetime, timedelta, timezone
 from typing import Iterator
 
 from core.demo import content as C
+from core.demo import conversations as V
+from core.demo.intents import INTENTS
 
 RARE_TERM = "zanzibarquux"
 BIG_SESSION_ID = "20261001_080000_b16b16"
@@ -192,12 +194,12 @@ class SessionPlanner:
         for i in range(count):
             source = "cli" if i == 0 else _weighted(r, _SOURCES)
             lang = _weighted(r, _LANGS[source]) if source in _LANGS else "en"
-            project = _weighted(r, _PROJECTS[source]) if source in _PROJECTS else r.choice(C.PROJECTS)
+            project = _weighted(r, _PROJECTS[source]) if source in _PROJECTS else r.choice(V.PROJECTS)
             days = 1 + int((r.random() ** 1.4) * 119)
             day = self.day0 - days * 86400
             cron = None
             if source == "cron":
-                cron = C.CRON_JOBS[(0, 1, 1, 2, 2, 2)[int(r.random() * 6)]]
+                cron = V.CRON_JOBS[(0, 1, 1, 2, 2, 2)[int(r.random() * 6)]]
                 start = day + cron[2] * 3600 + cron[3] * 60 + r.random() * 20
             else:
                 start = day + (6 + r.random() * 14) * 3600
@@ -251,7 +253,7 @@ class SessionPlanner:
             m["session_key"] = f"{p.source}:{m['chat_type']}:{m['chat_id']}"
         if p.source == "cli":
             m["cwd"] = f"/home/ines/code/{p.project}"
-            m["branch"] = C.BRANCHES[int(r.random() * len(C.BRANCHES))]
+            m["branch"] = V.BRANCHES[int(r.random() * len(V.BRANCHES))]
         elif p.source in ("cron", "tool", "kanban", "subagent"):
             m["cwd"] = "/home/ines"
         x = r.random()
@@ -264,32 +266,32 @@ class SessionPlanner:
         def pick(seq):
             return seq[int(r.random() * len(seq))]
 
-        test = pick(C.TESTS)
+        test = pick(V.TESTS)
         testfile, testname = test.split("::")
         line = 20 + int(r.random() * 220)
         major, minor = 1 + int(r.random() * 15), int(r.random() * 9)
         when = datetime.fromtimestamp(day, tz=timezone.utc)
         prev = when - timedelta(days=3 + int(r.random() * 40))
-        alert = pick(C.ALERTS)
+        alert = pick(V.ALERTS)
         pr = 120 + int(r.random() * 300)
         return {
-            "test": test, "testfile": testfile, "testname": testname, "err": pick(C.ERRORS),
-            "file": pick(C.FILES[project]), "line": line, "line1": line + 1, "line2": line + 2,
+            "test": test, "testfile": testfile, "testname": testname, "err": pick(V.ERRORS),
+            "file": pick(V.FILES[project]), "line": line, "line1": line + 1, "line2": line + 2,
             "line3": line + 3, "line4": line + 4, "line5": line + 5, "line6": line + 6,
             "n": 40 + int(r.random() * 560), "secs": f"{1 + r.random() * 40:.2f}",
-            "branch": pick(C.BRANCHES), "rev": f"{r.getrandbits(48):012x}", "prevrev": f"{r.getrandbits(48):012x}",
-            "table": pick(C.TABLES), "col": pick(C.COLUMNS), "count": 2 + int(r.random() * 90),
-            "pkg": pick(C.PACKAGES), "old": f"{major}.{minor}.{int(r.random() * 9)}", "new": f"{major}.{minor + 1}.0",
-            "run": 11_000_000_000 + int(r.random() * 900_000_000), "job": pick(C.JOBS), "project": project,
-            "endpoint": pick(C.ENDPOINTS), "ms": 400 + int(r.random() * 5000), "ms2": 12 + int(r.random() * 90),
+            "branch": pick(V.BRANCHES), "rev": f"{r.getrandbits(48):012x}", "prevrev": f"{r.getrandbits(48):012x}",
+            "table": pick(V.TABLES), "col": pick(V.COLUMNS), "count": 2 + int(r.random() * 90),
+            "pkg": pick(V.PACKAGES), "old": f"{major}.{minor}.{int(r.random() * 9)}", "new": f"{major}.{minor + 1}.0",
+            "run": 11_000_000_000 + int(r.random() * 900_000_000), "job": pick(V.JOBS), "project": project,
+            "endpoint": pick(V.ENDPOINTS), "ms": 400 + int(r.random() * 5000), "ms2": 12 + int(r.random() * 90),
             "alert": alert, "alertkey": alert.split()[0].lower(), "time": f"{6 + int(r.random() * 14):02d}:{int(r.random() * 60):02d}",
-            "date": when.strftime("%Y-%m-%d"), "recall": pick(C.RECALL), "prevdate": prev.strftime("%Y-%m-%d"),
+            "date": when.strftime("%Y-%m-%d"), "recall": pick(V.RECALL), "prevdate": prev.strftime("%Y-%m-%d"),
             "prevsid": prev.strftime("%Y%m%d_%H%M%S") + f"_{r.getrandbits(24):06x}",
-            "pr": pr, "pr1": pr + 3, "pr2": pr + 7, "topic": pick(C.TOPICS),
+            "pr": pr, "pr1": pr + 3, "pr2": pr + 7, "topic": pick(V.TOPICS),
         }
 
     def _intents(self, project: str) -> list[dict]:
-        return [i for i in C.INTENTS if project in i["projects"]]
+        return [i for i in INTENTS if project in i["projects"]]
 
     def _exchange(self, conv: _Conv, intent: dict, slots: dict, room: int, *, active: int = 1) -> None:
         """user -> [assistant tool call -> tool result]* -> assistant, within `room` messages."""
@@ -302,7 +304,7 @@ class SessionPlanner:
         steps = intent["tools"][: int(r.random() * (len(intent["tools"]) + 1))]
         steps = steps[: max(0, (room - 2) // 2)]
         for name, args, outputs in steps:
-            prefaces = C.PREFACE[lang]
+            prefaces = V.PREFACE[lang]
             cid = conv.call(name, {k: t.format_map(slots) for k, t in args.items()},
                             prefaces[int(r.random() * len(prefaces))])
             if active == 0:
@@ -311,7 +313,7 @@ class SessionPlanner:
             conv.add("tool", out.format_map(slots), 0.2 + r.random() * 8, call_id=cid, tool=name, active=active)
         if room >= 2:
             answers = intent["answer"].get(lang) or intent["answer"]["en"]
-            reasoning = C.REASONING[int(r.random() * len(C.REASONING))] if r.random() < 0.3 else None
+            reasoning = V.REASONING[int(r.random() * len(V.REASONING))] if r.random() < 0.3 else None
             conv.add("assistant", answers[v % len(answers)].format_map(slots),
                      3 + r.random() * 22, finish="stop", reasoning=reasoning, active=active)
 
@@ -346,10 +348,10 @@ class SessionPlanner:
         if plan.kind == "cron":
             self._cron(conv)
         elif plan.kind in ("kanban", "tool", "subagent"):
-            title, task, result = {"kanban": C.KANBAN_TASKS[int(r.random() * 2)],
-                                   "tool": C.TOOL_SESSION + (None,),
-                                   "subagent": (None, C.SUBAGENT_TASK, C.SUBAGENT_RESULT)}[plan.kind]
-            plan.title = title if plan.kind != "tool" else C.TOOL_SESSION[0]
+            title, task, result = {"kanban": V.KANBAN_TASKS[int(r.random() * 2)],
+                                   "tool": V.TOOL_SESSION + (None,),
+                                   "subagent": (None, V.SUBAGENT_TASK, V.SUBAGENT_RESULT)}[plan.kind]
+            plan.title = title if plan.kind != "tool" else V.TOOL_SESSION[0]
             conv.add("user", task, 0.0)
             list(self._fill(conv, plan.n - 1))
             conv.add("assistant", result or "Done.", 5.0, finish="stop")
@@ -393,7 +395,7 @@ class SessionPlanner:
             self._set(conv, i, 0, 1)
         slots = self._slots(conv.r, conv.p.project, conv.t)
         ts = conv.rows[at - 1][6] + 1.5
-        text = C.COMPACTION_SUMMARY.format_map(slots)
+        text = V.COMPACTION_SUMMARY.format_map(slots)
         conv.rows.insert(at, (conv.p.sid, "user", text, None, None, None, round(ts, 3), len(text) // 4 + 1,
                               None, None, 1, 0, "hidden"))
         conv.count += 1
@@ -401,10 +403,10 @@ class SessionPlanner:
 
     def _plant(self, conv: _Conv, role: str, room: int = 2) -> None:
         lang = "fr" if conv.p.lang == "fr" and role == "user" else "en"
-        text = C.PLANT[(role, lang)].format(term=RARE_TERM)
+        text = V.PLANT[(role, lang)].format(term=RARE_TERM)
         conv.add(role, text, 30 + conv.r.random() * 60, finish="stop" if role == "assistant" else None)
         if role == "user" and room >= 2:
-            conv.add("assistant", C.PLANT_ACK[lang], 6.0, finish="stop")
+            conv.add("assistant", V.PLANT_ACK[lang], 6.0, finish="stop")
 
     # ---------------------------------------------------------------------------- the story
     def _story(self) -> list[Plan]:
@@ -453,19 +455,19 @@ class SessionPlanner:
         elif kind == "fillto":
             list(self._fill(conv, op[1]))
         elif kind == "say":
-            role, text = op[1], C.STORY_LINES.get(op[2], op[2])
+            role, text = op[1], V.STORY_LINES.get(op[2], op[2])
             conv.add(role, text, (20 + r.random() * 100) if conv.count else 0.0,
                      finish="stop" if role == "assistant" else None)
         elif kind == "plant":
             self._plant(conv, op[1])
         elif kind == "summary":
-            text = C.COMPACTION_SUMMARY.format_map(self._slots(r, conv.p.project, conv.t))
+            text = V.COMPACTION_SUMMARY.format_map(self._slots(r, conv.p.project, conv.t))
             conv.add("user", text, 0.0 if not conv.count else 2.0, kind="hidden")
         elif kind == "compact":
             for i in range(len(conv.rows)):
                 self._set(conv, i, 0, 1)
         elif kind == "tool":  # (kind, tool name, arguments, output)
-            cid = conv.call(op[1], op[2], C.PREFACE[lang][2])
+            cid = conv.call(op[1], op[2], V.PREFACE[lang][2])
             conv.add("tool", op[3], 1 + r.random() * 20, call_id=cid, tool=op[1])
         elif kind == "longlog":
             cid = conv.call("terminal", {"command": "tail -n 160 logs/export.log"}, "Let me look at the log.")
@@ -518,15 +520,15 @@ class SessionPlanner:
                 result = self._apply(target, args)
             landed += result["success"] is True
             results.append((cid, json.dumps(result, ensure_ascii=False)))
-        conv.add("assistant", C.STORY_LINES.get(ack, "") if ack else "", 4 + r.random() * 10,
+        conv.add("assistant", V.STORY_LINES.get(ack, "") if ack else "", 4 + r.random() * 10,
                  calls=json.dumps(calls, ensure_ascii=False), finish="tool_calls")
         conv.p.stats["calls"] += len(calls)
         for cid, result in results:
             conv.add("tool", result, 0.05 + r.random() * 0.3, call_id=cid, tool="memory")
         if not landed:  # every call failed: the agent retries in its next message
             return
-        close = C.STORY_LINES.get(opts["close"]) if "close" in opts else \
-            (C.STAGED if staged else C.SAVED).get(lang, C.SAVED["en"])
+        close = V.STORY_LINES.get(opts["close"]) if "close" in opts else \
+            (V.STAGED if staged else V.SAVED).get(lang, V.SAVED["en"])
         conv.add("assistant", close, 2 + r.random() * 3, finish="stop")
 
     def _apply(self, target: str, args: dict) -> dict:
@@ -661,16 +663,16 @@ STORY = [
     ("s12", (30, 11, 10), "cli", "en", "tideway", "Paylane limit raised",
      [("say", "user", "rate_up"), ("mem", "rate_up_ack", _w("rate_1000")), ("fill", 2)], {}),
     ("sa1", (30, 11, 40), "subagent", "en", "tideway", None,
-     [("say", "user", C.SUBAGENT_TASK), ("fill", 2), ("say", "assistant", C.SUBAGENT_RESULT)],
+     [("say", "user", V.SUBAGENT_TASK), ("fill", 2), ("say", "assistant", V.SUBAGENT_RESULT)],
      {"parent": "s12", "kind": "subagent", "end": "completed"}),
     ("s13", (25, 7, 50), "telegram", "fr", "lighthouse-bot", "lighthouse-bot",
      [("say", "user", "lighthouse"), ("mem", "lighthouse_ack", _w("lighthouse")), ("fill", 1)], {}),
-    ("kb1", (22, 9, 0), "kanban", "en", "tideway", C.KANBAN_TASKS[0][0],
-     [("say", "user", C.KANBAN_TASKS[0][1]), ("say", "assistant", C.KANBAN_TASKS[0][2])], {"end": "completed"}),
+    ("kb1", (22, 9, 0), "kanban", "en", "tideway", V.KANBAN_TASKS[0][0],
+     [("say", "user", V.KANBAN_TASKS[0][1]), ("say", "assistant", V.KANBAN_TASKS[0][2])], {"end": "completed"}),
     ("s14", (23, 20, 10), "discord", "en", "harbor-web", "Intro",
      [("say", "user", "side"), ("mem", "side_ack", _w("laptops", "vague", target="user")), ("fill", 1)], {}),
-    ("t1", (18, 5, 30), "tool", "en", "tideway", C.TOOL_SESSION[0],
-     [("say", "user", C.TOOL_SESSION[0]), ("say", "assistant", C.TOOL_SESSION[1])], {"end": "completed"}),
+    ("t1", (18, 5, 30), "tool", "en", "tideway", V.TOOL_SESSION[0],
+     [("say", "user", V.TOOL_SESSION[0]), ("say", "assistant", V.TOOL_SESSION[1])], {"end": "completed"}),
     ("s15", (15, 9, 0), "cli", "en", "tideway", "Node 22",
      [("say", "user", "node"), ("mem", "node_try", [("replace", "memory", "machine", "Node 20.11")]),
       ("mem", "node_ack", [("replace", "memory", "machine", "Node 20 via fnm")]),
@@ -684,9 +686,9 @@ STORY = [
      {"parent": "s16", "kind": "subagent", "end": "completed"}),
     ("s17", (9, 10, 20), "cli", "en", "tideway", "Escaping Rich markup",
      [("say", "user", "markup_q"), ("longlog",), ("say", "assistant", "markup_a"), ("say", "user", "Details?"),
-      ("say", "assistant", C.LONG_ANSWER), ("mem", "markup_ack", _w("markup")), ("fill", 1)], {}),
-    ("kb2", (8, 9, 0), "kanban", "en", "tideway", C.KANBAN_TASKS[1][0],
-     [("say", "user", C.KANBAN_TASKS[1][1]), ("say", "assistant", C.KANBAN_TASKS[1][2])], {"end": "completed"}),
+      ("say", "assistant", V.LONG_ANSWER), ("mem", "markup_ack", _w("markup")), ("fill", 1)], {}),
+    ("kb2", (8, 9, 0), "kanban", "en", "tideway", V.KANBAN_TASKS[1][0],
+     [("say", "user", V.KANBAN_TASKS[1][1]), ("say", "assistant", V.KANBAN_TASKS[1][2])], {"end": "completed"}),
     ("s18", (3, 15, 44), "telegram", "fr", "tideway", "Limite Paylane et sandbox",
      [("say", "user", "sandbox"),
       ("mem", "sandbox_ack", [("batch", "memory", [("replace", "batch_rate", "rate limit is 100 req/min"),

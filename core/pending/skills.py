@@ -379,8 +379,27 @@ class SkillQueue:
         out = [self._read(self.folder / n) for n in names if n.endswith(".json") and not n.startswith(".")]
         return sorted(out, key=lambda r: (r.broken is not None, r.created_at, r.id))
 
+    def _names(self) -> list[str]:
+        try:
+            names = sorted(os.listdir(self.folder))
+        except OSError:
+            return []
+        return [n for n in names if n.endswith(".json") and not n.startswith(".")]
+
+    def token(self) -> tuple:
+        """Changes when a record is staged, rewritten, claimed or removed (names, sizes, mtimes)."""
+        out = []
+        for name in self._names():
+            try:
+                st = os.lstat(self.folder / name)
+            except OSError:
+                continue
+            out.append((name, st.st_size, st.st_mtime_ns))
+        return tuple(out)
+
     def count(self) -> int:
-        return len(self.list())
+        """How many records wait, broken ones too (cheap: a directory listing, no parsing)."""
+        return len(self._names())
 
     def _read(self, path: Path) -> SkillRecord:
         rid = path.name[:-5]

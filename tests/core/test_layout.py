@@ -1,20 +1,24 @@
-"""core/'s package layout: no import cycles, at any depth (module level, functions, TYPE_CHECKING)."""
+"""The package layout of core/ and tui/: no import cycles, at any depth (module level, functions,
+TYPE_CHECKING), and no import upwards."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
-CORE = Path(__file__).resolve().parents[2] / "core"
+ROOT = Path(__file__).resolve().parents[2]
+CORE = ROOT / "core"
+TUI = ROOT / "tui"
 
 
 def _module_name(path: Path) -> str:
-    parts = path.relative_to(CORE.parent).with_suffix("").parts
+    parts = path.relative_to(ROOT).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def import_graph() -> dict[str, set[str]]:
-    modules = {_module_name(p): p for p in CORE.rglob("*.py")}
+def import_graph(*packages: Path) -> dict[str, set[str]]:
+    """Who imports whom among the modules of `packages` (default: core/ and tui/)."""
+    modules = {_module_name(p): p for package in (packages or (CORE, TUI)) for p in package.rglob("*.py")}
     graph: dict[str, set[str]] = {name: set() for name in modules}
     for name, path in modules.items():
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -52,6 +56,14 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
 
 
 def test_core_has_no_import_cycles():
+    assert find_cycle(import_graph(CORE)) is None, " -> ".join(find_cycle(import_graph(CORE)) or [])
+
+
+def test_tui_has_no_import_cycles():
+    assert find_cycle(import_graph(TUI)) is None, " -> ".join(find_cycle(import_graph(TUI)) or [])
+
+
+def test_no_import_cycles_anywhere():
     assert find_cycle(import_graph()) is None, " -> ".join(find_cycle(import_graph()) or [])
 
 
@@ -69,7 +81,7 @@ LAYERS = ("hermes", "timefmt", "scan", "store", "home", "sessions", "pending", "
 def test_lower_packages_never_import_higher_ones():
     rank = {name: i for i, name in enumerate(LAYERS)}
     bad = []
-    for module, targets in import_graph().items():
+    for module, targets in import_graph(CORE).items():
         if "." not in module:
             continue
         mine = module.split(".")[1]
@@ -80,3 +92,31 @@ def test_lower_packages_never_import_higher_ones():
             if mine != theirs and rank.get(theirs, -1) > rank.get(mine, len(LAYERS)):
                 bad.append(f"{module} -> {target}")
     assert not bad, bad
+
+
+# tui/ in the same form, lower first: the literal renderer, widgets (dumb), screens, the modes, the
+# palette, the app, and the command line on top (it opens the app). Screens and widgets never
+# import the command line, the app or the palette.
+TUI_LAYERS = ("literal", "widgets", "screens", "modes", "palette", "app", "cli")
+
+
+def test_lower_tui_rooms_never_import_higher_ones():
+    rank = {name: i for i, name in enumerate(TUI_LAYERS)}
+    bad = []
+    for module, targets in import_graph(TUI).items():
+        if "." not in module:
+            continue
+        mine = module.split(".")[1]
+        for target in targets:
+            if "." not in target:
+                continue
+            theirs = target.split(".")[1]
+            if mine != theirs and rank.get(theirs, -1) > rank.get(mine, len(TUI_LAYERS)):
+                bad.append(f"{module} -> {target}")
+    assert not bad, bad
+
+
+
+def test_every_tui_module_has_a_room():
+    rooms = {module.split(".")[1] for module in import_graph(TUI) if module.count(".") >= 1}
+    assert rooms <= set(TUI_LAYERS), sorted(rooms - set(TUI_LAYERS))

@@ -125,3 +125,32 @@ class CliContext:
         if style:
             line.stylize(style)
         self.console.print(line)
+
+
+# -- shared by some subcommands ---------------------------------------------------------------------
+
+
+def unreadable(problems: list[str]) -> int:
+    """Exit 2 with the reason on stderr when a file couldn't be read (the other is still listed)."""
+    if problems:
+        say("; ".join(problems))
+        return 2
+    return 0
+
+
+def set_approval(ctx: CliContext, path, state: str, section: str) -> int:
+    """`hmc pending approval on|off` for one subsystem: only its write_approval line changes."""
+    from core.pending.config_edit import ConfigEditError, set_write_approval
+
+    try:
+        edit = set_write_approval(path, state == "on", section)
+    except ConfigEditError as exc:
+        raise CliError(str(exc), 2) from None
+    label = "write approval" if section == "memory" else "skill write approval"
+    if not edit.changed:
+        ctx.text(f"{label} was already {state}")
+    else:
+        what = "created config.yaml with" if edit.created else ("added" if edit.added else "set")
+        ctx.text(f"{what} {section}.write_approval: {'true' if edit.after else 'false'} (line {edit.line}); "
+                 "Hermes picks it up the next time it loads config.yaml")
+    return 0

@@ -7,7 +7,7 @@ from datetime import date, datetime
 
 from core import timefmt
 from core.store.memory import TARGETS, ScanRefused, StoreError
-from tui.cli.common import CliContext, CliError, Masker, add_reveal, literal
+from tui.cli.common import CliContext, CliError, Masker, add_reveal, literal, unreadable
 
 
 def register(sub) -> None:
@@ -159,8 +159,6 @@ def run_blame(args, ctx: CliContext) -> int:
                          style="dim")
         _warn(ctx, tl)
     if problems:
-        from tui.cli.memory import unreadable
-
         return unreadable(problems)
     return 0
 

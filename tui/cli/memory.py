@@ -4,7 +4,7 @@ block the release injects into the system prompt."""
 from __future__ import annotations
 
 from core.store.memory import TARGETS, Op, ScanRefused, StoreError, usage, usage_label
-from tui.cli.common import CliContext, CliError, Masker, add_reveal, literal, say, visible
+from tui.cli.common import CliContext, CliError, Masker, add_reveal, literal, say, unreadable, visible
 
 
 def register(sub) -> None:
@@ -157,14 +157,6 @@ def list_at(args, ctx: CliContext, targets: list[str]) -> int:
             ctx.text(head, literal(lines[0]), f"  ({len(entry):,} chars)" if len(lines) == 1 else "")
             for line in lines[1:]:
                 ctx.text(" " * len(head), literal(line))
-    return 0
-
-
-def unreadable(problems: list[str]) -> int:
-    """Exit 2 with the reason on stderr when a file couldn't be read (the other is still listed)."""
-    if problems:
-        say("; ".join(problems))
-        return 2
     return 0
 
 

@@ -7,10 +7,10 @@ from typing import Any
 from rich.text import Text
 
 from core import timefmt
-from core.pending.config_edit import ConfigEditError, read_write_approval, set_write_approval
+from core.pending.config_edit import read_write_approval
 from core.store.memory import TARGETS
 from core.pending.queue import ApproveRefused, Inspection, PendingError
-from tui.cli.common import CliContext, CliError, Masker, add_reveal, literal, os_error_text
+from tui.cli.common import CliContext, CliError, Masker, add_reveal, literal, os_error_text, set_approval
 
 
 def register(sub) -> None:
@@ -501,22 +501,6 @@ def cmd_approval(args, ctx: CliContext, curator, queue) -> int:
             ctx.text("Hermes applies memory writes at once, including those from its background review.", style="dim")
         return 0
     return set_approval(ctx, path, args.state, "memory")
-
-
-def set_approval(ctx: CliContext, path, state: str, section: str) -> int:
-    """`hmc pending approval on|off` for one subsystem: only its write_approval line changes."""
-    try:
-        edit = set_write_approval(path, state == "on", section)
-    except ConfigEditError as exc:
-        raise CliError(str(exc), 2) from None
-    label = "write approval" if section == "memory" else "skill write approval"
-    if not edit.changed:
-        ctx.text(f"{label} was already {state}")
-    else:
-        what = "created config.yaml with" if edit.created else ("added" if edit.added else "set")
-        ctx.text(f"{what} {section}.write_approval: {'true' if edit.after else 'false'} (line {edit.line}); "
-                 "Hermes picks it up the next time it loads config.yaml")
-    return 0
 
 
 __all__ = ["register", "run", "record_json"]

@@ -11,11 +11,11 @@ from typing import Any
 from rich.text import Text
 
 from core.pending.skills import SkillApproveRefused, SkillInspection, SkillPendingError, SkillQueue
-from tui.cli.common import CliContext, CliError, Masker, literal
+from tui.cli.common import CliContext, CliError, Masker, literal, set_approval
 
 
 def queue_for(curator) -> SkillQueue:
-    return SkillQueue(curator.home.root)
+    return curator.pending_skills
 
 
 def _masker(ins: SkillInspection | None, reveal: bool, *extra: Any) -> Masker:
@@ -246,8 +246,6 @@ def cmd_approval(args, ctx: CliContext, curator) -> int:
         on = queue.write_approval()
         ctx.text(f"skill write approval is {'on' if on else 'off'} ({curator.home.display()}/config.yaml)")
         return 0
-    from tui.cli.pending import set_approval
-
     return set_approval(ctx, path, args.state, "skills")
 
 

@@ -71,9 +71,9 @@ def undo_memory(curator) -> dict[str, Any]:
 
 
 def undo_skills(curator) -> dict[str, Any]:
-    from core.pending.skills import SkillQueue, SkillUndoRefused
+    from core.pending.skills import SkillUndoRefused
 
-    queue = SkillQueue(curator.home.root, history=curator.history)
+    queue = curator.pending_skills
     try:
         done = queue.undo()
     except SkillUndoRefused as exc:

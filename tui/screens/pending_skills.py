@@ -36,7 +36,6 @@ from tui.screens.base import ModeScreen
 from tui.screens.dialogs import ConfirmDialog, TextDialog
 from tui.screens.pending import approval_question, short_ago
 from tui.screens.skill_edit import EDITABLE, SkillEditDialog
-from tui.skill_queue import skill_queue
 from tui.widgets.footer import KeyFooter
 from tui.widgets.header import HmcHeader
 from tui.widgets.lists import HmcList
@@ -204,7 +203,7 @@ secrets · **w** skill write approval on/off in config.yaml · **m** the memory 
 
     @property
     def queue(self):
-        return skill_queue(self.app.curator)
+        return self.app.curator.pending_skills
 
     @property
     def current(self) -> SkillInspection | None:

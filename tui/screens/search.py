@@ -2,7 +2,8 @@
 
 Every database call runs in a thread worker (its own read-only connection); each new query
 cancels the last (SQLite is interrupted through a progress handler). The transcript is a
-window around the hit, extended as the person scrolls, never the whole session.
+window around the hit, extended as the person scrolls, never the whole session: that side of
+the screen is tui/screens/search_transcript.py.
 """
 
 from __future__ import annotations
@@ -21,25 +22,22 @@ from textual.timer import Timer
 from textual.widgets import Checkbox, ContentSwitcher, Input, OptionList, Select, Static
 from textual.worker import get_current_worker
 
-from core import timefmt
-from core.sessions.query import Term
 from core.store.memory import Op
 from core.sessions.search import (
-    HIDDEN_SOURCES, ROLES, DatabaseError, Hit, Message, NotFoundError, QueryError, SearchCancelled,
-    SearchResult, SessionInfo, SessionsError, Window, find_provenance, parse_day, session_link,
+    HIDDEN_SOURCES, ROLES, Hit, QueryError, SearchCancelled, SearchResult, SessionInfo, SessionsError, parse_day,
+    session_link,
 )
 from core.sessions.snippets import one_line
 from tui.literal import UNSAFE, literal, visible
 from tui.screens.base import ModeScreen
 from tui.screens.dialogs import EditEntryDialog
+from tui.screens.search_transcript import TranscriptSide
 from tui.widgets.footer import KeyFooter
 from tui.widgets.header import HmcHeader
 from tui.widgets.results import ResultsList
 from tui.widgets.transcript import Transcript
 
 PAGE = 50
-WINDOW = 15  # messages each side of a hit when a transcript opens
-CHUNK = 30  # messages fetched when scrolling past the loaded window
 DEBOUNCE = 0.15
 SLOW = 0.3  # show the loading indicator for searches slower than this
 NARROW = 130  # below this many columns the filter row (127 columns wide) takes two lines
@@ -75,42 +73,7 @@ class SearchFailed(_Loaded):
     kind: str
 
 
-@dataclass
-class TranscriptLoaded(TextualMessage):
-    info: SessionInfo
-    window: Window
-    terms: tuple[Term, ...]
-    hit_ids: list[int]
-    note: str | None = None
-    expanded: tuple[int, ...] = ()
-
-
-@dataclass
-class MoreLoaded(TextualMessage):
-    session_id: str
-    direction: str
-    messages: list[Message]
-    has_more: bool
-
-
-@dataclass
-class OriginMissing(TextualMessage):
-    entry: str
-
-
-def preview_line(text: str, width: int = 200) -> str:
-    one = " ".join(text.split())
-    return one if len(one) <= width else one[: width - 1] + "…"
-
-
-@dataclass
-class Notice(TextualMessage):
-    text: str
-    severity: str = "information"
-    title: str = ""
-
-
-class SearchScreen(ModeScreen):
+class SearchScreen(TranscriptSide, ModeScreen):
     MODE = "search"
     AREA = "search"
     HELP = """\
@@ -584,91 +547,8 @@ it was opened by memory mode's **o** · **/** jumps to the search box.
         if self.view == "results" and self.results.items:
             self.results.focus()
 
-    # -- transcript --------------------------------------------------------------------------------------
-    def open_at(self, session_id: str, message_id: int | None, *, terms: tuple[Term, ...] | None = None,
-                profile: str | None = None) -> None:
-        """Show a session's transcript centred on a message (the start of the session when None);
-        `profile` names another profile's state.db (a hit of an all-profiles search)."""
-        query = self.query_one("#search-query", Input).value if terms is None else ""
-        self.from_memory = False
-        self.session_profile = profile
-        use_terms = (self.result.terms if self.result else ()) if terms is None else terms
-        self.show_transcript()
-        self.query_one("#transcript-title", Static).update(Text("Opening…", style="dim"))
-        self.load_transcript(session_id, message_id, query, use_terms, None)
-
-    @work(thread=True, exclusive=True, group="transcript", exit_on_error=False)
-    def load_transcript(self, session_id: str, message_id: int | None, query: str, terms: tuple[Term, ...],
-                        note: str | None, hits: list[int] | None = None) -> None:
-        try:
-            info = self.tdb.session(session_id)
-            if message_id is None:
-                window = self.tdb.window(session_id, None, before=0, after=2 * WINDOW)
-            else:
-                window = self.tdb.window(session_id, message_id, before=WINDOW, after=WINDOW)
-            if hits is None:
-                hits = []
-                if query.strip():
-                    try:
-                        hits = self.tdb.hit_ids(session_id, query, roles=self._roles())
-                    except QueryError:
-                        hits = []
-        except (NotFoundError, DatabaseError) as exc:
-            self.post_message(Notice(str(exc), "error", "Can't open the session"))
-            return
-        self.post_message(TranscriptLoaded(info, window, terms, hits, note))
-
-    def on_transcript_loaded(self, message: TranscriptLoaded) -> None:
-        self.session_info = message.info
-        self.show_transcript()
-        transcript = self.transcript
-        hit_ids = message.hit_ids
-        if message.window.anchor_id is not None and not hit_ids and message.terms:
-            hit_ids = [message.window.anchor_id]
-        transcript.load(message.window, message.terms, hit_ids, message.expanded)
-        transcript.focus()
-        self.update_transcript_title()
-        if message.note:
-            self.notify(message.note, title="Origin", markup=False)
-        self.refresh_bindings()
-
-    def update_transcript_title(self) -> None:
-        info = self.session_info
-        if info is None:
-            return
-        transcript = self.transcript
-        line = Text()
-        line.append_text(literal(one_line(info.title), "bold"))
-        line.append("  ")
-        line.append(visible(info.source or "?"), style="cyan")
-        if info.started_at:
-            line.append(f"  {timefmt.local_time(info.started_at)}", style="dim")
-        if info.message_count is not None:
-            line.append(f"  ·  {info.message_count:,} messages", style="dim")
-        line.append(f"  ·  {visible(session_link(self.session_profile or self.app.curator.home.profile, info.id))}",
-                    style="dim")
-        position = transcript.hit_position()
-        back = "Esc back to memory" if self.from_memory else "Esc back to the results"
-        if position:
-            at, total = position
-            label = f"match {at} of {total}" if at else f"{total} match{'es' if total != 1 else ''} below"
-            line.append("\n" + label, style="bold yellow")
-            line.append(f"  ·  n/N next/previous  ·  e expand  ·  m to memory  ·  {back}", style="dim")
-        else:
-            line.append(f"\ne expand  ·  m to memory  ·  c copy link  ·  {back}", style="dim")
-        self.query_one("#transcript-title", Static).update(line)
-
-    def show_transcript(self) -> None:
-        self.view = "transcript"
-        self.query_one("#search-views", ContentSwitcher).current = "transcript-view"
-        self.refresh_bindings()
-
-    def show_results(self) -> None:
-        self.from_memory = False
-        self.view = "results"
-        self.query_one("#search-views", ContentSwitcher).current = "search-results"
-        self.refresh_bindings()
-
+    # -- transcript list events (Textual's @on needs them on the screen class; the rest of the
+    # transcript side is TranscriptSide, tui/screens/search_transcript.py) ----------------------------
     @on(OptionList.OptionHighlighted, "#search-transcript")
     def transcript_moved(self) -> None:
         self.update_transcript_title()
@@ -677,39 +557,6 @@ it was opened by memory mode's **o** · **/** jumps to the search box.
     @on(OptionList.OptionSelected, "#search-transcript")
     def transcript_enter(self) -> None:
         self.action_expand()
-
-    def on_transcript_need_more(self, message: Transcript.NeedMore) -> None:
-        t = message.transcript
-        if not t.messages or t.session_id is None:
-            return
-        pivot = t.messages[0].id if message.direction == "before" else t.messages[-1].id
-        self.load_more(t.session_id, message.direction, pivot)
-
-    @work(thread=True, group="transcript-more", exit_on_error=False)
-    def load_more(self, session_id: str, direction: str, pivot: int) -> None:
-        try:
-            if direction == "before":
-                messages, more = self.tdb.older(session_id, pivot, CHUNK)
-            else:
-                messages, more = self.tdb.newer(session_id, pivot, CHUNK)
-        except SessionsError as exc:
-            self.post_message(Notice(str(exc), "error"))
-            return
-        self.post_message(MoreLoaded(session_id, direction, messages, more))
-
-    def on_more_loaded(self, message: MoreLoaded) -> None:
-        t = self.transcript
-        if t.session_id != message.session_id:
-            return
-        if message.direction == "before":
-            t.prepend(message.messages, message.has_more)
-        else:
-            t.append(message.messages, message.has_more)
-
-    def on_notice(self, message: Notice) -> None:
-        self.notify(message.text, title=message.title, severity=message.severity, timeout=8, markup=False)
-        if message.severity == "error" and self.view == "transcript" and not self.transcript.messages:
-            self.show_results()
 
     # -- actions ---------------------------------------------------------------------------------------
     def hidden(self, action: str) -> bool:
@@ -783,20 +630,6 @@ it was opened by memory mode's **o** · **/** jumps to the search box.
             return
         self.query_one("#search-query", Input).focus()
 
-    def action_hit(self, step: int) -> None:
-        t = self.transcript
-        target = t.next_hit(step > 0)
-        if target is None:
-            self.notify("No more matches in this direction.", timeout=2, markup=False)
-            return
-        if not t.go_to(target):
-            # beyond the loaded window: load a fresh window around it, keeping the session's matches
-            self.load_transcript(t.session_id, target, "", t.terms, None, list(t.hit_ids))
-        self.update_transcript_title()
-
-    def action_expand(self) -> None:
-        if self.transcript.toggle_expanded():
-            self.transcript.call_after_refresh(self.transcript.center_highlight)
 
     def _roles(self) -> str | None:
         role = self.query_one("#filter-role", Select).value
@@ -847,60 +680,3 @@ it was opened by memory mode's **o** · **/** jumps to the search box.
             return
         await self.app.write(result.target, [Op("add", content=result.text)], action="promote")
 
-    # -- provenance (memory mode's `o`) -----------------------------------------------------------------
-    @classmethod
-    def open_provenance(cls, app, entry: str) -> None:
-        """Switch to search mode and open the session where *entry* was written (or say why not)."""
-        app.switch_mode("search")
-
-        def go() -> None:
-            screen = app.screen
-            if isinstance(screen, cls):
-                screen.provenance(entry)
-
-        app.call_after_refresh(go)
-
-    def provenance(self, entry: str) -> None:
-        self.from_memory = True
-        self.session_profile = None
-        self.session_info = None
-        self.show_transcript()
-        self.transcript.clear_messages()  # never an unrelated session under the search
-        self.transcript.focus()  # Esc goes back to memory, 1-4 switch modes (the box doesn't take them)
-        self.query_one("#transcript-title", Static).update(Text("Looking for where this entry was written…", style="dim"))
-        self.find_origin(entry)
-
-    def on_origin_missing(self, message: "OriginMissing") -> None:
-        """Nothing in state.db wrote the entry: say so in the view itself, with nothing else in it."""
-        if not self.from_memory:
-            return
-        self.session_info = None
-        self.transcript.clear_messages()
-        line = Text()
-        line.append("Origin not found\n", style="bold yellow")
-        line.append("No memory tool call in state.db wrote this entry: it may have been typed by hand, "
-                    "edited since, or written before this state.db began.\n\n")
-        line.append_text(literal(preview_line(message.entry), "italic"))
-        line.append("\n\nEsc back to memory", style="dim")
-        self.query_one("#transcript-title", Static).update(line)
-        self.refresh_bindings()
-
-    @work(thread=True, exclusive=True, group="transcript", exit_on_error=False)
-    def find_origin(self, entry: str) -> None:
-        try:
-            hit = find_provenance(self.db, entry)
-        except SessionsError as exc:
-            self.post_message(Notice(str(exc), "error", "Origin"))
-            return
-        if hit is None:
-            self.post_message(OriginMissing(entry))
-            return
-        try:
-            info = self.db.session(hit.session_id)
-            window = self.db.window(hit.session_id, hit.message_id, before=WINDOW, after=WINDOW)
-        except SessionsError as exc:
-            self.post_message(Notice(str(exc), "error", "Origin"))
-            return
-        note = f"Written by a memory tool call on {timefmt.local_time(hit.timestamp)} ({hit.source})."
-        # the call itself is the match: show its arguments (the entry as written), highlight nothing else
-        self.post_message(TranscriptLoaded(info, window, (), [hit.message_id], note, (hit.message_id,)))
