@@ -819,6 +819,16 @@ COMMAND_RULES: tuple[Rule, ...] = (
                      "whoever controls that URL. Fine as a one-off install note you run "
                      "yourself; dangerous as a standing instruction.",
          gate="curl|wget|iex"),
+    # the environment posted through command substitution: curl -d "$(env)" …, wget --post-data="`printenv`",
+    # env | curl --data-binary @- …; Hermes's exfil_curl looks only for a $SECRET-like variable name
+    rule("exfil_env_substitution",
+         r"\b(?:curl|wget)\b[^\n]{0,2048}?(?:\$\(|`|<\()\s*(?:(?:env|printenv|set|export|declare\s+-x)\b(?!\s*=)"
+         r"|cat\s+[^\s)`]*(?:\.env|/environ)\b)"
+         r"|\b(?:env|printenv)\b(?:[^\n|]{0,64}\|){1,4}\s*(?:curl|wget)\b",
+         "error", "sends the environment (its keys and tokens) with curl or wget", kind="exfiltration",
+         explanation="`$(env)`, `$(printenv)` or `env |` inside a curl or wget command posts every "
+                     "environment variable, API keys included, to whoever runs that URL.",
+         gate=("curl|wget", "env|set|export|declare")),
 )
 INJECTION_RULES: tuple[Rule, ...] = tuple(r for lex in LEXICONS for r in _build(lex)) + COMMAND_RULES
 INJECTION_IDS: frozenset[str] = frozenset(f"injection_{lex.lang}" for lex in LEXICONS)

@@ -31,38 +31,45 @@ _E = r"(?![A-Za-z0-9_-])"    # ... nor on the right
 _STRONG_PLACEHOLDER = ("example", "xxxx", "placeholder", "your", "dummy", "redacted", "fake")
 
 
-def _random_key(min_len: int = 16, min_entropy: float = 3.0):
-    """Refine for provider shapes: the body must look generated, not typed."""
+def _aws_key_id(m: re.Match[str]) -> Verdict | None:
+    """AWS key ids are base32 after the prefix (A-Z, 2-7): about one real id in 28 has no digit at all,
+    so only placeholders and low variety rule one out. (Low: 16 random base32 characters fall under
+    2.8 bits about one time in 3,000, under 2.5 about one in 300,000; a repeated pattern is far below.)"""
+    body = m.group("secret")[4:]
+    rest = _without_placeholders(body)  # "IOSFODNN7EXAMPLE" -> 9 left: the documentation's id
+    return KEEP if len(rest) >= 10 and entropy(body) >= 2.5 else None
+
+
+_PLACEHOLDER_RE = re.compile("|".join(map(re.escape, _STRONG_PLACEHOLDER)), re.IGNORECASE)
+
+
+def _without_placeholders(body: str) -> str:
+    """`body` without the placeholder words in it ("example", "your", "xxxx"…, any case). What a
+    placeholder leaves is short or plain; a random body that happens to spell one ("fAke" in a
+    letters-only token, a few times in 10,000) keeps most of its length and all its variety."""
+    return _PLACEHOLDER_RE.sub("", body)
+
+
+def _provider_key(min_len: int = 16, min_entropy: float = 3.0):
+    """Refine for prefixed provider shapes: the prefix says what the token is, and the random body
+    (the `body` group, or `body_pat` for a rule with two shapes) must look generated, not typed.
+
+    The bodies are random over letters and digits, so some have no digit at all (a 36-character
+    GitHub body about one in 550, a 20-character GitLab one about one in 30): variety is two of
+    lower case, upper case and digits, never a digit required."""
 
     def refine(m: re.Match[str]) -> Verdict | None:
-        value = m.group("secret")
-        low = value.lower()
-        if any(p in low for p in _STRONG_PLACEHOLDER):
+        body = m.group("body") if m.group("body") is not None else m.group("body_pat")
+        if len(body) < min_len or looks_like_prose_slug(body):
             return None
-        if not looks_random(value, min_len=min_len, min_entropy=min_entropy):
+        rest = _without_placeholders(body)
+        if len(rest) < min_len // 2 or entropy(rest) < min_entropy:
+            return None
+        if (any(c.islower() for c in rest) + any(c.isupper() for c in rest) + any(c.isdigit() for c in rest)) < 2:
             return None
         return KEEP
 
     return refine
-
-
-def _aws_key_id(m: re.Match[str]) -> Verdict | None:
-    """AWS key ids are base32 after the prefix (A-Z, 2-7): about one real id in 28 has no digit at all,
-    so only placeholders and low variety rule one out."""
-    value = m.group("secret")
-    if any(p in value.lower() for p in _STRONG_PLACEHOLDER):
-        return None
-    return KEEP if entropy(value[4:]) >= 2.8 else None
-
-
-def _letters_key(m: re.Match[str]) -> Verdict | None:
-    """Hugging Face tokens are letters only: require mixed case and variety instead of digits."""
-    body = m.group("secret")[3:]
-    if any(p in body.lower() for p in _STRONG_PLACEHOLDER):
-        return None
-    if char_classes(body) < 2 or entropy(body) < 3.5:
-        return None
-    return KEEP
 
 
 def _jwt(m: re.Match[str]) -> Verdict | None:
@@ -159,36 +166,39 @@ SECRET_RULES: tuple[Rule, ...] = (
        r"-----BEGIN (?P<kind>(?:[A-Z0-9]+ )*)PRIVATE KEY(?: BLOCK)?-----"
        r"(?P<secret>[\s\S]*?)(?P<end>-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)",
        "private key block", gate="private key", refine=_pem),
-    _s("secret_anthropic", rf"{_B}(?P<secret>sk-ant-[A-Za-z0-9_-]{{20,}}){_E}",
-       "Anthropic API key", gate="sk-ant-", refine=_random_key()),
+    _s("secret_anthropic", rf"{_B}(?P<secret>sk-ant-(?P<body>[A-Za-z0-9_-]{{20,}})){_E}",
+       "Anthropic API key", gate="sk-ant-", refine=_provider_key()),
     _s("secret_openai",
-       rf"{_B}(?P<secret>sk-(?!ant-)(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{{20,}}){_E}",
-       "OpenAI API key", gate="sk-", refine=_random_key()),
+       rf"{_B}(?P<secret>sk-(?!ant-)(?:proj-|svcacct-|admin-|None-)?(?P<body>[A-Za-z0-9_-]{{20,}})){_E}",
+       "OpenAI API key", gate="sk-", refine=_provider_key()),
     _s("secret_github",
-       rf"{_B}(?P<secret>(?:gh[pousr]_[A-Za-z0-9]{{30,255}}|github_pat_[A-Za-z0-9_]{{40,255}})){_E}",
-       "GitHub token", gate="gh|github_pat_", refine=_random_key(min_len=30)),
+       rf"{_B}(?P<secret>(?:gh[pousr]_(?P<body>[A-Za-z0-9]{{30,255}})|github_pat_(?P<body_pat>[A-Za-z0-9_]{{40,255}}))){_E}",
+       "GitHub token", gate="gh|github_pat_", refine=_provider_key(min_len=30)),
     _s("secret_aws",
        r"(?<![A-Z0-9])(?P<secret>(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16})(?![A-Z0-9])",
        "AWS access key id", gate="akia|asia|abia|acca", refine=_aws_key_id),
-    _s("secret_google", rf"{_B}(?P<secret>AIza[0-9A-Za-z_-]{{35}}){_E}", "Google API key",
-       gate="aiza", refine=_random_key()),
-    _s("secret_google_oauth", rf"{_B}(?P<secret>GOCSPX-[0-9A-Za-z_-]{{28}}){_E}",
-       "Google OAuth client secret", gate="gocspx-", refine=_random_key(min_len=20)),
-    _s("secret_slack", rf"{_B}(?P<secret>xox[abposre]-(?:\d+-)+[A-Za-z0-9-]{{6,}}){_E}",
-       "Slack token", gate="xox", refine=_random_key(min_len=20)),
+    _s("secret_google", rf"{_B}(?P<secret>AIza(?P<body>[0-9A-Za-z_-]{{35}})){_E}", "Google API key",
+       gate="aiza", refine=_provider_key()),
+    _s("secret_google_oauth", rf"{_B}(?P<secret>GOCSPX-(?P<body>[0-9A-Za-z_-]{{28}})){_E}",
+       "Google OAuth client secret", gate="gocspx-", refine=_provider_key(min_len=20)),
+    _s("secret_slack", rf"{_B}(?P<secret>xox[abposre]-(?P<body>(?:\d+-)+[A-Za-z0-9-]{{6,}})){_E}",
+       "Slack token", gate="xox", refine=_provider_key(min_len=16)),
     _s("secret_slack_webhook",
        r"https://hooks\.slack\.com/services/T[A-Z0-9]+/B[A-Z0-9]+/(?P<secret>[A-Za-z0-9]{20,})",
        "Slack webhook URL", gate="hooks.slack.com"),
-    _s("secret_stripe", rf"{_B}(?P<secret>(?:sk|rk)_live_[A-Za-z0-9]{{16,}}){_E}",
-       "Stripe live secret key", gate="_live_", refine=_random_key()),
-    _s("secret_stripe_test", rf"{_B}(?P<secret>(?:sk|rk)_test_[A-Za-z0-9]{{16,}}){_E}",
-       "Stripe test key", severity="warning", gate="_test_", refine=_random_key()),
-    _s("secret_huggingface", rf"{_B}(?P<secret>hf_[A-Za-z0-9]{{30,}}){_E}",
-       "Hugging Face token", gate="hf_", refine=_letters_key),
-    _s("secret_gitlab", rf"{_B}(?P<secret>glpat-[A-Za-z0-9_-]{{20,}}){_E}", "GitLab token",
-       gate="glpat-", refine=_random_key(min_len=20)),
-    _s("secret_npm", rf"{_B}(?P<secret>npm_[A-Za-z0-9]{{36}}){_E}", "npm token",
-       gate="npm_", refine=_random_key()),
+    _s("secret_stripe", rf"{_B}(?P<secret>(?:sk|rk)_live_(?P<body>[A-Za-z0-9]{{16,}})){_E}",
+       "Stripe live secret key", gate="_live_", refine=_provider_key()),
+    _s("secret_stripe_test", rf"{_B}(?P<secret>(?:sk|rk)_test_(?P<body>[A-Za-z0-9]{{16,}})){_E}",
+       "Stripe test key", severity="warning", gate="_test_", refine=_provider_key()),
+    _s("secret_huggingface", rf"{_B}(?P<secret>hf_(?P<body>[A-Za-z0-9]{{30,}})){_E}",
+       "Hugging Face token", gate="hf_", refine=_provider_key(min_len=30, min_entropy=3.5)),
+    _s("secret_gitlab", rf"{_B}(?P<secret>glpat-(?P<body>[A-Za-z0-9_-]{{20,}})){_E}", "GitLab token",
+       gate="glpat-", refine=_provider_key(min_len=20)),
+    _s("secret_npm", rf"{_B}(?P<secret>npm_(?P<body>[A-Za-z0-9]{{36}})){_E}", "npm token",
+       gate="npm_", refine=_provider_key()),
+    # SendGrid (a mail API): "SG." and two dotted base64url segments
+    _s("secret_sendgrid", rf"{_B}(?P<secret>SG\.(?P<body>[A-Za-z0-9_-]{{22}}\.[A-Za-z0-9_-]{{43}})){_E}",
+       "SendGrid API key", gate="sg.", refine=_provider_key(min_len=60)),
     _s("secret_pypi", rf"{_B}(?P<secret>pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{{50,}}){_E}",
        "PyPI token", gate="pypi-"),
     _s("secret_telegram", r"(?<![\d:])(?P<secret>\d{8,10}:AA[A-Za-z0-9_-]{33})(?![A-Za-z0-9_-])",

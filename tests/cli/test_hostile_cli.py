@@ -35,11 +35,12 @@ TIMEOUT = 30  # seconds per command: a hang fails the case instead of the suite
 
 # -- generated secrets (built at run time, never written in this file) ---------------------------------
 
-_rng = random.Random()
+SEED = int(os.environ.get("HMC_SEED", "20261120"))  # printed when a secret leaks; HMC_SEED replays or explores
+_rng = random.Random(SEED)
 _ALNUM = string.ascii_letters + string.digits
 OPENAI = "sk-proj-" + "".join(_rng.choice(_ALNUM) for _ in range(48))
-GITHUB = "ghp_" + "".join(_rng.choice(_ALNUM) for _ in range(36))
-AWS = "AKIA" + "".join(_rng.choice(string.ascii_uppercase + string.digits) for _ in range(16))
+GITHUB = "ghp_" + "".join(_rng.choice(string.ascii_letters) for _ in range(36))  # letters only: real ones can be
+AWS = "AKIA" + "".join(_rng.choice(string.ascii_uppercase) for _ in range(16))  # no digit, as one in 28 real ids
 SECRETS = (OPENAI, GITHUB, AWS)
 
 # -- hostile strings ---------------------------------------------------------------------------------------
@@ -188,7 +189,7 @@ def assert_clean(out: str, err: str, *, reveal: bool = False, color: bool = Fals
         for secret in SECRETS:
             body = secret[4:-4]
             leaks = [body[i:i + 10] for i in range(len(body) - 9) if body[i:i + 10] in both]
-            assert not leaks, f"secret {secret[:4]}… leaked ({leaks[0]!r})"
+            assert not leaks, f"secret {secret[:4]}… leaked ({leaks[0]!r}; secrets from HMC_SEED={SEED})"
 
 
 def check(home: Path, args: tuple[str, ...], code: int, writes: tuple[str, ...] = (), *,

@@ -238,7 +238,7 @@ EXPECTED_RULE = {
     "aws": "secret_aws", "google": "secret_google", "slack": "secret_slack",
     "stripe": "secret_stripe", "huggingface": "secret_huggingface", "jwt": "jwt",
     "private_key": "private_key", "url_password": "url_password", "telegram": "secret_telegram",
-    "gitlab": "secret_gitlab", "npm": "secret_npm",
+    "gitlab": "secret_gitlab", "npm": "secret_npm", "sendgrid": "secret_sendgrid",
 }
 
 

@@ -82,6 +82,13 @@ def _shapes(rng: random.Random) -> list[tuple[str, str]]:
         out.append(("huggingface", "hf" + "_" + _r(rng, string.ascii_letters, 34)))
     for _ in range(3):
         out.append(("jwt", _jwt(rng)))
+    more = random.Random(rng.getstate()[1][0])  # shapes added later have their own stream: the rest stay as they were
+    for _ in range(2):
+        out.append(("sendgrid", "S" + "G." + _r(more, URLSAFE, 22) + "." + _r(more, URLSAFE, 43)))
+    # random bodies with no digit at all, as real tokens now and then have
+    out.append(("github", "gh" + "p_" + _r(more, string.ascii_letters, 36)))
+    out.append(("gitlab", "gl" + "pat-" + _r(more, string.ascii_letters, 20)))
+    out.append(("stripe", "sk" + "_live" + "_" + _r(more, string.ascii_letters, 24)))
     return out
 
 
