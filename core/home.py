@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -162,15 +163,42 @@ class _NoAliasLoader(yaml.SafeLoader):
         return super().compose_node(parent, index)
 
 
-def load_yaml(raw: str) -> object:
-    """Parse config text safely: no aliases, no deep nesting blowing the stack (raises ValueError)."""
+class _Yaml11Loader(_NoAliasLoader):
+    """0.22's YAML policy (ruamel, YAML 1.1): bare y/Y/n/N are booleans too, and a mapping that
+    repeats a key is an error (the release then falls back to its defaults)."""
+
+    def construct_mapping(self, node, deep=False):  # type: ignore[override]
+        seen = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            try:
+                hashable = hash(key) is not None
+            except TypeError:
+                hashable = False
+            if hashable and key in seen:
+                raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r}",
+                                                        key_node.start_mark)
+            if hashable:
+                seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
+_Yaml11Loader.add_implicit_resolver("tag:yaml.org,2002:bool", re.compile(r"^(?:y|Y|n|N)$"), list("yYnN"))
+_Yaml11Loader.bool_values = {**yaml.SafeLoader.bool_values, "y": True, "n": False}
+
+
+def load_yaml(raw: str, release: "Release | None" = None) -> object:
+    """Parse config text safely: no aliases, no deep nesting blowing the stack (raises ValueError).
+    `release` picks its YAML policy (0.22: YAML 1.1 with y/n booleans and no repeated keys)."""
+    loader = _Yaml11Loader if release is not None and release.boolean_store_flags else _NoAliasLoader
     try:
-        return yaml.load(raw, Loader=_NoAliasLoader)  # noqa: S506 (a SafeLoader subclass)
+        return yaml.load(raw, Loader=loader)  # noqa: S506 (a SafeLoader subclass)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""
         problem = getattr(exc, "problem", None)
-        detail = " (aliases are not allowed)" if problem and "aliases" in str(problem) else ""
+        detail = (" (aliases are not allowed)" if problem and "aliases" in str(problem)
+                  else " (a key appears twice)" if problem and "duplicate key" in str(problem) else "")
         raise ValueError(f"config.yaml is not valid YAML{where}{detail}") from None
     except RecursionError:
         raise ValueError("config.yaml is nested too deeply to read") from None
@@ -200,8 +228,11 @@ def read_config(path: Path, release: "Release | None" = None) -> Config:
     except (OSError, UnicodeDecodeError) as exc:
         return Config(problems=(f"config.yaml unreadable ({reason(exc)}): using Hermes's defaults",))
     try:
-        data = load_yaml(raw)
+        data = load_yaml(raw, release)
     except ValueError as exc:
+        if release.boolean_store_flags:
+            return Config(problems=(f"{exc}: using Hermes's defaults (Hermes {release.name} moves such a file "
+                                    "aside to backups/config/ when it starts)",))
         return Config(problems=(f"{exc}: using Hermes's defaults",))
     except Exception as exc:  # a YAML construct PyYAML itself trips over: defaults, never a crash
         return Config(problems=(f"config.yaml can't be read ({type(exc).__name__}): using Hermes's defaults",))

@@ -202,9 +202,13 @@ def for_version(version: tuple[int, int, int]) -> tuple[Release, str | None]:
     best = older[-1]
     if version > NEWEST.version:
         return NEWEST, f"Hermes {shown} is newer than any release hmc knows; using {NEWEST.name}'s rules"
-    # a patch release hmc hasn't seen: the same minor's last known, or the release before it
-    same_minor = [r for r in older if r.version[:2] == version[:2]]
-    return (same_minor or older)[-1], f"Hermes {shown} is not a release hmc knows; using {best.name}'s rules"
+    # a patch release hmc hasn't seen: the same minor's nearest known (an older patch, else the
+    # newer one: patch releases keep their minor's memory rules), or the release before it
+    same_minor = [r for r in KNOWN if r.version[:2] == version[:2]]
+    if same_minor:
+        below = [r for r in same_minor if r.version <= version]
+        best = below[-1] if below else same_minor[0]
+    return best, f"Hermes {shown} is not a release hmc knows; using {best.name}'s rules"
 
 
 def for_schema(schema: int) -> tuple[Release, str | None]:

@@ -207,7 +207,7 @@ def _classify(exc: Exception) -> str:
         return EMPTIES_STORE
     if "over the limit" in text:
         return LIMIT
-    if "disabled in config.yaml" in text:
+    if "disabled in config.yaml" in text or "writes are disabled in memory config" in text:
         return DISABLED
     if any(w in text for w in ("not valid UTF-8", "can't be read", "symbolic link", "is a folder")):
         return UNREADABLE
@@ -356,6 +356,8 @@ def _inspect_ops(record: PendingRecord, ops: Sequence[Op], target: str | None, s
             warnings.append(f"the new text is already another entry, so {preview(old, 40)!r} just goes (no duplicate is kept)")
     ok = dict(after=after, changes=changes, scanned=scanned, warnings=warnings, matched=matched, already=already)
     # Store-level refusals first (they stop any write), then the verdict of Hermes's plan.
+    if not enabled and release.boolean_store_flags:
+        return verdict(DISABLED, f"Built-in {file} writes are disabled in memory config.", **ok)
     if not enabled:
         key = "memory_enabled" if target == "memory" else "user_profile_enabled"
         return verdict(DISABLED, f"{'Memory' if target == 'memory' else 'User profile'} is disabled in config.yaml "
@@ -373,7 +375,7 @@ def _inspect_ops(record: PendingRecord, ops: Sequence[Op], target: str | None, s
             return verdict(HERMES_SCAN, f"Hermes's own scan refuses it: {refusal}", **ok)
     try:
         plan(before, ops, limit, "Memory" if target == "memory" else "User profile", release, person=person,
-             batch=batch)
+             batch=batch, file_name=file)
     except OpError as exc:
         kind = _classify(exc)
         message = str(exc).split("\n", 1)[0] if kind == LIMIT else str(exc)

@@ -72,9 +72,12 @@ def test_status_human_and_json(home):
 def test_status_reports_drift_and_config_problems(home):
     (home / "memories" / "MEMORY.md").write_bytes(b"a\n\n\xc2\xa7\n\nb")
     (home / "config.yaml").write_text("memory: [oops")
-    data = json.loads(hmc("status", "--json", home=home).stdout)
+    data = json.loads(hmc("--hermes-version", "0.19", "status", "--json", home=home).stdout)
     assert "blank lines" in data["targets"]["memory"]["drift"]
     assert any("not valid YAML" in p for p in data["config_problems"])
+    data = json.loads(hmc("status", "--json", home=home).stdout)  # 0.22: layout is not drift
+    assert data["targets"]["memory"]["drift"] is None
+    assert any("not valid YAML" in p and "backups/config/" in p for p in data["config_problems"])
 
 
 def test_memory_list_numbers_and_json(home):
@@ -86,7 +89,7 @@ def test_memory_list_numbers_and_json(home):
 
 
 def test_memory_list_without_target_lists_both_and_marks_blocked_entries(home):
-    (home / "memories" / "USER.md").write_text("Name: Ana\n§\nSSH key is at ~/.ssh/id_ed25519")
+    (home / "memories" / "USER.md").write_text("Name: Ana\n§\ncp key ~/.ssh/id_ed25519")
     result = hmc("memory", "list", home=home)
     assert result.returncode == 0
     assert result.stdout.index("MEMORY.md") < result.stdout.index("USER.md")
@@ -136,9 +139,12 @@ def test_scanner_hit_needs_force(home):
 
 def test_drifted_file_is_refused_not_rewritten(home):
     (home / "memories" / "MEMORY.md").write_bytes(b"a\n\n\xc2\xa7\n\nb")
-    result = hmc("memory", "remove", "--target", "memory", "a", home=home)
+    result = hmc("--hermes-version", "0.19", "memory", "remove", "--target", "memory", "a", home=home)
     assert result.returncode == 1 and "drifted" in result.stderr
     assert (home / "memories" / "MEMORY.md").read_bytes() == b"a\n\n\xc2\xa7\n\nb"
+    (home / "memories" / "MEMORY.md").write_bytes(b"a\n\xc2\xa7\n" + b"x" * 121)  # 0.22: an entry over the limit
+    result = hmc("memory", "remove", "--target", "memory", "a", home=home)
+    assert result.returncode == 1 and "drifted" in result.stderr
 
 
 def test_a_crlf_file_is_edited_as_hermes_edits_it(home):
@@ -194,7 +200,9 @@ def test_status_reports_a_corrupt_state_db_and_keeps_going(home):
 
 def test_memory_prompt_prints_the_release_block_exactly(home):
     (home / "memories" / "USER.md").write_bytes("\ufeffName: Ana\n§\nLikes tea".encode())
-    out = hmc("memory", "prompt", "--target", "user", "--raw", home=home)
+    now = hmc("memory", "prompt", "--target", "user", "--raw", home=home)  # 0.20+: the BOM is skipped
+    assert now.stdout.endswith("]\n" + "═" * 46 + "\nName: Ana\n§\nLikes tea\n") and "BLOCKED" not in now.stdout
+    out = hmc("--hermes-version", "0.19", "memory", "prompt", "--target", "user", "--raw", home=home)
     rule = "═" * 46
     notice = ("[BLOCKED: USER.md entry contained threat pattern(s): invisible_unicode_U+FEFF. Removed from "
               "system prompt; use memory(action=remove) to delete the original.]")
@@ -216,7 +224,14 @@ def test_status_says_which_release_and_why(home, monkeypatch):
     assert data["hermes"] == {"version": "0.17.0", "source": "override", "detail": "set by --hermes-version (0.17)",
                               "found": None, "notice": None}
     newer = json.loads(hmc("--hermes-version", "0.25.1", "status", "--json", home=home).stdout)["hermes"]
-    assert newer["version"] == "0.19.0" and "newer than any release hmc knows" in newer["notice"]
+    assert newer["version"] == "0.22.2" and "newer than any release hmc knows" in newer["notice"]
+    for shown in ("0.20.1", "0.22.2"):  # the current releases are known: no notice
+        known = json.loads(hmc("--hermes-version", shown, "status", "--json", home=home).stdout)["hermes"]
+        assert known["version"] == shown and known["notice"] is None
+    near = json.loads(hmc("--hermes-version", "0.22.0", "status", "--json", home=home).stdout)["hermes"]
+    assert near["version"] == "0.22.2" and "using 0.22.2's rules" in near["notice"]  # same minor
+    between = json.loads(hmc("--hermes-version", "0.21.3", "status", "--json", home=home).stdout)["hermes"]
+    assert between["version"] == "0.20.1" and "not a release hmc knows" in between["notice"]
     bad = hmc("--hermes-version", "x.y", "status", home=home)
     assert bad.returncode == 2 and "not a Hermes version" in bad.stderr
 

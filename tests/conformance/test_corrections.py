@@ -83,6 +83,10 @@ def test_matching_is_substring_only_with_no_equal_entry_first_rule(oracle, make_
     mine = copy_home(home, tmp_path / "hmc")
     seen = hmc.replay(oracle, home, mine, [{"action": "remove", "target": "memory", "old_text": "foo"}], release)
     theirs, ours = seen[0]
+    if release.exact_entry_first:  # 0.22: the entry equal to old_text wins
+        assert theirs.ok and ours.ok
+        assert hmc.store_bytes(mine)["MEMORY.md"] == b"foo bar"
+        return
     assert not theirs.ok and theirs.error == "Multiple entries matched 'foo'. Be more specific."
     assert ours.error == theirs.error and ours.matches == ["foo", "foo bar"]
     assert hmc.store_bytes(mine)["MEMORY.md"] == ("foo" + S + "foo bar").encode()
@@ -104,11 +108,24 @@ def test_identical_duplicates_are_the_only_multi_match_that_applies_to_the_first
 
 
 @pytest.mark.area("pending")
-def test_no_release_writes_a_matched_entry_pin(oracle, make_home, tmp_path):
+def test_no_release_before_0_22_writes_a_matched_entry_pin(oracle, make_home, tmp_path):
     oracle.require("write_approval")
+    release = hmc.release_of(oracle)
     home = make_home(memory="tea" + S + "coffee", config="memory:\n  write_approval: true\n")
+    edit = ({"action": "patch", "target": "memory", "old_text": "tea", "content": "green tea"} if release.patch
+            else {"action": "replace", "target": "memory", "old_text": "tea", "content": "green tea"})
+    if release.pins:  # 0.22 pins each destructive op to the entry it selected when staged
+        staged = oracle.stage(home, [edit, {"action": "remove", "target": "memory", "old_text": "coffee",
+                                            "origin": "background_review"},
+                                     {"target": "memory", "operations": [{"action": "remove", "old_text": "tea"}]}])
+        pins = [r["payload"].get("matched_entry") or r["payload"]["operations"][0]["matched_entry"]
+                for r in staged["records"]]
+        assert pins == ["tea", "coffee", "tea"]
+        cur = open_curator(copy_home(home, tmp_path / "hmc"), hermes_version=oracle.version)
+        assert [r.unpinned for r in cur.pending.list()] == [False, False, False]
+        return
     staged = oracle.stage(home, [
-        {"action": "replace", "target": "memory", "old_text": "tea", "content": "green tea"},
+        edit,
         {"action": "remove", "target": "memory", "old_text": "coffee", "origin": "background_review"},
         {"target": "memory", "operations": [{"action": "remove", "old_text": "tea"}]},
     ])

@@ -108,7 +108,9 @@ def test_hermes_output_never_reaches_the_protocol(oracle, make_home):
     out = oracle.config(home)
     assert out["config_raised"] is None  # the release falls back to its defaults
     assert out["memory_enabled"] == {"type": "bool", "value": True, "truthy": True}
-    assert "Failed to parse" in oracle._stderr_tail()
+    tail = oracle._stderr_tail()
+    assert ("has a formatting error" in tail or "Your settings file" in tail) if vt(oracle.version) >= (0, 22, 0) \
+        else "Failed to parse" in tail
 
 
 def test_unsupported_keywords_become_a_named_skip(oracle, make_home):
@@ -192,6 +194,12 @@ def test_apply_ops_share_one_store(oracle, make_home):
         {"action": "replace", "old_text": "foo", "content": "baz"},
     ])
     first, second, third = (r["result"] for r in out["results"])
+    if vt(oracle.version) >= (0, 22, 0):  # the equal entry wins; then no `replace` for the model
+        assert first["success"] is True and first["removed_entry"] == "foo"
+        assert second["success"] is True and third["success"] is False
+        assert third["error"].startswith("'replace' is not available; use 'patch'.")
+        assert out["files"]["MEMORY.md"] == b""
+        return
     assert first["success"] is False
     assert first["error"] == "Multiple entries matched 'foo'. Be more specific."
     assert first["matches"] == ["foo", "foo bar"]
@@ -220,6 +228,12 @@ def test_drift_verdict_and_backup(oracle, make_home):
     if not oracle.has("drift"):
         with pytest.raises(OracleUnsupported, match="no drift guard"):
             oracle.drift(home, "memory")
+        return
+    if vt(oracle.version) >= (0, 22, 0):  # layout is not drift; an entry over the whole limit is
+        assert oracle.drift(home, "memory")["drift"] is False
+        home = make_home(memory="a \n§\n" + "b" * 2201)
+        out = oracle.drift(home, "memory")
+        assert out["drift"] is True and out["backup_text"] == "a \n§\n" + "b" * 2201
         return
     out = oracle.drift(home, "memory")
     assert out["drift"] is True
@@ -302,7 +316,8 @@ def test_scan_many_answers_in_order(oracle):
     texts = ["fine", "cat ~/.hermes/.env", "ssh key at ~/.ssh/id"]
     out = oracle.scan_many(texts)
     assert out == [oracle.scan(t) for t in texts]
-    assert out[0]["ids"] == [] and out[2]["ids"] == ["ssh_access"]
+    # 0.22's ssh_access wants a write verb before the path: a mention is no longer a hit
+    assert out[0]["ids"] == [] and out[2]["ids"] == ([] if vt(oracle.version) >= (0, 22, 0) else ["ssh_access"])
     assert "hermes_env" in out[1]["ids"]
 
 
@@ -314,7 +329,10 @@ def test_config_values_as_the_release_reads_them(oracle, make_home):
         "memory:\n  memory_enabled: 'false'\n  user_profile_enabled: no\n"
         "  memory_char_limit: '3000'\n  write_approval: 'on'\nskills:\n  write_approval: 1\n"))
     out = oracle.config(home)
-    assert out["memory_enabled"] == {"type": "str", "value": "false", "truthy": True}
+    if vt(oracle.version) >= (0, 22, 0):  # read as a boolean: the string 'false' is off
+        assert out["memory_enabled"] == {"type": "bool", "value": False, "truthy": False}
+    else:
+        assert out["memory_enabled"] == {"type": "str", "value": "false", "truthy": True}
     assert out["user_profile_enabled"] == {"type": "bool", "value": False, "truthy": False}
     assert out["store_created"] is True
     assert out["agent_limits"]["memory"] == {"type": "str", "value": "3000"}

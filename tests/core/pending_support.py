@@ -41,8 +41,8 @@ def build_home(home: Path, memory=MEMORY, user=USER, config: str | None = None) 
     return home
 
 
-def curator(home: Path, now: float = NOW) -> Curator:
-    return open_curator(home, today=TODAY, clock=lambda: now)
+def curator(home: Path, now: float = NOW, hermes_version: str | None = None) -> Curator:
+    return open_curator(home, today=TODAY, clock=lambda: now, hermes_version=hermes_version)
 
 
 _counter = [0]

@@ -138,10 +138,16 @@ def test_config_that_is_a_fifo_or_huge_never_blocks(tmp_path):
 def test_values_read_as_the_release_reads_them(tmp_path):
     from core.hermes.release import for_version
 
-    cfg = read_config(write(tmp_path, "memory:\n  memory_enabled: 'false'\n  write_approval: 1\n"))
-    assert cfg.memory_enabled is True  # any non-empty string is on for Hermes, even 'false'
+    text = "memory:\n  memory_enabled: 'false'\n  write_approval: 1\n"
+    cfg = read_config(write(tmp_path, text), for_version((0, 19, 0))[0])
+    assert cfg.memory_enabled is True  # up to 0.20 any non-empty string is on, even 'false'
     assert cfg.write_approval is False  # an int 1 is not among the words Hermes reads as on
     assert any("non-empty string as on" in p for p in cfg.problems)
+    new = read_config(write(tmp_path, text))
+    assert new.memory_enabled is False and new.write_approval is False  # 0.22: a boolean reading
+    odd = read_config(write(tmp_path, "memory:\n  memory_enabled: 'enabled'\n  user_profile_enabled: y\n"))
+    assert odd.memory_enabled is False and odd.user_profile_enabled is True  # 'enabled' is no yes-word; bare y is
+    assert any("not a yes/no word" in p for p in odd.problems)
     cfg = read_config(write(tmp_path, "memory:\n  write_approval: Approve\n"))
     assert cfg.write_approval is True
     old = read_config(write(tmp_path, "memory:\n  write_approval: true\n"), for_version((0, 16, 0))[0])
@@ -150,8 +156,12 @@ def test_values_read_as_the_release_reads_them(tmp_path):
 
 @pytest.mark.parametrize("text", ["memory: 5\n", "memory: [a]\n", "memory: true\n"])
 def test_a_memory_section_hermes_cant_read_means_no_memory(tmp_path, text):
-    cfg = read_config(write(tmp_path, text))
+    from core.hermes.release import for_version
+
+    cfg = read_config(write(tmp_path, text), for_version((0, 19, 0))[0])
     assert not cfg.memory_enabled and not cfg.user_profile_enabled and "starts without memory" in cfg.problems[0]
+    new = read_config(write(tmp_path, text))  # 0.22 normalises it to {}: the defaults
+    assert new.memory_enabled and new.user_profile_enabled and "uses its defaults" in new.problems[0]
 
 
 def test_an_empty_memory_section_is_read_by_release(tmp_path):

@@ -15,6 +15,10 @@ from core.store.memory import (
     percent, plan, prompt_block, serialize, usage, usage_label,
 )
 
+from core.hermes.release import NEWEST, for_version
+
+R19 = for_version((0, 19, 0))[0]  # tests of the rules every release up to 0.19/0.20 shares
+
 # ---------------------------------------------------------------- format
 
 
@@ -81,9 +85,12 @@ def test_prompt_block_matches_hermes():
 
 
 def test_prompt_block_shows_hermes_blocked_notice():
-    block = prompt_block("memory", ["fine", "SSH key is at ~/.ssh/id_ed25519"], 2200)
+    block = prompt_block("memory", ["fine", "SSH key is at ~/.ssh/id_ed25519"], 2200, R19)
     assert block.endswith("fine\n§\n[BLOCKED: MEMORY.md entry contained threat pattern(s): ssh_access. "
                           "Removed from system prompt; use memory(action=remove) to delete the original.]")
+    assert "BLOCKED" not in prompt_block("memory", ["SSH key is at ~/.ssh/id_ed25519"], 2200, NEWEST)  # 0.22
+    block22 = prompt_block("user", ["cp key ~/.ssh/id"], 2200, NEWEST)
+    assert block22.endswith("use memory(action=remove, target='user') to delete the original.]")
     notice = block.rsplit("\n§\n", 1)[1]
     assert f"[{percent(4 + 3 + len(notice), 2200)}% — {4 + 3 + len(notice):,}/2,200 chars]" in block  # counts the notice
 
@@ -95,8 +102,9 @@ def test_prompt_block_shows_hermes_blocked_notice():
     ("a\n§\n\n§\nb", "empty entry"),
 ])
 def test_drift_reasons(raw, fragment):
-    reason = check_drift(raw, 2200)
+    reason = check_drift(raw, 2200, R19)
     assert reason is not None and fragment in reason
+    assert check_drift(raw, 2200, NEWEST) is None  # 0.22: layout is not drift
 
 
 @pytest.mark.parametrize("raw", ["a\r\n§\r\nb", "a\r§\rb", "a\n§ \nb", "a\n\t§\nb", "a\n§\na", "\ufeffa\n§\nb",
@@ -132,17 +140,23 @@ def test_add_rules():
 
 def test_add_over_limit_names_usage_and_lists_entries():
     with pytest.raises(OpError) as err:
-        plan(["aaaa"], [Op("add", content="bbbbbbb")], 10)
+        plan(["aaaa"], [Op("add", content="bbbbbbb")], 10, release=R19)
     message = str(err.value)
     assert message.startswith("Memory at 4/10 chars. Adding this entry (7 chars) would exceed the limit.")
+    with pytest.raises(OpError, match="would exceed the limit by 4 chars"):  # 0.22's words
+        plan(["aaaa"], [Op("add", content="bbbbbbb")], 10, release=NEWEST)
     assert err.value.kind == "limit" and err.value.current_entries == ["aaaa"]
 
 
 def test_replace_matches_by_substring_only():
     """HERMES-FORMATS.md §0: no equal-entry-first rule; `foo` in `foo` and `foo bar` is ambiguous."""
     with pytest.raises(OpError, match="Multiple entries matched 'foo'. Be more specific.") as err:
-        plan(["foo", "foo bar"], [Op("replace", old_text="foo", content="baz")], 1000)
+        plan(["foo", "foo bar"], [Op("replace", old_text="foo", content="baz")], 1000, release=R19)
     assert err.value.matches == ["foo", "foo bar"]
+    # 0.22: an equal entry wins, and a folded substring matches (quotes, dashes, spaces)
+    assert plan(["foo", "foo bar"], [Op("replace", old_text="foo", content="baz")], 1000).after == ("baz", "foo bar")
+    folded = plan(["Don’t use — ever"], [Op("remove", old_text="Don't use - ever")], 1000).after
+    assert folded == ()
     after = plan(["use pnpm for js"], [Op("replace", old_text="pnpm", content="use bun")], 1000).after
     assert after == ("use bun",)  # the whole entry is replaced, never spliced
 
@@ -178,8 +192,11 @@ def test_batch_all_or_nothing_and_limit_on_final_state():
     with pytest.raises(OpError):
         plan(["a"], [Op("add", content="b"), Op("remove", old_text="zzz")], 100)
     with pytest.raises(EmptiesStore, match="every entry"):
-        plan(["a", "b"], [Op("remove", old_text="a"), Op("remove", old_text="b")], 100)
-    emptied = plan(["a", "b"], [Op("remove", old_text="a"), Op("remove", old_text="b")], 100, allow_empty=True)
+        plan(["a", "b"], [Op("remove", old_text="a"), Op("remove", old_text="b")], 100, person=True)
+    with pytest.raises(OpError, match="Refusing to empty MEMORY.md"):  # 0.22 refuses a staged one outright
+        plan(["a", "b"], [Op("remove", old_text="a"), Op("remove", old_text="b")], 100, allow_empty=True)
+    emptied = plan(["a", "b"], [Op("remove", old_text="a"), Op("remove", old_text="b")], 100, allow_empty=True,
+                   person=True)
     assert emptied.after == ()
     assert plan(["a"], [Op("add", content="a"), Op("add", content="b")], 100).after == ("a", "b")
 
@@ -248,7 +265,7 @@ def test_refusals_leave_file_byte_for_byte(tmp_path):
 
 @pytest.mark.parametrize("raw", ["a\n\n§\n\nb", "a \n§\nb"])
 def test_drifted_file_is_never_rewritten_by_replace_or_remove(tmp_path, raw):
-    store = make_store(tmp_path, raw)
+    store = make_store(tmp_path, raw, release=R19)
     err = unchanged(store, lambda: store.remove("a"))
     assert isinstance(err, DriftError) and "repaired" in str(err)
     assert isinstance(unchanged(store, lambda: store.replace("a", "z")), DriftError)
@@ -257,7 +274,7 @@ def test_drifted_file_is_never_rewritten_by_replace_or_remove(tmp_path, raw):
 def test_add_on_a_drifted_file_follows_the_release_with_a_backup_first(tmp_path):
     from core.hermes.release import for_version
 
-    store = make_store(tmp_path, "a \n§\nb")
+    store = make_store(tmp_path, "a \n§\nb", release=R19)
     result = store.add("c")  # 0.18+: add rewrites the file canonically; hmc keeps the original first
     assert store.path.read_bytes() == "a\n§\nb\n§\nc".encode()
     assert result.backup is not None and result.backup.read_bytes() == b"a \n\xc2\xa7\nb"
@@ -288,11 +305,15 @@ def test_invalid_utf8_is_explained_and_refused(tmp_path):
 
 
 def test_bom_stays_in_entry_one_as_the_release_reads_it(tmp_path):
-    store = make_store(tmp_path, "\ufeffa\n§\nb")
+    new = make_store(tmp_path / "new", "\ufeffa\n§\nb")  # 0.20+: utf-8-sig
+    assert new.read().entries == ("a", "b") and new.read().bom
+    new.add("c")
+    assert new.path.read_bytes() == "a\n§\nb\n§\nc".encode()
+    store = make_store(tmp_path, "\ufeffa\n§\nb", release=R19)
     snap = store.read()
     assert snap.entries == ("\ufeffa", "b") and snap.bom and snap.drift is None
     assert any("byte-order mark" in u for u in snap.untidy)
-    block = prompt_block("memory", list(snap.entries), 200)
+    block = prompt_block("memory", list(snap.entries), 200, R19)
     assert "[BLOCKED: MEMORY.md entry contained threat pattern(s): invisible_unicode_U+FEFF." in block
     store.add("c")  # the release keeps the BOM as part of entry 1
     assert store.path.read_bytes() == "\ufeffa\n§\nb\n§\nc".encode()
@@ -355,9 +376,11 @@ def test_folder_in_place_of_store(tmp_path):
 
 
 def test_disabled_target_refuses(tmp_path):
-    store = make_store(tmp_path, "a", enabled=False)
+    store = make_store(tmp_path, "a", enabled=False, release=R19)
     err = unchanged(store, lambda: store.add("b"))
     assert "disabled in config.yaml" in str(err) and "memory_enabled" in str(err)
+    new = make_store(tmp_path / "new", "a", enabled=False)
+    assert str(unchanged(new, lambda: new.add("b"))) == "Built-in MEMORY.md writes are disabled in memory config."
 
 
 def test_scanner_hit_refuses_unless_forced(tmp_path):

@@ -255,14 +255,17 @@ def test_a_hit_of_hmcs_wider_scan_only_is_forcible(home, queue):
 
 def test_refused_target_disabled(tmp_path):
     home = make_home(tmp_path, config="memory:\n  user_profile_enabled: false\n")
-    q = curator(home).pending
+    q = curator(home, hermes_version="0.19.0").pending
     rid = stage(home, target="user", content="Likes tea")
     ins, _ = refusal(home, q, rid)
     assert ins.reason_kind == P.DISABLED and "user_profile_enabled" in ins.reason
+    ins22, _ = refusal(home, curator(home).pending, rid)  # 0.22's own words
+    assert ins22.reason_kind == P.DISABLED and "Built-in USER.md writes are disabled" in ins22.reason
 
 
-def test_refused_drifted_target(home, queue):
-    # releases read CRLF as LF (no drift); blank lines around a separator don't round-trip
+def test_refused_drifted_target(home):
+    # releases read CRLF as LF (no drift); up to 0.20 blank lines around a separator don't round-trip
+    queue = curator(home, hermes_version="0.19.0").pending
     (home / "memories" / "MEMORY.md").write_text(serialize(MEMORY).replace("\n§\n", "\n\n§\n\n"), encoding="utf-8")
     rid = stage(home, "batch", operations=[{"action": "add", "content": "Likes tea"},
                                           {"action": "add", "content": "Likes green tea"}])

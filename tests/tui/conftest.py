@@ -35,11 +35,12 @@ def demo_home(hermes_home) -> Path:
 
 @pytest.fixture
 def make_app(hermes_home):
-    """make_app(home=None, greet=False, poll=True) -> CuratorApp on the home (default ~/.hermes)."""
+    """make_app(home=None, hermes_version=None, greet=False, poll=True) -> CuratorApp on the home
+    (default ~/.hermes); `hermes_version` pins the release whose rules apply."""
 
-    def factory(home: Path | None = None, **kwargs) -> CuratorApp:
+    def factory(home: Path | None = None, hermes_version: str | None = None, **kwargs) -> CuratorApp:
         kwargs.setdefault("greet", False)
-        curator = open_curator(home or hermes_home, today=TODAY, clock=frozen_clock)
+        curator = open_curator(home or hermes_home, today=TODAY, clock=frozen_clock, hermes_version=hermes_version)
         return CuratorApp(curator, **kwargs)
 
     return factory

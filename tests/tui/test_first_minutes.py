@@ -301,9 +301,9 @@ async def test_clicking_a_greyed_footer_key_says_why_and_a_live_one_acts(demo_ho
 async def test_repair_is_a_yes_no_question(hermes_home, make_app):
     memories = hermes_home / "memories"
     memories.mkdir(parents=True)
-    (memories / "MEMORY.md").write_text("a\n\n§\n\nb")
+    (memories / "MEMORY.md").write_text("a\n\n§\n\nb")  # drift up to 0.20
     (memories / "USER.md").write_text("x")
-    app = make_app(hermes_home)
+    app = make_app(hermes_home, hermes_version="0.19.0")
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.press("r")
         await until_dialog(pilot, ConfirmDialog)
