@@ -337,7 +337,7 @@ def locate(entries: Sequence[str], old_text: str, pin: str | None = None, releas
     if len({entries[i] for i in matches}) > 1:
         if batch_pos:
             raise OpError(f"{batch_pos}: '{old}' matched multiple distinct entries -- be more specific.",
-                          "ambiguous", entries, None if release.exact_entry_first else
+                          "ambiguous", entries, () if release.exact_entry_first else
                           previews([entries[i] for i in matches]))
         raise OpError(f"Multiple entries matched '{old}'. Be more specific.", "ambiguous", entries,
                       previews([entries[i] for i in substring_matches(entries, old, release)]))
