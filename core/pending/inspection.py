@@ -16,7 +16,8 @@ from typing import Any, Sequence
 from core.hermes.release import NEWEST, Release
 from core.pending.records import (
     AMBIGUOUS, BROKEN, DESTRUCTIVE, DISABLED, DRIFT, EMPTIES_STORE, EMPTY, FORCIBLE, HERMES_SCAN, LIMIT, MALFORMED,
-    NEVER_APPLIES, NO_MATCH, PIN_CHANGED, REFUSED, SCANNER, UNREADABLE, PendingRecord, printable,
+    NEVER_APPLIES, NO_MATCH, PIN_CHANGED, REFUSED, SCANNER, UNPINNED, UNREADABLE, PendingRecord, printable,
+    unpinned_reason,
 )
 from core.store.memory import (
     FILE_NAMES, Conflict, DriftError, Op, OpError, ScanRefused, Snapshot, apply_op, locate, plan, preview, serialize,
@@ -30,7 +31,7 @@ from core.store.memory import (
 
 @dataclass(frozen=True)
 class EntryChange:
-    kind: str  # kept | added | removed | replaced
+    kind: str  # kept | added | removed | replaced | patched (one span changed, the rest kept)
     before: str | None = None
     after: str | None = None
 
@@ -120,8 +121,10 @@ class Inspection:
         ))
 
 
-def entry_changes(before: Sequence[str], after: Sequence[str], pairs: dict[str, str] | None = None) -> list[EntryChange]:
-    """Entry-level diff; `pairs` (old entry → new entry, from the replace ops) pairs replacements."""
+def entry_changes(before: Sequence[str], after: Sequence[str], pairs: dict[str, str] | None = None,
+                  patched: set[str] | frozenset[str] = frozenset()) -> list[EntryChange]:
+    """Entry-level diff; `pairs` (old entry → new entry, from the replace and patch ops) pairs
+    replacements; the old entries in `patched` had one span patched (the rest kept)."""
     pairs = dict(pairs or {})
     out: list[EntryChange] = []
     matcher = difflib.SequenceMatcher(a=list(before), b=list(after), autojunk=False)
@@ -134,7 +137,7 @@ def entry_changes(before: Sequence[str], after: Sequence[str], pairs: dict[str, 
         for old in list(olds):
             new = pairs.get(old)
             if new is not None and new in news:
-                paired.append(EntryChange("replaced", old, new))
+                paired.append(EntryChange("patched" if old in patched else "replaced", old, new))
                 olds.remove(old)
                 news.remove(new)
         if not pairs:
@@ -319,15 +322,18 @@ def _inspect_ops(record: PendingRecord, ops: Sequence[Op], target: str | None, s
         return verdict(record.problem_kind if record.problem else MALFORMED,
                        record.problem or "malformed record: no target")
     scanned = tuple(Scanned(op.content.strip(), _scan(op.content.strip(), release))
-                    for op in ops if op.action in ("add", "replace") and op.content.strip())
+                    for op in ops if op.action in ("add", "replace", "patch") and op.content.strip())
     warnings: list[str] = []
     # Walk the ops as Hermes would, remembering which entry each destructive op selects.
-    current, matched, pairs = list(before), [], {}
+    current, matched, pairs, spans = list(before), [], {}, set()
+    # 0.22 refuses a destructive record staged without a pin before it looks at anything else
+    unpinned = release.pins and not person and any(op.action in DESTRUCTIVE and op.matched_entry is None for op in ops)
     try:
         for op in ops:
             chosen = None
             if op.action in DESTRUCTIVE:
-                idx = locate(current, op.old_text or (op.matched_entry or ""), op.matched_entry, release, op.action)
+                idx = locate(current, op.old_text or (op.matched_entry or ""), op.matched_entry, release, op.action,
+                             person=person)
                 chosen = current[idx]
                 if op.matched_entry is None:
                     warnings.append(
@@ -340,13 +346,18 @@ def _inspect_ops(record: PendingRecord, ops: Sequence[Op], target: str | None, s
                     if warn:
                         warnings.append(warn)
             matched.append(chosen)
-            current, _ = apply_op(current, op, release)
+            current, _ = apply_op(current, op, release, person=person)
+            if op.action == "patch":
+                pairs[chosen] = current[idx]
+                spans.add(chosen)
     except OpError as exc:
+        if unpinned:
+            return verdict(UNPINNED, unpinned_reason(release.name), scanned=scanned, warnings=warnings)
         kind = _classify(exc)
         message = _pin_message(exc) if isinstance(exc, Conflict) else str(exc)
         return verdict(kind, message, scanned=scanned, warnings=warnings)
     after = tuple(current)
-    changes = entry_changes(before, after, pairs)
+    changes = entry_changes(before, after, pairs, spans)
     adds = [op.content.strip() for op in ops if op.action == "add"]
     already = bool(adds) and all(a in before for a in adds) and after == before
     if already:
@@ -355,6 +366,8 @@ def _inspect_ops(record: PendingRecord, ops: Sequence[Op], target: str | None, s
         if new in before and new != old:
             warnings.append(f"the new text is already another entry, so {preview(old, 40)!r} just goes (no duplicate is kept)")
     ok = dict(after=after, changes=changes, scanned=scanned, warnings=warnings, matched=matched, already=already)
+    if unpinned:
+        return verdict(UNPINNED, unpinned_reason(release.name), **ok)
     # Store-level refusals first (they stop any write), then the verdict of Hermes's plan.
     if not enabled and release.boolean_store_flags:
         return verdict(DISABLED, f"Built-in {file} writes are disabled in memory config.", **ok)

@@ -37,7 +37,7 @@ from core.pending.inspection import (
 )
 from core.pending.records import (
     BROKEN, CHANGED, DESTRUCTIVE, ID_RE, LIMIT, MALFORMED, MAX_RECORD_BYTES, NEVER_APPLIES, PIN_CHANGED, REFUSED,
-    ApproveRefused, PendingError, PendingRecord, describe, parse_record, printable,
+    UNPINNED, ApproveRefused, PendingError, PendingRecord, describe, parse_record, printable, unpinned_reason,
 )
 from core.pending.records import (  # noqa: F401  (re-exported: the reason kinds callers compare with)
     AMBIGUOUS, DISABLED, DRIFT, EMPTIES_STORE, EMPTY, FORCIBLE, HERMES_SCAN, NO_MATCH, SCANNER, TOO_LARGE, UNREADABLE,
@@ -409,12 +409,15 @@ class PendingQueue:
         except PendingError as exc:
             raise ApproveRefused(rid, MALFORMED, str(exc)) from None
         warnings: list[str] = []
+        store = self.stores[tgt]
+        if (store.release.pins and edited is None and target is None
+                and any(op.action in DESTRUCTIVE and op.matched_entry is None for op in ops)):
+            raise ApproveRefused(rid, UNPINNED, unpinned_reason(store.release.name))
         if seen is not None and edited is None and target is None:
             ops = tuple(replace(op, matched_entry=m) if op.action in DESTRUCTIVE and op.matched_entry is None and m
                         else op for op, m in zip(ops, seen.matched or (None,) * len(ops)))
         elif any(op.action in DESTRUCTIVE and op.matched_entry is None for op in ops):
             warnings.append("applied without a pin: the entry was found by its text, as older Hermes did")
-        store = self.stores[tgt]
         action = f"approve {rid}" + (" (edited)" if edited is not None or target is not None else "")
         edited_by_person = edited is not None or target is not None
         try:

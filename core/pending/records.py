@@ -23,8 +23,8 @@ ID_RE = re.compile(r"[0-9a-f]{8}")
 MAX_RECORD_BYTES = 1 << 20
 MAX_DEPTH = 32  # JSON nesting levels
 MAX_OPS = 1_000  # operations in one batch: more can never fit a store anyway (each add costs >= 4 chars)
-DESTRUCTIVE = ("replace", "remove")
-ACTIONS = ("add", "replace", "remove", "batch")
+DESTRUCTIVE = ("replace", "remove", "patch")
+ACTIONS = ("add", "replace", "remove", "patch", "batch")
 
 # Why a record can't apply (Inspection.reason_kind / ApproveRefused.kind)
 BROKEN = "broken"  # the file can't be read as a record
@@ -43,12 +43,21 @@ HERMES_SCAN = "hermes-scan"  # the release's own scan refuses the text: Hermes w
 CHANGED = "changed"  # the record changed since it was inspected
 REFUSED = "refused"  # anything else the store refused
 TOO_LARGE = "too-large"  # a record beyond hmc's limits (MAX_OPS operations)
+UNPINNED = "unpinned"  # 0.22+: a replace/remove/patch staged without a pin; the release won't approve it
 
 # The reasons no later change to memory can cure: `reject_invalid` clears these and only these.
 # Not limit (memory may shrink), disabled (config can change), drift/unreadable (a repair fixes the
 # file), scanner and empties-store (a person decides: Hermes would write them), refused/changed
 # (unknown or transient).
-NEVER_APPLIES = frozenset({BROKEN, MALFORMED, TOO_LARGE, PIN_CHANGED, NO_MATCH, AMBIGUOUS, EMPTY, HERMES_SCAN})
+NEVER_APPLIES = frozenset({BROKEN, MALFORMED, TOO_LARGE, PIN_CHANGED, NO_MATCH, AMBIGUOUS, EMPTY, HERMES_SCAN,
+                           UNPINNED})
+
+
+def unpinned_reason(release_name: str) -> str:
+    """Why a release that pins (0.22+) won't approve a destructive record staged without a pin."""
+    return (f"staged by an older Hermes without a pin to the entry it meant, so Hermes {release_name} refuses to "
+            "approve it (it can't tell which entry the agent saw); re-stage it, or edit it here (e), which "
+            "pins it to the entry you see")
 # What a person may confirm past (approve with force): hmc asks where Hermes would just write.
 FORCIBLE = frozenset({SCANNER, EMPTIES_STORE})
 
@@ -116,7 +125,7 @@ class PendingRecord:
 
     @property
     def unpinned(self) -> bool:
-        """A replace/remove without a `matched_entry` pin (an older Hermes staged it)."""
+        """A replace/remove/patch without a `matched_entry` pin (an older Hermes staged it)."""
         return any(op.action in DESTRUCTIVE and op.matched_entry is None for op in self.ops)
 
     @property
@@ -192,8 +201,9 @@ def _op(obj: Any, where: str) -> Op:
     if not isinstance(obj, dict):
         raise _Malformed(f"{where or 'the payload'} is not an object")
     action = obj.get("action")
-    if action not in ("add", "replace", "remove"):
-        raise _Malformed(f"{where}action {_shown(action)} is not add, replace or remove")
+    if action not in ("add", "replace", "remove", "patch"):
+        raise _Malformed(f"{where}action {_shown(action)} is not add, replace, remove or patch "
+                         "(a newer Hermes's record? hmc keeps it and applies nothing)")
     content = _text(obj, "content", where) or _text(obj, "new_text", where)
     pin = obj.get("matched_entry")
     if pin is not None and not isinstance(pin, str):
@@ -201,8 +211,8 @@ def _op(obj: Any, where: str) -> Op:
     pin = _text(obj, "matched_entry", where) or None
     if action == "add":
         return Op("add", content=content)
-    return Op(action, content=content if action == "replace" else "", old_text=_text(obj, "old_text", where),
-              matched_entry=pin if pin and pin.strip() else None)
+    return Op(action, content=content if action in ("replace", "patch") else "",
+              old_text=_text(obj, "old_text", where), matched_entry=pin if pin and pin.strip() else None)
 
 
 def _shown(value: Any) -> str:
@@ -328,11 +338,12 @@ def _parse_record(data: bytes, rid: str, base: dict[str, Any]) -> PendingRecord:
                     problem=f"over hmc's limits: a batch of {len(items):,} operations (hmc inspects up to "
                             f"{MAX_OPS:,} per record); reject it, or ask the agent to split it")
             ops = tuple(_op(item, f"operation {n}: ") for n, item in enumerate(items, 1))
-        elif action in ("add", "replace", "remove"):
+        elif action in ("add", "replace", "remove", "patch"):
             fields["op_count"] = 1
             ops = (_op(payload, ""),)
         else:
-            raise _Malformed(f"action {_shown(action)} is not add, replace, remove or batch")
+            raise _Malformed(f"action {_shown(action)} is not add, replace, remove, patch or batch "
+                             "(a newer Hermes's record? hmc keeps it and applies nothing)")
     except _Malformed as exc:
         return PendingRecord(**dict(fields, op_count=0), problem=f"malformed record: {exc}")
     return PendingRecord(**fields, ops=ops)

@@ -30,12 +30,14 @@ def run_hmc(home: Path, *args: str) -> subprocess.CompletedProcess:
 
 
 def _written_by_the_release(oracle, home: Path) -> None:
+    patch = hmc.release_of(oracle).patch  # 0.22: the model's edit verb is patch
     calls = [
         {"action": "add", "target": "memory", "content": "Project uses pytest -q; run it before pushing"},
         {"action": "add", "target": "memory", "content": "Deploys go out on Fridays 🚀"},
         {"action": "add", "target": "user", "content": "Name is Ada; prefers concise answers"},
         {"action": "add", "target": "user", "content": "用中文回答技术问题"},
         {"action": "add", "target": "memory", "content": "Staging DB refreshes on Sundays"},
+        {"action": "patch", "target": "memory", "old_text": "Fridays 🚀", "content": "Thursdays"} if patch else
         {"action": "replace", "target": "memory", "old_text": "Fridays", "content": "Deploys go out on Thursdays"},
         {"action": "remove", "target": "memory", "old_text": "Staging"},
         {"action": "add", "target": "memory", "content": "Team chat: 👩\u200d💻 channel is #dev"},  # refused: a ZWJ
@@ -56,12 +58,13 @@ def _stage(oracle, home: Path) -> None:
     (home / "config.yaml").write_text("memory:\n  write_approval: true\n", encoding="utf-8")
     staged = oracle.stage(home, [
         {"action": "add", "target": "memory", "content": "Uses ruff for lint", "origin": "background_review"},
-        {"action": "replace", "target": "user", "old_text": "Ada", "content": "Name is Ada L.; prefers concise answers"},
-        {"action": "remove", "target": "memory", "old_text": "no such entry"},
+        {"action": "patch", "target": "user", "old_text": "Ada", "content": "Ada L."} if hmc.release_of(oracle).patch
+        else {"action": "replace", "target": "user", "old_text": "Ada", "content": "Name is Ada L.; prefers concise answers"},
+        {"action": "remove", "target": "memory", "old_text": "no such entry"},  # 0.22 refuses to stage it
         {"target": "memory", "operations": [{"action": "add", "content": "CI is GitHub Actions"},
                                             {"action": "remove", "old_text": "pytest"}]},
     ])
-    assert len(staged["pending_ids"]) == 4
+    assert len(staged["pending_ids"]) == (3 if hmc.release_of(oracle).pins else 4)
 
 
 def _homes(oracle, make_home, tmp_path):
@@ -86,7 +89,7 @@ def test_status_detects_the_release_and_sees_no_drift(oracle, make_home, tmp_pat
     for target in hmc.TARGETS:
         assert data["targets"][target]["drift"] is None and data["targets"][target]["error"] is None
         assert data["targets"][target]["untidy"] == []
-    staged = 4 if oracle.has("write_approval") else 0
+    staged = (3 if hmc.release_of(oracle).pins else 4) if oracle.has("write_approval") else 0
     assert data["pending"]["count"] == staged and data["write_approval"] is bool(staged)
 
 
@@ -110,4 +113,5 @@ def test_approve_all_leaves_what_the_releases_approve_leaves(oracle, make_home, 
     assert hmc.store_bytes(mine) == approved["files"]
     left = json.loads(run_hmc(mine, "pending", "list", "--json").stdout)
     assert [r["id"] for r in left["records"]] == [r["id"] for r in approved["pending"]]
-    assert len(approved["pending"]) == 1  # the remove that matches nothing, on both sides
+    # the remove that matches nothing, on both sides (0.22 never staged it)
+    assert len(approved["pending"]) == (0 if hmc.release_of(oracle).pins else 1)

@@ -10,6 +10,7 @@ Records hmc's wider scan would ask about are left to test_deviations.py.
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -224,3 +225,31 @@ def test_generated_queues(oracle, tmp_path, data, memory, user, limit):
     stage(oracle, home_o, data.draw(writes()), limits)
     home_h = copy_home(home_o, scratch("h") / "home")
     approve_both(oracle, home_o, home_h, limits)
+
+
+def test_a_destructive_record_without_a_pin_is_kept_by_releases_that_pin(oracle, make_home, tmp_path):
+    """0.22 refuses to approve a replace/remove/patch staged without `matched_entry` (by 0.19 or
+    0.20, or by hand); older releases apply it by its text. hmc follows the user's release, and says
+    what to do."""
+    oracle.require("write_approval")
+    release = hmc.release_of(oracle)
+    home_o = make_home(memory="tea" + S + "coffee", config=_config((2200, 1375)))
+    records = {"aaaa0001": {"action": "remove", "target": "memory", "content": None, "old_text": "coffee"},
+               "aaaa0002": {"action": "add", "target": "memory", "content": "cocoa", "old_text": None}}
+    folder = home_o / "pending" / "memory"
+    folder.mkdir(parents=True)
+    for n, (rid, payload) in enumerate(records.items()):
+        (folder / f"{rid}.json").write_text(json.dumps({
+            "id": rid, "subsystem": "memory", "action": payload["action"], "summary": payload["action"],
+            "origin": "foreground", "created_at": 1_790_000_000.0 + n, "payload": payload}), encoding="utf-8")
+    home_h = copy_home(home_o, tmp_path / "hmc")
+    out = approve_both(oracle, home_o, home_h, (2200, 1375))
+    left = [r["id"] for r in out["theirs"]["pending"]]
+    if release.pins:
+        assert left == ["aaaa0001"] and "predates entry pinning" in out["theirs"]["output"]
+        cur = open_curator(home_h, hermes_version=oracle.version)
+        (ins,) = [i for i in cur.pending.inspect_all() if i.record.id == "aaaa0001"]
+        assert not ins.can_apply and ins.reason_kind == "unpinned" and "re-stage it, or edit it here" in ins.reason
+        assert ins.never_applies  # x (reject those that can never apply) clears it
+    else:
+        assert left == []

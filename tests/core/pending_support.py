@@ -26,11 +26,22 @@ USER = [
 ]
 
 
-def make_home(root: Path, memory=MEMORY, user=USER, config: str | None = None) -> Path:
-    return build_home(root / "hermes", memory, user, config)
+STAGED_BY = "0.19.0"  # `stage` writes records as 0.19 staged them (no pins); the home says it runs 0.19
 
 
-def build_home(home: Path, memory=MEMORY, user=USER, config: str | None = None) -> Path:
+def make_home(root: Path, memory=MEMORY, user=USER, config: str | None = None,
+              hermes: str | None = STAGED_BY) -> Path:
+    return build_home(root / "hermes", memory, user, config, hermes)
+
+
+def build_home(home: Path, memory=MEMORY, user=USER, config: str | None = None,
+               hermes: str | None = STAGED_BY) -> Path:
+    """A Hermes home whose Hermes is `hermes` (a checkout at <home>/hermes-agent, found as hmc finds
+    an installed release; None: no install, so hmc follows the newest release it knows)."""
+    if hermes is not None:
+        (home / "hermes-agent").mkdir(parents=True, exist_ok=True)
+        (home / "hermes-agent" / "pyproject.toml").write_text(
+            f'[project]\nname = "hermes-agent"\nversion = "{hermes}"\n', encoding="utf-8")
     (home / "memories").mkdir(parents=True, exist_ok=True)
     (home / "pending" / "memory").mkdir(parents=True, exist_ok=True)
     (home / "memories" / "MEMORY.md").write_text(serialize(memory), encoding="utf-8")

@@ -259,7 +259,7 @@ def test_refused_target_disabled(tmp_path):
     rid = stage(home, target="user", content="Likes tea")
     ins, _ = refusal(home, q, rid)
     assert ins.reason_kind == P.DISABLED and "user_profile_enabled" in ins.reason
-    ins22, _ = refusal(home, curator(home).pending, rid)  # 0.22's own words
+    ins22, _ = refusal(home, curator(home, hermes_version="0.22.2").pending, rid)  # 0.22's own words
     assert ins22.reason_kind == P.DISABLED and "Built-in USER.md writes are disabled" in ins22.reason
 
 
@@ -503,3 +503,34 @@ def test_a_symlinked_record_is_not_followed(home, queue, tmp_path):
         queue.approve("0000abcd")
     queue.reject("0000abcd")
     assert pending_files(home) == [] and secret.exists() and entries(home) == MEMORY
+
+
+def test_on_a_release_that_pins_an_unpinned_destructive_record_is_kept_and_says_what_to_do(home):
+    rid = stage(home, "remove", old_text="staging cluster")
+    q = curator(home, hermes_version="0.22.2").pending
+    assert q.inspect(stage(home, "remove", old_text="kubernetes")).reason_kind == "unpinned"  # before no-match
+    ins = q.inspect(rid)
+    assert not ins.can_apply and ins.reason_kind == "unpinned" and ins.never_applies
+    assert "re-stage it, or edit it here (e)" in ins.reason
+    assert any(c.kind == "removed" for c in ins.changes)  # the diff is still shown
+    before = entries(home, "memory")
+    with pytest.raises(ApproveRefused) as refused:
+        q.approve(rid, seen=ins)  # what the person saw is no pin for 0.22
+    assert refused.value.kind == "unpinned" and entries(home, "memory") == before
+    original = ins.matched[0]
+    q.approve(rid, edited=[Op("remove", old_text=original, matched_entry=original)])  # edit it here
+    assert original not in entries(home, "memory") and rid not in [r.id for r in q.list()]
+
+
+def test_a_patch_record_shows_the_span_and_applies_it(home):
+    old = next(e for e in entries(home, "memory") if "neovim" in e)
+    rid = stage(home, "patch", content="helix", old_text="neovim with lazy.nvim")
+    ins19 = curator(home, hermes_version="0.19.0").pending.inspect(rid)
+    assert not ins19.can_apply and "Unknown action 'patch'" in ins19.reason  # 0.19 has no patch
+    pinned = stage(home, "patch", content="helix", old_text="neovim with lazy.nvim", matched_entry=old)
+    q22 = curator(home, hermes_version="0.22.2").pending
+    ins = q22.inspect(pinned)
+    (change,) = [c for c in ins.changes if c.kind == "patched"]
+    assert (change.before, change.after) == (old, old.replace("neovim with lazy.nvim", "helix"))
+    q22.approve(pinned)
+    assert change.after in entries(home, "memory") and old not in entries(home, "memory")

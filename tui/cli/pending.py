@@ -9,7 +9,7 @@ from rich.text import Text
 from core import timefmt
 from core.pending.config_edit import read_write_approval
 from core.store.memory import TARGETS
-from core.pending.queue import ApproveRefused, Inspection, PendingError
+from core.pending.queue import ApproveRefused, Inspection, PendingError, inline_diff
 from tui.cli.common import CliContext, CliError, Masker, add_reveal, literal, os_error_text, set_approval
 
 
@@ -359,6 +359,16 @@ def show(ctx: CliContext, queue, ins: Inspection, dups: dict[str, str], reveal: 
     if changes:
         ctx.text("")
     for c in changes:
+        if c.kind == "patched":  # one span: the changed words stand out, the rest is kept
+            ctx.text("~ one span patched, the rest of the entry kept:")
+            parts = inline_diff(masked(c.before or "", ins, reveal), masked(c.after or "", ins, reveal))
+            for mark, drop, style in (("- ", "+", "red"), ("+ ", "-", "green")):
+                block = Text(mark, style=f"bold {style}")
+                for tag, piece in parts:
+                    if tag != drop:
+                        block.append_text(literal(piece, style=f"bold underline {style}" if tag != "=" else style))
+                ctx.print(block)
+            continue
         if c.kind in ("removed", "replaced"):
             head = "- " if c.kind == "removed" else "- (whole entry replaced) "
             block = Text(head, style="bold red")

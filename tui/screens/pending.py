@@ -673,15 +673,23 @@ a drifted file stay) · **o** open the file in memory mode · **p** the raw reco
         if ins is None or not ins.record.usable or len(ins.record.ops) != 1:
             return
         op = ins.record.ops[0]
-        if op.action not in ("add", "replace"):
-            self.notify("Only an add or a replace has text to edit.", severity="warning", markup=False)
+        if op.action not in ("add", "replace", "patch"):
+            self.notify("Only an add, a replace or a patch has text to edit.", severity="warning", markup=False)
             return
-        original = ins.matched[0] if op.action == "replace" and ins.matched else None
+        original = ins.matched[0] if op.action in ("replace", "patch") and ins.matched else None
+        if op.action == "patch" and original is None:
+            self.notify("The entry this patch changes is not in the file any more: nothing to edit.",
+                        severity="warning", markup=False)
+            return
         as_add = op.action == "add" or original is None
         title = f"Edit, then approve {ins.id}" + (" (as an add: the entry it replaced is gone)"
                                                    if op.action == "replace" and original is None else "")
+        # a patch is edited as the whole entry it would leave (saved as hmc's own edit, pinned)
+        initial = next((c.after for c in ins.changes if c.kind == "patched" and c.before == original),
+                       None) if op.action == "patch" else None
         result = await self.app.push_screen_wait(EditEntryDialog(
-            self.app.curator, ins.target, original, initial=op.content.strip(), title=title, choose_target=True,
+            self.app.curator, ins.target, original, initial=initial or op.content.strip(), title=title,
+            choose_target=True,
         ))
         if result is None:
             return

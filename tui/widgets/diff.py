@@ -87,10 +87,11 @@ class EntryDiff(Static):
             elif kind == "added":
                 n_after += 1
                 self._entry(out, "+ ", n_after, change.after, self._style("added"))
-            else:  # replaced: the whole old entry goes, the new one takes its place
+            else:  # replaced (the whole old entry goes) or patched (one span inside it changes)
                 n_before += 1
                 n_after += 1
-                out.append("    the whole entry is replaced:\n", style=self._style("note"))
+                out.append("    one span changes, the rest of the entry is kept:\n" if kind == "patched"
+                           else "    the whole entry is replaced:\n", style=self._style("note"))
                 parts = inline_diff(self._mask(change.before or ""), self._mask(change.after or ""))
                 self._pieces(out, "− ", n_before, [(t, x) for t, x in parts if t != "+"],
                              self._style("removed"), self._style("gone"), "-")
