@@ -483,13 +483,14 @@ class CuratorApp(App):
 
         self.call_after_refresh(focus)
 
-    def open_provenance(self, entry: str) -> None:
-        """Open the session where an entry was written (search mode), or say it can't be found."""
+    def open_provenance(self, entry: str, target: str | None = None, timeline=None) -> None:
+        """Open the session where an entry was written (search mode), as the timeline's blame says,
+        or say why there is none. `timeline`: the history memory mode has already rebuilt."""
         opener = getattr(mode_screen("search"), "open_provenance", None)
         if opener is None:
             self.notify("Session search is not available in this version.", severity="warning", markup=False)
             return
-        opener(self, entry)
+        opener(self, entry, target, timeline)
 
     def open_session_at(self, session_id: str, message_id: int | None) -> None:
         """Search mode with a session's transcript open at a message (an entry's history: the call that

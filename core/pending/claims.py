@@ -4,15 +4,19 @@ A record is claimed by renaming it to a hidden name in its folder, `.<file>.clai
 a rename succeeds for exactly one process. The holder deletes the claim when done, or renames it
 back. A claim left by a process that is gone (or held longer than any approval takes) is found by
 `stale_claims`; each queue decides what to do with it (the memory queue asks its journal first).
+
+Both queues (core/pending/queue.py, core/pending/skills.py) hold a record through `claimed` and
+settle what a dead process left through `recover`; only what "applied" means is theirs.
 """
 
 from __future__ import annotations
 
 import os
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 from core.store.atomic import fsync_dir
 
@@ -55,6 +59,55 @@ def put_back(claim: Path, path: Path) -> bool:
         return False
     fsync_dir(path.parent)
     return True
+
+
+@contextmanager
+def claimed(path: Path, gone: Callable[[], Exception], *, refused: Callable[[OSError], Exception] | None = None,
+            applied: Callable[[str], bool] | None = None) -> Iterator[Path]:
+    """Hold the record at `path` for the block, as its claim: deleted when the block succeeds, renamed
+    back when it fails — unless `applied(claim name)` says the write it was making happened after all
+    (then deleted: never applied twice). The error `gone()` makes is raised when the record is already
+    taken or removed; `refused(exc)`'s when the OS refuses the claim (without it, the OSError)."""
+    try:
+        claim = take(path)
+    except FileNotFoundError:
+        raise gone() from None
+    except OSError as exc:
+        if refused is None:
+            raise
+        raise refused(exc) from None
+    try:
+        yield claim
+    except BaseException:
+        if applied is not None and applied(claim.name):
+            remove(claim)
+        else:
+            try:
+                os.rename(claim, path)
+            except OSError:  # pragma: no cover - the folder vanished; recovery retries
+                pass
+            else:
+                fsync_dir(path.parent)
+        raise
+    remove(claim)
+
+
+def recover(folder: Path, applied: Callable[[str], bool | None], *, max_age: float = STALE_CLAIM_SECONDS,
+            mine: Callable[[Claim], bool] = lambda claim: True) -> list[Claim]:
+    """Settle the claims in `folder` whose process is gone (see `stale_claims`) and that are `mine`:
+    a claim whose write happened (`applied(claim name)` True) is deleted, one whose write didn't
+    (False) is put back under its record's name; None (can't tell now) leaves it for the next time.
+    Returns the claims put back."""
+    back = []
+    for claim in stale_claims(folder, max_age):
+        if not mine(claim):
+            continue
+        outcome = applied(claim.name)
+        if outcome:
+            remove(folder / claim.name)
+        elif outcome is not None and put_back(folder / claim.name, folder / claim.original):
+            back.append(claim)
+    return back
 
 
 def parse(name: str) -> Claim | None:

@@ -43,7 +43,7 @@ from core.pending.records import (  # noqa: F401  (re-exported: the reason kinds
     AMBIGUOUS, DISABLED, DRIFT, EMPTIES_STORE, EMPTY, FORCIBLE, HERMES_SCAN, NO_MATCH, SCANNER, TOO_LARGE, UNREADABLE,
 )
 from core.store.atomic import (
-    PRIVATE_FILE, NotRegularFile, TooLarge, atomic_write, fsync_dir, read_regular,
+    PRIVATE_FILE, NotRegularFile, TooLarge, atomic_write, read_regular,
 )
 from core.store.memory import (
     TARGETS, Conflict, Op, ScanRefused, Snapshot, StoreError, WriteResult, preview,
@@ -297,43 +297,21 @@ class PendingQueue:
 
     # -- claiming (exactly one process applies a record) ----------------------------------------
 
-    def _claim(self, path: Path, record_id: str) -> Path:
-        try:
-            return claims.take(path)
-        except FileNotFoundError:
-            raise self._unknown(record_id) from None
-        except OSError as exc:
-            raise PendingError(f"can't take pending write {record_id} ({_why(exc)}); nothing was done") from None
-
-    def _unclaim(self, claim: Path, path: Path) -> None:
-        """Put a claimed record back — unless the journal says its write happened (then it's done)."""
-        if self._outcome(claim.name) == "applied":
-            claims.remove(claim)
-            return
-        try:
-            os.rename(claim, path)
-        except OSError:  # pragma: no cover - the folder vanished; recover_claims retries
-            return
-        fsync_dir(self.folder)
-
     @contextmanager
     def _claimed(self, record_id: str) -> Iterator[tuple[Path, Path, str]]:
-        """Hold a record as (claimed file, record path, id): put back if the block fails, deleted if
-        it succeeds. Journal records written meanwhile carry the claim's name, so that if this
-        process dies between the store write and the deletion, recovery knows the write happened."""
+        """Hold a record as (claimed file, record path, id): put back if the block fails (unless the
+        journal says its write happened: then it's done), deleted if it succeeds. Journal records
+        written meanwhile carry the claim's name, so that if this process dies between the store
+        write and the deletion, recovery knows the write happened."""
         from core.store.journal import tagged
 
         self.recover_claims()
         path = self._path_for(record_id)
         rid = printable(path.name[:-5] if path.name.endswith(".json") else path.name)
-        claim = self._claim(path, rid)
-        try:
-            with tagged(claim.name):
-                yield claim, path, rid
-        except BaseException:
-            self._unclaim(claim, path)
-            raise
-        claims.remove(claim)
+        refused = lambda exc: PendingError(f"can't take pending write {rid} ({_why(exc)}); nothing was done")  # noqa: E731
+        with claims.claimed(path, lambda: self._unknown(rid), refused=refused,
+                            applied=lambda name: self._outcome(name) == "applied") as claim, tagged(claim.name):
+            yield claim, path, rid
         self._cache.pop(path.name, None)
 
     def _outcome(self, claim_name: str) -> str:
@@ -368,18 +346,15 @@ class PendingQueue:
         gone, or the claim is older than any approval takes): a claim whose write the journal
         shows happened is deleted (the record was applied), any other is put back. Returns the ids
         put back. Runs before every list, get, approve and reject."""
-        back = []
-        for claim in claims.stale_claims(self.folder, STALE_CLAIM_SECONDS):
+        settled = {"applied": True, "not applied": False}  # "unknown": left for the next time
+
+        def mine(claim: claims.Claim) -> bool:
             original = claim.original
-            if not (original.endswith(".json") and ID_RE.fullmatch(original[:-5]) and claim.pid is not None):
-                continue
-            outcome = self._outcome(claim.name)
-            if outcome == "applied":
-                claims.remove(self.folder / claim.name)
-                continue
-            if outcome != "unknown" and claims.put_back(self.folder / claim.name, self.folder / original):
-                back.append(original[:-5])
-        return back
+            return original.endswith(".json") and bool(ID_RE.fullmatch(original[:-5])) and claim.pid is not None
+
+        back = claims.recover(self.folder, lambda name: settled.get(self._outcome(name)), max_age=STALE_CLAIM_SECONDS,
+                              mine=mine)
+        return [claim.original[:-5] for claim in back]
 
     # -- approving -----------------------------------------------------------------------------
 

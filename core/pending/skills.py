@@ -60,7 +60,7 @@ from core.pending import claims, skill_undo
 from core.pending.claims import CLAIM_MARK  # noqa: F401  (re-exported)
 from core.pending.skill_undo import SkillUndo, SkillUndoRefused
 from core.scan.scanner import ScanFinding, blocking, scan
-from core.store.atomic import atomic_write, flock_within, fsync_dir, open_lock, read_regular
+from core.store.atomic import atomic_write, flock_within, open_lock, read_regular
 from core.store.journal import History, tagged
 from core.store.memory import StoreError
 
@@ -793,34 +793,16 @@ class SkillQueue:
     def _claimed(self, record_id: str) -> Iterator[tuple[Path, Path]]:
         """Rename the record away so no other process can take it; put it back unless the block
         succeeds (then the claim is deleted: the record is gone)."""
-        record = self.get(record_id)
-        path = record.path
-        try:
-            claim = claims.take(path)
-        except FileNotFoundError:
-            raise SkillPendingError(f"{record_id} was just taken by another approval or rejection") from None
-        try:
+        path = self.get(record_id).path
+        gone = lambda: SkillPendingError(f"{record_id} was just taken by another approval or rejection")  # noqa: E731
+        with claims.claimed(path, gone) as claim:
             yield claim, path
-        except BaseException:
-            try:
-                os.rename(claim, path)
-            except OSError:  # pragma: no cover - the folder vanished
-                pass
-            fsync_dir(self.folder)
-            raise
-        claims.remove(claim)
 
     def recover_claims(self, max_age: float = claims.STALE_CLAIM_SECONDS) -> list[str]:
         """Settle records claimed by an hmc process that is gone (or that held them too long): one
         whose approval hmc's journal shows was written is deleted (it was applied: never twice),
         any other is put back. Returns the file names put back."""
-        back = []
-        for c in claims.stale_claims(self.folder, max_age):
-            if self._applied(c.name):
-                claims.remove(self.folder / c.name)
-            elif claims.put_back(self.folder / c.name, self.folder / c.original):
-                back.append(c.original)
-        return back
+        return [claim.original for claim in claims.recover(self.folder, self._applied, max_age=max_age)]
 
     def _applied(self, claim_name: str) -> bool:
         """Whether the journal holds the approval made under this claim (settling a crash's first)."""

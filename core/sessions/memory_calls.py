@@ -382,17 +382,6 @@ def harvest_rows(rows: Iterable[tuple], harvest: Harvest, conn: sqlite3.Connecti
     harvest.open = sorted([*by_id.values(), *(o for q in anonymous.values() for o in q)], key=lambda o: o.message_id)
 
 
-def calls_of(conn: sqlite3.Connection, session_id: str, message_id: int, window: int = 64) -> tuple[list[Call], int]:
-    """The memory calls of one assistant message that really wrote (their results follow it in its
-    session), and how many of its memory calls have no result recorded in the next `window` rows."""
-    rows = conn.execute(f"SELECT {_COLUMNS} FROM messages WHERE session_id = ? AND id >= ? ORDER BY id LIMIT ?",
-                        (session_id, message_id, window)).fetchall()
-    harvest = Harvest()
-    harvest_rows(rows, harvest)
-    return ([c for c in harvest.calls if c.message_id == message_id],
-            sum(1 for o in harvest.open if o.message_id == message_id))
-
-
 def read_sources(conn: sqlite3.Connection, ids: Iterable[str]) -> dict[str, str]:
     out: dict[str, str] = {}
     ids = sorted(set(ids))

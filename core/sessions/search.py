@@ -20,7 +20,6 @@ in reads.py, the value objects and shared parsers in model.py. Callers import th
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import threading
 import time
@@ -30,14 +29,13 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from core.sessions import snippets
-from core.sessions.memory_calls import calls_of
 from core.sessions.model import (
     DEFAULT_ROLES, DEMOTED_SOURCES, HIDDEN_SOURCES, MAX_LIMIT, ROLES, DbSummary, Hit, Message, NotFoundError,
     SearchCancelled, SearchResult, SessionInfo, Window, _epoch, _names, _ph, highlight_terms, parse_day,
-    parse_tool_calls, session_link,
+    session_link,
 )
-from core.sessions.model import CONTENT_CAP  # noqa: F401  (re-exported)
-from core.sessions.query import QueryError, Query, Term, escape_like, parse_query
+from core.sessions.model import CONTENT_CAP, parse_tool_calls  # noqa: F401  (re-exported)
+from core.sessions.query import QueryError, Query, Term, parse_query
 from core.sessions.db import as_epoch, epoch_sql
 from core.sessions.db import (
     DatabaseError,
@@ -51,8 +49,8 @@ from core.sessions.reads import SessionReads
 
 __all__ = [
     "DatabaseError", "Hit", "Message", "NotFoundError", "QueryError", "SearchCancelled",
-    "SearchResult", "SessionDB", "SessionInfo", "SessionsError", "Window", "find_provenance",
-    "highlight_terms", "parse_day", "session_link",
+    "SearchResult", "SessionDB", "SessionInfo", "SessionsError", "Window", "highlight_terms",
+    "parse_day", "session_link",
 ]
 
 SORTS = ("relevance", "newest", "oldest")
@@ -437,142 +435,3 @@ class SessionDB(SessionReads):
                 preview = self._preview(conn, schema, sid)
                 titles[sid] = preview or "(untitled)"
         return titles
-
-
-# ── provenance ───────────────────────────────────────────────────────────────
-
-def _norm(text: str) -> str:
-    return " ".join(str(text).split()).casefold()
-
-
-def _memory_writes(args) -> list[str]:
-    """Every text a memory tool call's arguments would write."""
-    found: list[str] = []
-    stack: list[tuple[object, str]] = [(args, "")]  # a loop, not recursion: any depth is fine
-    while stack:
-        node, key = stack.pop()
-        if isinstance(node, dict):
-            stack.extend((v, str(k)) for k, v in reversed(list(node.items())))
-        elif isinstance(node, list):
-            stack.extend((v, key) for v in reversed(node))
-        elif isinstance(node, str) and key in ("content", "new_content", "new_text", "text", "entry"):
-            found.append(node)
-    return found
-
-
-def _provenance_phrase(entry: str) -> str:
-    """A phrase of up to 8 plain words from the entry, safe to MATCH inside JSON text."""
-    best: list[str] = []
-    for line in entry.splitlines():
-        run: list[str] = []
-        for word in line.split():
-            if word.isascii() and word.isalnum():
-                run.append(word)
-                if len(run) > len(best):
-                    best = list(run)
-                if len(best) >= 8:
-                    return " ".join(best)
-            else:
-                run = []
-    return " ".join(best)
-
-
-def _landed_texts(conn, session_id: str, message_id: int) -> set[str] | None:
-    """The normalised texts the memory calls of one assistant message really wrote (a result saying it
-    failed or was only staged wrote nothing); None when a call's result isn't recorded (a database
-    cut mid-turn, or too old to say): can't tell."""
-    try:
-        calls, unanswered = calls_of(conn, session_id, int(message_id))
-    except sqlite3.OperationalError:  # a schema without the result columns
-        return None
-    if unanswered:
-        return None
-    texts = set()
-    for call in calls:
-        texts.update(_norm(t) for t in [call.content, *(op.get("content") for op in call.operations or ())]
-                     if isinstance(t, str))
-    return texts
-
-
-def find_provenance(db: SessionDB, entry_text: str, *, limit: int = 400) -> Hit | None:
-    """The assistant message whose memory tool call wrote *entry_text*, newest first.
-
-    Exact matches (whitespace and case ignored) win; otherwise a call whose written text
-    contains the entry, or is contained in it, counts. None when nothing is found.
-    """
-    entry = _norm(entry_text)
-    if not entry:
-        return None
-    phrase = _provenance_phrase(entry_text)
-
-    def candidates(conn) -> list:
-        schema = db._schema_for(conn)
-        if "tool_calls" not in schema.message_columns:
-            return []
-        state = db.index_state(conn, schema)
-        base = (
-            "SELECT m.id, m.session_id, m.role, m.timestamp, s.source, m.tool_calls "
-            "FROM {src} CROSS JOIN sessions s ON s.id = m.session_id "
-            "WHERE m.role = 'assistant' AND m.tool_calls IS NOT NULL AND {cond} "
-            "ORDER BY {order} LIMIT ?"
-        )
-        if phrase and state == "ok" and (schema.fts == "inline" or "tool_calls" in schema.fts_columns):
-            fts = "messages_fts"
-            sql = base.format(
-                src=f"{fts} CROSS JOIN messages m ON m.id = {fts}.rowid",
-                cond=f"{fts} MATCH ?",
-                order=f"{fts}.rowid DESC",
-            )
-            try:
-                return conn.execute(sql, ('"' + phrase.replace('"', '""') + '"', limit)).fetchall()
-            except sqlite3.OperationalError:
-                pass
-        # Hermes stores tool_calls with json.dumps (ASCII escapes): text without a plain ASCII word
-        # is on disk as \uXXXX (twice escaped if the model's arguments were escaped already)
-        probe = phrase or entry_text.strip()[:40]
-        once = json.dumps(probe)[1:-1]
-        forms = list(dict.fromkeys([probe, once, json.dumps(once)[1:-1]]))
-        sql = base.format(
-            src="messages m",
-            cond="m.tool_calls LIKE '%memory%' AND ("
-                 + " OR ".join(["m.tool_calls LIKE ? ESCAPE '\\'"] * len(forms)) + ")",
-            order="m.id DESC",
-        )
-        return conn.execute(sql, (*[f"%{escape_like(f)}%" for f in forms], limit)).fetchall()
-
-    rows = db._run(candidates)
-    exact = partial = None
-    for mid, sid, role, ts, source, raw in rows:
-        landed, checked = None, False  # the texts this message's calls really wrote, read once one matches
-        for name, args in parse_tool_calls(raw):
-            if "memory" not in name.lower():
-                continue
-            for written in _memory_writes(args):
-                w = _norm(written)
-                if w == entry or (len(entry) >= 20 and (entry in w or (len(w) >= 20 and w in entry))):
-                    if not checked:
-                        landed, checked = db._run(lambda conn: _landed_texts(conn, sid, mid)), True
-                    if landed is not None and w not in landed:
-                        continue  # refused, or only staged for approval: it wrote nothing
-                if w == entry:
-                    exact = exact or (mid, sid, role, ts, source, name, written)
-                elif len(entry) >= 20 and (entry in w or (len(w) >= 20 and w in entry)):
-                    partial = partial or (mid, sid, role, ts, source, name, written)
-        if exact:
-            break
-    best = exact or partial
-    if best is None:
-        return None
-    mid, sid, role, ts, source, name, written = best
-    title = db._run(lambda conn: db._titles(conn, db._schema_for(conn), [sid])).get(sid, "(untitled)")
-    terms = [Term(w, kind="word") for w in _provenance_phrase(written).split()[:4]]
-    return Hit(
-        session_id=sid,
-        message_id=int(mid),
-        role=role,
-        timestamp=as_epoch(ts) or 0.0,
-        source=source or "",
-        title=title,
-        snippet=tuple(snippets.excerpt(written, terms, 160)),
-        tool_name=name,
-    )

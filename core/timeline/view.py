@@ -60,6 +60,36 @@ def origin_lines(tl: Timeline, now: float) -> dict[str, dict[str, str]]:
     return out
 
 
+NO_CALL = ("No memory tool call in state.db wrote this entry: it may have been typed by hand, edited since, "
+           "or written before this state.db began.")
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where an entry's text came from, as the blame says (memory mode's o): the memory tool call
+    that wrote it, or why there is none to open."""
+
+    write: Write | None  # an agent write: its session_id and message_id are the call's
+    why: str | None = None
+
+
+def origin_of(tl: Timeline, text: str, target: str | None = None, now: float | None = None) -> Origin:
+    """The write that produced the current entry `text` (in `target`, or in either store), when a
+    memory tool call made it; otherwise why not, in a person's words."""
+    blame = next((b for b in tl.blame(target) if b.text == text), None)
+    if blame is None:
+        return Origin(None, "This text is not an entry of MEMORY.md or USER.md as they are now (changed since?), "
+                            "so no write produced it.")
+    w = blame.origin
+    if w is not None and w.by == "agent" and w.session_id and w.message_id is not None:
+        return Origin(w)
+    if w is not None and w.by == "hmc":
+        when = day(w.timestamp, now) if now is not None else timefmt.local_time(w.timestamp)
+        return Origin(None, f"hmc wrote this text ({w.action}, {when}), not a memory tool call: "
+                            "i shows the entry's history.")
+    return Origin(None, NO_CALL)
+
+
 @dataclass(frozen=True)
 class Revision:
     """One write in an entry's life: the text before it (None: the entry was added) and after."""

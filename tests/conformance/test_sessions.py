@@ -11,7 +11,6 @@ in test_deviations.py.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from pathlib import Path
 
@@ -19,7 +18,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.sessions.search import ROLES, SessionDB, find_provenance
+from core.sessions.search import ROLES, SessionDB
 from tests.conformance.strategies import Scratch, examples
 
 pytestmark = pytest.mark.area("sessions")
@@ -147,60 +146,6 @@ def test_search_pages_past_the_first(oracle, make_home):
         for o, res in zip((0, 5, 10, 15), out["search"]):
             ours = db.search("docker", include_hidden=True, roles=ROLES, limit=5, offset=o)
             assert [h.message_id for h in ours.hits] == [h["id"] for h in res["hits"]], o
-    finally:
-        db.close()
-
-
-def _tool_call(args: dict, call_id: str = "c1") -> list:
-    # the model's arguments arrive as JSON text with the characters as they are; the release's
-    # append_message then stores the whole list with json.dumps (ASCII escapes)
-    return [{"id": call_id, "type": "function",
-             "function": {"name": "memory", "arguments": json.dumps(args, ensure_ascii=False)}}]
-
-
-def test_provenance_finds_the_writes_the_release_recorded(oracle, make_home):
-    writes = [
-        ("add", {"action": "add", "target": "memory", "content": "User prefers concise answers in British English"}),
-        ("replace", {"action": "replace", "target": "user", "old_text": "Ada",
-                     "content": "Name is Ada Lovelace, prefers tea"}),
-        ("batch", {"target": "memory", "operations": [{"action": "remove", "old_text": "x"},
-                                                      {"action": "add", "content": "Deploys go out on Fridays"}]}),
-        ("mixed", {"action": "add", "target": "user", "content": "User writes 中文 and English, prefers tea"}),
-    ]
-    _provenance(oracle, make_home(), writes)
-
-
-def test_provenance_of_a_write_in_cjk_only(oracle, make_home):
-    """No ASCII word to search by: the release stored the call with json.dumps, so the text is
-    on disk as \\uXXXX escapes."""
-    _provenance(oracle, make_home(), [
-        ("cjk", {"action": "add", "target": "memory", "content": "用户喜欢简洁的回答"}),
-        ("emoji", {"action": "add", "target": "memory", "content": "🚀🚀 🎉"}),
-    ])
-
-
-def _provenance(oracle, home, writes):
-    messages = []
-    for i, (_, args) in enumerate(writes):
-        messages += [
-            {"role": "user", "content": f"please remember note {i}", "timestamp": T0 + 10 * i + 1},
-            {"role": "assistant", "content": None, "tool_calls": _tool_call(args, f"c{i}"),
-             "timestamp": T0 + 10 * i + 2},
-            {"role": "tool", "content": '{"success": true}', "tool_name": "memory", "tool_call_id": f"c{i}",
-             "timestamp": T0 + 10 * i + 3},
-        ]
-    out = oracle.sessions(home, build=[{"id": "s1", "source": "cli", "messages": messages}],
-                          get=[{"session_id": "s1"}])
-    rows = out["get"][0]["rows"]
-    assistant_ids = [r["id"] for r in rows if r["role"] == "assistant"]
-    db = SessionDB(home / "state.db")
-    try:
-        for (name, args), mid in zip(writes, assistant_ids):
-            text = args.get("content") or args["operations"][-1]["content"]
-            hit = find_provenance(db, text)
-            assert hit is not None and hit.message_id == mid, name
-            assert hit.session_id == "s1" and hit.role == "assistant"
-        assert find_provenance(db, "never written anywhere at all, not once") is None
     finally:
         db.close()
 

@@ -262,3 +262,33 @@ def test_the_snapshot_a_release_saves_on_drift_is_read(oracle, tmp_path):
     assert outside[0].changes == ((None, "added by hand, with a blank line"),)
     check_now(rec.home, tl)
     assert tl.state_at(stamp)["memory"] == ("from the agent", "added by hand, with a blank line")
+
+
+def test_o_opens_the_call_the_release_recorded(oracle, tmp_path):
+    """Memory mode's o (core.timeline.view.origin_of) names the assistant message whose memory call
+    the release recorded for each entry: an add, a replace, a batch, text in CJK only and in emoji
+    only (no ASCII word to find them by: the release stores the call with json.dumps, as \\uXXXX)."""
+    from core.timeline.view import NO_CALL, origin_of
+
+    s = Script().session("s1", "cli")
+    s.call("s1", action="add", target="memory", content="User prefers concise answers in British English")
+    s.call("s1", action="add", target="user", content="Name is Ada")
+    s.call("s1", action="replace", target="user", old_text="Ada", content="Name is Ada Lovelace, prefers tea")
+    s.call("s1", action="add", target="user", content="User writes 中文 and English, prefers tea")
+    s.call("s1", action="add", target="memory", content="用户喜欢简洁的回答")
+    s.call("s1", action="add", target="memory", content="🚀🚀 🎉")
+    batch = [{"action": "add", "content": "Deploys go out on Fridays"}]
+    if oracle.has("batch"):
+        s.call("s1", target="memory", operations=batch)
+    rec = record(oracle, tmp_path / "home", s)
+    _, tl = timeline_of(rec.home)
+    check_now(rec.home, tl)
+    expected = {"User prefers concise answers in British English": 1, "Name is Ada Lovelace, prefers tea": 3,
+                "User writes 中文 and English, prefers tea": 4, "用户喜欢简洁的回答": 5, "🚀🚀 🎉": 6}
+    if oracle.has("batch"):
+        expected["Deploys go out on Fridays"] = 7
+    for text, step in expected.items():
+        w = origin_of(tl, text).write
+        assert w is not None and w.session_id == "s1" and w.message_id == rec.steps[step]["ids"][0], text
+    assert origin_of(tl, "never written anywhere at all, not once").write is None
+    assert origin_of(tl, "Name is Ada").why != NO_CALL  # replaced since: not an entry now

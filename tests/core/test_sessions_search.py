@@ -7,10 +7,10 @@ from datetime import date
 import pytest
 
 from core.sessions.search import (
-    NotFoundError, QueryError, SearchCancelled, SessionDB, find_provenance, session_link,
+    NotFoundError, QueryError, SearchCancelled, SessionDB, session_link,
 )
 from core.sessions.snippets import marked
-from tests.core.sessions_fixtures import ENTRY, MARKUP, Msg, build_db, fingerprint
+from tests.core.sessions_fixtures import MARKUP, Msg, build_db, fingerprint
 
 LAYOUTS = ["current", "inline", "external", "none"]
 INDEXED = ["current", "inline", "external"]
@@ -232,18 +232,6 @@ def test_hit_ids_in_one_session(make_db, layout):
     assert db.hit_ids("20261015_100000_bbbbbbbb", "漓江") != []
 
 
-@pytest.mark.parametrize("layout", LAYOUTS)
-def test_provenance_finds_the_memory_call(make_db, layout):
-    db = make_db(layout)
-    hit = find_provenance(db, ENTRY)
-    assert hit is not None and hit.tool_name == "memory"
-    assert hit.session_id == "20261014_090000_aaaaaa"
-    assert db.message(hit.message_id).content == "I'll remember that."
-    assert find_provenance(db, "  " + ENTRY.upper().replace(" ", "\n") + " ") is not None  # spacing, case
-    assert find_provenance(db, "An entry that nobody ever wrote down anywhere") is None
-    assert find_provenance(db, "") is None
-
-
 def test_json_shapes(make_db):
     db = make_db()
     hit = db.search("staging", roles="user").hits[0]
@@ -277,25 +265,3 @@ def test_a_damaged_index_falls_back_to_a_scan(tmp_path):
     assert [db.message(h.message_id).content for h in result.hits] == ["How do I deploy the staging server?"]
     db.close()
     assert fingerprint(path) == before
-
-
-def test_provenance_skips_calls_that_failed_or_were_only_staged(tmp_path):
-    from tests.core.test_timeline import Db, add
-
-    db_file = tmp_path / "state.db"
-    db = Db(db_file)
-    db.session("s-1", "cli")
-    refused = "Deploy key lives in ~/.ssh/deploy_key for tideway-prod"
-    staged = "Release notes go to the #releases channel every Friday"
-    kept = "Invoice PDFs are rendered with WeasyPrint in tideway"
-    db.call("s-1", add(refused), {"success": False, "error": "Blocked: matches threat pattern 'ssh_access'"})
-    db.call("s-1", add(staged), {"success": True, "staged": True, "pending_id": "a1b2c3d4"})
-    written = db.call("s-1", {"action": "batch", "target": "memory",
-                              "operations": [{"action": "add", "content": kept}]})
-    sessions = SessionDB(db_file)
-    assert find_provenance(sessions, refused) is None  # the scanner refused it: the agent didn't write it
-    assert find_provenance(sessions, staged) is None  # waiting for approval: not written yet
-    hit = find_provenance(sessions, kept)
-    assert hit is not None and hit.message_id == written[0]
-    db.call("s-1", add(refused))  # written later after all: that call is the origin
-    assert find_provenance(SessionDB(db_file), refused) is not None

@@ -403,3 +403,74 @@ def test_no_state_db_and_a_damaged_one(tmp_path):
     db.path.write_bytes(b"SQLite format 3\x00" + b"\x00" * 200)
     with pytest.raises(DatabaseError):
         timeline(home)
+
+
+# -- memory mode's o: an entry's origin is the write its blame names (core.timeline.view.origin_of) --
+
+
+@pytest.mark.parametrize("layout", ["none", "inline", "current"])
+def test_an_entrys_origin_is_the_memory_call_that_wrote_it(tmp_path, layout):
+    from core.sessions.search import SessionDB
+    from core.timeline.view import NO_CALL, origin_of
+
+    entry = "User deploys the staging server with deploy.sh on Fridays"
+    hand = "An entry that nobody ever wrote down anywhere"
+    home, db = make_home(tmp_path, layout)
+    db.session("s-cli", "cli")
+    db.chat("s-cli", 3)
+    ids = db.call("s-cli", add(entry))
+    db.chat("s-cli", 2)
+    write_files(home, [entry, hand])
+    _, tl = timeline(home)
+    origin = origin_of(tl, entry)
+    w = origin.write
+    assert w is not None and w.by == "agent" and origin.why is None
+    assert (w.session_id, w.message_id, w.source) == ("s-cli", ids[0], "cli")  # the assistant message that called
+    sessions = SessionDB(db.path)
+    assert "memory" in sessions.message(w.message_id).tool_call_names()
+    sessions.close()
+    assert origin_of(tl, entry, "memory") == origin and origin_of(tl, entry, "user").write is None  # the other store
+    assert origin_of(tl, hand) == origin_of(tl, hand, "memory") and origin_of(tl, hand).why == NO_CALL
+    assert origin_of(tl, "").write is None and "not an entry" in origin_of(tl, "").why
+
+
+def test_an_origin_is_never_a_call_that_failed_or_was_only_staged(tmp_path):
+    from core.timeline.view import NO_CALL, origin_of
+
+    refused = "Deploy key lives in ~/.ssh/deploy_key for tideway-prod"
+    staged = "Release notes go to the #releases channel every Friday"
+    kept = "Invoice PDFs are rendered with WeasyPrint in tideway"
+    blocked = {"success": False, "error": "Blocked: matches threat pattern 'ssh_access'"}
+    home, db = make_home(tmp_path / "a")
+    db.session("s-1", "cli")
+    db.call("s-1", add(refused), blocked)
+    db.call("s-1", add(staged), {"success": True, "staged": True, "pending_id": "a1b2c3d4"})
+    written = db.call("s-1", {"action": "batch", "target": "memory", "operations": [{"action": "add", "content": kept}]})
+    write_files(home, [kept, refused, staged])  # the refused one typed by hand, the staged one approved by hand
+    _, tl = timeline(home)
+    assert origin_of(tl, refused).why == NO_CALL  # the scanner refused it: the agent didn't write it
+    assert origin_of(tl, staged).why == NO_CALL  # staged for approval: that call wrote nothing
+    assert origin_of(tl, kept).write.message_id == written[0]
+    home, db = make_home(tmp_path / "b")
+    db.session("s-1", "cli")
+    db.call("s-1", add(refused), blocked)
+    later = db.call("s-1", add(refused))  # written later after all: that call is the origin
+    write_files(home, [refused])
+    _, tl = timeline(home)
+    assert origin_of(tl, refused).write.message_id == later[0]
+
+
+def test_an_origin_hmc_wrote_says_so(tmp_path):
+    from core.timeline.view import origin_of
+
+    home, db = make_home(tmp_path)
+    db.session("s-1", "cli")
+    db.call("s-1", add("Deploys go through staging"))
+    write_files(home, ["Deploys go through staging"])
+    curator, _ = timeline(home)
+    curator.stores["memory"].apply([Op("replace", content="Deploys go through staging, then canary",
+                                       old_text="staging")], action="edit")
+    _, tl = timeline(home)
+    origin = origin_of(tl, "Deploys go through staging, then canary", now=T0)
+    assert origin.write is None and origin.why.startswith("hmc wrote this text (edit, ")
+    assert "i shows the entry's history" in origin.why

@@ -496,4 +496,4 @@ was added and by whom ("added 12 Oct · telegram · 3 revisions", "hand edit").
     def action_provenance(self) -> None:
         entry = self.selected()
         if entry is not None:
-            self.app.open_provenance(entry)
+            self.app.open_provenance(entry, self.target, self.timeline)

@@ -3,32 +3,25 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from dataclasses import dataclass
 from typing import Sequence
 
 from rich.text import Text
-from textual import on, work
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical
 from textual.widgets import Label, OptionList, Static
-from textual.widgets.option_list import Option
 
 from core import timefmt
-from core.pending.config_edit import ConfigEditError, read_write_approval, set_write_approval
-from core.home import tilde
+from core.pending.config_edit import read_write_approval
 from core.store.memory import FILE_NAMES, Op, preview
 from core.pending.queue import ApproveRefused, Inspection, PendingError, inspect_ops
 from tui.literal import literal, visible_controls
-from tui.screens.base import ModeScreen
-from tui.screens.dialogs import ConfirmDialog, EditEntryDialog, TextDialog
-from tui.widgets.footer import KeyFooter
-from tui.widgets.lists import HmcList
+from tui.screens.dialogs import ConfirmDialog, EditEntryDialog
+from tui.screens.queue import Queue, QueueScreen, queue_bindings, short_ago
 from tui.widgets.diff import EntryDiff
 from tui.widgets.gauge import CapacityGauge
-from tui.widgets.header import HmcHeader
-from tui.widgets.queue_tabs import QueueBar, queue_tabs
 
 STATUS = {
     "broken": "✗ broken file", "malformed": "✗ malformed", "disabled": "✗ target off", "unreadable": "✗ unreadable",
@@ -71,19 +64,6 @@ def status_label(ins: Inspection, short: bool = False) -> tuple[str, str]:
         main = mark + SHORT.get(word, word)
         other = SHORT.get(other, other) if other else None
     return (f"{main} · {other}" if other else main), style
-
-
-def short_ago(text: str) -> str:
-    """'2 weeks ago' → '2w', 'just now' → 'now', 'in 3 days' → '+3d'."""
-    if text == "just now":
-        return "now"
-    future = text.startswith("in ")
-    parts = text.removeprefix("in ").split()
-    if len(parts) < 2:
-        return text
-    unit = {"minute": "m", "minutes": "m", "hour": "h", "hours": "h", "day": "d", "days": "d", "week": "w",
-            "weeks": "w", "month": "mo", "months": "mo", "year": "y", "years": "y"}.get(parts[1], parts[1][:1])
-    return ("+" if future else "") + parts[0] + unit
 
 
 @dataclass(frozen=True)
@@ -174,21 +154,6 @@ def ordered(inspections: Sequence[Inspection], groups: dict[str, list[str]]) -> 
     return out
 
 
-def approval_question(subsystem: str, on: bool) -> tuple[str, Text]:
-    """The title and text of the question before write approval of `subsystem` (memory, skills) is toggled."""
-    label = "Write approval" if subsystem == "memory" else "Skill write approval"
-    writes = "memory writes" if subsystem == "memory" else "skill writes"
-    if on:
-        what = ("every memory write" if subsystem == "memory"
-                else "every skill write (create, edit, patch, delete, supporting files)")
-        change = f"Hermes will stage {what} here for you to approve instead of applying it."
-    else:
-        change = f"Hermes will apply {writes} at once, including those from its background review."
-    body = Text(f"Turn {label.lower()} {'on' if on else 'off'}? {change}\n\n"
-                f"Only the {subsystem}.write_approval line of config.yaml changes.")
-    return f"{label} {'on' if on else 'off'}", body
-
-
 def order_key(ins: Inspection) -> tuple:
     """The order approve all applies records in (the queue lists them oldest first)."""
     return (ins.record.created_at, ins.record.path.name)
@@ -225,9 +190,9 @@ def simulate(curator, inspections: Sequence[Inspection]) -> dict[str, int]:
     return counts
 
 
-class PendingScreen(ModeScreen):
-    MODE = "pending"
-    AREA = "pending"
+class PendingScreen(QueueScreen):
+    QUEUE = Queue("pending", "r", "pending", "memory", "write approval", "nothing waits for approval",
+                  "no staged write is selected", "Clear invalid: every staged write could still apply")
     HELP = """\
 ## Pending
 The writes Hermes staged for approval (`pending/memory/`), oldest first. The lower pane shows what
@@ -241,56 +206,41 @@ a drifted file stay) · **o** open the file in memory mode · **p** the raw reco
 """
     # Short descriptions and a compact footer: every key fits at 120 columns; the tooltips (and
     # the ? help) say the rest.
-    BINDINGS = [
-        Binding("y", "approve", "Approve", id="pending.approve",
-                tooltip="Apply the highlighted write through Hermes's checks, then clear it"),
-        Binding("n", "reject", "Reject", id="pending.reject", tooltip="Delete the highlighted write (u brings it back)"),
-        Binding("e", "edit", "Edit", id="pending.edit", tooltip="Change the proposed text (or file), then approve it"),
-        Binding("A", "approve_all", "Approve all", id="pending.approve_all",
-                tooltip="Approve all: apply every write that can apply; the rest stay with their reasons"),
-        Binding("R", "reject_all", "Reject all", id="pending.reject_all",
-                tooltip="Reject all: delete every staged write (asks first)"),
-        Binding("x", "reject_invalid", "Clear invalid", id="pending.reject_invalid",
-                tooltip="Clear invalid: reject the writes that can never apply (broken, malformed, entry changed, "
-                        "no match, ambiguous, empty, empties the file); scanner hits and over-limit writes stay"),
-        Binding("o", "open_store", "Open", id="pending.open", tooltip="Open the target file in memory mode"),
-        Binding("p", "raw", "Raw", id="pending.raw", tooltip="The record file exactly as Hermes wrote it"),
-        Binding("v", "reveal", "Reveal", id="pending.reveal", tooltip="Show or mask the secrets the scanner found"),
-        Binding("u", "undo_reject", "Unreject", id="pending.undo_reject", tooltip="Bring back the last rejected write"),
-        Binding("w", "toggle_approval", "Approval", id="pending.write_approval",
-                tooltip="Turn write approval on or off in config.yaml (only the memory.write_approval line changes)"),
-        Binding("s", "skills_queue", "Skills", id="pending.skills", tooltip="The skill writes queue (pending/skills/)"),
-    ]
+    BINDINGS = queue_bindings("pending", {
+        "approve": "Apply the highlighted write through Hermes's checks, then clear it",
+        "reject": "Delete the highlighted write (u brings it back)",
+        "edit": "Change the proposed text (or file), then approve it",
+        "approve_all": "Approve all: apply every write that can apply; the rest stay with their reasons",
+        "reject_all": "Reject all: delete every staged write (asks first)",
+        "reject_invalid": "Clear invalid: reject the writes that can never apply (broken, malformed, entry changed, "
+                          "no match, ambiguous, empty, empties the file); scanner hits and over-limit writes stay",
+        "raw": "The record file exactly as Hermes wrote it",
+        "reveal": "Show or mask the secrets the scanner found",
+        "toggle_approval": "Turn write approval on or off in config.yaml (only the memory.write_approval line changes)",
+    }, browse=Binding("o", "open_store", "Open", id="pending.open", tooltip="Open the target file in memory mode"),
+        undo=Binding("u", "undo_reject", "Unreject", id="pending.undo_reject", tooltip="Bring back the last rejected write"),
+        other=Binding("s", "skills_queue", "Skills", id="pending.skills", tooltip="The skill writes queue (pending/skills/)"))
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.rows: list[tuple[Inspection, str | None]] = []
-        self.reveal = False
         self._key: object = None
-        self._write_approval = False
-        self._problem: str | None = None
 
-    def compose(self) -> ComposeResult:
-        yield HmcHeader()
-        yield QueueBar(id="pending-bar")
-        yield Static("", id="pending-columns", markup=False)
-        yield HmcList(id="pending-list")
-        with VerticalScroll(id="pending-detail"):
-            yield Static("", id="detail-title", markup=False)
-            yield Static("", id="detail-summary", markup=False)
-            yield Static("", id="detail-status", markup=False, classes="detail-gap")
-            yield Static("", id="detail-warnings", markup=False)
-            with Vertical(id="detail-gauges", classes="detail-gap"):
-                with Horizontal(classes="gauge-row"):
-                    yield Label("", id="gauge-now-label")
-                    yield CapacityGauge(id="gauge-now")
-                with Horizontal(classes="gauge-row"):
-                    yield Label("", id="gauge-after-label")
-                    yield CapacityGauge(id="gauge-after")
-            yield EntryDiff(id="detail-diff", classes="detail-gap")
-            yield Static("", id="detail-findings", markup=False, classes="detail-gap")
-            yield Static("", id="detail-raw", markup=False, classes="detail-gap")
-        yield KeyFooter()
+    def compose_detail(self) -> ComposeResult:
+        yield Static("", id="detail-title", markup=False)
+        yield Static("", id="detail-summary", markup=False)
+        yield Static("", id="detail-status", markup=False, classes="detail-gap")
+        yield Static("", id="detail-warnings", markup=False)
+        with Vertical(id="detail-gauges", classes="detail-gap"):
+            with Horizontal(classes="gauge-row"):
+                yield Label("", id="gauge-now-label")
+                yield CapacityGauge(id="gauge-now")
+            with Horizontal(classes="gauge-row"):
+                yield Label("", id="gauge-after-label")
+                yield CapacityGauge(id="gauge-after")
+        yield EntryDiff(id="detail-diff", classes="detail-gap")
+        yield Static("", id="detail-findings", markup=False, classes="detail-gap")
+        yield Static("", id="detail-raw", markup=False, classes="detail-gap")
 
     def _layout(self) -> Columns:
         """Column widths for the list's current width (rows start one cell in, like the header)."""
@@ -300,16 +250,8 @@ a drifted file stay) · **o** open the file in memory mode · **p** the raw reco
         short = max([len(status_label(ins, short=True)[0]) for ins, _ in self.rows] + [6])
         return Columns.fit(width, full, short)
 
-    def on_resize(self) -> None:
-        self._fill_list()
-        self._fill_bar(self._problem)
-
-    def on_mount(self) -> None:
-        self.app.pending_changed.subscribe(self, lambda _=None: self.reload())
-        self.app.memory_changed.subscribe(self, lambda _=None: self.reload())
-        self.app.header_changed.subscribe(self, lambda _=None: self._fill_bar(self._problem))
-        self.reload()
-        self.query_one("#pending-list", OptionList).focus()
+    def reload_on(self) -> list:
+        return [self.app.pending_changed, self.app.memory_changed]
 
     # -- data ------------------------------------------------------------------------------------
 
@@ -317,12 +259,9 @@ a drifted file stay) · **o** open the file in memory mode · **p** the raw reco
     def queue(self):
         return self.app.curator.pending
 
-    @property
-    def current(self) -> Inspection | None:
-        lst = self.query_one("#pending-list", OptionList)
-        if lst.highlighted is None or not (0 <= lst.highlighted < len(self.rows)):
-            return None
-        return self.rows[lst.highlighted][0]
+    @staticmethod
+    def row_ins(row: tuple[Inspection, str | None]) -> Inspection:
+        return row[0]
 
     def reload(self, force: bool = False) -> None:
         """Re-read the queue and both stores (cheap when nothing changed), keeping the highlight."""
@@ -340,37 +279,25 @@ a drifted file stay) · **o** open the file in memory mode · **p** the raw reco
             problem = None
         except PendingError as exc:
             inspections, problem = [], str(exc)
-        self._write_approval = read_write_approval(curator.home.config_path)
+        self.write_approval = read_write_approval(curator.home.config_path)
         self.rows = ordered(inspections, self.queue.groups(inspections))
-        self._problem = problem
+        self.problem = problem
         self._fill_list()
-        self._fill_bar(problem)
+        self._fill_bar()
         self.show_detail()
         self.refresh_bindings()
 
-    def _fill_list(self) -> None:
-        if not self.is_mounted:
-            return
-        lst = self.query_one("#pending-list", OptionList)
-        keep = self.current.id if self.current is not None else None
-        old_index = lst.highlighted
+    def list_lines(self) -> tuple[Text, list[Text]]:
         cols = self._layout()
-        self.query_one("#pending-columns", Static).update(cols.header())
-        lst.clear_options()
-        if not self.rows:
-            lst.add_option(Option(Text(" Nothing waits for approval.", style="dim"), id="empty", disabled=True))
-            return
-        options = []
-        for n, (ins, same) in enumerate(self.rows):
+        lines = []
+        for ins, same in self.rows:
             row = self._row(ins, same, cols)
             row.truncate(cols.width + 1, overflow="ellipsis")
-            options.append(Option(row, id=f"r-{n}"))
-        lst.add_options(options)
-        ids = [ins.id for ins, _ in self.rows]
-        if keep in ids:
-            lst.highlighted = ids.index(keep)
-        else:
-            lst.highlighted = min(old_index or 0, len(self.rows) - 1)
+            lines.append(row)
+        return cols.header(), lines
+
+    def empty_note(self) -> str:
+        return "Nothing waits for approval."
 
     def _row(self, ins: Inspection, same_as: str | None, cols: Columns) -> Text:
         r = ins.record
@@ -398,13 +325,10 @@ a drifted file stay) · **o** open the file in memory mode · **p** the raw reco
         row.append(visible_controls(" ".join(secret_masker(ins, False)(r.title).split())))
         return row
 
-    def _fill_bar(self, problem: str | None) -> None:
-        if not self.is_mounted:
-            return
-        narrow = self.app.size.width < 110
-        state = self.app.header_state(quick=True)
-        bar, spans = queue_tabs(len(self.rows), state.get("skills"), "pending")
-        bar.append("  ")
+    def tab_counts(self, state: dict) -> tuple[int | None, int | None]:
+        return len(self.rows), state.get("skills")
+
+    def describe_queue(self, bar: Text, narrow: bool) -> None:
         n = len(self.rows)
         bar.append(f"{n} staged" + ("" if narrow else f" write{'s' if n != 1 else ''}"), style="bold")
         if n:
@@ -413,12 +337,7 @@ a drifted file stay) · **o** open the file in memory mode · **p** the raw reco
             bad = sum(1 for ins, _ in self.rows if not ins.can_apply)
             if bad:
                 bar.append(f" · {bad} can't apply" + ("" if narrow else " as staged"), style="yellow")
-        bar.append(" · approval " if narrow else " · write approval ")
-        bar.append("on" if self._write_approval else "off", style="bold")
-        bar.append(" (w)", style="dim")
-        if problem:
-            bar.append(f"  ✗ {problem}", style="bold red")
-        self.query_one("#pending-bar", QueueBar).show(bar, spans)
+        bar.append(" · ")
 
     # -- the detail pane ---------------------------------------------------------------------------
 
@@ -427,12 +346,12 @@ a drifted file stay) · **o** open the file in memory mode · **p** the raw reco
         q = self.query_one
         gauges = q("#detail-gauges")
         if ins is None:
-            approval = "on" if self._write_approval else "off"
+            approval = "on" if self.write_approval else "off"
             self._set("#detail-title", Text("No staged writes", style="bold"))
             self._set("#detail-summary", Text(
                 f"Write approval is {approval}. With it on, Hermes stages every memory write in "
                 "pending/memory/ instead of applying it, and they wait here for you. w turns it "
-                + ("off." if self._write_approval else "on.")))
+                + ("off." if self.write_approval else "on.")))
             for name in ("#detail-status", "#detail-warnings", "#detail-findings", "#detail-raw"):
                 self._set(name, "")
             gauges.display = False
@@ -506,13 +425,6 @@ a drifted file stay) · **o** open the file in memory mode · **p** the raw reco
             raw.append_text(literal(mask(r.raw[:2000]) or "(empty)"))
         self._set("#detail-raw", raw)
 
-    def _set(self, name: str, content: Text | str) -> None:
-        """Update a detail line; an empty one takes no room."""
-        widget = self.query_one(name, Static)
-        widget.update(content)
-        plain = content.plain if isinstance(content, Text) else content
-        widget.display = bool(plain.strip())
-
     def _findings(self, ins: Inspection, mask) -> Text:
         out = Text()
         for s in ins.scanned:
@@ -534,96 +446,34 @@ a drifted file stay) · **o** open the file in memory mode · **p** the raw reco
     def action_skills_queue(self) -> None:
         self.app.switch_mode("skills")
 
-    @on(OptionList.OptionHighlighted, "#pending-list")
-    def highlighted(self) -> None:
-        self.show_detail()
-        self.refresh_bindings()
-
-    @on(OptionList.OptionSelected, "#pending-list")
-    def selected(self) -> None:
-        self.query_one("#pending-detail").focus()
-
     # -- what can apply now ------------------------------------------------------------------------
 
-    def why_not(self, action: str) -> str | None:
-        if not self.is_mounted:
-            return None
-        ins = self.current
-        none = "nothing waits for approval" if not self.rows else "no staged write is selected"
-        if action == "approve":
-            if ins is None:
-                return f"Approve: {none}"
-            if not ins.record.usable or not (ins.can_apply or ins.forcible):
-                return f"Approve: {ins.reason or 'this write can not apply'}"
-            return None
-        if action == "reject":
-            return None if ins is not None else f"Reject: {none}"
-        if action == "edit":
-            if ins is None:
-                return f"Edit: {none}"
-            if not (ins.record.usable and len(ins.record.ops) == 1 and ins.record.ops[0].action in ("add", "replace")):
-                return "Edit: only a single add or replace has text to edit"
-            return None
-        if action in ("approve_all", "reject_all"):
-            return None if self.rows else f"{'Approve' if action == 'approve_all' else 'Reject'} all: nothing waits for approval"
-        if action == "reject_invalid":
-            return None if any(i.never_applies for i, _ in self.rows) else \
-                "Clear invalid: every staged write could still apply"
+    def can_approve(self, ins: Inspection) -> bool:
+        return ins.record.usable and (ins.can_apply or ins.forcible)
+
+    def never_applies(self, ins: Inspection) -> bool:
+        return ins.never_applies
+
+    def why_not_edit(self, ins: Inspection) -> str | None:
+        if not (ins.record.usable and len(ins.record.ops) == 1 and ins.record.ops[0].action in ("add", "replace")):
+            return "Edit: only a single add or replace has text to edit"
+        return None
+
+    def why_not_more(self, action: str, ins: Inspection | None, none: str) -> str | None:
         if action == "open_store":
             return None if (ins is not None and ins.target is not None) else f"Open: {none}"
-        if action == "raw":
-            return None if ins is not None else f"Raw: {none}"
-        if action == "reveal":
-            if ins is None or not any(getattr(f, "secret", False) for f in ins.findings):
-                return "Reveal: the scanner found no secret in this write"
-            return None
         if action == "undo_reject":
             return None if self.queue.rejected() else "Unreject: nothing was rejected"
         return None
 
-    # -- after a change ------------------------------------------------------------------------------
-
-    def changed(self, target: str | None = None) -> None:
-        """Tell the app (header count, other screens) and re-render here."""
-        if target:
-            self.app.stores_written(target)
-        written = getattr(self.app, "pending_written", None)
-        if written is not None:
-            written()
-        else:
-            self.app.poll()
-        self.reload(force=True)
-
     # -- actions ---------------------------------------------------------------------------------------
-
-    @work(exclusive=True, group="pending-write")
-    async def action_approve(self) -> None:
-        ins = self.current
-        if ins is None:
-            return
-        if not (ins.can_apply or ins.forcible):
-            self.notify(ins.reason or "This write can't apply.", title="Can't approve", severity="warning", markup=False)
-            return
-        force = False
-        if ins.forcible:
-            force = await self._confirm_scan(ins)
-            if not force:
-                return
-        await self.approve(ins, force=force)
-
-    async def _confirm_scan(self, ins: Inspection, findings: Sequence | None = None) -> bool:
-        from tui.screens.dialogs import scan_body
-
-        body = scan_body(list(findings if findings is not None else ins.findings))
-        return bool(await self.app.push_screen_wait(ConfirmDialog(
-            "Write despite the security scan?", body, yes="Write anyway", danger=True)))
 
     async def approve(self, ins: Inspection, *, edited=None, target: str | None = None, force: bool = False) -> bool:
         try:
             approval = await asyncio.to_thread(self.queue.approve, ins.id, edited=edited, target=target,
                                                force=force, seen=ins)
         except ApproveRefused as exc:
-            if exc.forcible and not force and await self._confirm_scan(ins, exc.findings):
+            if exc.forcible and not force and await self._confirm_scan(exc.findings):
                 return await self.approve(ins, edited=edited, target=target, force=True)
             if not exc.forcible:
                 self.notify(str(exc), title=f"Kept {ins.id}: not approved", severity="error", timeout=10, markup=False)
@@ -639,7 +489,7 @@ a drifted file stay) · **o** open the file in memory mode · **p** the raw reco
         self.notify(f"{what}\n{store.name}: {approval.result.label}", title=f"Approved {approval.id}", markup=False)
         return True
 
-    @work(exclusive=True, group="pending-write")
+    @work(exclusive=True, group="queue-write")
     async def action_reject(self) -> None:
         ins = self.current
         if ins is None:
@@ -654,7 +504,7 @@ a drifted file stay) · **o** open the file in memory mode · **p** the raw reco
         self.changed()
         self.notify(f"Rejected {record.id}: nothing was written. u brings it back.", title="Rejected", markup=False)
 
-    @work(exclusive=True, group="pending-write")
+    @work(exclusive=True, group="queue-write")
     async def action_undo_reject(self) -> None:
         try:
             rid = await asyncio.to_thread(self.queue.undo_reject)
@@ -667,7 +517,7 @@ a drifted file stay) · **o** open the file in memory mode · **p** the raw reco
             self.query_one("#pending-list", OptionList).highlighted = ids.index(rid)
         self.notify(f"{rid} is back in the queue.", title="Unrejected", markup=False)
 
-    @work(exclusive=True, group="pending-write")
+    @work(exclusive=True, group="queue-write")
     async def action_edit(self) -> None:
         ins = self.current
         if ins is None or not ins.record.usable or len(ins.record.ops) != 1:
@@ -707,7 +557,7 @@ a drifted file stay) · **o** open the file in memory mode · **p** the raw reco
         no longer fit are counted as staying, not as written."""
         return simulate(self.app.curator, [ins for ins, _ in sorted(self.rows, key=lambda r: order_key(r[0]))])
 
-    @work(exclusive=True, group="pending-write")
+    @work(exclusive=True, group="queue-write")
     async def action_approve_all(self) -> None:
         c = self.counts()
         if not c["all"]:
@@ -741,7 +591,7 @@ a drifted file stay) · **o** open the file in memory mode · **p** the raw reco
             text += f"; {len(report.skipped)} staged meanwhile wait for you"
         self.notify(text + ".", title="Approve all", severity="warning" if report.failed else "information", timeout=10, markup=False)
 
-    @work(exclusive=True, group="pending-write")
+    @work(exclusive=True, group="queue-write")
     async def action_reject_all(self) -> None:
         n = len(self.rows)
         if not n:
@@ -755,7 +605,7 @@ a drifted file stay) · **o** open the file in memory mode · **p** the raw reco
         self.notify(f"Rejected {len(report.done)}." + (f" {len(report.failed)} could not be removed." if report.failed else ""),
                     title="Reject all", markup=False)
 
-    @work(exclusive=True, group="pending-write")
+    @work(exclusive=True, group="queue-write")
     async def action_reject_invalid(self) -> None:
         bad = [ins for ins, _ in self.rows if ins.never_applies]
         if not bad:
@@ -784,39 +634,12 @@ a drifted file stay) · **o** open the file in memory mode · **p** the raw reco
         if ins is not None and ins.target:
             self.app.show_memory(ins.target)
 
-    def action_raw(self) -> None:
-        ins = self.current
-        if ins is None:
-            return
+    def mask_for(self, ins: Inspection):
+        return secret_masker(ins, self.reveal)
+
+    def raw_of(self, ins: Inspection):
         r = ins.record
-        text = r.raw
-        if r.payload is not None and not r.broken:
-            try:
-                text = json.dumps(json.loads(r.raw), indent=2, ensure_ascii=False)
-            except ValueError:
-                pass
-        mask = secret_masker(ins, self.reveal)
-        note = tilde(self.queue.folder / r.file) + ("" if self.reveal else " · secrets masked (v reveals)")
-        self.app.push_screen(TextDialog(f"Raw record — {r.file}", mask(text) or "(empty file)", note=note))
+        return r.raw, r.payload is not None and not r.broken, self.queue.folder / r.file
 
-    def action_reveal(self) -> None:
-        self.reveal = not self.reveal
-        self.show_detail()
-        self.notify("Secrets shown." if self.reveal else "Secrets masked.", markup=False)
-
-    @work(exclusive=True, group="pending-write")
-    async def action_toggle_approval(self) -> None:
-        path = self.app.curator.home.config_path
-        on = not read_write_approval(path)
-        title, body = approval_question("memory", on)
-        if not await self.app.push_screen_wait(ConfirmDialog(title, body, yes=f"Turn {'on' if on else 'off'}")):
-            return
-        try:
-            edit = await asyncio.to_thread(set_write_approval, path, on)
-        except ConfigEditError as exc:
-            self.notify(str(exc), title="config.yaml unchanged", severity="error", timeout=10, markup=False)
-            return
-        self.reload(force=True)
-        where = "created config.yaml" if edit.created else f"config.yaml line {edit.line}"
-        self.notify(f"Write approval is {'on' if on else 'off'} ({where}). Hermes picks it up the next time "
-                    "it loads config.yaml.", title="Write approval", markup=False)
+    def approval_now(self) -> bool:
+        return read_write_approval(self.app.curator.home.config_path)

@@ -11,35 +11,26 @@ made visible (controls, bidi overrides) and never read as markup.
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from rich.text import Text
-from textual import on, work
+from textual import work
 from textual.worker import get_current_worker
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
-from textual.widgets import OptionList, Static
-from textual.widgets.option_list import Option
+from textual.widgets import Static
 
 from core import timefmt
 from core.home import tilde
-from core.pending.config_edit import ConfigEditError, set_write_approval
 from core.pending.skills import (BROKEN, GUARDED, SCANNER, FileChange, SkillApproveRefused, SkillInspection,
                                  SkillPendingError, SkillUndoRefused)
 from core.scan.mask import Masker
 from tui.literal import literal, visible
-from tui.screens.base import ModeScreen
-from tui.screens.dialogs import ConfirmDialog, TextDialog
-from tui.screens.pending import approval_question, short_ago
+from tui.screens.dialogs import ConfirmDialog
+from tui.screens.queue import Queue, QueueScreen, queue_bindings, short_ago
 from tui.screens.skill_edit import EDITABLE, SkillEditDialog
-from tui.widgets.footer import KeyFooter
-from tui.widgets.header import HmcHeader
-from tui.widgets.lists import HmcList
-from tui.widgets.queue_tabs import QueueBar, queue_tabs
 from tui.widgets.skill_diff import SkillDiff, build
 
 STATUS = {
@@ -105,9 +96,11 @@ class Detail:
     raw: Text = field(default_factory=Text)
 
 
-class SkillsPendingScreen(ModeScreen):
-    MODE = "pending"  # the header's Pending tab; this is pending mode's second queue
-    AREA = "pending"
+class SkillsPendingScreen(QueueScreen):
+    # MODE (the header's Pending tab) and AREA are QueueScreen's: this is pending mode's second queue
+    QUEUE = Queue("skills", "s", "skills", "skills", "skill write approval", "no skill write waits for approval",
+                  "no skill write is selected",
+                  "Clear invalid: every staged skill write can apply (or waits for your decision)")
     HELP = """\
 ## Pending — skill writes
 The skill writes Hermes staged for approval (`pending/skills/`, `skills.write_approval: true`), oldest
@@ -120,28 +113,20 @@ approve · **A** approve all (asks, with the counts; never past a scan hit) · *
 those that can't apply (scanner hits and guarded writes stay) · **p** the raw record · **v** reveal
 secrets · **w** skill write approval on/off in config.yaml · **m** the memory queue.
 """
-    BINDINGS = [
-        Binding("y", "approve", "Approve", id="pending.skills.approve",
-                tooltip="Apply the highlighted skill write as Hermes would, then clear it"),
-        Binding("n", "reject", "Reject", id="pending.skills.reject",
-                tooltip="Delete the highlighted skill write (u brings it back while hmc runs)"),
-        Binding("e", "edit", "Edit", id="pending.skills.edit",
-                tooltip="Change the proposed SKILL.md, file or replacement, then approve it"),
-        Binding("A", "approve_all", "Approve all", id="pending.skills.approve_all",
-                tooltip="Approve every skill write that can apply, oldest first; the rest stay with their reasons"),
-        Binding("R", "reject_all", "Reject all", id="pending.skills.reject_all",
-                tooltip="Delete every staged skill write (asks first)"),
-        Binding("x", "reject_invalid", "Clear invalid", id="pending.skills.reject_invalid",
-                tooltip="Reject the skill writes that can't apply; scanner hits and guarded writes stay"),
-        Binding("f", "next_file", "File", id="pending.skills.file", tooltip="Show the diff of the next file"),
-        Binding("p", "raw", "Raw", id="pending.skills.raw", tooltip="The record file exactly as Hermes wrote it"),
-        Binding("v", "reveal", "Reveal", id="pending.skills.reveal", tooltip="Show or mask the secrets found"),
-        Binding("u", "undo", "Undo", id="pending.skills.undo",
-                tooltip="Undo the newest skill approval (its files put back) or bring back the last rejected write"),
-        Binding("w", "toggle_approval", "Approval", id="pending.skills.write_approval",
-                tooltip="Turn skill write approval on or off (only the skills.write_approval line changes)"),
-        Binding("m", "memory_queue", "Memory", id="pending.skills.memory", tooltip="The memory writes queue"),
-    ]
+    BINDINGS = queue_bindings("pending.skills", {
+        "approve": "Apply the highlighted skill write as Hermes would, then clear it",
+        "reject": "Delete the highlighted skill write (u brings it back while hmc runs)",
+        "edit": "Change the proposed SKILL.md, file or replacement, then approve it",
+        "approve_all": "Approve every skill write that can apply, oldest first; the rest stay with their reasons",
+        "reject_all": "Delete every staged skill write (asks first)",
+        "reject_invalid": "Reject the skill writes that can't apply; scanner hits and guarded writes stay",
+        "raw": "The record file exactly as Hermes wrote it",
+        "reveal": "Show or mask the secrets found",
+        "toggle_approval": "Turn skill write approval on or off (only the skills.write_approval line changes)",
+    }, browse=Binding("f", "next_file", "File", id="pending.skills.file", tooltip="Show the diff of the next file"),
+        undo=Binding("u", "undo", "Undo", id="pending.skills.undo",
+                     tooltip="Undo the newest skill approval (its files put back) or bring back the last rejected write"),
+        other=Binding("m", "memory_queue", "Memory", id="pending.skills.memory", tooltip="The memory writes queue"))
     DEFAULT_CSS = """
     SkillsPendingScreen #skills-bar { height: 1; padding: 0 1; background: $boost; }
     SkillsPendingScreen #skills-columns { height: 1; padding: 0 1; color: $text-muted; text-style: bold; }
@@ -160,44 +145,27 @@ secrets · **w** skill write approval on/off in config.yaml · **m** the memory 
         super().__init__(*args, **kwargs)
         self.rows: list[Row] = []
         self.loaded = False
-        self.reveal = False
         self.file_index = 0
-        self.write_approval = False
         self.guard: str | None = None
-        self.problem: str | None = None
         self.rejected: list[tuple[str, Path, bytes, float]] = []  # (id, path, bytes, when) for u, newest last
         self.undoable = None  # the approval u would undo (SkillQueue.undoable()), read with the queue
         self._detail_key: tuple | None = None
 
-    def compose(self) -> ComposeResult:
-        yield HmcHeader()
-        yield QueueBar(id="skills-bar")
-        yield Static("", id="skills-columns", markup=False)
-        yield HmcList(id="skills-list")
-        with VerticalScroll(id="skills-detail"):
-            yield Static("", id="skill-title", markup=False)
-            yield Static("", id="skill-summary", markup=False)
-            yield Static("", id="skill-status", markup=False, classes="detail-gap")
-            yield Static("", id="skill-facts", markup=False, classes="detail-gap")
-            yield Static("", id="skill-files", markup=False, classes="detail-gap")
-            yield Static("", id="skill-findings", markup=False, classes="detail-gap")
-            yield SkillDiff(id="skill-diff", classes="detail-gap")
-            yield Static("", id="skill-raw", markup=False, classes="detail-gap")
-        yield KeyFooter()
+    def compose_detail(self) -> ComposeResult:
+        yield Static("", id="skill-title", markup=False)
+        yield Static("", id="skill-summary", markup=False)
+        yield Static("", id="skill-status", markup=False, classes="detail-gap")
+        yield Static("", id="skill-facts", markup=False, classes="detail-gap")
+        yield Static("", id="skill-files", markup=False, classes="detail-gap")
+        yield Static("", id="skill-findings", markup=False, classes="detail-gap")
+        yield SkillDiff(id="skill-diff", classes="detail-gap")
+        yield Static("", id="skill-raw", markup=False, classes="detail-gap")
 
-    def on_mount(self) -> None:
+    def on_mount(self) -> None:  # before QueueScreen.on_mount (Textual calls both), which reads the queue
         self.ready = asyncio.Event()  # set once the queue has been read (actions wait for it)
-        self.app.pending_changed.subscribe(self, lambda _=None: self.reload())
-        self.app.header_changed.subscribe(self, lambda _=None: self._fill_bar())
-        self.reload()
-        self.query_one("#skills-list", OptionList).focus()
 
     def on_screen_resume(self) -> None:
         self.reload()
-
-    def on_resize(self) -> None:
-        self._fill_list()
-        self._fill_bar()
 
     # -- data ------------------------------------------------------------------------------------
 
@@ -205,14 +173,15 @@ secrets · **w** skill write approval on/off in config.yaml · **m** the memory 
     def queue(self):
         return self.app.curator.pending_skills
 
-    @property
-    def current(self) -> SkillInspection | None:
-        lst = self.query_one("#skills-list", OptionList)
-        if lst.highlighted is None or not (0 <= lst.highlighted < len(self.rows)):
-            return None
-        return self.rows[lst.highlighted].ins
+    @staticmethod
+    def row_ins(row: Row) -> SkillInspection:
+        return row.ins
 
-    def reload(self) -> None:
+    async def wait_ready(self) -> None:
+        await self.ready.wait()
+
+    def reload(self, force: bool = False) -> None:
+        """Read the queue again, in a thread (always: `force` changes nothing here)."""
         self.run_worker(self._load, thread=True, exclusive=True, group="skills-load", exit_on_error=False)
 
     def _load(self) -> None:
@@ -264,24 +233,13 @@ secrets · **w** skill write approval on/off in config.yaml · **m** the memory 
             name = max(12, name - (20 - (width - fixed)))
         return 10, age, 12, name, status, short
 
-    def _fill_list(self) -> None:
-        if not self.is_mounted:
-            return
-        lst = self.query_one("#skills-list", OptionList)
-        keep = self.current.id if self.current is not None else None
-        old = lst.highlighted
+    def list_lines(self) -> tuple[Text, list[Text]]:
         w_id, w_age, w_action, w_name, w_status, short = self._widths()
-        width = max(40, (lst.size.width or self.app.size.width) - 3)
-        self.query_one("#skills-columns", Static).update(Text(
-            f"{'id':<{w_id}}{'age' if short else 'staged':<{w_age}}{'action':<{w_action}}{'skill':<{w_name}}"
-            f"{'status':<{w_status}}summary"))
-        lst.clear_options()
-        if not self.rows:
-            note = "Reading pending/skills/…" if not self.loaded else "No skill writes wait for approval."
-            lst.add_option(Option(Text(" " + note, style="dim"), id="empty", disabled=True))
-            return
-        options = []
-        for n, row in enumerate(self.rows):
+        width = max(40, (self.query_one("#skills-list").size.width or self.app.size.width) - 3)
+        header = Text(f"{'id':<{w_id}}{'age' if short else 'staged':<{w_age}}{'action':<{w_action}}{'skill':<{w_name}}"
+                      f"{'status':<{w_status}}summary")
+        lines = []
+        for row in self.rows:
             r = row.ins.record
             line = Text(" ", no_wrap=True, overflow="ellipsis")
             line.append(f"{visible(r.id)[:w_id - 1]:<{w_id}}", style="bold")
@@ -295,19 +253,16 @@ secrets · **w** skill write approval on/off in config.yaml · **m** the memory 
                 line.append("auto ", style="magenta")
             line.append(row.summary)
             line.truncate(width + 1, overflow="ellipsis")
-            options.append(Option(line, id=f"s-{n}"))
-        lst.add_options(options)
-        ids = [row.ins.id for row in self.rows]
-        lst.highlighted = ids.index(keep) if keep in ids else min(old or 0, len(self.rows) - 1)
+            lines.append(line)
+        return header, lines
 
-    def _fill_bar(self) -> None:
-        if not self.is_mounted:
-            return
-        narrow = self.app.size.width < 110
-        state = self.app.header_state(quick=True)
-        skills = len(self.rows) if self.loaded else state.get("skills")
-        bar, spans = queue_tabs(state.get("pending"), skills, "skills")
-        bar.append("  ")
+    def empty_note(self) -> str:
+        return "Reading pending/skills/…" if not self.loaded else "No skill writes wait for approval."
+
+    def tab_counts(self, state: dict) -> tuple[int | None, int | None]:
+        return state.get("pending"), len(self.rows) if self.loaded else state.get("skills")
+
+    def describe_queue(self, bar: Text, narrow: bool) -> None:
         if self.rows:
             oldest = min((r.ins.record.created_at for r in self.rows if r.ins.record.created_at), default=0)
             if oldest and not narrow:
@@ -315,22 +270,9 @@ secrets · **w** skill write approval on/off in config.yaml · **m** the memory 
             bad = sum(1 for r in self.rows if not r.ins.can_apply)
             if bad:
                 bar.append(f"{bad} can't apply · ", style="yellow")
-        bar.append("approval " if narrow else "skill write approval ")
-        bar.append("on" if self.write_approval else "off", style="bold")
-        bar.append(" (w)", style="dim")
-        if self.problem:
-            bar.append(f"  ✗ {self.problem}", style="bold red")
-        self.query_one("#skills-bar", QueueBar).show(bar, spans)
 
-    @on(OptionList.OptionHighlighted, "#skills-list")
-    def highlighted(self) -> None:
+    def row_changed(self) -> None:
         self.file_index = 0
-        self.show_detail()
-        self.refresh_bindings()
-
-    @on(OptionList.OptionSelected, "#skills-list")
-    def selected(self) -> None:
-        self.query_one("#skills-detail").focus()
 
     # -- the detail pane ---------------------------------------------------------------------------
 
@@ -465,66 +407,33 @@ secrets · **w** skill write approval on/off in config.yaml · **m** the memory 
         diff.display = bool(d.diff.plain)
         self._set("#skill-raw", d.raw)
 
-    def _set(self, name: str, content: Text) -> None:
-        widget = self.query_one(name, Static)
-        widget.update(content)
-        widget.display = bool(content.plain.strip())
-
     # -- what can apply now ------------------------------------------------------------------------
 
-    def why_not(self, action: str) -> str | None:
-        if not self.is_mounted or not self.loaded:
-            return None  # the queue is being read: the action waits for it
-        ins = self.current
-        none = "no skill write waits for approval" if not self.rows else "no skill write is selected"
-        if action == "approve":
-            if ins is None:
-                return f"Approve: {none}"
-            if not (ins.can_apply or ins.forcible):
-                return f"Approve: {ins.reason or 'this write can not apply'}"
-            return None
-        if action == "reject":
-            return None if ins is not None else f"Reject: {none}"
-        if action == "edit":
-            if ins is None:
-                return f"Edit: {none}"
-            if ins.record.broken or ins.record.action not in EDITABLE:
-                return "Edit: only a create, edit, patch or write_file has text to edit"
-            if ins.kind == GUARDED:
-                return f"Edit: {ins.reason}"
-            return None
-        if action in ("approve_all", "reject_all"):
-            if not self.rows:
-                return f"{'Approve' if action == 'approve_all' else 'Reject'} all: {none}"
-            if action == "approve_all" and self.guard:
-                return f"Approve all: {self.guard}"
-            return None
-        if action == "reject_invalid":
-            return None if any(never_applies(r.ins) for r in self.rows) else \
-                "Clear invalid: every staged skill write can apply (or waits for your decision)"
+    def never_applies(self, ins: SkillInspection) -> bool:
+        return never_applies(ins)
+
+    def why_not_edit(self, ins: SkillInspection) -> str | None:
+        if ins.record.broken or ins.record.action not in EDITABLE:
+            return "Edit: only a create, edit, patch or write_file has text to edit"
+        if ins.kind == GUARDED:
+            return f"Edit: {ins.reason}"
+        return None
+
+    def why_not_all(self, action: str) -> str | None:
+        if action == "approve_all" and self.guard:
+            return f"Approve all: {self.guard}"
+        return None
+
+    def why_not_more(self, action: str, ins: SkillInspection | None, none: str) -> str | None:
         if action == "next_file":
             if ins is None or len(ins.changes) < 2:
                 return "File: this write changes one file at most"
-            return None
-        if action == "raw":
-            return None if ins is not None else f"Raw: {none}"
-        if action == "reveal":
-            if ins is None or not any(getattr(f, "secret", False) for f in ins.findings):
-                return "Reveal: the scanner found no secret in this write"
             return None
         if action == "undo":
             if self.rejected or self.undoable is not None:
                 return None
             return "Undo: hmc has approved no skill write here to undo, and none was rejected since hmc started"
         return None
-
-    # -- after a change ------------------------------------------------------------------------------
-
-    def changed(self) -> None:
-        written = getattr(self.app, "pending_written", None)
-        if written is not None:
-            written()
-        self.reload()
 
     # -- actions ---------------------------------------------------------------------------------------
 
@@ -535,34 +444,16 @@ secrets · **w** skill write approval on/off in config.yaml · **m** the memory 
         self.file_index += 1
         self.show_detail()
 
-    def action_reveal(self) -> None:
-        self.reveal = not self.reveal
-        self.show_detail()
-        self.notify("Secrets shown." if self.reveal else "Secrets masked.", markup=False)
+    def mask_for(self, ins: SkillInspection):
+        return masker(ins, self.reveal)
 
-    def action_raw(self) -> None:
-        ins = self.current
-        if ins is None:
-            return
+    def raw_of(self, ins: SkillInspection):
         r = ins.record
         try:
             text = r.path.read_bytes().decode("utf-8", "replace")
         except OSError as exc:
             text = f"(can't be read: {exc.strerror or exc})"
-        if not r.broken:
-            try:
-                text = json.dumps(json.loads(text), indent=2, ensure_ascii=False)
-            except ValueError:
-                pass
-        note = tilde(r.path) + ("" if self.reveal else " · secrets masked (v reveals)")
-        self.app.push_screen(TextDialog(f"Raw record — {r.file}", masker(ins, self.reveal)(text) or "(empty file)",
-                                        note=note))
-
-    async def _confirm_scan(self, findings) -> bool:
-        from tui.screens.dialogs import scan_body
-
-        return bool(await self.app.push_screen_wait(ConfirmDialog(
-            "Write despite the security scan?", scan_body(list(findings)), yes="Write anyway", danger=True)))
+        return text, not r.broken, r.path
 
     async def approve(self, ins: SkillInspection, content: str | None = None, force: bool = False) -> bool:
         try:
@@ -590,24 +481,7 @@ secrets · **w** skill write approval on/off in config.yaml · **m** the memory 
                     + (" (edited)" if content is not None else ""), markup=False)
         return True
 
-    @work(exclusive=True, group="skills-write")
-    async def action_approve(self) -> None:
-        await self.ready.wait()
-        ins = self.current
-        if ins is None:
-            return
-        if not (ins.can_apply or ins.forcible):
-            self.notify(ins.reason or "This write can't apply.", title="Can't approve", severity="warning",
-                        markup=False)
-            return
-        if ins.forcible:
-            if not await self._confirm_scan(ins.findings):
-                return
-            await self.approve(ins, force=True)
-            return
-        await self.approve(ins)
-
-    @work(exclusive=True, group="skills-write")
+    @work(exclusive=True, group="queue-write")
     async def action_edit(self) -> None:
         await self.ready.wait()
         ins = self.current
@@ -622,7 +496,7 @@ secrets · **w** skill write approval on/off in config.yaml · **m** the memory 
             return
         await self.approve(ins, content=text)
 
-    @work(exclusive=True, group="skills-write")
+    @work(exclusive=True, group="queue-write")
     async def action_reject(self) -> None:
         await self.ready.wait()
         ins = self.current
@@ -645,7 +519,7 @@ secrets · **w** skill write approval on/off in config.yaml · **m** the memory 
         self.notify(f"Rejected {r.id}: nothing was written under skills/. u brings it back.", title="Rejected",
                     markup=False)
 
-    @work(exclusive=True, group="skills-write")
+    @work(exclusive=True, group="queue-write")
     async def action_undo(self) -> None:
         """The newest of: hmc's last skill approval here (undone from its journal), the last rejection."""
         await self.ready.wait()
@@ -681,7 +555,7 @@ secrets · **w** skill write approval on/off in config.yaml · **m** the memory 
         self.changed()
         self.notify(f"Undid {done.detail}.", title="Undo", markup=False)
 
-    @work(exclusive=True, group="skills-write")
+    @work(exclusive=True, group="queue-write")
     async def action_approve_all(self) -> None:
         await self.ready.wait()
         if not self.rows or self.guard:
@@ -726,7 +600,7 @@ secrets · **w** skill write approval on/off in config.yaml · **m** the memory 
         self.notify(f"Rejected {done}." + (f" {failed} could not be removed." if failed else ""), title=title,
                     markup=False)
 
-    @work(exclusive=True, group="skills-write")
+    @work(exclusive=True, group="queue-write")
     async def action_reject_all(self) -> None:
         await self.ready.wait()
         n = len(self.rows)
@@ -739,7 +613,7 @@ secrets · **w** skill write approval on/off in config.yaml · **m** the memory 
             return
         await self._reject_many([r.ins for r in self.rows], "Reject all")
 
-    @work(exclusive=True, group="skills-write")
+    @work(exclusive=True, group="queue-write")
     async def action_reject_invalid(self) -> None:
         await self.ready.wait()
         bad = [r.ins for r in self.rows if never_applies(r.ins)]
@@ -759,24 +633,6 @@ secrets · **w** skill write approval on/off in config.yaml · **m** the memory 
                                                              danger=True)):
             return
         await self._reject_many(bad, "Cleared")
-
-    @work(exclusive=True, group="skills-write")
-    async def action_toggle_approval(self) -> None:
-        await self.ready.wait()
-        path = self.app.curator.home.config_path
-        on = not self.write_approval
-        title, body = approval_question("skills", on)
-        if not await self.app.push_screen_wait(ConfirmDialog(title, body, yes=f"Turn {'on' if on else 'off'}")):
-            return
-        try:
-            edit = await asyncio.to_thread(set_write_approval, path, on, "skills")
-        except ConfigEditError as exc:
-            self.notify(str(exc), title="config.yaml unchanged", severity="error", timeout=10, markup=False)
-            return
-        self.reload()
-        where = "created config.yaml" if edit.created else f"config.yaml line {edit.line}"
-        self.notify(f"Skill write approval is {'on' if on else 'off'} ({where}). Hermes picks it up the next time "
-                    "it loads config.yaml.", title="Skill write approval", markup=False)
 
 
 def _size(n: int | None) -> str:

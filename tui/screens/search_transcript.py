@@ -18,8 +18,7 @@ from textual.widgets import ContentSwitcher, Input, Static
 from core import timefmt
 from core.sessions.query import Term
 from core.sessions.search import (
-    DatabaseError, Message, NotFoundError, QueryError, SessionInfo, SessionsError, Window, find_provenance,
-    session_link,
+    DatabaseError, Message, NotFoundError, QueryError, SessionInfo, SessionsError, Window, session_link,
 )
 from core.sessions.snippets import one_line
 from tui.literal import literal, visible
@@ -50,6 +49,7 @@ class MoreLoaded(TextualMessage):
 @dataclass
 class OriginMissing(TextualMessage):
     entry: str
+    why: str
 
 
 def preview_line(text: str, width: int = 200) -> str:
@@ -202,18 +202,19 @@ class TranscriptSide:
 
     # -- provenance (memory mode's `o`) -----------------------------------------------------------------
     @classmethod
-    def open_provenance(cls, app, entry: str) -> None:
-        """Switch to search mode and open the session where *entry* was written (or say why not)."""
+    def open_provenance(cls, app, entry: str, target: str | None = None, timeline=None) -> None:
+        """Switch to search mode and open the session where *entry* was written (or say why not),
+        as the timeline's blame says (`timeline`: one already built for this profile)."""
         app.switch_mode("search")
 
         def go() -> None:
             screen = app.screen
             if isinstance(screen, cls):
-                screen.provenance(entry)
+                screen.provenance(entry, target, timeline)
 
         app.call_after_refresh(go)
 
-    def provenance(self, entry: str) -> None:
+    def provenance(self, entry: str, target: str | None = None, timeline=None) -> None:
         self.from_memory = True
         self.session_profile = None
         self.session_info = None
@@ -221,39 +222,47 @@ class TranscriptSide:
         self.transcript.clear_messages()  # never an unrelated session under the search
         self.transcript.focus()  # Esc goes back to memory, 1-4 switch modes (the box doesn't take them)
         self.query_one("#transcript-title", Static).update(Text("Looking for where this entry was written…", style="dim"))
-        self.find_origin(entry)
+        self.find_origin(entry, target, timeline)
 
     def on_origin_missing(self, message: "OriginMissing") -> None:
-        """Nothing in state.db wrote the entry: say so in the view itself, with nothing else in it."""
+        """No memory tool call wrote the entry: say so in the view itself, with nothing else in it."""
         if not self.from_memory:
             return
         self.session_info = None
         self.transcript.clear_messages()
         line = Text()
         line.append("Origin not found\n", style="bold yellow")
-        line.append("No memory tool call in state.db wrote this entry: it may have been typed by hand, "
-                    "edited since, or written before this state.db began.\n\n")
+        line.append(message.why + "\n\n")
         line.append_text(literal(preview_line(message.entry), "italic"))
         line.append("\n\nEsc back to memory", style="dim")
         self.query_one("#transcript-title", Static).update(line)
         self.refresh_bindings()
 
     @work(thread=True, exclusive=True, group="transcript", exit_on_error=False)
-    def find_origin(self, entry: str) -> None:
+    def find_origin(self, entry: str, target: str | None = None, timeline=None) -> None:
+        from core.timeline import build_timeline
+        from core.timeline.view import origin_of
+
+        curator = self.app.curator
         try:
-            hit = find_provenance(self.db, entry)
+            origin = None
+            if timeline is not None and timeline.curator is curator:  # memory mode's: right unless it is behind
+                origin = origin_of(timeline, entry, target, curator.now())
+            if origin is None or origin.write is None:
+                origin = origin_of(build_timeline(curator), entry, target, curator.now())
         except SessionsError as exc:
             self.post_message(Notice(str(exc), "error", "Origin"))
             return
-        if hit is None:
-            self.post_message(OriginMissing(entry))
+        w = origin.write
+        if w is None:
+            self.post_message(OriginMissing(entry, origin.why or ""))
             return
         try:
-            info = self.db.session(hit.session_id)
-            window = self.db.window(hit.session_id, hit.message_id, before=WINDOW, after=WINDOW)
+            info = self.db.session(w.session_id)
+            window = self.db.window(w.session_id, w.message_id, before=WINDOW, after=WINDOW)
         except SessionsError as exc:
             self.post_message(Notice(str(exc), "error", "Origin"))
             return
-        note = f"Written by a memory tool call on {timefmt.local_time(hit.timestamp)} ({hit.source})."
+        note = f"Written by a memory tool call on {timefmt.local_time(w.timestamp)} ({w.source})."
         # the call itself is the match: show its arguments (the entry as written), highlight nothing else
-        self.post_message(TranscriptLoaded(info, window, (), [hit.message_id], note, (hit.message_id,)))
+        self.post_message(TranscriptLoaded(info, window, (), [w.message_id], note, (w.message_id,)))
