@@ -20,6 +20,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from core.sessions.search import ROLES, SessionDB, find_provenance
+from tests.conformance.hmc_side import release_of
 from tests.conformance.strategies import Scratch, examples
 
 pytestmark = pytest.mark.area("sessions")
@@ -98,7 +99,7 @@ def _run(oracle, home: Path, conversations: dict, queries: list, *, rewound=(), 
                           get=[{"session_id": sid} for sid in conversations])
     if build:
         assert [i for ids in out["built"].values() for i in ids] == list(range(1, len(flat) + 1))
-    db = SessionDB(home / "state.db")
+    db = SessionDB(home / "state.db", release=release_of(oracle))
     try:
         for q, res in zip(queries, out["search"]):
             assert res.get("raised") is None, (q, res)
@@ -142,7 +143,7 @@ def test_search_pages_past_the_first(oracle, make_home):
     build, _ = _build(CONVERSATIONS)
     out = oracle.sessions(home, build=build, search=[{"query": "docker", "limit": 5, "offset": o}
                                                      for o in (0, 5, 10, 15)])
-    db = SessionDB(home / "state.db")
+    db = SessionDB(home / "state.db", release=release_of(oracle))
     try:
         for o, res in zip((0, 5, 10, 15), out["search"]):
             ours = db.search("docker", include_hidden=True, roles=ROLES, limit=5, offset=o)
@@ -193,7 +194,7 @@ def _provenance(oracle, home, writes):
                           get=[{"session_id": "s1"}])
     rows = out["get"][0]["rows"]
     assistant_ids = [r["id"] for r in rows if r["role"] == "assistant"]
-    db = SessionDB(home / "state.db")
+    db = SessionDB(home / "state.db", release=release_of(oracle))
     try:
         for (name, args), mid in zip(writes, assistant_ids):
             text = args.get("content") or args["operations"][-1]["content"]
