@@ -88,7 +88,7 @@ class Curator:
     def sessions(self) -> "SessionDB":
         from core.sessions.search import SessionDB
 
-        return SessionDB(self.home.state_db)
+        return SessionDB(self.home.state_db, release=self.release)
 
     def reload_config(self) -> bool:
         """Re-read config.yaml (limits, enabled flags, write approval); True when anything changed."""

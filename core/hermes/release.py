@@ -86,7 +86,14 @@ class Release:
 
     @property
     def trigram_retry(self) -> bool:
-        """A search with no hits is retried on the trigram index as a substring match."""
+        """A search with no hits is retried on the trigram index as a substring match
+        (core.hermes.search.trigram_retry), unless its role filter names `tool`."""
+        return self >= (0, 20)
+
+    @property
+    def tool_role_skips_trigram(self) -> bool:
+        """A role filter naming `tool` never uses the trigram index (its fresh layouts leave tool
+        rows out): CJK terms are found by a plain scan instead."""
         return self >= (0, 20)
 
     # -- 0.22 ------------------------------------------------------------------------------
@@ -138,7 +145,20 @@ class Release:
 
     @property
     def or_relaxed_retry(self) -> bool:
-        """A search still without hits is retried with its terms joined by OR."""
+        """A search still without hits is retried with its terms joined by OR
+        (core.hermes.search.or_relaxed_retry)."""
+        return self >= (0, 22)
+
+    @property
+    def tool_role_scans(self) -> bool:
+        """A role filter naming `tool` searches full message text by plain scan, newest first: the
+        word index holds only the first 8,192 characters of a tool message."""
+        return self >= (0, 22)
+
+    @property
+    def background_skips_trigram(self) -> bool:
+        """A source filter naming cron or subagent never uses the trigram index (which leaves those
+        sessions out): CJK terms are found by a plain scan instead."""
         return self >= (0, 22)
 
 
@@ -212,7 +232,12 @@ def for_version(version: tuple[int, int, int]) -> tuple[Release, str | None]:
 
 
 def for_schema(schema: int) -> tuple[Release, str | None]:
-    """The newest release that writes this state.db schema version."""
+    """The newest release that writes this state.db schema version.
+
+    Each release stamps only its own schema (an older database jumps straight to it), so a number
+    between two releases' (23-25 between 0.19.0 and 0.20.1, 27-30 between 0.20.1 and 0.22.2) was
+    written by a development build between them: the older release's rules, with a notice.
+    """
     writers = [r for r in KNOWN if r.schema == schema]
     if writers:
         return writers[-1], None
@@ -222,7 +247,10 @@ def for_schema(schema: int) -> tuple[Release, str | None]:
     older = [r for r in KNOWN if r.schema < schema]
     if not older:
         return OLDEST, f"state.db has schema {schema}, older than any release hmc knows; using {OLDEST.name}'s rules"
-    return older[-1], f"state.db has schema {schema}, not one hmc knows; using {older[-1].name}'s rules"
+    newer = next(r for r in KNOWN if r.schema > schema)
+    return older[-1], (f"state.db has schema {schema}, written by a Hermes build between {older[-1].name} "
+                       f"(schema {older[-1].schema}) and {newer.name} (schema {newer.schema}); "
+                       f"using {older[-1].name}'s rules")
 
 
 # -- where a release can be found ------------------------------------------------------------

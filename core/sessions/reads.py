@@ -14,7 +14,7 @@ from typing import Callable, Iterable
 from core.sessions import snippets
 from core.sessions.db import Schema, as_epoch
 from core.sessions.model import (
-    CONTENT_CAP, DEFAULT_ROLES, HIDDEN_SOURCES, MAX_LIMIT, PREVIEW_CHARS, ROLES, Message, NotFoundError, SessionInfo,
+    CONTENT_CAP, HIDDEN_SOURCES, MAX_LIMIT, PREVIEW_CHARS, Message, NotFoundError, SessionInfo,
     Window, _count, _names, _ph, flatten_content,
 )
 from core.sessions.query import Query, escape_like, parse_query
@@ -343,27 +343,41 @@ class SessionReads:
     ) -> list[int]:
         """Ids of every visible message of one session matching *query*, in order."""
         q = query if isinstance(query, Query) else parse_query(query)
-        role_list = _names(roles, ROLES, "role") or DEFAULT_ROLES
+        filters = self._filters(None, roles, None, None, True)
+        role_list = filters.roles
 
         def go(conn):
             schema = self._schema_for(conn)
-            plan = self._plan(conn, schema, q)
+            plan = self._plan(conn, schema, q, filters)
             vis = self._visible_sql(schema, "m")
             if plan.route != "like":
                 bounds = self._bounds(conn, schema, session_id)
                 if bounds is None:
                     return []
-                t = plan.table
-                sql = (
-                    f"SELECT m.id FROM {t} CROSS JOIN messages m ON m.id = {t}.rowid "
-                    f"WHERE {t} MATCH ? AND {t}.rowid BETWEEN ? AND ? AND m.session_id = ? "
-                    f"AND m.role IN ({_ph(role_list)}) AND {vis} ORDER BY {t}.rowid LIMIT ?"
-                )
-                params = (plan.match, bounds[0], bounds[1], session_id, *role_list, limit)
-                try:
+
+                def matching(p) -> list[int]:
+                    t = p.table
+                    sql = (
+                        f"SELECT m.id FROM {t} CROSS JOIN messages m ON m.id = {t}.rowid "
+                        f"WHERE {t} MATCH ? AND {t}.rowid BETWEEN ? AND ? AND m.session_id = ? "
+                        f"AND m.role IN ({_ph(role_list)}) AND {vis} ORDER BY {t}.rowid LIMIT ?"
+                    )
+                    params = (p.match, bounds[0], bounds[1], session_id, *role_list, limit)
                     return [r[0] for r in conn.execute(sql, params)]
+
+                try:
+                    ids = matching(plan)
                 except sqlite3.OperationalError:
                     pass  # fall back to the scan below
+                else:
+                    if ids or plan.route != "fts":
+                        return ids
+                    # a session found by the release's retry: its matches are the retry's
+                    for retry in self._retries(schema, q, filters):
+                        ids = self._retry_rows(lambda: matching(retry))
+                        if ids:
+                            return ids
+                    return []
             cols = ["m.content"] + [f"m.{c}" for c in ("tool_name", "tool_calls") if c in schema.message_columns]
             pred, like_params = q.like(cols)
             sql = (

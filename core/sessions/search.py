@@ -5,7 +5,13 @@ Search routes, chosen per query:
 - ``fts``: the word index (any of Hermes's three FTS5 layouts), ranked by bm25;
 - ``trigram``: the trigram index, for CJK / emoji terms of 3+ characters when it exists;
 - ``like``: a plain scan of ``messages`` — for short CJK terms, databases without an index,
-  and indexes Hermes marked stale (``state_meta.fts_stale``) or is still rebuilding.
+  indexes Hermes marked stale (``state_meta.fts_stale``) or is still rebuilding, and (0.22) a role
+  filter naming ``tool``, whose text the index holds only in part.
+
+When the first page is empty, the user's release searches again (core.hermes.search): 0.20 and
+later on the trigram index as a substring match, 0.22 then with the terms joined by OR. hmc makes
+the same retries with the same text, so a search finds what the agent's ``session_search`` finds;
+they run only after an empty page, so the common path costs nothing more.
 
 Every route applies Hermes's visibility rules, hides kanban/subagent/tool sessions unless
 asked, and (sorted by relevance) ranks cron sessions below interactive ones. Results stream
@@ -28,6 +34,8 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Callable, Iterable
 
+from core.hermes import search as hermes_search
+from core.hermes.release import NEWEST, Release, for_schema
 from core.sessions import snippets
 from core.sessions.model import (
     DEFAULT_ROLES, DEMOTED_SOURCES, HIDDEN_SOURCES, MAX_LIMIT, ROLES, DbSummary, Hit, Message, NotFoundError,
@@ -75,6 +83,16 @@ class _Filters:
     since: float | None
     until: float | None
     include_hidden: bool
+    asked_roles: tuple[str, ...] | None = None  # the role filter as Hermes would get it (None: every role)
+
+    @property
+    def names_tool(self) -> bool:
+        """The person asked for tool messages by name (Hermes then avoids its partial indexes)."""
+        return self.asked_roles is not None and "tool" in self.asked_roles
+
+    @property
+    def names_background(self) -> bool:
+        return bool(self.sources) and any(s in hermes_search.TRIGRAM_EXCLUDED_SOURCES for s in self.sources)
 
 
 @dataclass
@@ -93,8 +111,11 @@ class SessionDB(SessionReads):
     Safe to share between threads: each thread gets its own read-only connection.
     """
 
-    def __init__(self, path: Path | str, *, timeout: float = 5.0) -> None:
+    def __init__(self, path: Path | str, *, timeout: float = 5.0, release: Release | None = None) -> None:
+        """*release*: whose search rules to follow (the curator's detected release); None: the
+        release that writes this database's schema version."""
         self.path = Path(path)
+        self._release = release
         self._conns = ReadOnlyConnections(self.path, timeout=timeout)
         self._schema: Schema | None = None
         self._schema_lock = threading.Lock()
@@ -116,6 +137,11 @@ class SessionDB(SessionReads):
                 if self._schema is None:
                     self._schema = probe(conn, self.path)
         return self._schema
+
+    def release_for(self, schema: Schema) -> Release:
+        if self._release is not None:
+            return self._release
+        return for_schema(schema.version)[0] if schema.version is not None else NEWEST
 
     def _run(self, fn: Callable, should_stop: Callable[[], bool] | None = None):
         """Run ``fn(conn)`` on this thread's connection, mapping every sqlite error."""
@@ -223,7 +249,7 @@ class SessionDB(SessionReads):
 
         def go(conn):
             schema = self._schema_for(conn)
-            plan = self._plan(conn, schema, q)
+            plan = self._plan(conn, schema, q, filters)
             try:
                 rows = self._page(conn, schema, plan, q, filters, sort, limit + 1, offset)
             except sqlite3.DatabaseError as exc:
@@ -233,6 +259,13 @@ class SessionDB(SessionReads):
                     raise
                 plan = _Plan("like", "The search index can't be read; searching by plain scan (slower).")
                 rows = self._page(conn, schema, plan, q, filters, sort, limit + 1, offset)
+            if not rows and plan.route == "fts":
+                for retry in self._retries(schema, q, filters):
+                    rows = self._retry_rows(lambda: self._page(conn, schema, retry, q, filters, sort, limit + 1,
+                                                               offset))
+                    if rows:
+                        plan = retry
+                        break
             terms = highlight_terms(q, plan.route)
             hits = self._hits(conn, schema, rows[:limit], terms)
             total, capped = None, False
@@ -266,12 +299,16 @@ class SessionDB(SessionReads):
         since_ts, until_ts = _epoch(since), _epoch(until, end_of_day=True)
         if since_ts is not None and until_ts is not None and since_ts >= until_ts:
             raise QueryError("The date range is empty: --since must be before --until.")
+        asked = _names(roles, ROLES, "role")
         return _Filters(
-            roles=_names(roles, ROLES, "role") or DEFAULT_ROLES,
+            roles=asked or DEFAULT_ROLES,
             sources=_names(sources, None, "source"),
             since=since_ts,
             until=until_ts,
             include_hidden=include_hidden,
+            # hmc's default roles leave out only system prompts (a listed deviation): to Hermes, as
+            # asking for every role, that is no role filter at all
+            asked_roles=asked if asked and set(asked) != set(ROLES) else None,
         )
 
     def _state(self, conn, schema: Schema) -> str:
@@ -284,7 +321,7 @@ class SessionDB(SessionReads):
         self._state_cache = (state, now)
         return state
 
-    def _plan(self, conn, schema: Schema, q: Query) -> _Plan:
+    def _plan(self, conn, schema: Schema, q: Query, f: _Filters) -> _Plan:
         state = self._state(conn, schema)
         if state == "none":
             return _Plan("like", "This state.db has no search index: searching by plain scan (slower).")
@@ -292,11 +329,41 @@ class SessionDB(SessionReads):
             return _Plan("like", "Hermes marked its search index stale: searching by plain scan (slower).")
         if state == "rebuilding":
             return _Plan("like", "Hermes is rebuilding its search index: searching by plain scan (slower).")
+        release = self.release_for(schema)
+        if f.names_tool and release.tool_role_scans:
+            return _Plan("like", "Tool output is searched in full, by plain scan (slower): Hermes's index "
+                                 f"holds only its first {hermes_search.TOOL_CONTENT_INDEXED:,} characters.")
         if q.needs_substring:
-            if schema.trigram and q.trigram_ok:
+            if (schema.trigram and q.trigram_ok and not (f.names_tool and release.tool_role_skips_trigram)
+                    and not (f.names_background and release.background_skips_trigram)):
                 return _Plan("trigram", None, "messages_fts_trigram", q.trigram())
             return _Plan("like", None)
         return _Plan("fts", None, "messages_fts", q.fts5())
+
+    def _retries(self, schema: Schema, q: Query, f: _Filters) -> list[_Plan]:
+        """The searches the release makes after an empty first page, in its order."""
+        release = self.release_for(schema)
+        if not release.trigram_retry or f.names_tool:
+            return []
+        plans = []
+        if schema.trigram and (match := hermes_search.trigram_retry(q.raw)) is not None:
+            plans.append(_Plan("trigram", "No whole-word match: these hits contain the words inside "
+                                          "longer ones, as Hermes's own search finds them.",
+                               "messages_fts_trigram", match))
+        if release.or_relaxed_retry and (match := hermes_search.or_relaxed_retry(q.raw)) is not None:
+            plans.append(_Plan("fts", "No message has every word: these hits have some of them, as "
+                                      "Hermes's own search finds them.", "messages_fts", match))
+        return plans
+
+    @staticmethod
+    def _retry_rows(run: Callable[[], list]) -> list:
+        """A retry's rows; a retry SQLite can't run (its text, a missing tokenizer) finds nothing."""
+        try:
+            return run()
+        except sqlite3.OperationalError as exc:
+            if "interrupt" in str(exc).lower():
+                raise
+            return []
 
     def _where(self, schema: Schema, f: _Filters, params: list, *, hidden: bool = True) -> list[str]:
         mcols, scols = schema.message_columns, schema.session_columns
