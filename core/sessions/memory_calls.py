@@ -54,7 +54,7 @@ class Call:
     timestamp: float | None  # when the result was recorded
     call_id: str
     target: str
-    action: str  # add | replace | remove | batch
+    action: str  # add | replace | remove | patch (0.22) | batch
     content: str | None = None
     old_text: str | None = None
     operations: tuple[dict, ...] | None = None  # a batch: [{action, content?, old_text?}]
@@ -211,6 +211,8 @@ def _op_dict(v: Any) -> dict:
     for key in ("content", "old_text"):
         if v.get(key) is not None:
             out[key] = _str(v[key])
+    if not out.get("content") and v.get("new_text") is not None:
+        out["content"] = _str(v["new_text"])  # 0.20+'s alias; a call that wrote used it as content
     return out
 
 
@@ -313,11 +315,14 @@ def make_call(pending: Open, result_row: tuple, result: dict | None, harvest: Ha
             return Call(pending.message_id, rid, pending.session_id, ts, pending.call_id, target, "batch",
                         operations=operations, entries=entries, entry_count=count)
         action = args.get("action")
-        if action not in ("add", "replace", "remove"):
+        if action not in ("add", "replace", "remove", "patch"):
             harvest.skip("malformed arguments")
             return None
+        # 0.20+ take `new_text` for a missing content; 0.19 refused the keyword, so a call that
+        # wrote with it was one of theirs
+        content = _opt_str(args.get("content")) or _opt_str(args.get("new_text"))
         return Call(pending.message_id, rid, pending.session_id, ts, pending.call_id, target, action,
-                    content=_opt_str(args.get("content")), old_text=_opt_str(args.get("old_text")),
+                    content=content, old_text=_opt_str(args.get("old_text")),
                     entries=entries, entry_count=count)
     except (TypeError, ValueError):
         harvest.skip("malformed arguments")

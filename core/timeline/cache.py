@@ -29,7 +29,7 @@ import platformdirs
 from core.store.atomic import private_dir, write_private
 from core.sessions.memory_calls import Harvest, Open
 
-VERSION = 3
+VERSION = 4  # 4: patch calls and new_text arguments are harvested
 MAX_CACHE_BYTES = 256 * 1024 * 1024
 
 

@@ -28,7 +28,7 @@ from datetime import date, datetime, time as dt_time
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Iterator, Sequence
 
-from core.hermes.memory import DELIMITER, Op, OpError, decode, locate, parse, preview
+from core.hermes.memory import DELIMITER, Op, OpError, decode, locate, parse, patch_entry, preview
 from core.hermes.release import NEWEST, Release
 from core.store.atomic import read_regular
 from core.store.journal import Record, tagged
@@ -405,6 +405,13 @@ class _Builder:
         if op.action == "remove":
             index = locate(texts, op.old_text, None, self.release, "remove", pos)
             return lines[:index] + lines[index + 1:]
+        if op.action == "patch":  # 0.22: one span inside the entry; the release's scan passed it
+            index = locate(texts, op.old_text or "", None, self.release, "patch", pos)
+            line = lines[index]
+            line.text = patch_entry(line.text, op.old_text or "", op.content or "", self.release, scan=False)
+            line.revisions += 1
+            touched.append(line)
+            return lines
         raise OpError(f"Unknown action '{op.action}'.")
 
     # hmc's journal

@@ -36,6 +36,27 @@ def _files(home: Path) -> dict:
     return out
 
 
+def _in_release_verbs(mt, store, args: dict) -> dict:
+    """A step written with `replace` (swap the whole entry old_text selects), for a release whose
+    model has no `replace` (0.22): the same edit as a `patch` whose span is that whole entry, found
+    by the release's own matching; left as it is when old_text selects no single entry."""
+    enum = mt.MEMORY_SCHEMA["parameters"]["properties"]["action"].get("enum", [])
+    if "replace" in enum or "patch" not in enum:
+        return args
+    target = args.get("target", "memory")
+
+    def one(op: dict) -> dict:
+        if (op or {}).get("action") != "replace":
+            return op
+        found = store.resolve_entry(target, op.get("old_text") or "", "patch")
+        old = found["matched_entry"] if found.get("success") else op.get("old_text")
+        return {**op, "action": "patch", "old_text": old}
+
+    if args.get("operations"):
+        return {**args, "operations": [one(o) for o in args["operations"]]}
+    return one(args)
+
+
 def main() -> int:
     req = json.loads(sys.stdin.read())
     home = Path(req["home"])
@@ -68,7 +89,7 @@ def main() -> int:
                 limits = step.get("limits") or [2200, 1375]
                 store = mt.MemoryStore(memory_char_limit=limits[0], user_char_limit=limits[1])
                 store.load_from_disk()
-                args = dict(step["call"])
+                args = _in_release_verbs(mt, store, dict(step["call"]))
                 raw = mt.memory_tool(store=store, **args)
                 cid = step.get("call_id", f"call_{n}")
                 ts = step["ts"]
