@@ -55,9 +55,13 @@ WRITES = [
 ]
 
 
+# the releases' own bookkeeping beside the skills, not skill content: usage counts, the hub, and
+# 0.22's per-skill locks and curator ledger (hmc journals its approvals in its own state folder)
+BOOKKEEPING = (".usage.json", ".hub/", ".locks/", ".curator_ledger.jsonl")
+
+
 def _tree(files: dict) -> dict:
-    return {k: v for k, v in files.items()
-            if not k.startswith((".usage.json", ".hub/")) and k != ".hub"}  # .usage.json(.lock)
+    return {k: v for k, v in files.items() if not k.startswith(BOOKKEEPING) and k not in (".hub", ".locks")}
 
 
 def test_hmc_approve_all_matches_release(oracle, make_home, tmp_path):
@@ -96,8 +100,8 @@ def test_hmc_approve_all_matches_release(oracle, make_home, tmp_path):
     assert _tree(home_files(mine, "skills")) == _tree(release["skills_files"])
     mine_dirs = sorted(p.relative_to(mine / "skills").as_posix()
                        for p in (mine / "skills").rglob("*") if p.is_dir())
-    assert [d for d in mine_dirs if not d.startswith(".hub")] == \
-        [d for d in release["skills_dirs"] if not d.startswith(".hub")]
+    assert [d for d in mine_dirs if not d.startswith((".hub", ".locks"))] == \
+        [d for d in release["skills_dirs"] if not d.startswith((".hub", ".locks"))]
 
 
 def test_patch_and_edit_in_order_match_release(oracle, make_home, tmp_path):
