@@ -432,14 +432,15 @@ def is_batch(ops: Sequence[Op], batch: bool | None = None) -> bool:
 
 
 def precheck(ops: Sequence[Op], batch: bool | None = None, release: "Release" = NEWEST, *,
-             tool: bool = False, entries: Callable[[], Sequence[str]] | None = None) -> None:
+             tool: bool = False, entries: Callable[[], Sequence[str]] | None = None, person: bool = False) -> None:
     """The refusals a release makes before it takes the file lock, so before its drift guard, in
     its order: an empty operations list; for a single call, empty text and an unknown action. (A
     batch checks its operations later, under the lock.) Raises OpError in the release's words.
 
     `tool=True` is the model's own memory_tool call (0.22 refuses `replace` there and checks its
     arguments first); otherwise a staged write replayed by approval. `entries` gives the loaded
-    entries 0.22 lists when old_text is missing.
+    entries 0.22 lists when old_text is missing. `person`: hmc's own edit, which may patch on any
+    release.
     """
     if release.patch:
         return _precheck_22(ops, batch, release, tool, entries)
@@ -457,6 +458,11 @@ def precheck(ops: Sequence[Op], batch: bool | None = None, release: "Release" = 
             raise OpError("old_text cannot be empty.", "empty")
         if op.action == "replace" and not (op.content or "").strip():
             raise OpError("new_content cannot be empty. Use 'remove' to delete entries.", "empty")
+    elif op.action == "patch" and person:  # hmc's own span edit, valid whichever release runs
+        if not has_old:
+            raise OpError("old_text cannot be empty.", "empty")
+        if not (op.content or "").strip():
+            raise OpError(f"new_text cannot be empty. {PATCH_DROP_HINT}", "empty")
     else:
         raise OpError(f"Unknown action '{op.action}'. Use: add, replace, remove", "unknown")
 

@@ -302,7 +302,7 @@ class MemoryStore:
     def dry_run(self, ops: Sequence[Op], *, person: bool = True, allow_empty: bool = False,
                 batch: bool | None = None, tool: bool = False) -> Plan:
         """What `apply` would do now (no lock, nothing written). Raises like apply."""
-        rules.precheck(ops, batch, self.release, tool=tool, entries=lambda: self.read().entries)
+        rules.precheck(ops, batch, self.release, tool=tool, entries=lambda: self.read().entries, person=person)
         snap = self._writable_snapshot(allow_drift=self._drift_allowed(ops, batch))
         return plan(snap.entries, ops, self.limit, self.label, self.release, person=person, allow_empty=allow_empty,
                     batch=batch, file_name=self.name)
@@ -321,7 +321,7 @@ class MemoryStore:
         """
         allow_empty = force if allow_empty is None else allow_empty
         # what the release refuses before its lock (and drift guard)
-        rules.precheck(ops, batch, self.release, tool=tool, entries=lambda: self.read().entries)
+        rules.precheck(ops, batch, self.release, tool=tool, entries=lambda: self.read().entries, person=person)
         findings = self.scan_ops(ops)
         if not person:
             refusal = self.release_refusal(ops, batch)

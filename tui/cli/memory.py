@@ -1,4 +1,4 @@
-"""`hmc memory list|add|replace|remove|prompt`: Hermes's memory operations from a shell, and the exact
+"""`hmc memory list|add|replace|patch|remove|prompt`: Hermes's memory operations from a shell, and the exact
 block the release injects into the system prompt."""
 
 from __future__ import annotations
@@ -32,6 +32,15 @@ def register(sub) -> None:
     q.add_argument("old", help="a substring that identifies one entry (Hermes's matching: several different matches are refused)")
     q.add_argument("new", help="the whole new entry")
     q.add_argument("--force", action="store_true", help="write even if the security scan flags it")
+    q = ops.add_parser("patch", help="replace the span OLD inside one entry with NEW, keeping the rest",
+                       description="Replace one span inside the entry that OLD selects (the entry holding "
+                       "it, by your Hermes release's matching) and keep the rest of that entry. OLD must "
+                       "occur once in that entry. hmc's own edit: it works whichever release you run "
+                       "(0.22 has the same verb for the model).")
+    target(q)
+    q.add_argument("old", help="the exact span to change; it must occur once in the entry it selects")
+    q.add_argument("new", help="the span's new text (the rest of the entry is kept)")
+    q.add_argument("--force", action="store_true", help="write even if the security scan flags it")
     q = ops.add_parser("remove", help="remove the entry matching OLD")
     target(q)
     q.add_argument("old", help="a substring that identifies one entry (Hermes's matching: several different matches are refused)")
@@ -43,7 +52,7 @@ def register(sub) -> None:
     q.add_argument("--target", "-t", choices=TARGETS, help="only memory (MEMORY.md) or user (USER.md)")
     q.add_argument("--raw", action="store_true",
                    help="the exact bytes, secrets and control characters included (for files and diffs)")
-    for name in ("add", "replace", "remove", "prompt"):
+    for name in ("add", "replace", "patch", "remove", "prompt"):
         add_reveal(ops.choices[name])  # their messages quote entries ("Entry replaced (was '…')")
     for q in ops.choices.values():
         q.set_defaults(run=run)
@@ -62,6 +71,7 @@ def run(args, ctx: CliContext) -> int:
     op = {
         "add": lambda: Op("add", content=args.content),
         "replace": lambda: Op("replace", content=args.new, old_text=args.old),
+        "patch": lambda: Op("patch", content=args.new, old_text=args.old),
         "remove": lambda: Op("remove", old_text=args.old),
     }[args.op]()
     try:
