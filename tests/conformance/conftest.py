@@ -1,7 +1,7 @@
 """Conformance fixtures and the per-test area marker.
 
 Every test here that uses ``oracle`` runs once per selected release
-(HMC_CONFORMANCE_RELEASES, default 0.17.0 and 0.19.0) and carries an
+(HMC_CONFORMANCE_RELEASES, default 0.19.0 and 0.22.2) and carries an
 ``@pytest.mark.area(...)`` (its own, or its module's ``pytestmark``) so matrix.py can report agreement per area.
 """
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Run the conformance suite against many Hermes releases; print agreement as a table.
 
-    python tests/conformance/matrix.py                       # every release 0.13.0 .. 0.19.0
+    python tests/conformance/matrix.py                       # every release 0.13.0 .. 0.22.2
     python tests/conformance/matrix.py --releases 0.13.0 0.19.0
     python tests/conformance/matrix.py --output matrix.md -- -k scan   # extra pytest args
 
@@ -113,7 +113,7 @@ def table(cells: dict, versions: list) -> str:
 def parse(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--releases", nargs="+", metavar="X.Y.Z",
-                    help="releases to run (default, or 'all': every release 0.13.0 .. 0.19.0); "
+                    help="releases to run (default, or 'all': every release 0.13.0 .. 0.22.2); "
                          "space or comma separated")
     ap.add_argument("--output", type=Path, help="also write the markdown table to this file")
     ap.add_argument("pytest_args", nargs="*", help="extra pytest arguments (after --)")

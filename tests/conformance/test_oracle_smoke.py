@@ -421,7 +421,7 @@ def test_sessions_built_by_the_release(oracle, make_home):
 
 def test_selected_releases_reads_the_env_var():
     env = releases.SELECT_ENV
-    assert releases.selected_releases({}) == ("0.17.0", "0.19.0")
+    assert releases.selected_releases({}) == ("0.19.0", "0.22.2")
     assert releases.selected_releases({env: " 0.13.0, 0.14.0,0.13.0 "}) == ("0.13.0", "0.14.0")
     assert releases.selected_releases({env: "all"}) == releases.ALL_RELEASES
     with pytest.raises(ValueError, match="not a Hermes release"):
