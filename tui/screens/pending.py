@@ -28,7 +28,7 @@ STATUS = {
     "drift": "✗ file drifted", "pin-changed": "✗ entry changed", "no-match": "✗ no match",
     "ambiguous": "✗ ambiguous", "empty": "✗ empty text", "empties-store": "✗ empties file", "limit": "✗ over limit",
     "scanner": "⚠ scanner hit", "changed": "✗ changed", "refused": "✗ refused",
-    "hermes-scan": "✗ Hermes blocks", "too-large": "✗ too large",
+    "hermes-scan": "✗ Hermes blocks", "too-large": "✗ too large", "unpinned": "✗ unpinned",
 }
 # Narrow lists: the same words, shorter
 SHORT = {"scanner hit": "scan", "over limit": "limit", "unpinned": "no pin", "target off": "off",
