@@ -1,0 +1,12 @@
+"""hmc's headless domain: everything the product knows, usable without a terminal.
+
+Top-level modules: home.py (where the Hermes home is, its profiles, config.yaml, creating one),
+curator.py (the one context object: home, config, stores, both queues, state.db, clock),
+timefmt.py (times for people), errors.py (the refusal both interfaces report), settings.py (hmc's
+own config.toml). The packages below mirror the product; each one's docstring says what it holds.
+
+May import: the standard library, pyyaml and platformdirs. Never textual, rich or tui/ (a test
+imports every module and checks textual stays out). Lower packages never import higher ones, in
+this order: hermes, timefmt, scan, store, home, sessions, pending, curator, timeline, review,
+demo, settings (tests/core/test_layout.py keeps it, and that there are no import cycles).
+"""

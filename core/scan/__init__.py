@@ -1,0 +1,6 @@
+"""hmc's wider security scan (secrets, multilingual injections, tag characters, rule tables, the
+Hermes-compatible ids first) and the masking of what it finds for display (mask.py: `Masker`, the
+one masker the command line and the TUI share).
+
+May import: the standard library and core.hermes.
+"""

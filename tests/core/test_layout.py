@@ -120,3 +120,13 @@ def test_lower_tui_rooms_never_import_higher_ones():
 def test_every_tui_module_has_a_room():
     rooms = {module.split(".")[1] for module in import_graph(TUI) if module.count(".") >= 1}
     assert rooms <= set(TUI_LAYERS), sorted(rooms - set(TUI_LAYERS))
+
+
+def test_every_package_says_what_lives_there_and_what_it_may_import():
+    missing = []
+    for package in (CORE, TUI):
+        for init in sorted(package.rglob("__init__.py")):
+            doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))) or ""
+            if "May import" not in doc and "Import rule" not in doc:
+                missing.append(str(init.relative_to(ROOT)))
+    assert not missing, missing

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from tools.shots import NOW, Shot
 
-# The demo's record ids (core/demo_content.py PENDING_IDS / MALFORMED_ID)
+# The demo's record ids (core/demo/content.py PENDING_IDS / MALFORMED_ID)
 REPLACE_UNPINNED = "6c0d8e52"
 REPLACE_PINNED = "5b2e7d41"
 STALE_PIN = "c26e34b8"
