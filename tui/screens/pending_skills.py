@@ -28,7 +28,8 @@ from textual.widgets.option_list import Option
 from core import timefmt
 from core.home import tilde
 from core.pending.config_edit import ConfigEditError, set_write_approval
-from core.pending.skills import (BROKEN, GUARDED, SCANNER, FileChange, SkillApproveRefused, SkillInspection,
+from core.store.atomic import read_regular
+from core.pending.skills import (MAX_RECORD_BYTES, BROKEN, GUARDED, SCANNER, FileChange, SkillApproveRefused, SkillInspection,
                                  SkillPendingError, SkillUndoRefused)
 from tui.commands.common import Masker
 from tui.literal import literal, visible
@@ -442,7 +443,7 @@ secrets · **w** skill write approval on/off in config.yaml · **m** the memory 
         raw = Text()
         if r.broken:
             try:
-                data = r.path.read_bytes()[:2000].decode("utf-8", "replace")
+                data = read_regular(r.path, 2000, follow_symlinks=False, head=True).decode("utf-8", "replace")
             except OSError as exc:
                 data = f"(can't be read: {exc.strerror or exc})"
             raw.append(f"{r.file} as it is on disk:\n", style="bold")
@@ -547,7 +548,7 @@ secrets · **w** skill write approval on/off in config.yaml · **m** the memory 
             return
         r = ins.record
         try:
-            text = r.path.read_bytes().decode("utf-8", "replace")
+            text = read_regular(r.path, MAX_RECORD_BYTES, follow_symlinks=False, head=True).decode("utf-8", "replace")
         except OSError as exc:
             text = f"(can't be read: {exc.strerror or exc})"
         if not r.broken:
@@ -631,7 +632,7 @@ secrets · **w** skill write approval on/off in config.yaml · **m** the memory 
             return
         r = ins.record
         try:
-            data = await asyncio.to_thread(r.path.read_bytes)
+            data = await asyncio.to_thread(read_regular, r.path, MAX_RECORD_BYTES, follow_symlinks=False)
         except OSError:
             data = None
         try:
@@ -712,7 +713,7 @@ secrets · **w** skill write approval on/off in config.yaml · **m** the memory 
         done, failed = 0, 0
         for ins in targets:
             try:
-                data = ins.record.path.read_bytes()
+                data = read_regular(ins.record.path, MAX_RECORD_BYTES, follow_symlinks=False)
             except OSError:
                 data = None
             try:
