@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 from core.hermes.release import NEWEST, Detection, Release, detect
+from core.store.atomic import read_regular
 from core.store.journal import History
 from core.home import HermesHome, read_config, resolve_home
 from core.store.memory import FILE_NAMES, TARGETS, MemoryStore
@@ -18,6 +19,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from core.pending.queue import PendingQueue
     from core.pending.skills import SkillQueue
     from core.sessions.search import SessionDB
+
+
+MAX_PYPROJECT_BYTES = 1 << 20  # a hermes-agent checkout's pyproject.toml (its version line)
 
 
 @dataclass
@@ -32,7 +36,8 @@ class Curator:
 
     def __post_init__(self) -> None:
         if self.hermes is None:
-            self.hermes = detect(self.home.root, self._schema_version, self.hermes_version)
+            self.hermes = detect(self.home.root, self._schema_version, self.hermes_version,
+                                 read_file=lambda path: read_regular(path, MAX_PYPROJECT_BYTES))
         if self.hermes.release != NEWEST:
             # read config.yaml again as the detected release reads it
             self.home = replace(self.home, config=read_config(self.home.config_path, self.release))

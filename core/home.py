@@ -115,7 +115,9 @@ def list_profiles(base: Path) -> list[str]:
 
 def active_profile(base: Path) -> str | None:
     try:
-        name = (base / "active_profile").read_text(encoding="utf-8").strip()
+        from core.store.atomic import read_regular
+
+        name = read_regular(base / "active_profile", 4096).decode("utf-8").strip()
     except (OSError, UnicodeDecodeError):
         return None
     return name or None

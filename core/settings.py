@@ -30,7 +30,7 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from core.store.atomic import atomic_write
+from core.store.atomic import NotRegularFile, TooLarge, atomic_write, read_regular
 
 FILE_NAME = "config.toml"
 MAX_BYTES = 64 * 1024  # a settings file is a few lines; anything bigger is not one
@@ -70,31 +70,15 @@ def _shown(path: Path) -> str:
 def _read_bytes(path: Path) -> tuple[bytes | None, str | None]:
     """The file's bytes, or None and why not. Only a regular file is read (a FIFO never blocks us)."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        return read_regular(path, MAX_BYTES), None
     except FileNotFoundError:
         return None, None
+    except NotRegularFile as exc:
+        return None, f"is a {exc.kind}, not a regular file"
+    except TooLarge as exc:
+        return None, f"is {exc.size:,} bytes, more than a settings file can be ({MAX_BYTES:,})"
     except OSError as exc:
         return None, f"can't be read ({exc.strerror or exc})"
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            return None, "is not a regular file"
-        if st.st_size > MAX_BYTES:
-            return None, f"is {st.st_size:,} bytes, more than a settings file can be ({MAX_BYTES:,})"
-        chunks, total = [], 0
-        while True:
-            chunk = os.read(fd, 1 << 16)
-            if not chunk:
-                break
-            total += len(chunk)
-            if total > MAX_BYTES:
-                return None, f"is more than {MAX_BYTES:,} bytes"
-            chunks.append(chunk)
-        return b"".join(chunks), None
-    except OSError as exc:
-        return None, f"can't be read ({exc.strerror or exc})"
-    finally:
-        os.close(fd)
 
 
 def _number(value: object) -> float | None:

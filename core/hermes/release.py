@@ -281,8 +281,10 @@ def _site_packages(prefix: Path) -> Iterable[Path]:
             yield py / "site-packages"
 
 
-def installed_version(home: Path | None, path: str | None = None) -> tuple[str, str] | None:
-    """(version, where) of an installed hermes-agent, or None."""
+def installed_version(home: Path | None, path: str | None = None,
+                      read_file: Callable[[Path], bytes] | None = None) -> tuple[str, str] | None:
+    """(version, where) of an installed Hermes, or None. `read_file` reads a checkout's
+    pyproject.toml (without it, only installed distributions are looked at)."""
     for name in COMMANDS:
         command = shutil.which(name, path=path)
         if not command:
@@ -300,8 +302,8 @@ def installed_version(home: Path | None, path: str | None = None) -> tuple[str, 
         checkout = home / "hermes-agent"
         for version in _dist_versions(checkout):
             return version, f"Hermes {version} in {checkout}"
-        try:
-            text = (checkout / "pyproject.toml").read_text(encoding="utf-8")[:200_000]
+        try:  # through the caller's reader (regular files only, never blocking): a FIFO can't hang us
+            text = read_file(checkout / "pyproject.toml").decode("utf-8") if read_file is not None else ""
         except (OSError, UnicodeDecodeError):
             text = ""
         m = re.search(r'(?m)^\s*version\s*=\s*"([^"]+)"', text)
@@ -312,11 +314,12 @@ def installed_version(home: Path | None, path: str | None = None) -> tuple[str, 
 
 def detect(home: Path | None, schema_version: Callable[[], int | None] | None = None,
            override: str | None = None, environ: dict[str, str] | None = None,
-           path: str | None = None) -> Detection:
+           path: str | None = None, read_file: Callable[[Path], bytes] | None = None) -> Detection:
     """Which release's behaviour hmc follows for this home. Raises VersionError on a bad override.
 
     `schema_version` reads state.db's schema version (None: no usable database); it is called only
-    when neither an override nor an installed release decides. `path` stands in for $PATH.
+    when neither an override nor an installed release decides. `path` stands in for $PATH;
+    `read_file` reads a small file of the home (core.store.atomic's reader, passed in).
     """
     env = os.environ if environ is None else environ
     wanted = override if override else (env.get(ENV) or "").strip() or None
@@ -325,7 +328,7 @@ def detect(home: Path | None, schema_version: Callable[[], int | None] | None = 
         origin = "--hermes-version" if override else f"${ENV}"
         return Detection(release, "override", f"set by {origin} ({wanted})",
                          wanted if notice else None, notice)
-    found = installed_version(home, path)
+    found = installed_version(home, path, read_file)
     if found:
         version, where = found
         try:

@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import Iterable, Sequence
 
+from core.store.atomic import NotRegularFile, open_regular
 from core.store.journal import MAX_TREE_BYTES, History, PathChange, PathState, TreeRecord
 from core.store.memory import StoreError
 
@@ -143,7 +144,10 @@ def state(root: Path, rel: str, budget: list[int] | None = None) -> PathState:
             return PathState("dir", mode=mode)
         if not stat.S_ISREG(st.st_mode):
             return PathState("other", mode=mode)
-        fd = os.open(name, os.O_RDONLY | _NOFOLLOW | _CLOEXEC | getattr(os, "O_NONBLOCK", 0), dir_fd=dfd)
+        try:
+            fd = open_regular(name, follow_symlinks=False, dir_fd=dfd)
+        except NotRegularFile:  # swapped for a FIFO or a folder since the lstat
+            return PathState("other", mode=mode)
         try:
             keep = budget is not None and os.fstat(fd).st_size <= budget[0]
             digest, chunks = hashlib.sha256(), []

@@ -632,6 +632,8 @@ class SkillQueue:
             with self._locked():
                 skill_undo.settle(history, self._root)
                 rec = history.tree_undoable(skill_undo.SUBSYSTEM)
+                if rec is None and history.problem:
+                    raise SkillUndoRefused(skill_undo.FAILED, f"{history.problem}: nothing can be undone")
                 if rec is None:
                     raise SkillUndoRefused(skill_undo.NOTHING, "hmc has approved no skill write here to undo")
                 skill_undo.restore(history, self._root, rec)

@@ -12,10 +12,11 @@ from datetime import date
 from pathlib import Path
 from typing import Iterable
 
-from core.store.atomic import PRIVATE_FILE, atomic_write
+from core.store.atomic import PRIVATE_FILE, atomic_write, read_regular
 from core.store.journal import private_state_folder
 
 FILE = "review.json"
+MAX_BYTES = 16 << 20  # one kept decision per finding: far more than any review makes
 VERSION = 1
 REVIEW_EVERY_DAYS = 30  # the monthly review is due this long after the last one
 
@@ -48,7 +49,7 @@ class ReviewStore:
 
     def _load(self) -> dict:
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
+            data = json.loads(read_regular(self.path, MAX_BYTES).decode("utf-8"))
         except (OSError, ValueError):
             return {}
         return data if isinstance(data, dict) else {}

@@ -24,6 +24,7 @@ from core.review import textnorm as tn
 from core.review.ages import SEEN, Age, Ages, entry_ages, short_date
 from core.review.dates import ABSOLUTE, NO_YEAR, RELATIVE, find_dates, newest
 from core.review.duplicates import compare, specifics
+from core.store.atomic import read_regular
 from core.store.memory import FILE_NAMES, TARGETS, percent, usage, usage_label
 from core.review.decisions import REVIEW_EVERY_DAYS, ReviewStore, review_due_on  # noqa: F401  (re-exported)
 
@@ -354,8 +355,7 @@ def _source(path: Path, label: str, kind: str) -> Source | None:
         cached = _SOURCE_CACHE.get((str(path), kind))
         if cached and cached[0] == stamp:
             return cached[1]
-        with open(path, "rb") as fh:
-            text = fh.read(MAX_SOURCE_BYTES).decode("utf-8", errors="replace")
+        text = read_regular(path, MAX_SOURCE_BYTES, head=True).decode("utf-8", errors="replace")
     except OSError:
         return None
     windows = _windows(text)

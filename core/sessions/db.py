@@ -32,6 +32,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from core.store.atomic import read_regular
+
 SQLITE_MAGIC = b"SQLite format 3\x00"
 REQUIRED_MESSAGE_COLUMNS = ("id", "session_id", "role", "content", "timestamp")
 REQUIRED_SESSION_COLUMNS = ("id", "source", "started_at")
@@ -264,8 +266,7 @@ class ReadOnlyConnections:
                 )
             if not self.path.is_file():
                 raise DatabaseError(f"{where} is not a file.", "unreadable")
-            with open(self.path, "rb") as fh:
-                header = fh.read(100)
+            header = read_regular(self.path, 100, head=True)
         except PermissionError as exc:
             raise DatabaseError(f"Can't open {where} for reading (permission denied).", "unreadable", str(exc))
         except OSError as exc:

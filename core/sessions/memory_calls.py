@@ -29,12 +29,14 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable
 
 from core.sessions.db import Schema, as_epoch
+from core.store.atomic import read_regular
 
 TOOL = "memory"
 MAX_ARGUMENT_CHARS = 262_144  # ~100× the largest store limit: a call this big is not a real write
 MAX_RESULT_CHARS = 1_048_576
 MAX_TOOL_CALLS_CHARS = 4 * MAX_RESULT_CHARS  # a turn's calls together; beyond it, not read at all
 TARGETS = ("memory", "user")
+MAX_CACHED_CALLS_BYTES = 1 << 30  # the timeline cache's calls file
 
 _COLUMNS = "id, session_id, role, tool_call_id, tool_calls, tool_name, content, timestamp"
 # The rows a memory call or its result can be in (the LIKE is only a cheap pre-filter: the JSON decides).
@@ -144,8 +146,10 @@ class Harvest:
             import hashlib
 
             path, digest = self.cached
-            with open(path, "rb") as fh:
-                body = fh.read()
+            try:
+                body = read_regular(path, MAX_CACHED_CALLS_BYTES)
+            except OSError as exc:  # a FIFO, folder or oversized file in its place: not the calls
+                raise ValueError(f"cached calls: {exc}") from None
             if hashlib.sha256(body).hexdigest() != digest:
                 raise ValueError("cached calls changed")
             raw = json.loads(body)

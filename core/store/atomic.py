@@ -6,8 +6,10 @@ fsynced, renamed over the target with `os.replace`, and the folder is fsynced so
 survives a crash. A failed write leaves the target byte-for-byte as it was and no temp file behind;
 a writer killed mid-write leaves its temp file, which `clean_orphans` removes under the lock.
 
-`read_regular` opens only regular files: a FIFO, socket or device where a file should be is named
-as such instead of hanging the reader (opening a FIFO for reading blocks until a writer comes).
+`open_regular` / `read_regular` open only regular files, without blocking and (read_regular) up to
+a size: a FIFO, socket or device where a file should be is named as such instead of hanging the
+reader (opening a FIFO for reading blocks until a writer comes). Every file hmc reads, its own or
+the home's, is opened through them.
 """
 
 from __future__ import annotations
@@ -67,24 +69,30 @@ def kind_of(mode: int) -> str:
     return "special file"
 
 
-def read_regular(path: str | Path, max_bytes: int | None = None, *, follow_symlinks: bool = True) -> bytes:
-    """The bytes of a regular file, or raise OSError; never blocks.
+def open_regular(path: str | Path, *, follow_symlinks: bool = True, write: bool = False, create: bool = False,
+                 mode: int = PRIVATE_FILE, dir_fd: int | None = None) -> int:
+    """A descriptor of a regular file, or raise OSError; never blocks (the one way hmc opens a file).
 
     The file is opened with O_NONBLOCK (so a FIFO can't hang the open) and checked with fstat on the
     descriptor (so a swap between a check and the open can't fool it): anything but a regular file
-    raises `NotRegularFile`; one larger than `max_bytes` raises `TooLarge` (nothing read). A file
-    that grows while it is read is cut at `max_bytes` + 1 and reported as too large.
-    Without `follow_symlinks`, a symbolic link raises OSError(ELOOP).
+    raises `NotRegularFile`, naming what is there. The descriptor is then put back in blocking mode
+    (meaningless for a regular file; plain reads). `write` opens it read-write for appending,
+    `create` creates it (with `mode`) when missing. Without `follow_symlinks`, a symbolic link
+    raises OSError(ELOOP). `dir_fd`: `path` is relative to that open folder. The caller closes the
+    descriptor.
     """
-    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
+    flags = os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
+    flags |= (os.O_RDWR | os.O_APPEND) if write else os.O_RDONLY
+    if create:
+        flags |= os.O_CREAT
     if not follow_symlinks:
         flags |= getattr(os, "O_NOFOLLOW", 0)
     try:
-        fd = os.open(path, flags)
+        fd = os.open(path, flags, mode, dir_fd=dir_fd)
     except OSError as exc:
         # a socket can't be opened at all (ENXIO), some devices refuse: name what is there
         try:
-            st = os.stat(path) if follow_symlinks else os.lstat(path)
+            st = os.stat(path, dir_fd=dir_fd, follow_symlinks=follow_symlinks)
         except OSError:
             raise exc from None
         if not stat.S_ISREG(st.st_mode) and not stat.S_ISLNK(st.st_mode):
@@ -94,23 +102,47 @@ def read_regular(path: str | Path, max_bytes: int | None = None, *, follow_symli
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise NotRegularFile(path, kind_of(st.st_mode))
-        if max_bytes is not None and st.st_size > max_bytes:
-            raise TooLarge(path, st.st_size, max_bytes)
-        # back to blocking reads for a regular file (O_NONBLOCK means nothing there, but be plain)
         os.set_blocking(fd, True)
-        chunks = []
-        left = (max_bytes + 1) if max_bytes is not None else None
-        while left is None or left > 0:
-            chunk = os.read(fd, min(1 << 20, left) if left is not None else 1 << 20)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            if left is not None:
-                left -= len(chunk)
-        data = b"".join(chunks)
-        if max_bytes is not None and len(data) > max_bytes:
-            raise TooLarge(path, len(data), max_bytes)
-        return data
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def read_fd(fd: int, max_bytes: int | None, path: str | Path = "", *, head: bool = False) -> bytes:
+    """Read from `fd`'s position to its end: at most `max_bytes` (more raises `TooLarge`, or with
+    `head` the first `max_bytes` are returned)."""
+    chunks = []
+    left = (max_bytes + (0 if head else 1)) if max_bytes is not None else None
+    while left is None or left > 0:
+        chunk = os.read(fd, min(1 << 20, left) if left is not None else 1 << 20)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        if left is not None:
+            left -= len(chunk)
+    data = b"".join(chunks)
+    if max_bytes is not None and len(data) > max_bytes:
+        raise TooLarge(path, len(data), max_bytes)
+    return data
+
+
+def read_regular(path: str | Path, max_bytes: int | None = None, *, follow_symlinks: bool = True,
+                 head: bool = False) -> bytes:
+    """The bytes of a regular file, or raise OSError; never blocks.
+
+    Opened by `open_regular` (anything but a regular file raises `NotRegularFile`). One larger
+    than `max_bytes` raises `TooLarge` (nothing read) — or, with `head`, its first `max_bytes` are
+    read. A file that grows while it is read is cut at `max_bytes` + 1 and reported as too large.
+    Without `follow_symlinks`, a symbolic link raises OSError(ELOOP).
+    """
+    fd = open_regular(path, follow_symlinks=follow_symlinks)
+    try:
+        if not head and max_bytes is not None:
+            size = os.fstat(fd).st_size
+            if size > max_bytes:
+                raise TooLarge(path, size, max_bytes)
+        return read_fd(fd, max_bytes, path, head=head)
     finally:
         os.close(fd)
 

@@ -48,7 +48,8 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import platformdirs
 
-from core.store.atomic import PRIVATE_FILE, flock_within, fsync_dir, open_lock, private_dir
+from core.store.atomic import (PRIVATE_FILE, TooLarge, flock_within, fsync_dir, open_lock, open_regular, private_dir,
+                               read_fd)
 from core.store.memory import Op, StoreError, parse
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -60,6 +61,7 @@ LOCK_TIMEOUT = 10.0
 PREPARED = "prepared"
 TREE = "tree"  # the "type" of a folder-tree record line
 MAX_TREE_BYTES = 4 << 20  # file bytes one tree record keeps for undo; beyond, it keeps hashes only
+MAX_JOURNAL_BYTES = 1 << 30  # new journal bytes one read takes in; beyond, the journal can't be read
 
 # A tag the next journal records carry (the pending queue sets its claim's name, so that after a
 # crash it can tell from the journal whether the write it was making happened).
@@ -360,25 +362,36 @@ class History:
         self._lock = threading.Lock()
         self._parser: _Parser | None = None
         self._inode: tuple[int, int] | None = None
+        self.problem: str | None = None  # why the journal couldn't be read, at the last read
 
     # -- reading -------------------------------------------------------------------------------
 
     def journal(self) -> Journal:
-        """The journal as it is now (only the lines added since the last call are parsed)."""
+        """The journal as it is now (only the lines added since the last call are parsed). One that
+        can't be read (a FIFO or folder in its place, unreadable, over MAX_JOURNAL_BYTES) reads as
+        empty, and `problem` says why."""
         with self._lock:
             try:
-                with open(self.path, "rb") as fh:
-                    st = os.fstat(fh.fileno())
+                fd = open_regular(self.path)
+                try:
+                    st = os.fstat(fd)
                     parser = self._parser
                     if parser is None or self._inode != (st.st_dev, st.st_ino) or st.st_size < parser.offset:
                         parser, self._inode = _Parser(), (st.st_dev, st.st_ino)  # new or rewritten file
                     if st.st_size > parser.offset:
-                        fh.seek(parser.offset)
-                        parser.feed(fh.read(st.st_size - parser.offset))
+                        if st.st_size - parser.offset > MAX_JOURNAL_BYTES:
+                            raise TooLarge(self.path, st.st_size, MAX_JOURNAL_BYTES)
+                        os.lseek(fd, parser.offset, os.SEEK_SET)
+                        parser.feed(read_fd(fd, st.st_size - parser.offset, self.path, head=True))
                     self._parser = parser
-            except OSError:
+                finally:
+                    os.close(fd)
+            except OSError as exc:
                 self._parser, self._inode = None, None
+                self.problem = None if isinstance(exc, FileNotFoundError) else (
+                    f"hmc's history journal can't be read ({_why(exc)})")
                 return Journal()
+            self.problem = None
             return self._parser.result()
 
     def records(self) -> list[Record]:
@@ -407,13 +420,10 @@ class History:
             _private(lock)
             created = not os.path.lexists(self.path)
             try:
-                fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
-                             | getattr(os, "O_CLOEXEC", 0), PRIVATE_FILE)
+                fd = open_regular(self.path, follow_symlinks=False, write=True, create=True)
             except OSError as exc:
                 raise StoreError(f"can't open hmc's history journal ({_why(exc)}); nothing was written") from None
             try:
-                if not stat.S_ISREG(os.fstat(fd).st_mode):
-                    raise StoreError("hmc's history journal is not a regular file; nothing was written")
                 _private(fd)
                 if created:
                     fsync_dir(self.folder)
@@ -593,7 +603,7 @@ class History:
         """Restore the text before hmc's last write — only if the file still holds what hmc wrote."""
         rec = self.undoable(target)
         if rec is None:
-            raise StoreError("nothing to undo")
+            raise StoreError(f"{self.problem}: nothing can be undone" if self.problem else "nothing to undo")
         stores[rec.target].restore_text(rec.after, rec.before, "undo", f"undo #{rec.id} ({rec.action})", undoes=rec.id)
         return rec
 

@@ -26,7 +26,7 @@ from typing import Any
 
 import platformdirs
 
-from core.store.atomic import private_dir, write_private
+from core.store.atomic import private_dir, read_regular, write_private
 from core.sessions.memory_calls import Harvest, Open
 
 VERSION = 4  # 4: patch calls and new_text arguments are harvested
@@ -75,10 +75,7 @@ def load(db_path: Path, conn: sqlite3.Connection) -> tuple[Harvest, dict | None]
     cache is this database's and still matches it; else None."""
     path = cache_path(db_path)
     try:
-        with open(path, "rb") as fh:
-            data = fh.read(MAX_CACHE_BYTES + 1)
-        if len(data) > MAX_CACHE_BYTES:
-            return None
+        data = read_regular(path, MAX_CACHE_BYTES)  # a FIFO or an oversized file: not hmc's cache
         digest, _, body = data.partition(b"\n")
         if digest != hashlib.sha256(body).hexdigest().encode("ascii"):
             return None  # torn, corrupt or edited: not what hmc wrote

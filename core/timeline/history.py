@@ -823,6 +823,8 @@ def _build(curator: "Curator", cache: bool, route: str | None, trust_cache: bool
         stats["skipped"], stats["ignored"] = dict(harvest.skipped), dict(harvest.ignored)
         stats["writes_in_db"] = harvest.total
         records = [r for r in curator.history.records() if r.target in TARGETS] if curator.history else []
+        if curator.history is not None and curator.history.problem:
+            stats["journal"] = curator.history.problem  # hmc's own writes can't be shown
         snaps = {t: backups(curator.home.memories, t) for t in TARGETS}
         replay, todo = None, None
         if saved_state is not None:

@@ -7,7 +7,7 @@ from datetime import date, datetime
 
 from core import timefmt
 from core.store.memory import TARGETS, ScanRefused, StoreError
-from tui.cli.common import CliContext, CliError, Masker, add_reveal, literal, unreadable
+from tui.cli.common import CliContext, CliError, Masker, add_reveal, literal, say, unreadable
 
 
 def register(sub) -> None:
@@ -48,9 +48,12 @@ def timeline(ctx: CliContext):
 
     curator = ctx.curator()
     try:
-        return curator, build_timeline(curator)
+        tl = build_timeline(curator)
     except SessionsError as exc:
         raise CliError(f"can't read the agent's history: {exc}", 2) from None
+    if tl.stats.get("journal"):
+        say(f"{tl.stats['journal']}: hmc's own writes are left out")
+    return curator, tl
 
 
 def _day(text: str | None, today: date, flag: str) -> date | None:

@@ -57,6 +57,8 @@ def undo_memory(curator) -> dict[str, Any]:
 
     history = curator.history
     rec = history.undoable()
+    if rec is None and history.problem:
+        raise _Refused("failed", f"{history.problem}: nothing can be undone", 2)
     if rec is None:
         raise _Refused("nothing", "hmc has written nothing to memory here to undo")
     try:

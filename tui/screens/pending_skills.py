@@ -24,7 +24,9 @@ from textual.widgets import Static
 
 from core import timefmt
 from core.home import tilde
-from core.pending.skills import (BROKEN, GUARDED, SCANNER, FileChange, SkillApproveRefused, SkillInspection,
+from core.store.atomic import read_regular
+from core.pending.skills import (MAX_RECORD_BYTES, BROKEN, GUARDED, SCANNER, FileChange, SkillApproveRefused,
+                                 SkillInspection,
                                  SkillPendingError, SkillUndoRefused)
 from core.scan.mask import Masker
 from tui.literal import literal, visible
@@ -383,7 +385,7 @@ secrets · **w** skill write approval on/off in config.yaml · **m** the memory 
         raw = Text()
         if r.broken:
             try:
-                data = r.path.read_bytes()[:2000].decode("utf-8", "replace")
+                data = read_regular(r.path, 2000, follow_symlinks=False, head=True).decode("utf-8", "replace")
             except OSError as exc:
                 data = f"(can't be read: {exc.strerror or exc})"
             raw.append(f"{r.file} as it is on disk:\n", style="bold")
@@ -450,7 +452,7 @@ secrets · **w** skill write approval on/off in config.yaml · **m** the memory 
     def raw_of(self, ins: SkillInspection):
         r = ins.record
         try:
-            text = r.path.read_bytes().decode("utf-8", "replace")
+            text = read_regular(r.path, MAX_RECORD_BYTES, follow_symlinks=False, head=True).decode("utf-8", "replace")
         except OSError as exc:
             text = f"(can't be read: {exc.strerror or exc})"
         return text, not r.broken, r.path
@@ -504,7 +506,7 @@ secrets · **w** skill write approval on/off in config.yaml · **m** the memory 
             return
         r = ins.record
         try:
-            data = await asyncio.to_thread(r.path.read_bytes)
+            data = await asyncio.to_thread(read_regular, r.path, MAX_RECORD_BYTES, follow_symlinks=False)
         except OSError:
             data = None
         try:
@@ -585,7 +587,7 @@ secrets · **w** skill write approval on/off in config.yaml · **m** the memory 
         done, failed = 0, 0
         for ins in targets:
             try:
-                data = ins.record.path.read_bytes()
+                data = read_regular(ins.record.path, MAX_RECORD_BYTES, follow_symlinks=False)
             except OSError:
                 data = None
             try:
