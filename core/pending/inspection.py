@@ -335,7 +335,7 @@ def _inspect_ops(record: PendingRecord, ops: Sequence[Op], target: str | None, s
                 idx = locate(current, op.old_text or (op.matched_entry or ""), op.matched_entry, release, op.action,
                              person=person)
                 chosen = current[idx]
-                if op.matched_entry is None:
+                if op.matched_entry is None and not release.pins:  # on 0.22 the refusal says it
                     warnings.append(
                         f"staged without a pin (older Hermes): {op.action} finds the entry by its text "
                         f"{preview(op.old_text, 60)!r} now, not the one the agent saw; check the diff"

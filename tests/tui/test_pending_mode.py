@@ -270,3 +270,37 @@ async def test_e_on_a_replace_whose_entry_is_gone_approves_an_add(hermes_home, m
         await pilot.press("ctrl+s")
         await settle(app, pilot)
         assert entries(home) == MEMORY + ["Deploys on Thursdays"] and pending_files(home) == []
+
+
+async def test_on_0_22_an_unpinned_record_is_kept_by_y_and_e_pins_it_to_the_entry_shown(home, make_app):
+    """0.22 refuses a destructive record staged without a pin (home's 0.19-shaped queue, the user
+    now on 0.22): y writes nothing and says why; e turns it into the person's own, pinned edit."""
+    app = make_app(home, hermes_version="0.22.2")
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_pending(app, pilot, 1)  # 0000000b: a replace of the editor entry
+        assert screen.current.reason_kind == "unpinned"
+        before = entries(home)
+        await pilot.press("y")
+        await settle(app, pilot)
+        assert entries(home) == before and "0000000b.json" in pending_files(home)
+        await pilot.press("e")
+        await pilot.pause()
+        assert isinstance(app.screen, EditEntryDialog)
+        await pilot.press("ctrl+s")
+        await settle(app, pilot)
+        assert entries(home)[2] == "User's editor: helix"
+        assert "0000000b.json" not in pending_files(home)
+
+
+async def test_a_patch_record_shows_its_span_and_y_applies_it(hermes_home, make_app):
+    home = build_home(hermes_home)
+    old = MEMORY[2]
+    stage(home, "patch", content="helix", old_text="neovim with lazy.nvim", matched_entry=old, rid="0000000f")
+    app = make_app(home, hermes_version="0.22.2")
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_pending(app, pilot, 0)
+        (change,) = [c for c in screen.current.changes if c.kind == "patched"]
+        assert change.after == old.replace("neovim with lazy.nvim", "helix")
+        await pilot.press("y")
+        await settle(app, pilot)
+        assert entries(home)[2] == change.after and pending_files(home) == []
