@@ -17,12 +17,14 @@ from core.curator import open_curator
 from core.hermes import scan as hermes_scan
 from core.hermes.memory import EmptiesStore, Op, OpError
 from core.home import read_config
-from core.sessions.search import SessionDB
+from core.sessions.search import ROLES, SessionDB
 from core.store.memory import DriftError, ScanRefused, StoreError
 from tests.conformance import hmc_side as hmc
 from tests.conformance.oracle import copy_home, home_files
 
 pytestmark = pytest.mark.area("deviations")
+
+T0 = 1_700_000_000.0
 
 S = "\n§\n"
 # built at run time (not a real key): a high-entropy OpenAI-shaped token hmc's scanner flags
@@ -451,3 +453,43 @@ def test_a_transcript_shows_compacted_messages_marked(oracle, make_home):
     finally:
         db.close()
 
+
+
+def test_scaffolding_rows_are_never_shown(oracle, make_home):
+    """Messages marked display_kind='hidden' (0.20+: scaffolding the person never saw): 0.20's
+    search_messages finds them and every release's get_messages returns them; 0.22's search leaves
+    them out. hmc leaves them out of search and transcripts, hidden sources included or not."""
+    home = make_home()
+    msgs = [{"role": "user" if i % 2 == 0 else "assistant", "content": f"message {i} deploy"} for i in range(4)]
+    oracle.sessions(home, build=[{"id": "s1", "messages": msgs}])
+    cols = set(oracle.sessions(home, get=[{"session_id": "s1"}])["get"][0]["rows"][0])
+    if "display_kind" not in cols:
+        pytest.skip(f"hermes {oracle.version} has no display_kind: nothing to differ from")
+    out = oracle.sessions(home, sql=["UPDATE messages SET display_kind = 'hidden' WHERE id = 2"],
+                          search=[{"query": "deploy"}], get=[{"session_id": "s1"}])
+    theirs = {h["id"] for h in out["search"][0]["hits"]}
+    assert theirs == ({1, 3, 4} if hmc.release_of(oracle) >= (0, 22) else {1, 2, 3, 4})
+    assert [r["id"] for r in out["get"][0]["rows"]] == [1, 2, 3, 4]
+    db = SessionDB(home / "state.db", release=hmc.release_of(oracle))
+    try:
+        assert {h.message_id for h in db.search("deploy", include_hidden=True, roles=ROLES).hits} == {1, 3, 4}
+        assert [m.id for m in db.window("s1", None, before=0, after=100).messages] == [1, 3, 4]
+    finally:
+        db.close()
+
+
+def test_a_plain_scan_lists_newest_by_message_id(oracle, make_home):
+    """A search answered by a plain scan (here a 2-character CJK term, on every release) lists the
+    release's hits by timestamp, newest first; hmc lists them by message id, newest first: the order
+    Hermes appended them, which lets the scan stop at the first page instead of sorting every match.
+    The two differ only when a timestamp is out of order, as here (message 2 is older than 1)."""
+    home = make_home()
+    times = [T0 + 5, T0 + 1, T0 + 3]
+    out, db = _db(oracle, home, [{"id": "s1", "messages": [
+        {"role": "user", "content": f"中文 {i}", "timestamp": t} for i, t in enumerate(times)]}], [{"query": "中文"}])
+    try:
+        assert [h["id"] for h in out["search"][0]["hits"]] == [1, 3, 2]
+        result = db.search("中文")
+        assert result.route == "like" and [h.message_id for h in result.hits] == [3, 2, 1]
+    finally:
+        db.close()
