@@ -455,7 +455,7 @@ def test_a_transcript_shows_compacted_messages_marked(oracle, make_home):
 
 
 
-def test_scaffolding_rows_are_never_shown(oracle, make_home):
+def test_search_and_transcripts_never_show_scaffolding(oracle, make_home):
     """Messages marked display_kind='hidden' (0.20+: scaffolding the person never saw): 0.20's
     search_messages finds them and every release's get_messages returns them; 0.22's search leaves
     them out. hmc leaves them out of search and transcripts, hidden sources included or not."""
@@ -478,7 +478,7 @@ def test_scaffolding_rows_are_never_shown(oracle, make_home):
         db.close()
 
 
-def test_a_plain_scan_lists_newest_by_message_id(oracle, make_home):
+def test_search_by_plain_scan_lists_newest_by_message_id(oracle, make_home):
     """A search answered by a plain scan (here a 2-character CJK term, on every release) lists the
     release's hits by timestamp, newest first; hmc lists them by message id, newest first: the order
     Hermes appended them, which lets the scan stop at the first page instead of sorting every match.
