@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tools.shots import workers_done
+
 
 async def settle(app, pilot) -> None:
     """Let the screen catch up, every worker finish, and the screen catch up with what they did."""
     await pilot.pause()
-    await app.workers.wait_for_complete()
+    await workers_done(app)
     await pilot.pause()
 
 
@@ -20,7 +22,7 @@ async def until(pilot, condition, timeout: float = 10.0) -> bool:
     deadline = time.monotonic() + timeout
     while not condition() and time.monotonic() < deadline:
         await pilot.pause(0.05)
-        await pilot.app.workers.wait_for_complete()
+        await workers_done(pilot.app)
     return bool(condition())
 
 

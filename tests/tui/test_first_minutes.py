@@ -14,7 +14,7 @@ from core.store.memory import serialize
 from tests.core.pending_support import build_home, entries, stage
 from tests.core.sessions_fixtures import Msg, build_db
 from tests.tui.helpers import settle, shown, until_dialog
-from tools.shots import TODAY
+from tools.shots import TODAY, workers_done
 from tui.screens.dialogs import ConfirmDialog, EditEntryDialog
 from tui.screens.review import MergeDialog
 from tui.screens.search import SearchScreen
@@ -28,9 +28,9 @@ from tui.widgets.transcript import Transcript
 
 async def wait(pilot, delay: float = 0.0) -> None:
     await pilot.pause(delay)
-    await pilot.app.workers.wait_for_complete()
+    await workers_done(pilot.app)
     await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
+    await workers_done(pilot.app)
     await pilot.pause()
 
 

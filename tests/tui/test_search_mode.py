@@ -14,6 +14,7 @@ from tui.screens.dialogs import EditEntryDialog
 from tui.screens.search import SearchScreen
 from tui.widgets.results import ResultsList, plain
 from tui.widgets.transcript import Transcript
+from tools.shots import workers_done
 
 LONG_SID = "20261019_000000_a0a0a0"
 
@@ -47,9 +48,9 @@ def demo_db_untouched(demo_home):
 
 async def settle(pilot, delay: float = 0.0) -> None:
     await pilot.pause(delay)
-    await pilot.app.workers.wait_for_complete()
+    await workers_done(pilot.app)
     await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
+    await workers_done(pilot.app)
     await pilot.pause()
 
 

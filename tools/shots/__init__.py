@@ -70,11 +70,25 @@ async def drive(pilot, shot: Shot) -> None:
     await pilot.pause()
 
 
+async def workers_done(app) -> None:
+    """Wait until no worker runs. A worker that a newer exclusive one replaced ends cancelled: that
+    is the app working as meant (a newer search, a newer load), so it is not an error here; the
+    wait goes on until every worker left has finished."""
+    from textual.worker import WorkerCancelled
+
+    for _ in range(1000):
+        try:
+            await app.workers.wait_for_complete()
+            return
+        except WorkerCancelled:
+            continue
+
+
 async def settled(pilot) -> None:
     """Wait for what the first screen does after it paints (memory mode's scan badges start a
     quarter second later, off the UI thread), so every shot shows them."""
     from tui.screens.memory import SCAN_DELAY
 
     await pilot.pause(SCAN_DELAY + 0.1)
-    await pilot.app.workers.wait_for_complete()
+    await workers_done(pilot.app)
     await pilot.pause()

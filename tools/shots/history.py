@@ -4,7 +4,7 @@ with now)."""
 
 from __future__ import annotations
 
-from tools.shots import Shot
+from tools.shots import Shot, workers_done
 
 
 async def loaded(pilot) -> None:
@@ -14,7 +14,7 @@ async def loaded(pilot) -> None:
         if getattr(screen, "timeline", None) is not None or getattr(screen, "loaded", False):
             break
         await pilot.pause(0.05)
-    await pilot.app.workers.wait_for_complete()
+    await workers_done(pilot.app)
     await pilot.pause()
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tools.shots import Shot
+from tools.shots import Shot, workers_done
 
 # The demo's staged skill writes (core/demo/content.py PENDING_SKILL_IDS)
 CREATE = "0a6b7c8d"
@@ -26,14 +26,14 @@ def skills(record_id: str | None = None, *keys: str):
             await pilot.pause()
             await pilot.press("s")
         await pilot.pause()
-        await app.workers.wait_for_complete()
+        await workers_done(app)
         await pilot.pause()
         screen = app.screen
         if record_id is not None:
             ids = [row.ins.id for row in screen.rows]
             screen.query_one("#skills-list", OptionList).highlighted = ids.index(record_id)
             await pilot.pause()
-        await app.workers.wait_for_complete()
+        await workers_done(app)
         await pilot.pause()
         for key in keys:
             await pilot.press(key)

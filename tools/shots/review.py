@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tools.shots import Shot
+from tools.shots import Shot, workers_done
 
 SEP = "\n§\n"
 
@@ -52,7 +52,7 @@ def at(kind: str, *keys: str, nth: int = 0):
     async def settle(pilot) -> None:
         app = pilot.app
         await pilot.pause()
-        await app.workers.wait_for_complete()
+        await workers_done(app)
         await pilot.pause()
         from tui.widgets.findings import FindingsList
 
@@ -72,7 +72,7 @@ def at(kind: str, *keys: str, nth: int = 0):
 
 async def loaded(pilot) -> None:
     await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
+    await workers_done(pilot.app)
     await pilot.pause()
 
 

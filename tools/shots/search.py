@@ -2,23 +2,34 @@
 
 from __future__ import annotations
 
-from tools.shots import Shot
+from tools.shots import Shot, workers_done
 
 
 async def wait(pilot) -> None:
     """Let the typing debounce fire and every database worker finish, including the loads a
-    transcript asks for as it scrolls (each may ask for the next), until nothing moves."""
+    transcript asks for as it scrolls (each may ask for the next), until nothing moves: the search
+    for the text in the box has run and shown its rows (on a loaded box the debounce can fire
+    after the first pause), and two looks in a row see the same screen."""
     await pilot.pause(0.3)
     app = pilot.app
-    last = None
-    for _ in range(20):
-        await app.workers.wait_for_complete()
+    last = object()
+    for _ in range(100):
+        await workers_done(app)
         await pilot.pause(0.05)
-        transcript = app.screen.query("#search-transcript")
+        screen = app.screen
         state = None
+        if screen.query("#search-query"):
+            typed = screen.query_one("#search-query").value.strip()
+            ran = getattr(screen, "_last_ran", None)
+            searched = ran is None or ran[0] == typed or not typed
+            state = (searched, getattr(screen, "_slow", None) is None, len(screen.results.items))
+            if not (searched and state[1]):
+                last = object()
+                continue
+        transcript = screen.query("#search-transcript")
         if transcript:
             t = transcript.first()
-            state = (len(t.messages), t.scroll_y, t.highlighted, frozenset(t.pending))
+            state = (state, len(t.messages), t.scroll_y, t.highlighted, frozenset(t.pending))
         if state == last and not any(w.is_running for w in app.workers):
             break
         last = state
