@@ -150,6 +150,9 @@ class Plan:
     changes: list[FileChange] = field(default_factory=list)
     skill_dir: str = ""
     added_text: str = ""
+    # a batch: every skill folder it touches, and per op (index, action, skill name, its changes)
+    skill_dirs: list[str] = field(default_factory=list)
+    ops: list[tuple[int, str, str, list[FileChange]]] = field(default_factory=list)
 
 
 @dataclass

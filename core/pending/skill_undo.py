@@ -23,11 +23,13 @@ from __future__ import annotations
 import errno
 import hashlib
 import os
+import re
 import stat
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import Iterable, Sequence
 
+from core.pending.claims import alive
 from core.store.atomic import NotRegularFile, open_regular
 from core.store.journal import MAX_TREE_BYTES, History, PathChange, PathState, TreeRecord
 from core.store.memory import StoreError
@@ -265,12 +267,57 @@ def happened(skills: Path, rec: TreeRecord) -> bool:
 
 
 def settle(history: History, skills: Path) -> None:
-    """Commit or abort the skill records left in doubt by a crash (call it under the approve lock)."""
+    """Commit or abort the skill records left in doubt by a crash (call it under the approve lock),
+    and remove the temp files the dead writer left beside the paths it was writing."""
     for rec in history.tree_in_doubt(SUBSYSTEM):
         if rec.root == str(skills) and happened(skills, rec):
             history.commit(rec.id)
         else:
             history.abort(rec.id)
+        if rec.root == str(skills):
+            clean_temps(skills, {str(PurePosixPath(c.path).parent) for c in rec.changes})
+
+
+# A temp file hmc writes beside a skill file: `.<name>.hmc-tmp.<pid>.<8 hex>` (an approval) or
+# `.<name>.hmc-undo.<pid>.<8 hex>` (an undo). Its writer holds the approve lock and journals the
+# paths first, so a later run settling that journal record knows where a dead writer's temps are.
+_TEMP_RE = re.compile(r"\..+\.hmc-(?:tmp|undo)\.(\d+)\.[0-9a-f]{8}", re.DOTALL)
+
+
+def temp_name(name: str, kind: str = "tmp") -> str:
+    return f".{name}.hmc-{kind}.{os.getpid()}.{os.urandom(4).hex()}"
+
+
+def clean_temps(skills: Path, folders: Iterable[str]) -> list[str]:
+    """Remove the temps of dead hmc writers in these folders (relative to skills/; regular files
+    only, reached without following links). Returns their paths."""
+    removed = []
+    for folder in sorted(folders):
+        parts = [p for p in PurePosixPath(folder).parts if p != "."]
+        try:
+            dfd = _open_dir(skills, parts)
+        except (SymlinkFound, OSError):
+            continue
+        try:
+            for name in os.listdir(dfd):
+                m = _TEMP_RE.fullmatch(name)
+                if m is None or _alive(int(m.group(1))):
+                    continue
+                st = _lstat(dfd, name)
+                if st is None or not stat.S_ISREG(st.st_mode):
+                    continue
+                try:
+                    os.unlink(name, dir_fd=dfd)
+                except OSError:
+                    continue
+                removed.append(str(PurePosixPath(*parts, name)))
+        finally:
+            os.close(dfd)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    return pid == os.getpid() or alive(pid)
 
 
 # ------------------------------------------------------------------------------------ restoring
@@ -386,15 +433,26 @@ def _at(root: Path, rel: str, do) -> None:
         os.close(dfd)
 
 
-def _write_at(dfd: int, name: str, data: bytes, mode: int | None) -> None:
-    tmp = f".{name}.hmc-undo.{os.getpid()}.{os.urandom(4).hex()}"
+def write_file(skills: Path, rel: str, data: bytes) -> None:
+    """Replace (or create) skills/<rel> with `data` atomically, through no-follow folder descriptors:
+    an existing file keeps its mode (a script keeps its exec bit), a new one is 0644. Its temp file
+    is named so a later run can remove it if this process dies (`clean_temps`)."""
+    _at(skills, rel, lambda d, n: _write_at(d, n, data, None, "tmp"))
+
+
+def _write_at(dfd: int, name: str, data: bytes, mode: int | None, kind: str = "undo") -> None:
+    """`mode` None: the file's own mode if it is a file now, else 0644."""
+    if mode is None:
+        cur = _lstat(dfd, name)
+        mode = stat.S_IMODE(cur.st_mode) if cur is not None and stat.S_ISREG(cur.st_mode) else 0o644
+    tmp = temp_name(name, kind)
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC, 0o600, dir_fd=dfd)
     try:
         try:
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view):]
-            os.fchmod(fd, mode if mode is not None else 0o644)
+            os.fchmod(fd, mode)
             os.fsync(fd)
         finally:
             os.close(fd)
