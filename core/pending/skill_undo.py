@@ -35,6 +35,7 @@ from core.store.journal import MAX_TREE_BYTES, History, PathChange, PathState, T
 from core.store.memory import StoreError
 
 SUBSYSTEM = "skills"
+SCOPE_SEP = "\x00"  # a batch's record holds every skill folder it touched, joined by this
 ABSENT = PathState("absent")
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
@@ -92,7 +93,8 @@ def describe(rec: TreeRecord) -> SkillUndo:
             continue
         what = "remove" if c.before.type == "absent" else "recreate" if c.after.type == "absent" else "restore"
         files.append((f"skills/{c.path}", what))
-    return SkillUndo(rec.id, rec.ts, rec.action, rec.detail, f"skills/{rec.scope}", tuple(files), rec.kept)
+    return SkillUndo(rec.id, rec.ts, rec.action, rec.detail,
+                     ", ".join(f"skills/{scope}" for scope in rec.scope.split(SCOPE_SEP)), tuple(files), rec.kept)
 
 
 # ------------------------------------------------------------------------------------ reading the tree
@@ -323,14 +325,14 @@ def _alive(pid: int) -> bool:
 # ------------------------------------------------------------------------------------ restoring
 
 
-def _in_scope(c: PathChange, scope: PurePosixPath) -> bool:
+def _in_scope(c: PathChange, scopes: list[PurePosixPath]) -> bool:
     p = PurePosixPath(c.path)
     if p.is_absolute() or not p.parts or any(part in ("", ".", "..") for part in p.parts) or "\x00" in c.path:
         return False
-    if p == scope or scope in p.parents:
+    if any(p == scope or scope in p.parents for scope in scopes):
         return True
     # the category folder an approval created or emptied: folders only, above the skill
-    return p in scope.parents and {c.before.type, c.after.type} <= {"dir", "absent"}
+    return any(p in scope.parents for scope in scopes) and {c.before.type, c.after.type} <= {"dir", "absent"}
 
 
 def restore(history: History, skills: Path, rec: TreeRecord) -> TreeRecord:
@@ -342,11 +344,11 @@ def restore(history: History, skills: Path, rec: TreeRecord) -> TreeRecord:
     if not rec.kept:
         raise SkillUndoRefused(NOT_KEPT, f"{what} replaced or deleted more than hmc's journal keeps "
                                          f"({MAX_TREE_BYTES >> 20} MiB), so it can't be undone")
-    scope = PurePosixPath(rec.scope)
+    scopes = [PurePosixPath(scope) for scope in rec.scope.split(SCOPE_SEP)]
     if rec.root != str(skills):
         raise SkillUndoRefused(ESCAPES, f"{what} was made in {rec.root}, not in this home's skills/")
-    bad = next((c.path for c in rec.changes if not _in_scope(c, scope)), None)
-    if bad is not None or not scope.parts or ".." in scope.parts or scope.is_absolute():
+    bad = next((c.path for c in rec.changes if not _in_scope(c, scopes)), None)
+    if bad is not None or any(not s.parts or ".." in s.parts or s.is_absolute() for s in scopes):
         raise SkillUndoRefused(ESCAPES, f"{what} names a path outside skills/{rec.scope}/ "
                                         f"({bad or rec.scope!r}); refused")
     todo: list[tuple[PathChange, PathState]] = []

@@ -67,11 +67,19 @@ from core.pending.skill_tree import TreeView
 from core.pending.skill_undo import SkillUndo, SkillUndoRefused
 from core.scan.scanner import scan
 from core.store.atomic import flock_within, open_lock, read_regular
+from core.store.atomic import reason as _os_reason
 from core.store.journal import History, tagged
 from core.store.memory import StoreError
 
 
 # ------------------------------------------------------------------------------------ the queue
+
+
+def reason(exc: OSError) -> str:
+    """Why a file can't be read, without its path (a claim's temporary name must never show)."""
+    if exc.errno == errno.ELOOP:
+        return "a symbolic link"
+    return _os_reason(exc)
 
 
 class SkillQueue:
@@ -138,8 +146,7 @@ class SkillQueue:
         try:
             data = read_regular(path, MAX_RECORD_BYTES, follow_symlinks=False)
         except OSError as exc:
-            why = "a symbolic link" if exc.errno == errno.ELOOP else (exc.strerror or str(exc))
-            return SkillRecord(rid, path, broken=f"can't be read: {why}")
+            return SkillRecord(rid, path, broken=f"can't be read: {reason(exc)}")
         return _record_from(data, path)
 
     def get(self, record_id: str) -> SkillRecord:
@@ -293,8 +300,20 @@ class SkillQueue:
     def recover_claims(self, max_age: float = claims.STALE_CLAIM_SECONDS) -> list[str]:
         """Settle records claimed by an hmc process that is gone (or that held them too long): one
         whose approval hmc's journal shows was written is deleted (it was applied: never twice),
-        any other is put back. Returns the file names put back."""
-        return [claim.original for claim in claims.recover(self.folder, self._applied, max_age=max_age)]
+        any other is put back. Returns the file names put back. An approval or undo a dead hmc left
+        in doubt is settled too (its temp files removed), when no other approver is at work."""
+        back = [claim.original for claim in claims.recover(self.folder, self._applied, max_age=max_age)]
+        history = self.history
+        if history is not None and history.tree_in_doubt(SUBSYSTEM):
+            fd = open_lock(self._lock_path())
+            try:
+                flock_within(fd, 0.0)  # busy: a live approver's record; the next run settles
+                skill_undo.settle(history, self._root)
+            except (OSError, StoreError):
+                pass
+            finally:
+                os.close(fd)
+        return back
 
     def _applied(self, claim_name: str) -> bool:
         """Whether the journal holds the approval made under this claim (settling a crash's first)."""
@@ -311,7 +330,14 @@ class SkillQueue:
         the proposed SKILL.md (create/edit) or file content (write_file) or replacement (patch).
         Raises SkillApproveRefused (the record is kept) when it can't apply."""
         with self._locked(), self._claimed(record_id) as (claim, _path):
-            record = _record_from(read_regular(claim, MAX_RECORD_BYTES, follow_symlinks=False), _path)
+            try:
+                data = read_regular(claim, MAX_RECORD_BYTES, follow_symlinks=False)
+            except OSError as exc:  # named by its id and file, never by the claim's temporary name
+                raise SkillApproveRefused(_path.name[:-5], BROKEN,
+                                          f"{_path.name} can't be read: {reason(exc)}") from None
+            record = _record_from(data, _path)
+            if record.broken:
+                raise SkillApproveRefused(record.id, BROKEN, f"{record.file}: {record.broken}")
             payload = record.payload
             if payload is not None and content is not None:
                 key = {"create": "content", "edit": "content", "write_file": "file_content",
@@ -343,16 +369,25 @@ class SkillQueue:
         except skill_undo.SymlinkFound as exc:
             raise SkillApproveRefused(record.id, ESCAPES, f"skills/{exc.rel} is a symbolic link; hmc never "
                                                           "writes through links") from None
-        where = f"skills/{plan.skill_dir}"
+        dirs = plan.skill_dirs or [plan.skill_dir]
+        where = ", ".join(f"skills/{d}" for d in dirs)
         try:
-            rec = history.prepare_tree(SUBSYSTEM, root, plan.skill_dir, record.action,
+            rec = history.prepare_tree(SUBSYSTEM, root, skill_undo.SCOPE_SEP.join(dirs), record.action,
                                        f"{record.action} {where} (pending {record.id})", changes, kept=kept)
         except StoreError as exc:
             raise SkillApproveRefused(record.id, "journal", str(exc)) from None
         try:
             self._execute(plan, record.id)
         except BaseException:
-            (history.commit if skill_undo.happened(root, rec) else history.abort)(rec.id)
+            if not skill_undo.happened(root, rec):
+                history.abort(rec.id)
+                raise
+            history.commit(rec.id)
+            if plan.ops and kept:  # a batch is all or nothing: put back what its first ops wrote
+                try:
+                    skill_undo.restore(history, root, rec)
+                except (skill_undo.SkillUndoRefused, OSError):
+                    pass  # left as written, and undoable: `hmc undo --subsystem skills`
             raise
         if any(not c.before.same(c.after) for c in changes):
             history.commit(rec.id)
