@@ -192,6 +192,16 @@ class SkillInspection:
     def forcible(self) -> bool:
         return self.kind == SCANNER
 
+    def operations(self) -> list[tuple[int, str, str, str, list[FileChange]]]:
+        """A batch's ops: (index, action, skill, file path, the changes it makes: [] when refused)."""
+        planned = {i: changes for i, _a, _n, changes in (self.plan.ops if self.plan is not None else [])}
+        return [(i, a, n, fp, planned.get(i, [])) for i, a, n, fp in batch_ops(self.record.payload)]
+
+
+def op_label(i: int, total: int, action: str, name: str, file_path: str) -> str:
+    """`op 2/3: write_file beta references/a.md`"""
+    return f"op {i + 1}/{total}: {action or '?'} {name or '?'}" + (f" {file_path}" if file_path else "")
+
 
 class _Refuse(Exception):
     def __init__(self, kind: str, message: str):

@@ -11,7 +11,7 @@ from typing import Any
 from rich.text import Text
 
 from core.pending.skill_plan import BATCH
-from core.pending.skill_records import batch_ops
+from core.pending.skill_records import op_label
 from core.pending.skills import SkillApproveRefused, SkillInspection, SkillPendingError, SkillQueue
 from tui.cli.common import CliContext, CliError, Masker, literal, set_approval
 
@@ -34,16 +34,6 @@ def _files(changes, mask: Masker) -> list[dict[str, Any]]:
             for c in changes]
 
 
-def operations(ins: SkillInspection) -> list[tuple[int, str, str, str, list]]:
-    """A batch's ops: (index, action, skill, file path, the changes it makes: empty when refused)."""
-    planned = {i: changes for i, _a, _n, changes in (ins.plan.ops if ins.plan is not None else [])}
-    return [(i, a, n, fp, planned.get(i, [])) for i, a, n, fp in batch_ops(ins.record.payload)]
-
-
-def op_label(i: int, total: int, action: str, name: str, file_path: str) -> str:
-    return f"op {i + 1}/{total}: {action or '?'} {name or '?'}" + (f" {file_path}" if file_path else "")
-
-
 def record_json(ins: SkillInspection, mask: Masker, *, detail: bool = False) -> dict[str, Any]:
     r = ins.record
     out: dict[str, Any] = {
@@ -56,7 +46,7 @@ def record_json(ins: SkillInspection, mask: Masker, *, detail: bool = False) -> 
     }
     if r.action == BATCH:
         out["operations"] = [{"index": i, "action": mask(a), "name": mask(n), "file_path": mask(fp) or None,
-                              "files": _files(changes, mask)} for i, a, n, fp, changes in operations(ins)]
+                              "files": _files(changes, mask)} for i, a, n, fp, changes in ins.operations()]
     if not r.broken:
         out["broken"] = None
     if detail:
@@ -65,7 +55,7 @@ def record_json(ins: SkillInspection, mask: Masker, *, detail: bool = False) -> 
         out["frontmatter_after"] = fm(ins.frontmatter_after)
         out["diffs"] = {mask(c.path): [mask(line) for line in c.unified_diff()] for c in ins.changes}
         if r.action == BATCH:
-            for op, (*_head, changes) in zip(out["operations"], operations(ins)):
+            for op, (*_head, changes) in zip(out["operations"], ins.operations()):
                 op["diffs"] = [[mask(line) for line in c.unified_diff()] for c in changes]
         out["findings"] = [{"rule": f.rule, "severity": f.severity, "detail": mask(f.detail),
                             "secret": f.secret} for f in ins.findings]
@@ -157,7 +147,7 @@ def cmd_show(args, ctx: CliContext, curator) -> int:
             ctx.text(f"SKILL.md {label}: ", literal("(none)" if f is None else
                                                    f"name={mask(f.name)!s} · description={mask(f.description)!s}"))
     if record.action == BATCH:
-        ops = operations(ins)
+        ops = ins.operations()
         ctx.text(f"{len(ops)} operation{'s' if len(ops) != 1 else ''}, applied all or none:", style="bold")
         for i, a, n, fp, changes in ops:
             ctx.text("")
