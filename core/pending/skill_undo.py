@@ -31,7 +31,7 @@ from typing import Iterable, Sequence
 
 from core.pending.claims import alive
 from core.store.atomic import NotRegularFile, open_regular
-from core.store.journal import MAX_TREE_BYTES, History, PathChange, PathState, TreeRecord
+from core.store.journal import MAX_TREE_BYTES, History, PathChange, PathState, TreeRecord, tagged
 from core.store.memory import StoreError
 
 SUBSYSTEM = "skills"
@@ -268,12 +268,25 @@ def happened(skills: Path, rec: TreeRecord) -> bool:
     return any(c.after.same(s) and not c.before.same(s) for c, s in now)
 
 
+def _complete(skills: Path, rec: TreeRecord) -> bool:
+    try:
+        return all(c.after.same(state(skills, c.path)) for c in rec.changes)
+    except (SymlinkFound, OSError):
+        return False
+
+
 def settle(history: History, skills: Path) -> None:
     """Commit or abort the skill records left in doubt by a crash (call it under the approve lock),
     and remove the temp files the dead writer left beside the paths it was writing."""
     for rec in history.tree_in_doubt(SUBSYSTEM):
         if rec.root == str(skills) and happened(skills, rec):
             history.commit(rec.id)
+            if rec.action == "batch" and rec.undoes is None and rec.kept and not _complete(skills, rec):
+                try:  # a batch is all or nothing: its writer died half way, so put back what it wrote
+                    with tagged(""):  # never taken for the approval of a claim (recovery asks by tag)
+                        restore(history, skills, rec)
+                except (SkillUndoRefused, OSError):
+                    pass  # left as written, and undoable
         else:
             history.abort(rec.id)
         if rec.root == str(skills):

@@ -323,7 +323,9 @@ class SkillQueue:
         if any(r.tag == claim_name for r in history.tree_in_doubt(SUBSYSTEM)):
             with self._locked():
                 skill_undo.settle(history, self._root)
-        return any(r.tag == claim_name for r in history.tree_records(SUBSYSTEM))
+        records = history.tree_records(SUBSYSTEM)
+        undone = {r.undoes for r in records if r.undoes is not None}  # a batch rolled back is not applied
+        return any(r.tag == claim_name and r.undoes is None and r.id not in undone for r in records)
 
     def approve(self, record_id: str, *, force: bool = False, content: str | None = None) -> SkillInspection:
         """Apply one record as Hermes's `/skills approve` would, then delete it. `content` replaces
@@ -385,7 +387,8 @@ class SkillQueue:
             history.commit(rec.id)
             if plan.ops and kept:  # a batch is all or nothing: put back what its first ops wrote
                 try:
-                    skill_undo.restore(history, root, rec)
+                    with tagged(""):
+                        skill_undo.restore(history, root, rec)
                 except (skill_undo.SkillUndoRefused, OSError):
                     pass  # left as written, and undoable: `hmc undo --subsystem skills`
             raise
