@@ -35,12 +35,14 @@ class TreeView:
         self._files: dict[str, str | None] = {}  # rel -> text the earlier steps wrote (None: removed)
         self._dirs: dict[str, bool] = {}  # rel -> a folder the earlier steps made (True) or removed
         self._dead: set[str] = set()  # folders removed whole (their disk contents are gone)
-        self._shared: dict = {}  # the name index and .usage.json, read once and shared with forks
+        self._new_skills: dict[str, set[PurePosixPath]] = {}  # name -> folders an earlier step wrote a SKILL.md in
+        self._shared: dict = {}  # the name index, .usage.json and lstat results, read once and shared with forks
 
     def fork(self) -> "TreeView":
         """A view that starts where this one is and records its own changes (a batch tried whole)."""
         child = TreeView(self.skills)
         child._files, child._dirs, child._dead = dict(self._files), dict(self._dirs), set(self._dead)
+        child._new_skills = {k: set(v) for k, v in self._new_skills.items()}
         child._shared = self._shared
         return child
 
@@ -48,6 +50,8 @@ class TreeView:
 
     def _gone_on_disk(self, rel: str) -> bool:
         """Whether an earlier step removed `rel` (or a folder above it) since disk was read."""
+        if not self._dead:
+            return False
         p = PurePosixPath(rel)
         return any(q.as_posix() in self._dead for q in (p, *list(p.parents)[:-1]))
 
@@ -111,24 +115,32 @@ class TreeView:
 
     def check_no_links(self, rel: PurePosixPath) -> None:
         """Every existing component of skills/<rel> is a real folder or file, not a link."""
-        cur = PurePosixPath()
+        key = ""
         for part in rel.parts:
-            cur = cur / part
-            key = cur.as_posix()
+            key = f"{key}/{part}" if key else part
             if key in self._files or key in self._dirs:
                 if not self.exists(key):
                     return
                 continue  # made by an earlier step: a real file or folder
             if self._gone_on_disk(key):
                 return
-            try:
-                st = os.lstat(self.skills / key)
-            except FileNotFoundError:
+            mode = self._lstat_mode(key)
+            if mode is None:
                 return
-            except OSError as exc:
-                raise _Refuse(UNREADABLE, f"skills/{rel}: {exc.strerror or exc}") from None
-            if stat.S_ISLNK(st.st_mode):
+            if stat.S_ISLNK(mode):
                 raise _Refuse(ESCAPES, f"skills/{key} is a symbolic link; hmc never writes through links")
+
+    def _lstat_mode(self, key: str) -> int | None:
+        """st_mode of skills/<key> on disk (None: absent), each path asked once per view."""
+        cache = self._shared.setdefault("lstat", {})
+        if key not in cache:
+            try:
+                cache[key] = os.lstat(self.skills / key).st_mode
+            except FileNotFoundError:
+                cache[key] = None
+            except OSError as exc:
+                raise _Refuse(UNREADABLE, f"skills/{key}: {exc.strerror or exc}") from None
+        return cache[key]
 
     # -- reading files --------------------------------------------------------------------------
 
@@ -232,12 +244,16 @@ class TreeView:
             return None
         if "index" not in self._shared:
             self._shared["index"] = self._walk()
-        found = [rel for rel in self._shared["index"].get(name, ()) if self.exists(rel / "SKILL.md")]
-        for key, text in self._files.items():  # skills the earlier steps created
-            p = PurePosixPath(key)
-            if p.name == "SKILL.md" and text is not None and p.parent.name == name and p.parent not in found \
-                    and len(p.parts) > 1 and not self._excluded(p.parent):
-                found.append(p.parent)
+        listed = self._shared["index"].get(name, [])
+        if not (self._files or self._dirs):  # the disk as walked: the index is the answer
+            if len(listed) > 1:
+                raise _Refuse(AMBIGUOUS, f"more than one skill is named {name!r} "
+                                         f"({', '.join(map(str, sorted(listed)))})")
+            return listed[0] if listed else None
+        found = [rel for rel in listed if self.exists(rel / "SKILL.md")]
+        for rel in sorted(self._new_skills.get(name, ())):  # skills the earlier steps created
+            if rel not in found and self.exists(rel / "SKILL.md") and not self._excluded(rel):
+                found.append(rel)
         if len(found) > 1:
             raise _Refuse(AMBIGUOUS, f"more than one skill is named {name!r} ({', '.join(map(str, sorted(found)))})")
         return found[0] if found else None
@@ -256,6 +272,8 @@ class TreeView:
                         self._dirs[part] = True
             elif op == "write":
                 self._files[key] = step[2]
+                if rel.name == "SKILL.md" and len(rel.parts) > 1:
+                    self._new_skills.setdefault(rel.parent.name, set()).add(rel.parent)
             elif op == "unlink":
                 self._files[key] = None
             elif op == "rmtree":

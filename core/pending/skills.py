@@ -48,6 +48,7 @@ import shutil
 import stat
 import threading
 from contextlib import contextmanager
+from functools import lru_cache
 from pathlib import Path, PurePosixPath
 from typing import Iterator, Sequence
 
@@ -73,6 +74,15 @@ from core.store.memory import StoreError
 
 
 # ------------------------------------------------------------------------------------ the queue
+
+
+@lru_cache(maxsize=256)  # a listing scans each record's text again when it simulates approve-all
+def _scanned(text: str) -> tuple:
+    return tuple(scan(text))
+
+
+def _scan(text: str) -> list:
+    return list(_scanned(text))
 
 
 def reason(exc: OSError) -> str:
@@ -248,7 +258,7 @@ class SkillQueue:
             current = view.raw_text(PurePosixPath(skill_md))
             ins.frontmatter_before = frontmatter(current)
             ins.frontmatter_after = None if payload.get("action") == "delete" else ins.frontmatter_before
-        ins.findings = scan(plan.added_text) if plan.added_text else []
+        ins.findings = _scan(plan.added_text) if plan.added_text else []
         guard = self.guard_reason()
         hits = scan_hits(ins.findings)
         if guard:
@@ -446,11 +456,10 @@ class SkillQueue:
             raise SkillUndoRefused(skill_undo.FAILED, f"undo failed: {exc.strerror or exc}") from None
 
     def _execute(self, plan: Plan, record_id: str = "") -> None:
-        disk = TreeView(self.skills)
         for step in plan.steps:
             op, rel = step[0], step[1]
-            try:
-                disk.check_no_links(rel)  # again, right before the write: a link swapped in is refused
+            try:  # again, right before the write (a fresh view: nothing cached): a link swapped in is refused
+                TreeView(self.skills).check_no_links(rel)
             except _Refuse as exc:
                 raise SkillApproveRefused(record_id, exc.kind, str(exc)) from None
             full = self.skills / rel

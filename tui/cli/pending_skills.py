@@ -77,6 +77,11 @@ def inspections(queue: SkillQueue) -> list[SkillInspection]:
 def cmd_list(args, ctx: CliContext, curator, *, json_rows: list | None = None) -> int:
     queue = queue_for(curator)
     queue.recover_claims()
+    with queue.reading():  # skills/ walked once, config.yaml read once, for the whole listing
+        return _list(args, ctx, curator, queue, json_rows)
+
+
+def _list(args, ctx: CliContext, curator, queue: SkillQueue, json_rows: list | None) -> int:
     items = inspections(queue)
     rows = [record_json(i, _masker(i, args.reveal)) for i in items]
     if json_rows is not None:  # --subsystem all gathers both queues
