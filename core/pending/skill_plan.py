@@ -73,6 +73,16 @@ def _shape_error(action: str, op: dict) -> str | None:
     return None
 
 
+def _check_skill_md(content: str) -> None:
+    """A whole SKILL.md (create, edit): Hermes's frontmatter and size checks."""
+    err = frontmatter_error(content)
+    if err:
+        raise _Refuse(INVALID, err)
+    err = _size_error(content, "SKILL.md")
+    if err:
+        raise _Refuse(TOO_LARGE, err)
+
+
 def q(text: object) -> str:
     """A value quoted as the release's f-strings quote it ('name')."""
     return f"'{text}'"
@@ -121,12 +131,7 @@ class Planner:
         for err in (_name_error(name), _category_error(p.get("category"))):
             if err:
                 raise _Refuse(INVALID, err)
-        err = frontmatter_error(content)
-        if err:
-            raise _Refuse(INVALID, err)
-        err = _size_error(content, "SKILL.md")
-        if err:
-            raise _Refuse(TOO_LARGE, err)
+        _check_skill_md(content)
         existing = self.view.find(name)
         if existing is not None:
             raise _Refuse(EXISTS, f"A skill named {name!r} already exists at skills/{existing}.")
@@ -142,12 +147,7 @@ class Planner:
         content = p.get("content")
         if not content:
             raise _Refuse(INVALID, "content is required for 'edit'.")
-        err = frontmatter_error(content)
-        if err:
-            raise _Refuse(INVALID, err)
-        err = _size_error(content, "SKILL.md")
-        if err:
-            raise _Refuse(TOO_LARGE, err)
+        _check_skill_md(content)
         rel = self._need_skill(name)
         plan = Plan(skill_dir=rel.as_posix(), added_text=content)
         self._write_step(plan, rel / "SKILL.md", content)

@@ -112,6 +112,11 @@ def _record_from(data: bytes, path: Path) -> SkillRecord:
                        name if isinstance(name, str) else repr(name), payload)
 
 
+def folders_of(rel: PurePosixPath) -> list[str]:
+    """`a`, `a/b`, `a/b/c` for a/b/c: every folder a mkdir of it may make, outermost first."""
+    return [PurePosixPath(*rel.parts[:i]).as_posix() for i in range(1, len(rel.parts) + 1)]
+
+
 def batch_ops(payload: dict | None) -> list[tuple[int, str, str, str]]:
     """A batch record's operations as (index, action, skill name, file path) text, for display."""
     ops = payload.get("operations") if isinstance(payload, dict) else None

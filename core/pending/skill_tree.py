@@ -20,7 +20,7 @@ import stat
 from pathlib import Path, PurePosixPath
 
 from core.pending.skill_records import (
-    ALLOWED_SUBDIRS, AMBIGUOUS, ESCAPES, EXCLUDED_DIRS, MAX_WALK, TOO_LARGE, UNREADABLE, _Refuse,
+    ALLOWED_SUBDIRS, AMBIGUOUS, ESCAPES, EXCLUDED_DIRS, MAX_WALK, TOO_LARGE, UNREADABLE, _Refuse, folders_of,
 )
 from core.store.atomic import read_regular
 
@@ -266,8 +266,7 @@ class TreeView:
             op, rel = step[0], PurePosixPath(step[1])
             key = rel.as_posix()
             if op == "mkdir":
-                for i in range(1, len(rel.parts) + 1):
-                    part = PurePosixPath(*rel.parts[:i]).as_posix()
+                for part in folders_of(rel):
                     if not self.isdir(part):
                         self._dirs[part] = True
             elif op == "write":

@@ -30,6 +30,7 @@ from pathlib import Path, PurePosixPath
 from typing import Iterable, Sequence
 
 from core.pending.claims import alive
+from core.pending.skill_records import folders_of
 from core.store.atomic import NotRegularFile, open_regular
 from core.store.journal import MAX_TREE_BYTES, History, PathChange, PathState, TreeRecord, tagged
 from core.store.memory import StoreError
@@ -212,8 +213,7 @@ def capture(skills: Path, steps: Iterable[tuple]) -> tuple[list[PathChange], boo
         op, rel = step[0], PurePosixPath(step[1])
         key = rel.as_posix()
         if op == "mkdir":
-            for i in range(1, len(rel.parts) + 1):
-                part = PurePosixPath(*rel.parts[:i]).as_posix()
+            for part in folders_of(rel):
                 if now(part).type == "absent":
                     after[part] = PathState("dir")
         elif op == "write":
