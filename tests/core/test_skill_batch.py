@@ -138,3 +138,23 @@ def test_approve_all_simulates_a_batch_after_the_records_before_it(home):
     assert queue.simulate_all() == (2, 1)
     done, failed = queue.approve_all()
     assert len(done) == 2 and [f[1] for f in failed] == [sk.EXISTS]
+
+
+def test_cli_show_and_list_print_each_op_with_its_diff(home, capsys, monkeypatch):
+    from tui.cli.main import main
+
+    monkeypatch.setenv("COLUMNS", "200")
+    rid = stage(home, batch(CREATE, WRITE, PATCH))
+    assert main(["--home", str(home), "pending", "show", rid, "--subsystem", "skills"]) == 0
+    out = capsys.readouterr().out
+    assert "3 operations, applied all or none:" in out
+    assert "op 2/3: write_file fresh references/a.md" in out
+    assert "op 3/3: patch fresh" in out and "-Do it once." in out and "+Do it twice." in out
+    assert main(["--home", str(home), "pending", "show", rid, "--subsystem", "skills", "--json"]) == 0
+    shown = __import__("json").loads(capsys.readouterr().out)
+    assert [op["action"] for op in shown["operations"]] == ["create", "write_file", "patch"]
+    assert shown["operations"][2]["files"][0]["path"] == "fresh/SKILL.md"
+    assert any(line.startswith("+Do it twice.") for line in shown["operations"][2]["diffs"][0])
+    assert main(["--home", str(home), "pending", "list", "--subsystem", "skills"]) == 0
+    out = capsys.readouterr().out
+    assert f"{rid}  batch" in out and "✓ can apply" in out and "1 would apply, 0 would be kept" in out
