@@ -1,7 +1,12 @@
 """The skill write-approval queue: `pending/skills/<id>.json`, staged by Hermes ≥ 0.17.
 
 With `skills.write_approval: true` Hermes stages every `skill_manage` write (create, edit, patch,
-delete, write_file, remove_file) as one JSON record whose `payload` is the call's keywords. This
+delete, write_file, remove_file) as one JSON record whose `payload` is the call's keywords; 0.22
+stages an operations array as one `batch` record, approved all or nothing (core.pending.skill_plan
+plans it op by op; a write failing half way is put back from the journal, and a batch whose
+approver died is put back by the next run's `skill_undo.settle`). Plans read skills/ through one
+in-memory view per reading (core.pending.skill_tree): `reading()` shares it, and config.yaml,
+across a listing. This
 module reads those records in isolation (a broken one never hides the others, a FIFO never
 blocks), inspects one without writing (the files approving would create, change or delete under
 `skills/<name>/`, with diffs; SKILL.md's frontmatter before and after; whether it can still apply
