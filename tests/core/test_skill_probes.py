@@ -377,3 +377,45 @@ def test_two_threads_inspecting_while_one_approves_never_crash(tmp_path):
     for t in threads:
         t.join()
     assert errors == []
+
+
+DIE_MID_WRITE = """
+import os, signal, sys
+from core.pending import skill_undo
+from core.pending.skills import SkillQueue
+
+real = skill_undo._write_at
+calls = []
+
+def dying(dfd, name, data, mode, kind="undo"):
+    calls.append(name)
+    if len(calls) == int(sys.argv[2]):  # leave a temp beside the file, as a kill mid-write does
+        fd = os.open(skill_undo.temp_name(name, kind), os.O_WRONLY | os.O_CREAT, 0o600, dir_fd=dfd)
+        os.write(fd, data[:3])
+        os.kill(os.getpid(), signal.SIGKILL)
+    real(dfd, name, data, mode, kind)
+
+skill_undo._write_at = dying
+SkillQueue(sys.argv[1]).approve_all()
+"""
+
+
+@pytest.mark.parametrize("die_at", [1, 2])
+def test_a_killed_approver_leaves_a_temp_the_next_run_removes_and_a_half_batch_it_puts_back(tmp_path, die_at):
+    home = make(tmp_path)
+    before = tree(home / "skills")
+    rid = stage(home, {"action": "batch", "operations": [
+        {"action": "write_file", "name": "s1", "file_path": "references/new.md", "file_content": "new\n"},
+        {"action": "patch", "name": "s1", "old_string": "Line one.", "new_string": "Line 1."}]})
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    done = subprocess.run([sys.executable, "-c", DIE_MID_WRITE, str(home), str(die_at)], cwd=ROOT, env=env,
+                          capture_output=True, timeout=60)
+    assert done.returncode == -signal.SIGKILL, done.stderr.decode(errors="replace")
+    temps = [p.name for p in (home / "skills" / "s1").rglob(".*.hmc-tmp.*")]
+    assert len(temps) == 1, temps
+    SkillQueue(home).recover_claims()  # the next hmc command
+    assert leftovers(home) == []
+    assert tree(home / "skills") == before  # the half-written batch was put back
+    assert pending(home) == [f"{rid}.json"]
+    done, failed = SkillQueue(home).approve_all()
+    assert done == [rid] and (home / "skills/s1/references/new.md").read_text() == "new\n"
