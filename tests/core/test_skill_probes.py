@@ -327,7 +327,7 @@ def test_key_shaped_paths_names_and_record_ids_are_masked_unless_revealed(tmp_pa
     for r in outputs:
         text = r.stdout + r.stderr
         assert r.returncode in (0, 1), (r.args, text)
-        assert aws not in text and gh not in text.lower().replace(gh.lower()[:8] + "…", ""), (r.args, text)
+        assert aws not in text and gh.lower() not in text, (r.args, text)
     assert "AKIA" in outputs[0].stdout  # masked, not dropped: `AKIA…` stays recognisable
     assert outputs[7].stdout.startswith("approved aaaa0001: create s0/references/AKIA")
     assert "undid" in outputs[10].stdout
