@@ -47,7 +47,6 @@ from __future__ import annotations
 
 import dataclasses
 import errno
-import json
 import os
 import shutil
 import stat
