@@ -73,9 +73,9 @@ def _shape_error(action: str, op: dict) -> str | None:
     return None
 
 
-def _check_skill_md(content: str) -> None:
+def _check_skill_md(view: TreeView, content: str) -> None:
     """A whole SKILL.md (create, edit): Hermes's frontmatter and size checks."""
-    err = frontmatter_error(content)
+    err = view.memo("frontmatter_error", content, frontmatter_error)
     if err:
         raise _Refuse(INVALID, err)
     err = _size_error(content, "SKILL.md")
@@ -131,7 +131,7 @@ class Planner:
         for err in (_name_error(name), _category_error(p.get("category"))):
             if err:
                 raise _Refuse(INVALID, err)
-        _check_skill_md(content)
+        _check_skill_md(self.view, content)
         existing = self.view.find(name)
         if existing is not None:
             raise _Refuse(EXISTS, f"A skill named {name!r} already exists at skills/{existing}.")
@@ -147,7 +147,7 @@ class Planner:
         content = p.get("content")
         if not content:
             raise _Refuse(INVALID, "content is required for 'edit'.")
-        _check_skill_md(content)
+        _check_skill_md(self.view, content)
         rel = self._need_skill(name)
         plan = Plan(skill_dir=rel.as_posix(), added_text=content)
         self._write_step(plan, rel / "SKILL.md", content)
@@ -196,7 +196,7 @@ class Planner:
         if err:
             raise _Refuse(TOO_LARGE, err)
         if not file_path:
-            err = frontmatter_error(result)
+            err = self.view.memo("frontmatter_error", result, frontmatter_error)
             if err:
                 raise _Refuse(INVALID, f"Patch would break SKILL.md structure: {err}")
         plan = Plan(skill_dir=rel.as_posix(), added_text=new)

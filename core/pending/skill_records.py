@@ -12,7 +12,6 @@ import json
 import os
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path, PurePosixPath
 from typing import Any, Sequence
 
@@ -215,7 +214,6 @@ class _Refuse(Exception):
         self.kind = kind
 
 
-@lru_cache(maxsize=512)  # a listing checks the same SKILL.md text again when it simulates approve-all
 def frontmatter_error(content: str) -> str | None:
     """Hermes's SKILL.md frontmatter check (None when valid)."""
     if not content.strip():
@@ -243,7 +241,6 @@ def frontmatter_error(content: str) -> str | None:
     return None
 
 
-@lru_cache(maxsize=512)
 def frontmatter(content: str | None) -> Frontmatter | None:
     """name and description as text, or None when there is no readable frontmatter (display only)."""
     if content is None:

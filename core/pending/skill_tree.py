@@ -46,6 +46,14 @@ class TreeView:
         child._shared = self._shared
         return child
 
+    def memo(self, kind: str, key: str | None, compute):
+        """compute(key), once per reading (a listing checks each text again when it simulates
+        approve-all); the memo lives as long as this view and its forks."""
+        table = self._shared.setdefault(kind, {})
+        if key not in table:
+            table[key] = compute(key)
+        return table[key]
+
     # -- what is there ------------------------------------------------------------------------
 
     def _gone_on_disk(self, rel: str) -> bool:

@@ -52,7 +52,6 @@ import shutil
 import stat
 import threading
 from contextlib import contextmanager
-from functools import lru_cache
 from pathlib import Path, PurePosixPath
 from typing import Iterator, Sequence
 
@@ -78,15 +77,6 @@ from core.store.memory import StoreError
 
 
 # ------------------------------------------------------------------------------------ the queue
-
-
-@lru_cache(maxsize=256)  # a listing scans each record's text again when it simulates approve-all
-def _scanned(text: str) -> tuple:
-    return tuple(scan(text))
-
-
-def _scan(text: str) -> list:
-    return list(_scanned(text))
 
 
 def reason(exc: OSError) -> str:
@@ -253,16 +243,17 @@ class SkillQueue:
             self._describe_existing(ins, payload, view)
             return ins
         ins.plan, ins.changes, ins.skill_dir = plan, plan.changes, f"skills/{plan.skill_dir}"
+        fm = lambda text: view.memo("frontmatter", text, frontmatter)  # noqa: E731
         skill_md = f"{plan.skill_dir}/SKILL.md"
         for ch in plan.changes:
             if ch.path == skill_md:
-                ins.frontmatter_before, ins.frontmatter_after = frontmatter(ch.before), frontmatter(ch.after)
+                ins.frontmatter_before, ins.frontmatter_after = fm(ch.before), fm(ch.after)
                 break
         else:
             current = view.raw_text(PurePosixPath(skill_md))
-            ins.frontmatter_before = frontmatter(current)
+            ins.frontmatter_before = fm(current)
             ins.frontmatter_after = None if payload.get("action") == "delete" else ins.frontmatter_before
-        ins.findings = _scan(plan.added_text) if plan.added_text else []
+        ins.findings = list(view.memo("scan", plan.added_text, lambda t: tuple(scan(t)))) if plan.added_text else []
         guard = self.guard_reason()
         hits = scan_hits(ins.findings)
         if guard:
