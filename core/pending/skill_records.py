@@ -22,7 +22,7 @@ from core.scan.scanner import ScanFinding, blocking
 
 SUBSYSTEM = "skills"
 ID_RE = re.compile(r"[0-9a-f]{8}")
-ACTIONS = ("create", "edit", "patch", "delete", "write_file", "remove_file")
+ACTIONS = ("create", "edit", "patch", "delete", "write_file", "remove_file")  # and 0.22's "batch"
 MAX_RECORD_BYTES = 8 << 20  # a 1 MiB file_content can triple in JSON escapes
 MAX_SKILL_CONTENT_CHARS = 100_000  # Hermes: any SKILL.md or supporting file, in characters
 MAX_SKILL_FILE_BYTES = 1_048_576  # Hermes: a supporting file, in UTF-8 bytes
@@ -104,9 +104,28 @@ def _record_from(data: bytes, path: Path) -> SkillRecord:
         return SkillRecord(rid, path, created, origin, summary, broken="no payload object")
     action = payload.get("action", "")
     name = payload.get("name", "")
+    if action == "batch" and not name:  # a batch names its skills per op
+        name = ", ".join(dict.fromkeys(n for _i, _a, n, _f in batch_ops(payload) if n))
     return SkillRecord(rid, path, created, origin, summary,
                        action if isinstance(action, str) else repr(action),
                        name if isinstance(name, str) else repr(name), payload)
+
+
+def folders_of(rel: PurePosixPath) -> list[str]:
+    """`a`, `a/b`, `a/b/c` for a/b/c: every folder a mkdir of it may make, outermost first."""
+    return [PurePosixPath(*rel.parts[:i]).as_posix() for i in range(1, len(rel.parts) + 1)]
+
+
+def batch_ops(payload: dict | None) -> list[tuple[int, str, str, str]]:
+    """A batch record's operations as (index, action, skill name, file path) text, for display."""
+    ops = payload.get("operations") if isinstance(payload, dict) else None
+    default = payload.get("name") if isinstance(payload, dict) and isinstance(payload.get("name"), str) else ""
+    out = []
+    for i, op in enumerate(ops if isinstance(ops, list) else []):
+        op = op if isinstance(op, dict) else {}
+        text = lambda v: v if isinstance(v, str) else "" if v is None else repr(v)  # noqa: E731
+        out.append((i, text(op.get("action")), text(op.get("name")) or default, text(op.get("file_path"))))
+    return out
 
 
 # ------------------------------------------------------------------------------------ inspection
@@ -150,6 +169,9 @@ class Plan:
     changes: list[FileChange] = field(default_factory=list)
     skill_dir: str = ""
     added_text: str = ""
+    # a batch: every skill folder it touches, and per op (index, action, skill name, its changes)
+    skill_dirs: list[str] = field(default_factory=list)
+    ops: list[tuple[int, str, str, list[FileChange]]] = field(default_factory=list)
 
 
 @dataclass
@@ -174,6 +196,16 @@ class SkillInspection:
     @property
     def forcible(self) -> bool:
         return self.kind == SCANNER
+
+    def operations(self) -> list[tuple[int, str, str, str, list[FileChange]]]:
+        """A batch's ops: (index, action, skill, file path, the changes it makes: [] when refused)."""
+        planned = {i: changes for i, _a, _n, changes in (self.plan.ops if self.plan is not None else [])}
+        return [(i, a, n, fp, planned.get(i, [])) for i, a, n, fp in batch_ops(self.record.payload)]
+
+
+def op_label(i: int, total: int, action: str, name: str, file_path: str) -> str:
+    """`op 2/3: write_file beta references/a.md`"""
+    return f"op {i + 1}/{total}: {action or '?'} {name or '?'}" + (f" {file_path}" if file_path else "")
 
 
 class _Refuse(Exception):
@@ -241,7 +273,7 @@ def _name_error(name: str) -> str | None:
         return "Skill name is required."
     if len(name) > MAX_NAME_LENGTH:
         return f"Skill name exceeds {MAX_NAME_LENGTH} characters."
-    if not VALID_NAME_RE.match(name):
+    if not VALID_NAME_RE.fullmatch(name):  # Hermes's `$` lets a final newline through: hmc doesn't
         return f"Invalid skill name {name!r}: use lowercase letters, numbers, hyphens, dots and underscores."
     return None
 
@@ -252,9 +284,11 @@ def _category_error(category: Any) -> str | None:
     if not isinstance(category, str):
         return "Category must be a string."
     c = category.strip()
+    if c != category:  # Hermes checks it stripped but makes the folder unstripped (" cat/", "cat\n/")
+        return f"Invalid category {category!r}: spaces or line breaks around it would become part of the folder name"
     if not c:
         return None
-    if "/" in c or "\\" in c or len(c) > MAX_NAME_LENGTH or not VALID_NAME_RE.match(c):
+    if "/" in c or "\\" in c or len(c) > MAX_NAME_LENGTH or not VALID_NAME_RE.fullmatch(c):
         return f"Invalid category {c!r}: one folder name of lowercase letters, numbers, - . _"
     return None
 

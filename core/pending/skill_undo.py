@@ -23,16 +23,20 @@ from __future__ import annotations
 import errno
 import hashlib
 import os
+import re
 import stat
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import Iterable, Sequence
 
+from core.pending.claims import alive
+from core.pending.skill_records import folders_of
 from core.store.atomic import NotRegularFile, open_regular
-from core.store.journal import MAX_TREE_BYTES, History, PathChange, PathState, TreeRecord
+from core.store.journal import MAX_TREE_BYTES, History, PathChange, PathState, TreeRecord, tagged
 from core.store.memory import StoreError
 
 SUBSYSTEM = "skills"
+SCOPE_SEP = "\x00"  # a batch's record holds every skill folder it touched, joined by this
 ABSENT = PathState("absent")
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
@@ -90,7 +94,8 @@ def describe(rec: TreeRecord) -> SkillUndo:
             continue
         what = "remove" if c.before.type == "absent" else "recreate" if c.after.type == "absent" else "restore"
         files.append((f"skills/{c.path}", what))
-    return SkillUndo(rec.id, rec.ts, rec.action, rec.detail, f"skills/{rec.scope}", tuple(files), rec.kept)
+    return SkillUndo(rec.id, rec.ts, rec.action, rec.detail,
+                     ", ".join(f"skills/{scope}" for scope in rec.scope.split(SCOPE_SEP)), tuple(files), rec.kept)
 
 
 # ------------------------------------------------------------------------------------ reading the tree
@@ -208,8 +213,7 @@ def capture(skills: Path, steps: Iterable[tuple]) -> tuple[list[PathChange], boo
         op, rel = step[0], PurePosixPath(step[1])
         key = rel.as_posix()
         if op == "mkdir":
-            for i in range(1, len(rel.parts) + 1):
-                part = PurePosixPath(*rel.parts[:i]).as_posix()
+            for part in folders_of(rel):
                 if now(part).type == "absent":
                     after[part] = PathState("dir")
         elif op == "write":
@@ -264,26 +268,84 @@ def happened(skills: Path, rec: TreeRecord) -> bool:
     return any(c.after.same(s) and not c.before.same(s) for c, s in now)
 
 
+def _complete(skills: Path, rec: TreeRecord) -> bool:
+    try:
+        return all(c.after.same(state(skills, c.path)) for c in rec.changes)
+    except (SymlinkFound, OSError):
+        return False
+
+
 def settle(history: History, skills: Path) -> None:
-    """Commit or abort the skill records left in doubt by a crash (call it under the approve lock)."""
+    """Commit or abort the skill records left in doubt by a crash (call it under the approve lock),
+    and remove the temp files the dead writer left beside the paths it was writing."""
     for rec in history.tree_in_doubt(SUBSYSTEM):
         if rec.root == str(skills) and happened(skills, rec):
             history.commit(rec.id)
+            if rec.action == "batch" and rec.undoes is None and rec.kept and not _complete(skills, rec):
+                try:  # a batch is all or nothing: its writer died half way, so put back what it wrote
+                    with tagged(""):  # never taken for the approval of a claim (recovery asks by tag)
+                        restore(history, skills, rec)
+                except (SkillUndoRefused, OSError):
+                    pass  # left as written, and undoable
         else:
             history.abort(rec.id)
+        if rec.root == str(skills):
+            clean_temps(skills, {str(PurePosixPath(c.path).parent) for c in rec.changes})
+
+
+# A temp file hmc writes beside a skill file: `.<name>.hmc-tmp.<pid>.<8 hex>` (an approval) or
+# `.<name>.hmc-undo.<pid>.<8 hex>` (an undo). Its writer holds the approve lock and journals the
+# paths first, so a later run settling that journal record knows where a dead writer's temps are.
+_TEMP_RE = re.compile(r"\..+\.hmc-(?:tmp|undo)\.(\d+)\.[0-9a-f]{8}", re.DOTALL)
+
+
+def temp_name(name: str, kind: str = "tmp") -> str:
+    return f".{name}.hmc-{kind}.{os.getpid()}.{os.urandom(4).hex()}"
+
+
+def clean_temps(skills: Path, folders: Iterable[str]) -> list[str]:
+    """Remove the temps of dead hmc writers in these folders (relative to skills/; regular files
+    only, reached without following links). Returns their paths."""
+    removed = []
+    for folder in sorted(folders):
+        parts = [p for p in PurePosixPath(folder).parts if p != "."]
+        try:
+            dfd = _open_dir(skills, parts)
+        except (SymlinkFound, OSError):
+            continue
+        try:
+            for name in os.listdir(dfd):
+                m = _TEMP_RE.fullmatch(name)
+                if m is None or _alive(int(m.group(1))):
+                    continue
+                st = _lstat(dfd, name)
+                if st is None or not stat.S_ISREG(st.st_mode):
+                    continue
+                try:
+                    os.unlink(name, dir_fd=dfd)
+                except OSError:
+                    continue
+                removed.append(str(PurePosixPath(*parts, name)))
+        finally:
+            os.close(dfd)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    return pid == os.getpid() or alive(pid)
 
 
 # ------------------------------------------------------------------------------------ restoring
 
 
-def _in_scope(c: PathChange, scope: PurePosixPath) -> bool:
+def _in_scope(c: PathChange, scopes: list[PurePosixPath]) -> bool:
     p = PurePosixPath(c.path)
     if p.is_absolute() or not p.parts or any(part in ("", ".", "..") for part in p.parts) or "\x00" in c.path:
         return False
-    if p == scope or scope in p.parents:
+    if any(p == scope or scope in p.parents for scope in scopes):
         return True
     # the category folder an approval created or emptied: folders only, above the skill
-    return p in scope.parents and {c.before.type, c.after.type} <= {"dir", "absent"}
+    return any(p in scope.parents for scope in scopes) and {c.before.type, c.after.type} <= {"dir", "absent"}
 
 
 def restore(history: History, skills: Path, rec: TreeRecord) -> TreeRecord:
@@ -295,11 +357,11 @@ def restore(history: History, skills: Path, rec: TreeRecord) -> TreeRecord:
     if not rec.kept:
         raise SkillUndoRefused(NOT_KEPT, f"{what} replaced or deleted more than hmc's journal keeps "
                                          f"({MAX_TREE_BYTES >> 20} MiB), so it can't be undone")
-    scope = PurePosixPath(rec.scope)
+    scopes = [PurePosixPath(scope) for scope in rec.scope.split(SCOPE_SEP)]
     if rec.root != str(skills):
         raise SkillUndoRefused(ESCAPES, f"{what} was made in {rec.root}, not in this home's skills/")
-    bad = next((c.path for c in rec.changes if not _in_scope(c, scope)), None)
-    if bad is not None or not scope.parts or ".." in scope.parts or scope.is_absolute():
+    bad = next((c.path for c in rec.changes if not _in_scope(c, scopes)), None)
+    if bad is not None or any(not s.parts or ".." in s.parts or s.is_absolute() for s in scopes):
         raise SkillUndoRefused(ESCAPES, f"{what} names a path outside skills/{rec.scope}/ "
                                         f"({bad or rec.scope!r}); refused")
     todo: list[tuple[PathChange, PathState]] = []
@@ -386,15 +448,26 @@ def _at(root: Path, rel: str, do) -> None:
         os.close(dfd)
 
 
-def _write_at(dfd: int, name: str, data: bytes, mode: int | None) -> None:
-    tmp = f".{name}.hmc-undo.{os.getpid()}.{os.urandom(4).hex()}"
+def write_file(skills: Path, rel: str, data: bytes) -> None:
+    """Replace (or create) skills/<rel> with `data` atomically, through no-follow folder descriptors:
+    an existing file keeps its mode (a script keeps its exec bit), a new one is 0644. Its temp file
+    is named so a later run can remove it if this process dies (`clean_temps`)."""
+    _at(skills, rel, lambda d, n: _write_at(d, n, data, None, "tmp"))
+
+
+def _write_at(dfd: int, name: str, data: bytes, mode: int | None, kind: str = "undo") -> None:
+    """`mode` None: the file's own mode if it is a file now, else 0644."""
+    if mode is None:
+        cur = _lstat(dfd, name)
+        mode = stat.S_IMODE(cur.st_mode) if cur is not None and stat.S_ISREG(cur.st_mode) else 0o644
+    tmp = temp_name(name, kind)
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC, 0o600, dir_fd=dfd)
     try:
         try:
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view):]
-            os.fchmod(fd, mode if mode is not None else 0o644)
+            os.fchmod(fd, mode)
             os.fsync(fd)
         finally:
             os.close(fd)

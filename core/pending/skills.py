@@ -1,7 +1,12 @@
 """The skill write-approval queue: `pending/skills/<id>.json`, staged by Hermes ≥ 0.17.
 
 With `skills.write_approval: true` Hermes stages every `skill_manage` write (create, edit, patch,
-delete, write_file, remove_file) as one JSON record whose `payload` is the call's keywords. This
+delete, write_file, remove_file) as one JSON record whose `payload` is the call's keywords; 0.22
+stages an operations array as one `batch` record, approved all or nothing (core.pending.skill_plan
+plans it op by op; a write failing half way is put back from the journal, and a batch whose
+approver died is put back by the next run's `skill_undo.settle`). Plans read skills/ through one
+in-memory view per reading (core.pending.skill_tree): `reading()` shares it, and config.yaml,
+across a listing. This
 module reads those records in isolation (a broken one never hides the others, a FIFO never
 blocks), inspects one without writing (the files approving would create, change or delete under
 `skills/<name>/`, with diffs; SKILL.md's frontmatter before and after; whether it can still apply
@@ -42,10 +47,10 @@ from __future__ import annotations
 
 import dataclasses
 import errno
-import json
 import os
 import shutil
 import stat
+import threading
 from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 from typing import Iterator, Sequence
@@ -53,22 +58,32 @@ from typing import Iterator, Sequence
 from core.home import as_flag, load_yaml
 from core.pending import claims, skill_undo
 from core.pending.claims import CLAIM_MARK  # noqa: F401  (re-exported)
+from core.pending.skill_plan import BATCH, Planner
 from core.pending.skill_records import (
-    ACTIONS, ALLOWED_SUBDIRS, AMBIGUOUS, BROKEN, ESCAPES, EXCLUDED_DIRS, EXISTS, GUARDED, INVALID, MALFORMED,
-    MAX_RECORD_BYTES, MAX_SKILL_FILE_BYTES, MAX_WALK, MISSING, NEEDS_HERMES, NO_MATCH, PINNED, SCANNER, SUBSYSTEM,
-    TOO_LARGE, TRUTHY, UNREADABLE, FileChange, Plan, SkillApproveRefused, SkillInspection, SkillPendingError,
-    SkillRecord, _category_error, _encodable, _file_path_error, _name_error, _opt_str, _record_from, _Refuse,
-    _size_error, frontmatter, frontmatter_error, scan_hits,
+    BROKEN, ESCAPES, GUARDED, INVALID, MAX_RECORD_BYTES, SCANNER, SUBSYSTEM, TRUTHY, Plan, SkillApproveRefused,
+    SkillInspection, SkillPendingError, SkillRecord, _record_from, _Refuse, frontmatter, scan_hits,
 )
-from core.pending.skill_records import Frontmatter, MAX_SKILL_CONTENT_CHARS  # noqa: F401  (re-exported)
+from core.pending.skill_records import (  # noqa: F401  (re-exported: the reason kinds and limits)
+    ACTIONS, AMBIGUOUS, EXISTS, MALFORMED, MAX_SKILL_CONTENT_CHARS, MAX_SKILL_FILE_BYTES, MAX_WALK, MISSING,
+    NEEDS_HERMES, NO_MATCH, PINNED, TOO_LARGE, UNREADABLE, FileChange, Frontmatter,
+)
+from core.pending.skill_tree import TreeView
 from core.pending.skill_undo import SkillUndo, SkillUndoRefused
 from core.scan.scanner import scan
-from core.store.atomic import atomic_write, flock_within, open_lock, read_regular
+from core.store.atomic import flock_within, open_lock, read_regular
+from core.store.atomic import reason as _os_reason
 from core.store.journal import History, tagged
 from core.store.memory import StoreError
 
 
 # ------------------------------------------------------------------------------------ the queue
+
+
+def reason(exc: OSError) -> str:
+    """Why a file can't be read, without its path (a claim's temporary name must never show)."""
+    if exc.errno == errno.ELOOP:
+        return "a symbolic link"
+    return _os_reason(exc)
 
 
 class SkillQueue:
@@ -84,6 +99,7 @@ class SkillQueue:
         self._lock_dir = Path(lock_dir) if lock_dir is not None else None
         self._history = history
         self._journal = journal
+        self._local = threading.local()  # inside reading(): the shared view and config
 
     @property
     def history(self) -> History | None:
@@ -134,8 +150,7 @@ class SkillQueue:
         try:
             data = read_regular(path, MAX_RECORD_BYTES, follow_symlinks=False)
         except OSError as exc:
-            why = "a symbolic link" if exc.errno == errno.ELOOP else (exc.strerror or str(exc))
-            return SkillRecord(rid, path, broken=f"can't be read: {why}")
+            return SkillRecord(rid, path, broken=f"can't be read: {reason(exc)}")
         return _record_from(data, path)
 
     def get(self, record_id: str) -> SkillRecord:
@@ -152,6 +167,10 @@ class SkillQueue:
     # -- config -----------------------------------------------------------------------------
 
     def _skills_config(self) -> dict:
+        shared = getattr(self._local, "config", None)
+        return shared if shared is not None else self._read_config()
+
+    def _read_config(self) -> dict:
         try:
             data = load_yaml(read_regular(self.home / "config.yaml", 1 << 20).decode("utf-8", "replace"))
         except (OSError, ValueError, RecursionError):
@@ -176,308 +195,65 @@ class SkillQueue:
     def write_approval(self) -> bool:
         return bool(as_flag(self._skills_config().get("write_approval", False)))
 
-    # -- finding skills ---------------------------------------------------------------------
-
-    def _check_no_links(self, rel: PurePosixPath) -> None:
-        """Every existing component of skills/<rel> is a real folder/file, not a link."""
-        cur = self.skills
-        for part in rel.parts:
-            cur = cur / part
-            try:
-                st = os.lstat(cur)
-            except FileNotFoundError:
-                return
-            except OSError as exc:
-                raise _Refuse(UNREADABLE, f"skills/{rel}: {exc.strerror or exc}") from None
-            if stat.S_ISLNK(st.st_mode):
-                raise _Refuse(ESCAPES, f"skills/{PurePosixPath(*cur.relative_to(self.skills).parts)} is a "
-                                       "symbolic link; hmc never writes through links")
-
-    def find(self, name: str) -> PurePosixPath | None:
-        """The folder (relative to skills/) of the skill named `name`, as Hermes's lookup finds it:
-        any SKILL.md below skills/ whose folder has that name, outside excluded and support folders."""
-        if not name:
-            return None
-        root = self.skills
-        try:
-            if not stat.S_ISDIR(os.stat(root).st_mode):
-                return None
-        except OSError:
-            return None
-        found: list[PurePosixPath] = []
-        seen = 0
-        for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-            seen += len(dirnames) + len(filenames)
-            if seen > MAX_WALK:
-                raise _Refuse(TOO_LARGE, f"skills/ holds more than {MAX_WALK:,} entries; hmc stops looking")
-            rel = PurePosixPath(Path(dirpath).relative_to(root).as_posix())
-            dirnames.sort()
-            if "SKILL.md" in filenames and rel.parts and rel.name == name and not self._excluded(rel):
-                found.append(rel)
-            # a symlinked folder is not walked (Hermes's rglob doesn't descend links either)
-        if len(found) > 1:
-            raise _Refuse(AMBIGUOUS, f"more than one skill is named {name!r} ({', '.join(map(str, found))})")
-        return found[0] if found else None
-
-    def _excluded(self, rel: PurePosixPath) -> bool:
-        parts = rel.parts
-        if any(p in EXCLUDED_DIRS for p in parts):
-            return True
-        # a SKILL.md under references/ etc. directly inside another skill is support data
-        for idx, part in enumerate(parts):
-            if part in ALLOWED_SUBDIRS and idx > 0 and (self.skills.joinpath(*parts[:idx]) / "SKILL.md").exists():
-                return True
-        return False
-
-    def _read_text(self, rel: PurePosixPath) -> str | None:
-        """A file's text as Hermes reads it (UTF-8, universal newlines), None when absent."""
-        self._check_no_links(rel)
-        path = self.skills / rel
-        try:
-            data = read_regular(path, 8 << 20, follow_symlinks=False)
-        except FileNotFoundError:
-            return None
-        except OSError as exc:
-            raise _Refuse(UNREADABLE, f"skills/{rel} can't be read: {exc.strerror or exc}") from None
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            raise _Refuse(UNREADABLE, f"skills/{rel} is not UTF-8 text; Hermes can't read it either") from None
-        return text.replace("\r\n", "\n").replace("\r", "\n")
-
-    def _raw_text(self, rel: PurePosixPath) -> str | None:
-        """A file's exact text for a diff (as it is on disk)."""
-        try:
-            data = read_regular(self.skills / rel, 8 << 20, follow_symlinks=False)
-        except OSError:
-            return None
-        return data.decode("utf-8", "replace")
-
     # -- planning ---------------------------------------------------------------------------
 
-    def plan(self, payload: dict) -> Plan:
-        """What replaying `payload` does, or raise _Refuse with the kind and Hermes's reason."""
-        action = payload.get("action", "")
-        name = payload.get("name", "")
-        if not isinstance(action, str) or action not in ACTIONS:
-            raise _Refuse(MALFORMED, f"Unknown action {action!r}. Use: {', '.join(ACTIONS)}")
-        if not isinstance(name, str):
-            raise _Refuse(MALFORMED, "payload field 'name' is not text")
-        for key in ("content", "category", "file_path", "file_content", "old_string", "new_string",
-                    "absorbed_into"):
-            if key != "category":
-                _opt_str(payload, key)
-        return getattr(self, f"_plan_{action}")(payload, name)
+    def view(self) -> TreeView:
+        """skills/ as a plan reads it (inside `reading()`: one view shared by every inspection)."""
+        shared = getattr(self._local, "view", None)
+        return shared if shared is not None else TreeView(self.skills)
 
-    def _need_skill(self, name: str) -> PurePosixPath:
-        rel = self.find(name)
-        if rel is None:
-            raise _Refuse(MISSING, f"Skill {name!r} not found.")
-        self._check_no_links(rel)
-        return rel
-
-    def _write_step(self, plan: Plan, rel: PurePosixPath, new: str) -> None:
-        _encodable(new, str(rel))
-        self._check_no_links(rel)
-        before = self._raw_text(rel)
-        exists = os.path.lexists(self.skills / rel)
-        plan.steps.append(("write", rel, new))
-        plan.changes.append(FileChange(rel.as_posix(), "change" if exists else "create", before, new))
-
-    def _plan_create(self, p: dict, name: str) -> Plan:
-        content = p.get("content")
-        if not content:
-            raise _Refuse(INVALID, "content is required for 'create'.")
-        for err in (_name_error(name), _category_error(p.get("category"))):
-            if err:
-                raise _Refuse(INVALID, err)
-        err = frontmatter_error(content)
-        if err:
-            raise _Refuse(INVALID, err)
-        err = _size_error(content, "SKILL.md")
-        if err:
-            raise _Refuse(TOO_LARGE, err)
-        existing = self.find(name)
-        if existing is not None:
-            raise _Refuse(EXISTS, f"A skill named {name!r} already exists at skills/{existing}.")
-        category = p.get("category")
-        rel = PurePosixPath(category, name) if category else PurePosixPath(name)
-        plan = Plan(skill_dir=rel.as_posix(), added_text=content)
-        self._check_no_links(rel)
-        plan.steps.append(("mkdir", rel))
-        self._write_step(plan, rel / "SKILL.md", content)
-        return plan
-
-    def _plan_edit(self, p: dict, name: str) -> Plan:
-        content = p.get("content")
-        if not content:
-            raise _Refuse(INVALID, "content is required for 'edit'.")
-        err = frontmatter_error(content)
-        if err:
-            raise _Refuse(INVALID, err)
-        err = _size_error(content, "SKILL.md")
-        if err:
-            raise _Refuse(TOO_LARGE, err)
-        rel = self._need_skill(name)
-        plan = Plan(skill_dir=rel.as_posix(), added_text=content)
-        self._write_step(plan, rel / "SKILL.md", content)
-        return plan
-
-    def _plan_patch(self, p: dict, name: str) -> Plan:
-        old, new, file_path = p.get("old_string"), p.get("new_string"), p.get("file_path")
-        if not old:
-            raise _Refuse(INVALID, "old_string is required for 'patch'.")
-        if new is None:
-            raise _Refuse(INVALID, "new_string is required for 'patch'.")
-        rel = self._need_skill(name)
-        if file_path:
-            bad = _file_path_error(file_path)
-            if bad:
-                raise _Refuse(*bad)
-            target = rel / PurePosixPath(file_path)
-        else:
-            target = rel / "SKILL.md"
-        content = self._read_text(target)
-        if content is None:
-            raise _Refuse(MISSING, f"File not found: {target.relative_to(rel)}")
-        if old == new:
-            raise _Refuse(INVALID, "old_string and new_string are identical")
-        spans, start = [], 0
-        while (pos := content.find(old, start)) != -1:
-            spans.append((pos, pos + len(old)))
-            start = pos + len(old)
-        if not spans:
-            raise _Refuse(NO_MATCH, "the patch text is not in the file (exactly); Hermes's fuzzy matcher may "
-                                    "still find it: approve it in Hermes (/skills approve) if you want that")
-        if len(spans) > 1 and not p.get("replace_all", False):
-            raise _Refuse(AMBIGUOUS, f"Found {len(spans)} matches for old_string. Provide more context to make "
-                                     "it unique, or use replace_all=True.")
-        region = "".join(content[s:e] for s, e in spans)
-        if ("\\t" in new and "\t" in region) or ("\\r" in new and "\r" in region):
-            raise _Refuse(NEEDS_HERMES, "the replacement holds \\t or \\r escapes that Hermes rewrites; "
-                                        "approve it in Hermes (/skills approve)")
-        pieces, last = [], 0
-        for s, e in spans:
-            pieces += [content[last:s], new]
-            last = e
-        result = "".join(pieces) + content[last:]
-        label = file_path if file_path else "SKILL.md"
-        err = _size_error(result, label)
-        if err:
-            raise _Refuse(TOO_LARGE, err)
-        if not file_path:
-            err = frontmatter_error(result)
-            if err:
-                raise _Refuse(INVALID, f"Patch would break SKILL.md structure: {err}")
-        plan = Plan(skill_dir=rel.as_posix(), added_text=new)
-        self._write_step(plan, target, result)
-        return plan
-
-    def _plan_delete(self, p: dict, name: str) -> Plan:
-        rel = self._need_skill(name)
-        usage = self._usage().get(name)
-        if isinstance(usage, dict) and usage.get("pinned"):
-            raise _Refuse(PINNED, f"Skill {name!r} is pinned and cannot be deleted by skill_manage.")
-        absorbed = p.get("absorbed_into")
-        absorbed = absorbed.strip() if isinstance(absorbed, str) else ""
-        if absorbed:
-            if absorbed == name:
-                raise _Refuse(INVALID, f"absorbed_into={absorbed!r} cannot equal the skill being deleted.")
-            if self.find(absorbed) is None:
-                raise _Refuse(MISSING, f"absorbed_into={absorbed!r} does not exist.")
-        plan = Plan(skill_dir=rel.as_posix())
-        for dirpath, dirnames, filenames in os.walk(self.skills / rel, followlinks=False):
-            for d in list(dirnames):
-                if os.path.islink(os.path.join(dirpath, d)):
-                    filenames.append(d)
-            for f in sorted(filenames):
-                frel = PurePosixPath(Path(dirpath, f).relative_to(self.skills).as_posix())
-                plan.changes.append(FileChange(frel.as_posix(), "delete", self._raw_text(frel), None))
-        plan.steps.append(("rmtree", rel))
-        if len(rel.parts) > 1:
-            plan.steps.append(("rmdir_if_empty", rel.parent))
-        return plan
-
-    def _plan_write_file(self, p: dict, name: str) -> Plan:
-        file_path, content = p.get("file_path"), p.get("file_content")
-        if not file_path:
-            raise _Refuse(INVALID, "file_path is required for 'write_file'.")
-        if content is None:
-            raise _Refuse(INVALID, "file_content is required for 'write_file'.")
-        bad = _file_path_error(file_path)
-        if bad:
-            raise _Refuse(*bad)
-        _encodable(content, file_path)
-        size = len(content.encode("utf-8"))
-        if size > MAX_SKILL_FILE_BYTES:
-            raise _Refuse(TOO_LARGE, f"File content is {size:,} bytes (limit: {MAX_SKILL_FILE_BYTES:,} bytes).")
-        err = _size_error(content, file_path)
-        if err:
-            raise _Refuse(TOO_LARGE, err)
-        rel = self._need_skill(name)
-        target = rel / PurePosixPath(file_path)
-        if os.path.isdir(self.skills / target) and not os.path.islink(self.skills / target):
-            raise _Refuse(INVALID, f"skills/{target} is a folder")
-        plan = Plan(skill_dir=rel.as_posix(), added_text=content)
-        plan.steps.append(("mkdir", target.parent))
-        self._write_step(plan, target, content)
-        return plan
-
-    def _plan_remove_file(self, p: dict, name: str) -> Plan:
-        file_path = p.get("file_path")
-        if not file_path:
-            raise _Refuse(INVALID, "file_path is required for 'remove_file'.")
-        bad = _file_path_error(file_path)
-        if bad:
-            raise _Refuse(*bad)
-        rel = self._need_skill(name)
-        target = rel / PurePosixPath(file_path)
-        self._check_no_links(target)
-        full = self.skills / target
-        if not os.path.lexists(full):
-            raise _Refuse(MISSING, f"File {file_path!r} not found in skill {name!r}.")
-        if os.path.isdir(full):
-            raise _Refuse(INVALID, f"skills/{target} is a folder; Hermes would fail on it")
-        plan = Plan(skill_dir=rel.as_posix())
-        plan.changes.append(FileChange(target.as_posix(), "delete", self._raw_text(target), None))
-        plan.steps.append(("unlink", target))
-        if target.parent != rel:
-            plan.steps.append(("rmdir_if_empty", target.parent))
-        return plan
-
-    def _usage(self) -> dict:
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        """Inspect many records against one reading of skills/ and config.yaml (a listing): the tree
+        is walked and config.yaml parsed once. Nothing may be written meanwhile."""
+        outer = getattr(self._local, "view", None)
+        if outer is None:
+            self._local.view = TreeView(self.skills)
+            self._local.config = self._read_config()
         try:
-            data = json.loads(read_regular(self.skills / ".usage.json", 16 << 20).decode("utf-8"))
-        except (OSError, ValueError, RecursionError):
-            return {}
-        return data if isinstance(data, dict) else {}
+            yield
+        finally:
+            if outer is None:
+                self._local.view = self._local.config = None
+
+    def find(self, name: str) -> PurePosixPath | None:
+        """The folder (relative to skills/) of the skill named `name`, as Hermes's lookup finds it."""
+        return self.view().find(name)
+
+    def plan(self, payload: dict, view: TreeView | None = None) -> Plan:
+        """What replaying `payload` does, or raise _Refuse with the kind and Hermes's reason."""
+        return Planner(view if view is not None else self.view()).plan(payload)
 
     # -- inspecting -------------------------------------------------------------------------
 
-    def inspect(self, record: SkillRecord, payload: dict | None = None) -> SkillInspection:
-        """What approving `record` (or `payload` in its place: an edit) would do. Writes nothing."""
+    def inspect(self, record: SkillRecord, payload: dict | None = None, *,
+                view: TreeView | None = None) -> SkillInspection:
+        """What approving `record` (or `payload` in its place: an edit) would do. Writes nothing.
+        `view`: the tree as earlier records left it (a simulation); it then records this one's plan."""
         if record.broken:
             return SkillInspection(record, False, BROKEN, f"{record.file}: {record.broken}")
         payload = payload if payload is not None else record.payload
         assert payload is not None
         ins = SkillInspection(record, False)
+        view = view if view is not None else self.view()
         try:
-            plan = self.plan(payload)
+            plan = Planner(view.fork() if payload.get("action") == BATCH else view).plan(payload)
         except _Refuse as exc:
             ins.kind, ins.reason = exc.kind, str(exc)
-            self._describe_existing(ins, payload)
+            self._describe_existing(ins, payload, view)
             return ins
         ins.plan, ins.changes, ins.skill_dir = plan, plan.changes, f"skills/{plan.skill_dir}"
+        fm = lambda text: view.memo("frontmatter", text, frontmatter)  # noqa: E731
         skill_md = f"{plan.skill_dir}/SKILL.md"
         for ch in plan.changes:
             if ch.path == skill_md:
-                ins.frontmatter_before, ins.frontmatter_after = frontmatter(ch.before), frontmatter(ch.after)
+                ins.frontmatter_before, ins.frontmatter_after = fm(ch.before), fm(ch.after)
                 break
         else:
-            current = self._raw_text(PurePosixPath(skill_md))
-            ins.frontmatter_before = frontmatter(current)
+            current = view.raw_text(PurePosixPath(skill_md))
+            ins.frontmatter_before = fm(current)
             ins.frontmatter_after = None if payload.get("action") == "delete" else ins.frontmatter_before
-        ins.findings = scan(plan.added_text) if plan.added_text else []
+        ins.findings = list(view.memo("scan", plan.added_text, lambda t: tuple(scan(t)))) if plan.added_text else []
         guard = self.guard_reason()
         hits = scan_hits(ins.findings)
         if guard:
@@ -490,15 +266,15 @@ class SkillQueue:
             ins.can_apply = True
         return ins
 
-    def _describe_existing(self, ins: SkillInspection, payload: dict) -> None:
+    def _describe_existing(self, ins: SkillInspection, payload: dict, view: TreeView) -> None:
         name = payload.get("name")
         try:
-            rel = self.find(name) if isinstance(name, str) else None
+            rel = view.find(name) if isinstance(name, str) else None
         except _Refuse:
             rel = None
         if rel is not None:
             ins.skill_dir = f"skills/{rel}"
-            ins.frontmatter_before = frontmatter(self._raw_text(rel / "SKILL.md"))
+            ins.frontmatter_before = frontmatter(view.raw_text(rel / "SKILL.md"))
 
     # -- approving --------------------------------------------------------------------------
 
@@ -529,8 +305,20 @@ class SkillQueue:
     def recover_claims(self, max_age: float = claims.STALE_CLAIM_SECONDS) -> list[str]:
         """Settle records claimed by an hmc process that is gone (or that held them too long): one
         whose approval hmc's journal shows was written is deleted (it was applied: never twice),
-        any other is put back. Returns the file names put back."""
-        return [claim.original for claim in claims.recover(self.folder, self._applied, max_age=max_age)]
+        any other is put back. Returns the file names put back. An approval or undo a dead hmc left
+        in doubt is settled too (its temp files removed), when no other approver is at work."""
+        back = [claim.original for claim in claims.recover(self.folder, self._applied, max_age=max_age)]
+        history = self.history
+        if history is not None and history.tree_in_doubt(SUBSYSTEM):
+            fd = open_lock(self._lock_path())
+            try:
+                flock_within(fd, 0.0)  # busy: a live approver's record; the next run settles
+                skill_undo.settle(history, self._root)
+            except (OSError, StoreError):
+                pass
+            finally:
+                os.close(fd)
+        return back
 
     def _applied(self, claim_name: str) -> bool:
         """Whether the journal holds the approval made under this claim (settling a crash's first)."""
@@ -540,14 +328,23 @@ class SkillQueue:
         if any(r.tag == claim_name for r in history.tree_in_doubt(SUBSYSTEM)):
             with self._locked():
                 skill_undo.settle(history, self._root)
-        return any(r.tag == claim_name for r in history.tree_records(SUBSYSTEM))
+        records = history.tree_records(SUBSYSTEM)
+        undone = {r.undoes for r in records if r.undoes is not None}  # a batch rolled back is not applied
+        return any(r.tag == claim_name and r.undoes is None and r.id not in undone for r in records)
 
     def approve(self, record_id: str, *, force: bool = False, content: str | None = None) -> SkillInspection:
         """Apply one record as Hermes's `/skills approve` would, then delete it. `content` replaces
         the proposed SKILL.md (create/edit) or file content (write_file) or replacement (patch).
         Raises SkillApproveRefused (the record is kept) when it can't apply."""
         with self._locked(), self._claimed(record_id) as (claim, _path):
-            record = _record_from(read_regular(claim, MAX_RECORD_BYTES, follow_symlinks=False), _path)
+            try:
+                data = read_regular(claim, MAX_RECORD_BYTES, follow_symlinks=False)
+            except OSError as exc:  # named by its id and file, never by the claim's temporary name
+                raise SkillApproveRefused(_path.name[:-5], BROKEN,
+                                          f"{_path.name} can't be read: {reason(exc)}") from None
+            record = _record_from(data, _path)
+            if record.broken:
+                raise SkillApproveRefused(record.id, BROKEN, f"{record.file}: {record.broken}")
             payload = record.payload
             if payload is not None and content is not None:
                 key = {"create": "content", "edit": "content", "write_file": "file_content",
@@ -579,16 +376,26 @@ class SkillQueue:
         except skill_undo.SymlinkFound as exc:
             raise SkillApproveRefused(record.id, ESCAPES, f"skills/{exc.rel} is a symbolic link; hmc never "
                                                           "writes through links") from None
-        where = f"skills/{plan.skill_dir}"
+        dirs = plan.skill_dirs or [plan.skill_dir]
+        where = ", ".join(f"skills/{d}" for d in dirs)
         try:
-            rec = history.prepare_tree(SUBSYSTEM, root, plan.skill_dir, record.action,
+            rec = history.prepare_tree(SUBSYSTEM, root, skill_undo.SCOPE_SEP.join(dirs), record.action,
                                        f"{record.action} {where} (pending {record.id})", changes, kept=kept)
         except StoreError as exc:
             raise SkillApproveRefused(record.id, "journal", str(exc)) from None
         try:
             self._execute(plan, record.id)
         except BaseException:
-            (history.commit if skill_undo.happened(root, rec) else history.abort)(rec.id)
+            if not skill_undo.happened(root, rec):
+                history.abort(rec.id)
+                raise
+            history.commit(rec.id)
+            if plan.ops and kept:  # a batch is all or nothing: put back what its first ops wrote
+                try:
+                    with tagged(""):
+                        skill_undo.restore(history, root, rec)
+                except (skill_undo.SkillUndoRefused, OSError):
+                    pass  # left as written, and undoable: `hmc undo --subsystem skills`
             raise
         if any(not c.before.same(c.after) for c in changes):
             history.commit(rec.id)
@@ -646,15 +453,15 @@ class SkillQueue:
     def _execute(self, plan: Plan, record_id: str = "") -> None:
         for step in plan.steps:
             op, rel = step[0], step[1]
-            try:
-                self._check_no_links(rel)  # again, right before the write: a link swapped in is refused
+            try:  # again, right before the write (a fresh view: nothing cached): a link swapped in is refused
+                TreeView(self.skills).check_no_links(rel)
             except _Refuse as exc:
                 raise SkillApproveRefused(record_id, exc.kind, str(exc)) from None
             full = self.skills / rel
             if op == "mkdir":
                 full.mkdir(parents=True, exist_ok=True)
             elif op == "write":
-                atomic_write(full, step[2].encode("utf-8"), prefix=f".{full.name}.tmp.", suffix="")
+                skill_undo.write_file(self.skills, rel.as_posix(), step[2].encode("utf-8"))
             elif op == "unlink":
                 os.unlink(full)
             elif op == "rmtree":
@@ -696,26 +503,15 @@ class SkillQueue:
         return done, failed
 
     def simulate_all(self) -> tuple[int, int]:
-        """(would apply, would fail) for approve-all, simulating the queue in order on a scratch
-        copy of the skills the records touch (nothing in the home is written)."""
-        import tempfile
-
-        records = self.list()
-        with tempfile.TemporaryDirectory(prefix="hmc-skills-sim-") as tmp:
-            scratch = Path(tmp)
-            if os.path.isdir(self.skills):
-                shutil.copytree(self.skills, scratch / "skills", symlinks=True)
-            if os.path.isfile(self.home / "config.yaml"):
-                shutil.copyfile(self.home / "config.yaml", scratch / "config.yaml")
-            sim = SkillQueue(scratch, lock_dir=scratch, journal=False)
+        """(would apply, would fail) for approve-all: the queue simulated in order, in memory, over
+        only the files the records name (nothing is copied, nothing in the home is written)."""
+        with self.reading():
+            view = self.view()
             ok = bad = 0
-            for r in records:
-                if r.broken:
-                    bad += 1
-                    continue
-                ins = sim.inspect(r)
+            for r in self.list():
+                ins = self.inspect(r, view=view)
                 if ins.can_apply and ins.plan is not None:
-                    sim._execute(ins.plan)
+                    view.apply(ins.plan.steps)
                     ok += 1
                 else:
                     bad += 1

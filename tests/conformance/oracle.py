@@ -41,6 +41,7 @@ FEATURE_NAMES = {
     "load_on_disk_store": "load_on_disk_store()",
     "consolidation_cap": "consolidation-failure cap",
     "threat_patterns": "tools.threat_patterns scanner",
+    "skill_batch": "skill_manage batch (operations)",
 }
 
 

@@ -203,6 +203,7 @@ def op_hello(req: dict) -> dict:
         "consolidation_cap": hasattr(mt.MemoryStore, "reset_consolidation_failures"),
         "threat_patterns": importlib.util.find_spec("tools.threat_patterns") is not None,
         "write_approval": importlib.util.find_spec("tools.write_approval") is not None,
+        "skill_batch": importlib.util.find_spec("tools.skill_manager_batch") is not None,
     }
     return {
         **_distribution(metadata),
@@ -556,9 +557,10 @@ def op_sessions(req: dict) -> dict:
 
 
 def _skills_files(home: str) -> dict:
-    """Every file below <home>/skills (base64) by posix path, plus the folders (to compare trees)."""
+    """Every file below <home>/skills (base64) by posix path, plus the folders (to compare trees)
+    and each file's permission bits."""
     root = Path(home) / "skills"
-    files, dirs = {}, []
+    files, dirs, modes = {}, [], {}
     if root.is_dir():
         for p in sorted(root.rglob("*")):
             rel = p.relative_to(root).as_posix()
@@ -568,7 +570,8 @@ def _skills_files(home: str) -> dict:
                 dirs.append(rel)
             elif p.is_file():
                 files[rel] = base64.b64encode(p.read_bytes()).decode("ascii")
-    return {"skills_files": files, "skills_dirs": dirs}
+                modes[rel] = p.stat().st_mode & 0o7777
+    return {"skills_files": files, "skills_dirs": dirs, "skills_modes": modes}
 
 
 def _skill_records() -> list:

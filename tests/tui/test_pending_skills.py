@@ -326,3 +326,26 @@ async def test_with_hermes_guard_on_nothing_is_approved_and_it_says_why(demo_hom
         await settle(app, pilot)
         assert any("/skills approve" in n.message for n in app._notifications)
     assert tree(demo_home) == before and len(staged(demo_home)) == 7
+
+
+async def test_a_batch_lists_its_ops_and_y_applies_them_all(demo_home, make_app):
+    """0.22's batch record: the detail pane names every op and which op each file change is from."""
+    skill = "tideway-release"
+    ops = [{"action": "write_file", "name": skill, "file_path": "references/batch-notes.md", "file_content": "n\n"},
+           {"action": "patch", "name": skill, "file_path": "references/batch-notes.md", "old_string": "n",
+            "new_string": "notes"}]
+    rid = "bbbb0001"
+    record = {"id": rid, "subsystem": "skills", "action": "batch", "summary": "batch(2 ops)", "origin": "foreground",
+              "created_at": 4_000_000_000.0, "payload": {"action": "batch", "operations": ops}}
+    (demo_home / "pending" / "skills" / f"{rid}.json").write_text(json.dumps(record))
+    app = make_app(demo_home)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_skills(app, pilot, rid)
+        files = str(screen.query_one("#skill-files").render())
+        assert "2 operations, applied all or none" in files
+        assert "op 1/2: write_file tideway-release references/batch-notes.md" in files
+        assert "(op 2/2)" in files
+        await pilot.press("y")
+        await settle(app, pilot)
+        assert await until(pilot, lambda: rid not in staged(demo_home))
+    assert (demo_home / "skills" / skill / "references/batch-notes.md").read_text() == "notes\n"

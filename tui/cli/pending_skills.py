@@ -10,6 +10,8 @@ from typing import Any
 
 from rich.text import Text
 
+from core.pending.skill_plan import BATCH
+from core.pending.skill_records import op_label
 from core.pending.skills import SkillApproveRefused, SkillInspection, SkillPendingError, SkillQueue
 from tui.cli.common import CliContext, CliError, Masker, literal, set_approval
 
@@ -27,22 +29,34 @@ def _masker(ins: SkillInspection | None, reveal: bool, *extra: Any) -> Masker:
     return Masker(reveal, sources)
 
 
+def _files(changes, mask: Masker) -> list[dict[str, Any]]:
+    return [{"path": mask(c.path), "change": c.kind, "size_before": c.size_before, "size_after": c.size_after}
+            for c in changes]
+
+
 def record_json(ins: SkillInspection, mask: Masker, *, detail: bool = False) -> dict[str, Any]:
     r = ins.record
     out: dict[str, Any] = {
-        "subsystem": "skills", "id": r.id, "file": r.file, "created_at": r.created_at or None,
-        "origin": r.origin, "auto": r.auto, "action": r.action or None, "name": mask(r.name) or None,
+        "subsystem": "skills", "id": mask(r.id), "file": mask(r.file), "created_at": r.created_at or None,
+        "origin": r.origin, "auto": r.auto, "action": mask(r.action) or None, "name": mask(r.name) or None,
         "summary": mask(r.summary), "can_apply": ins.can_apply, "reason_kind": ins.kind,
-        "reason": mask(ins.reason) if ins.reason else None, "forcible": ins.forcible, "broken": r.broken,
-        "skill_dir": ins.skill_dir or None,
-        "files": [{"path": c.path, "change": c.kind, "size_before": c.size_before, "size_after": c.size_after}
-                  for c in ins.changes],
+        "reason": mask(ins.reason) if ins.reason else None, "forcible": ins.forcible, "broken": mask(r.broken),
+        "skill_dir": mask(ins.skill_dir) or None,
+        "files": _files(ins.changes, mask),
     }
+    if r.action == BATCH:
+        out["operations"] = [{"index": i, "action": mask(a), "name": mask(n), "file_path": mask(fp) or None,
+                              "files": _files(changes, mask)} for i, a, n, fp, changes in ins.operations()]
+    if not r.broken:
+        out["broken"] = None
     if detail:
         fm = lambda f: None if f is None else {"name": mask(f.name), "description": mask(f.description)}  # noqa: E731
         out["frontmatter_before"] = fm(ins.frontmatter_before)
         out["frontmatter_after"] = fm(ins.frontmatter_after)
-        out["diffs"] = {c.path: [mask(line) for line in c.unified_diff()] for c in ins.changes}
+        out["diffs"] = {mask(c.path): [mask(line) for line in c.unified_diff()] for c in ins.changes}
+        if r.action == BATCH:
+            for op, (*_head, changes) in zip(out["operations"], ins.operations()):
+                op["diffs"] = [[mask(line) for line in c.unified_diff()] for c in changes]
         out["findings"] = [{"rule": f.rule, "severity": f.severity, "detail": mask(f.detail),
                             "secret": f.secret} for f in ins.findings]
         out["payload"] = mask.obj(r.payload)
@@ -56,12 +70,18 @@ def status(ins: SkillInspection) -> Text:
 
 
 def inspections(queue: SkillQueue) -> list[SkillInspection]:
-    return [queue.inspect(r) for r in queue.list()]
+    with queue.reading():
+        return [queue.inspect(r) for r in queue.list()]
 
 
 def cmd_list(args, ctx: CliContext, curator, *, json_rows: list | None = None) -> int:
     queue = queue_for(curator)
     queue.recover_claims()
+    with queue.reading():  # skills/ walked once, config.yaml read once, for the whole listing
+        return _list(args, ctx, curator, queue, json_rows)
+
+
+def _list(args, ctx: CliContext, curator, queue: SkillQueue, json_rows: list | None) -> int:
     items = inspections(queue)
     rows = [record_json(i, _masker(i, args.reveal)) for i in items]
     if json_rows is not None:  # --subsystem all gathers both queues
@@ -82,8 +102,8 @@ def cmd_list(args, ctx: CliContext, curator, *, json_rows: list | None = None) -
         return 0
     for ins in items:
         r, mask = ins.record, _masker(ins, args.reveal)
-        line = literal(r.id, "bold")
-        line.append_text(literal(f"  {r.action or '?':<12}"))
+        line = literal(mask(r.id), "bold")
+        line.append_text(literal(f"  {mask(r.action) or '?':<12}"))
         line.append_text(literal(f"{mask(r.name) or '?':<24} "))
         if r.auto:
             line.append("[auto] ", style="magenta")
@@ -106,12 +126,12 @@ def cmd_show(args, ctx: CliContext, curator) -> int:
     if args.json:
         ctx.json(record_json(ins, mask, detail=True))
         return 2 if record.broken else 0
-    title = Text(f"pending skill write {record.id}", style="bold")
+    title = Text("pending skill write ", style="bold") + literal(mask(record.id), "bold")
     if record.broken:
         ctx.print(title)
-        raise CliError(f"{record.file} can't be read as a pending record: {record.broken}; "
-                       f"`hmc pending reject {record.id} --subsystem skills` removes it", 2)
-    title.append_text(literal(f" · {record.action} {mask(record.name)}"))
+        raise CliError(mask(f"{record.file} can't be read as a pending record: {record.broken}; "
+                            f"`hmc pending reject {record.id} --subsystem skills` removes it"), 2)
+    title.append_text(literal(f" · {mask(record.action)} {mask(record.name)}"))
     if record.auto:
         title.append(" [auto] background review", style="magenta")
     ctx.print(title)
@@ -125,26 +145,38 @@ def cmd_show(args, ctx: CliContext, curator) -> int:
         line.append_text(literal(mask(ins.reason or "")))
         ctx.print(line)
     if ins.skill_dir:
-        ctx.text("skill folder: ", literal(ins.skill_dir))
+        ctx.text("skill folder: ", literal(mask(ins.skill_dir)))
     b, a = ins.frontmatter_before, ins.frontmatter_after
     if b is not None or a is not None:
         for label, f in (("before", b), ("after", a)):
             ctx.text(f"SKILL.md {label}: ", literal("(none)" if f is None else
                                                    f"name={mask(f.name)!s} · description={mask(f.description)!s}"))
-    for c in ins.changes:
-        sizes = f"{c.size_before if c.size_before is not None else '-'} → {c.size_after if c.size_after is not None else '-'} bytes"
-        ctx.text(f"{c.kind:<7} ", literal(c.path), f"  ({sizes})", style="bold")
-    for c in ins.changes:
-        ctx.text("")
-        for line in c.unified_diff():
-            style = "green" if line.startswith("+") else "red" if line.startswith("-") else \
-                "dim" if line.startswith("@") else ""
-            ctx.text(literal(mask(line.rstrip("\n"))), style=style)
+    if record.action == BATCH:
+        ops = ins.operations()
+        ctx.text(f"{len(ops)} operation{'s' if len(ops) != 1 else ''}, applied all or none:", style="bold")
+        for i, a, n, fp, changes in ops:
+            ctx.text("")
+            ctx.text(literal(mask(op_label(i, len(ops), a, n, fp))), style="bold")
+            _print_changes(ctx, changes, mask)
+    else:
+        _print_changes(ctx, ins.changes, mask)
     for f in ins.findings:
         line = Text(f"scanner {f.severity.upper()} {f.rule}: ", style="bold yellow")
         line.append_text(literal(mask(f.detail)))
         ctx.print(line)
     return 0
+
+
+def _print_changes(ctx: CliContext, changes, mask: Masker) -> None:
+    for c in changes:
+        sizes = f"{c.size_before if c.size_before is not None else '-'} → {c.size_after if c.size_after is not None else '-'} bytes"
+        ctx.text(f"{c.kind:<7} ", literal(mask(c.path)), f"  ({sizes})", style="bold")
+    for c in changes:
+        ctx.text("")
+        for line in c.unified_diff():
+            style = "green" if line.startswith("+") else "red" if line.startswith("-") else \
+                "dim" if line.startswith("@") else ""
+            ctx.text(literal(mask(line.rstrip("\n"))), style=style)
 
 
 def _ids(args) -> tuple[bool, list[str]]:
@@ -182,18 +214,18 @@ def cmd_approve(args, ctx: CliContext, curator) -> int:
                     raise CliError(str(exc), 2) from None
                 failed.append((rid, "unknown", str(exc)))
     mask = Masker(args.reveal, [args.text])
-    failed = [(i, k, mask(m)) for i, k, m in failed]
+    failed = [(mask(i), k, mask(m)) for i, k, m in failed]
     if args.json:
-        ctx.json({"subsystem": "skills", "approved": [rid for rid, _ in done],
+        ctx.json({"subsystem": "skills", "approved": [mask(rid) for rid, _ in done],
                   "failed": [{"id": i, "reason_kind": k, "reason": m} for i, k, m in failed],
-                  "not_undoable": [{"id": rid, "reason": ins.undo_note} for rid, ins in done
+                  "not_undoable": [{"id": mask(rid), "reason": ins.undo_note} for rid, ins in done
                                    if ins is not None and ins.journal_id is not None and ins.undo_note]})
     else:
         for rid, ins in done:
-            line = Text(f"approved {rid}", style="bold green")
+            line = Text("approved ", style="bold green") + literal(mask(rid), "bold green")
             if ins is not None:
                 line.append(": ")
-                line.append_text(literal(", ".join(f"{c.kind} {c.path}" for c in ins.changes)))
+                line.append_text(literal(mask(", ".join(f"{c.kind} {c.path}" for c in ins.changes))))
             ctx.print(line)
             if ins is not None and ins.journal_id is not None and ins.undo_note:
                 ctx.text(f"  can't be undone: {ins.undo_note}", style="yellow")
@@ -227,6 +259,8 @@ def cmd_reject(args, ctx: CliContext, curator) -> int:
             if len(targets) == 1 and words not in (["all"], ["invalid"]):
                 raise CliError(str(exc), 2) from None
             failed.append((rid, str(exc)))
+    mask = Masker(args.reveal)
+    done, failed = [mask(rid) for rid in done], [(mask(rid), mask(m)) for rid, m in failed]
     if args.json:
         ctx.json({"subsystem": "skills", "rejected": done, "failed": [{"id": i, "reason": m} for i, m in failed]})
     else:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tui.cli.common import CliContext, CliError, literal
+from tui.cli.common import CliContext, CliError, Masker, literal
 
 SUBSYSTEMS = ("memory", "skills")
 
@@ -22,6 +22,7 @@ def register(sub) -> None:
     p.add_argument("--subsystem", choices=SUBSYSTEMS, default="memory",
                    help="memory (MEMORY.md/USER.md, default) or skills (the last skill approval)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--reveal", action="store_true", help="show secrets in paths and names unmasked")
     p.set_defaults(run=run)
 
 
@@ -31,10 +32,12 @@ def run(args, ctx: CliContext) -> int:
     try:
         done = undo(curator)
     except _Refused as exc:
+        message = Masker(args.reveal)(str(exc))
         if args.json:
-            ctx.json({"subsystem": args.subsystem, "undone": None, "refused": {"kind": exc.kind, "reason": str(exc)}})
+            ctx.json({"subsystem": args.subsystem, "undone": None, "refused": {"kind": exc.kind, "reason": message}})
             return exc.code
-        raise CliError(str(exc), exc.code) from None
+        raise CliError(message, exc.code) from None
+    done = Masker(args.reveal).obj(done)  # a file or skill named like a key is masked too
     if args.json:
         ctx.json({"subsystem": args.subsystem, "undone": done})
         return 0

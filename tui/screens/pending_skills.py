@@ -25,6 +25,7 @@ from textual.widgets import Static
 from core import timefmt
 from core.home import tilde
 from core.store.atomic import read_regular
+from core.pending.skill_records import op_label
 from core.pending.skills import (MAX_RECORD_BYTES, BROKEN, GUARDED, SCANNER, FileChange, SkillApproveRefused,
                                  SkillInspection,
                                  SkillPendingError, SkillUndoRefused)
@@ -193,8 +194,10 @@ secrets · **w** skill write approval on/off in config.yaml · **m** the memory 
         rows, problem = [], None
         try:
             queue.recover_claims()
-            for record in queue.list():
-                ins = queue.inspect(record)
+            with queue.reading():  # one walk of skills/, one read of config.yaml
+                inspections = [queue.inspect(record) for record in queue.list()]
+            for ins in inspections:
+                record = ins.record
                 mask = masker(ins, False)
                 rows.append(Row(ins, timefmt.ago(record.created_at, now) if record.created_at else "?",
                                 visible(mask(record.name or "?")), visible(" ".join(mask(record.summary).split()))))
@@ -357,6 +360,12 @@ secrets · **w** skill write approval on/off in config.yaml · **m** the memory 
         changes = list(ins.changes)
         files = Text()
         shown_change: FileChange | None = None
+        ops = ins.operations() if r.action == "batch" else []
+        labels = [op_label(i, len(ops), a, n, fp) for i, a, n, fp, done in ops for _c in done]
+        if ops:  # a batch: its ops, all applied or none
+            files.append(f"{len(ops)} operations, applied all or none:\n", style="bold")
+            for i, a, n, fp, _done in ops:
+                files.append_text(shown(op_label(i, len(ops), a, n, fp) + "\n", "dim"))
         if changes:
             index = self.file_index % len(changes)
             shown_change = changes[index]
@@ -367,6 +376,8 @@ secrets · **w** skill write approval on/off in config.yaml · **m** the memory 
                 files.append(mark, style="bold")
                 files.append(f"{c.kind:<7} ", style={"create": "green", "delete": "red"}.get(c.kind, "yellow"))
                 files.append_text(shown(c.path))
+                if n < len(labels):
+                    files.append_text(shown(f"  ({labels[n].split(':')[0]})", "dim"))
                 files.append(f"  {_size(c.size_before)} → {_size(c.size_after)}", style="dim")
                 if n < len(changes) - 1:
                     files.append("\n")

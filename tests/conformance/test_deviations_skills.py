@@ -1,0 +1,71 @@
+"""Where hmc's skill approvals differ from the release on purpose, each side asserted exactly (rows of
+README's "Where hmc differs from Hermes" table): file modes on an approved write, and names and
+categories Hermes's checks let through with a line break or spaces that end up in a folder name."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.pending.skills import INVALID, SkillQueue
+from tests.conformance.oracle import OracleUnsupported, copy_home, home_files
+from tests.conformance.test_skills import BASE, CONFIG, skill_md
+
+pytestmark = pytest.mark.area("deviations")
+
+
+def _staged_pair(oracle, make_home, tmp_path, writes, files=BASE):
+    oracle.require("write_approval")
+    home = make_home(config=CONFIG, files=files)
+    staged = oracle.skills_stage(home, writes)
+    assert len(staged["pending_ids"]) == len(writes), staged["results"]
+    return home, copy_home(home, tmp_path / "hmc-home")
+
+
+def test_skill_file_modes_on_approve(oracle, make_home, tmp_path):
+    """An approved rewrite of scripts/go.sh (0755): up to 0.20 the release leaves it 0600 (its temp
+    file's mode), and creates new files 0600; hmc keeps the file's mode and creates new files 0644,
+    as 0.22 does."""
+    writes = [{"action": "write_file", "name": "beta", "file_path": "scripts/go.sh", "file_content": "echo went\n"},
+              {"action": "write_file", "name": "beta", "file_path": "references/new.md", "file_content": "new\n"}]
+    home, mine = _staged_pair(oracle, make_home, tmp_path, writes, {**BASE, "skills/beta/scripts/go.sh": "echo go\n"})
+    for h in (home, mine):
+        (h / "skills/beta/scripts/go.sh").chmod(0o755)
+    release = oracle.skills_pending(home, ["approve", "all"])
+    assert release["pending"] == []
+    SkillQueue(mine, lock_dir=tmp_path).approve_all()
+    mode = lambda rel: (mine / "skills" / rel).stat().st_mode & 0o7777  # noqa: E731
+    assert mode("beta/scripts/go.sh") == 0o755 and mode("beta/references/new.md") == 0o644
+    theirs = (release["skills_modes"]["beta/scripts/go.sh"], release["skills_modes"]["beta/references/new.md"])
+    if theirs == (0o755, 0o644):
+        raise OracleUnsupported(oracle.version, "this release keeps the mode and creates 0644, as hmc does")
+    assert theirs == (0o600, 0o600)
+
+
+def test_a_skill_name_ending_in_a_line_break(oracle, make_home, tmp_path):
+    """Hermes's name check (`^…$` with re.match) lets a final newline through and creates
+    skills/evil⏎/; hmc refuses the name."""
+    writes = [{"action": "create", "name": "evil\n", "content": skill_md("evil", "Evil.", "Body.")}]
+    home, mine = _staged_pair(oracle, make_home, tmp_path, writes)
+    release = oracle.skills_pending(home, ["approve", "all"])
+    assert release["pending"] == [] and "evil\n/SKILL.md" in release["skills_files"]
+    queue = SkillQueue(mine, lock_dir=tmp_path)
+    ins = queue.inspect(queue.list()[0])
+    assert not ins.can_apply and ins.kind == INVALID and "Invalid skill name 'evil\\n'" in ins.reason
+    done, failed = queue.approve_all()
+    assert done == [] and not (mine / "skills" / "evil\n").exists()
+
+
+@pytest.mark.parametrize("category", [" cat", "cat\n", "cat "])
+def test_a_category_with_spaces_or_a_line_break_around_it(oracle, make_home, tmp_path, category):
+    """Hermes checks the category stripped but makes the folder as given (`skills/ cat/x/`); hmc
+    refuses it."""
+    writes = [{"action": "create", "name": "catted", "category": category,
+               "content": skill_md("catted", "Catted.", "Body.")}]
+    home, mine = _staged_pair(oracle, make_home, tmp_path, writes)
+    release = oracle.skills_pending(home, ["approve", "all"])
+    assert release["pending"] == [] and f"{category}/catted/SKILL.md" in release["skills_files"]
+    queue = SkillQueue(mine, lock_dir=tmp_path)
+    before = home_files(mine, "skills")
+    done, failed = queue.approve_all()
+    assert done == [] and failed[0][1] == INVALID and "Invalid category" in failed[0][2]
+    assert home_files(mine, "skills") == before
