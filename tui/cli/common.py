@@ -58,8 +58,10 @@ class CliContext:
     today: date | None = None
     init: bool = False  # --init: use (or create) a folder that isn't a Hermes home yet
     hermes_version: str | None = None  # --hermes-version: whose rules to follow (else detected)
+    reveal: bool = False  # --reveal: secrets printed as they are
     console: Console = field(default_factory=lambda: new_console())
     _curator: Any = None
+    _mask: Masker | None = None
 
     def curator(self, require_home: bool = True):
         """The curator for the global options; a missing home (or a folder that isn't one) exits 2."""
@@ -110,12 +112,22 @@ class CliContext:
                            "pass --init to use it anyway, or `hmc demo` to try hmc on a demo home")
 
     # -- output: the only ways a command prints ---------------------------------------------------
+    # Every string printed goes through the one Masker (unless --reveal): a command masks the fields
+    # it knows (with the texts a message quotes), and whatever else reaches the terminal — an id, a
+    # session's source, a path, a name — is masked here, so no path can print a secret.
+    @property
+    def mask(self) -> Masker:
+        if self._mask is None:
+            self._mask = Masker(self.reveal)
+        return self._mask
+
     def json(self, obj: Any) -> None:
-        sys.stdout.write(dumps(obj, indent=2) + "\n")
+        sys.stdout.write(dumps(self.mask.obj(obj), indent=2) + "\n")
 
     def print(self, *renderables: Any) -> None:
-        """Print rich renderables; every text segment is made literal by the SafeConsole."""
-        self.console.print(*renderables)
+        """Print rich renderables; every text segment is made literal by the SafeConsole, and
+        secrets in text are masked."""
+        self.console.print(*(masked_text(r, self.mask) for r in renderables))
 
     def text(self, *parts: str | Text, style: str = "") -> None:
         """Print untrusted text literally (never as markup)."""
@@ -124,7 +136,30 @@ class CliContext:
             line.append(part if isinstance(part, Text) else literal(part))
         if style:
             line.stylize(style)
-        self.console.print(line)
+        self.print(line)
+
+
+def masked_text(renderable: Any, mask: Masker) -> Any:
+    """`renderable` with the secrets in its text masked: a string, or a Text whose styled runs are
+    masked one by one (a secret across two runs: the line is masked whole, in the line's style)."""
+    if isinstance(renderable, str):
+        return mask(renderable)
+    if not isinstance(renderable, Text) or mask.reveal:
+        return renderable
+    plain = renderable.plain
+    if mask(plain) == plain:
+        return renderable
+    cuts = sorted({n for span in renderable.spans for n in (span.start, span.end) if 0 < n < len(plain)})
+    out = Text(style=renderable.style, justify=renderable.justify, no_wrap=renderable.no_wrap,
+               end=renderable.end)
+    for part in renderable.divide(cuts):
+        piece = Text(mask(part.plain))
+        for span in part.spans:
+            piece.stylize(span.style)
+        out.append_text(piece)
+    if mask(out.plain) != out.plain:
+        return Text(mask(plain), style=renderable.style, end=renderable.end)
+    return out
 
 
 # -- shared by some subcommands ---------------------------------------------------------------------

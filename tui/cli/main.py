@@ -109,9 +109,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser(modules_for(argv))  # importing every command would slow the TUI's start
     safe_streams()
     args = parser.parse_args(argv)
-    ctx = CliContext(home=args.home, profile=args.profile, today=args.today, init=args.init,
-                     hermes_version=args.hermes_version)
     reveal = bool(getattr(args, "reveal", False))
+    ctx = CliContext(home=args.home, profile=args.profile, today=args.today, init=args.init,
+                     hermes_version=args.hermes_version, reveal=reveal)
     try:
         if args.command is None:
             from tui.cli.demo import try_demo
