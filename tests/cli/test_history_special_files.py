@@ -5,8 +5,6 @@ taken for "no state.db" (`hmc log` used to exit 0 with an empty history for a sy
 
 from __future__ import annotations
 
-import os
-import shutil
 import signal
 from pathlib import Path
 
@@ -14,6 +12,7 @@ import pytest
 
 from core.store.journal import JOURNAL, state_dir
 from core.timeline import cache as tl_cache
+from tests.cli.test_own_files_fifo import special
 from tests.core.test_timeline import add, make_home, write_files
 from tui.cli.main import main
 
@@ -33,20 +32,6 @@ def home(tmp_path) -> Path:
     db.call("s1", add("Deploys on Fridays"))
     write_files(root, ["Deploys on Fridays"], [])
     return root
-
-
-def special(path: Path, kind: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if path.is_dir() and not path.is_symlink():
-        shutil.rmtree(path)
-    elif os.path.lexists(path):
-        os.unlink(path)
-    if kind == "fifo":
-        os.mkfifo(path)
-    elif kind == "folder":
-        path.mkdir()
-    else:
-        os.symlink(path.name, path)  # a link to itself
 
 
 class Hung(Exception):
