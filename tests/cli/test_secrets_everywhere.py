@@ -136,6 +136,15 @@ def test_rollback_and_its_undo_never_print_a_token(capsys, home):
     check(capsys, home, "rollback", f"m {TOKENS[6]}")  # an id that holds a token
 
 
+def test_a_token_typed_where_it_doesnt_belong_is_masked_in_the_usage_error(capsys, home):
+    for args in (("log", "--target", TOKENS[9]), ("memory", "add", "--target", TOKENS[10], "x"), (TOKENS[11],)):
+        with pytest.raises(SystemExit) as exc:
+            main(["--home", str(home), *args])
+        out = capsys.readouterr()
+        assert exc.value.code == 2 and "invalid choice" in out.err, out.err
+        assert not leaks(out.out + out.err), f"{args[:-1]} printed a token (HMC_SEED={SEED}): {out.err}"
+
+
 def test_reveal_prints_them(capsys, home):
     """The fields above really are printed: with --reveal the tokens are there."""
     code, text = run(capsys, home, "log", "--reveal")
