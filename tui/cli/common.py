@@ -130,35 +130,36 @@ class CliContext:
         self.console.print(*(masked_text(r, self.mask) for r in renderables))
 
     def text(self, *parts: str | Text, style: str = "") -> None:
-        """Print untrusted text literally (never as markup)."""
+        """Print untrusted text literally (never as markup), each part masked."""
         line = Text()
         for part in parts:
-            line.append(part if isinstance(part, Text) else literal(part))
+            line.append_text(masked_text(part if isinstance(part, Text) else literal(part), self.mask))
         if style:
             line.stylize(style)
-        self.print(line)
+        self.console.print(line)
 
 
 def masked_text(renderable: Any, mask: Masker) -> Any:
-    """`renderable` with the secrets in its text masked: a string, or a Text whose styled runs are
-    masked one by one (a secret across two runs: the line is masked whole, in the line's style)."""
+    """`renderable` with the secrets in its text masked: a string, or a Text run by run (each run
+    of one style: a field a command printed, or its label), so a field the command already masked
+    is looked up, not scanned again."""
     if isinstance(renderable, str):
         return mask(renderable)
     if not isinstance(renderable, Text) or mask.reveal:
         return renderable
     plain = renderable.plain
-    if mask(plain) == plain:
-        return renderable
     cuts = sorted({n for span in renderable.spans for n in (span.start, span.end) if 0 < n < len(plain)})
+    parts = renderable.divide(cuts) if cuts else [renderable]
+    shown = [mask(part.plain) for part in parts]
+    if all(text == part.plain for text, part in zip(shown, parts)):
+        return renderable
     out = Text(style=renderable.style, justify=renderable.justify, no_wrap=renderable.no_wrap,
                end=renderable.end)
-    for part in renderable.divide(cuts):
-        piece = Text(mask(part.plain))
+    for text, part in zip(shown, parts):
+        piece = Text(text)
         for span in part.spans:
             piece.stylize(span.style)
         out.append_text(piece)
-    if mask(out.plain) != out.plain:
-        return Text(mask(plain), style=renderable.style, end=renderable.end)
     return out
 
 
