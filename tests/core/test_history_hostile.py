@@ -36,8 +36,8 @@ def _call(arguments, *, name="memory", cid="c1") -> str:
 
 
 # Rare shapes of each column, every one put in on purpose (and drawn again at random).
-SESSION_IDS = [ESC, MARKUP, BIDI, "s" * 100_000, "", " ", "\n", "null", "[/]", "s\x00nul"]
-SOURCES = [ESC, MARKUP, BIDI, "x" * 100_000, "", "agent", "hmc", "unknown", "\x9b31m"]
+SESSION_IDS = [ESC, MARKUP, BIDI, "s" * 30_000, "", " ", "\n", "null", "[/]", "s\x00nul"]
+SOURCES = [ESC, MARKUP, BIDI, "x" * 30_000, "", "agent", "hmc", "unknown", "\x9b31m"]
 TOOL_CALLS = [
     "[{",  # cut short
     "{not json",
