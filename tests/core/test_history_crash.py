@@ -26,25 +26,26 @@ ROOT = Path(__file__).resolve().parents[2]
 SEED = int(os.environ.get("HMC_SEED", "20261204"))
 BUDGET = 5.0  # seconds of kill loop
 
-# rollback one agent write, undo it, again — rebuilding the timeline each time, every other time with
-# its cache removed first, so kills land in store writes, journal lines and cache writes alike
+# `hmc rollback` of one agent write, `hmc undo`, again — the timeline rebuilt each time, every other time
+# with its cache removed first, so kills land in store writes, journal lines and cache writes alike
 LOOP = """
-import os, sys
+import io, os, sys, contextlib
 from core.curator import open_curator
-from core.timeline import build_timeline
 from core.timeline import cache as tl_cache
+from tui.cli.main import main
 home, wid = sys.argv[1], sys.argv[2]
+db = open_curator(home).home.state_db
 for i in range(1000):
-    cur = open_curator(home)
     if i % 2:
-        for path in (tl_cache.cache_path(cur.home.state_db),):
+        for path in (tl_cache.cache_path(db),):
             for p in (path, tl_cache.calls_path(path)):
                 try:
                     os.unlink(p)
                 except FileNotFoundError:
                     pass
-    build_timeline(cur).rollback(wid)
-    cur.history.undo(cur.stores)
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(["--home", home, "rollback", wid]) == 0  # hmc rollback, then hmc undo
+        assert main(["--home", home, "undo"]) == 0
 print("done", flush=True)
 """
 
@@ -63,7 +64,7 @@ def _home(tmp_path):
 
 def _startup() -> float:
     t = time.monotonic()
-    subprocess.run([sys.executable, "-c", "import core.curator, core.timeline"], cwd=ROOT,
+    subprocess.run([sys.executable, "-c", "import core.curator, core.timeline, tui.cli.main"], cwd=ROOT,
                    env=dict(os.environ, PYTHONPATH=str(ROOT)), check=True)
     return time.monotonic() - t
 
