@@ -2,9 +2,19 @@
 
 from __future__ import annotations
 
+import os
 import time
 
 import pytest
+from hypothesis import settings
+
+# Hypothesis draws the same examples on every run (derandomize): no test fails one run in 500 on an
+# example it happened to draw. HMC_HYPOTHESIS=explore draws fresh ones (a deeper search); a failure
+# then prints the @reproduce_failure blob that replays it. Rare shapes a test must always meet are
+# given to it with @example, whatever is drawn.
+settings.register_profile("hmc", derandomize=True, database=None, print_blob=True)
+settings.register_profile("explore", derandomize=False, database=None, print_blob=True)
+settings.load_profile("explore" if os.environ.get("HMC_HYPOTHESIS") == "explore" else "hmc")
 
 
 @pytest.fixture(autouse=True)

@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 import os
 import sqlite3
+import stat
 import threading
 import urllib.parse
 from dataclasses import dataclass
@@ -86,6 +87,19 @@ def as_epoch(value: object) -> float | None:
 def epoch_sql(column: str) -> str:
     """SQL for `column` as Unix seconds: numbers as stored, text through as_epoch (NULL if not a time)."""
     return f"(CASE WHEN typeof({column}) = 'text' THEN hmc_epoch({column}) ELSE {column} END)"
+
+
+def present(path: str | Path) -> bool:
+    """Something is at `path`, readable or not: False only when nothing is there (or a link points
+    to nothing). `Path.exists()` is False for a symlink loop or a folder hmc may not enter too,
+    which would report an unreadable state.db as missing."""
+    try:
+        os.stat(path)
+    except FileNotFoundError:
+        return False
+    except (OSError, ValueError):
+        return True
+    return True
 
 
 def _display(path: Path) -> str:
@@ -259,12 +273,12 @@ class ReadOnlyConnections:
         """Validate the file; return True when its header says WAL journal mode."""
         where = _display(self.path)
         try:
-            if not self.path.exists():
+            if not present(self.path):
                 raise DatabaseError(
                     f"No session database at {where}: Hermes hasn't recorded sessions here yet.",
                     "missing",
                 )
-            if not self.path.is_file():
+            if not stat.S_ISREG(os.stat(self.path).st_mode):  # a symlink loop raises here: can't read
                 raise DatabaseError(f"{where} is not a file.", "unreadable")
             header = read_regular(self.path, 100, head=True)
         except PermissionError as exc:

@@ -265,11 +265,12 @@ def clean_orphans(folder: str | Path, prefix: str = ".mem_", suffix: str = ".tmp
 
 
 def private_dir(folder: str | Path, *, up_to: str | Path | None = None) -> Path:
-    """Create `folder` (and its missing parents) as 0700, and make it 0700 if it exists.
+    """Create `folder` (and its missing parents) as 0700, whatever the umask.
 
-    With `up_to` (an ancestor of `folder`), every folder from `up_to` down to `folder` is made 0700
-    too — hmc's state tree is private all the way. Raises OSError when a folder can't be made.
-    A symbolic link to a folder is followed: the folder it points to is made 0700.
+    With `up_to` (an ancestor of `folder`), every missing folder from `up_to` down to `folder` is
+    created 0700 too — hmc's state tree is private all the way. A folder that already exists, or a
+    symbolic link to one (a state folder kept in dotfiles), is used as it is: hmc never changes the
+    mode of a folder it didn't create. Raises OSError when a folder can't be made.
     """
     folder = Path(folder)
     chain = [folder]
@@ -282,19 +283,31 @@ def private_dir(folder: str | Path, *, up_to: str | Path | None = None) -> Path:
         if parent != top:
             chain = [folder]
     for part in reversed(chain):
-        try:
-            os.mkdir(part, PRIVATE_DIR)
-            fsync_dir(part.parent)  # the new folder itself survives a crash
-        except FileExistsError:
-            pass
-        except FileNotFoundError:
-            os.makedirs(part, PRIVATE_DIR, exist_ok=True)
-        st = os.stat(part)  # a folder linked elsewhere (dotfiles) is followed, and made private there
-        if not stat.S_ISDIR(st.st_mode):
+        created = _mkdir_private(part)
+        if created:
+            st = os.lstat(part)
+            if stat.S_ISDIR(st.st_mode) and stat.S_IMODE(st.st_mode) != PRIVATE_DIR:
+                os.chmod(part, PRIVATE_DIR)  # the umask took bits off the folder hmc just made
+        elif not stat.S_ISDIR(os.stat(part).st_mode):  # a link to a folder is followed
             raise NotADirectoryError(errno.ENOTDIR, "not a folder", str(part))
-        if stat.S_IMODE(st.st_mode) != PRIVATE_DIR:
-            os.chmod(part, PRIVATE_DIR)
     return folder
+
+
+def _mkdir_private(folder: Path) -> bool:
+    """Make `folder` 0700 (umask permitting); False when something is already there. Missing folders
+    above it are made as the user's umask says: they aren't hmc's."""
+    try:
+        os.mkdir(folder, PRIVATE_DIR)
+    except FileExistsError:
+        return False
+    except FileNotFoundError:
+        os.makedirs(folder.parent, exist_ok=True)
+        try:
+            os.mkdir(folder, PRIVATE_DIR)
+        except FileExistsError:
+            return False
+    fsync_dir(folder.parent)  # the new folder itself survives a crash
+    return True
 
 
 def write_private(path: str | Path, data: bytes, *, prefix: str | None = None) -> None:

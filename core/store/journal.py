@@ -49,8 +49,8 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator
 import platformdirs
 
 from core.store.atomic import (PRIVATE_FILE, TooLarge, flock_within, fsync_dir, open_lock, open_regular, private_dir,
-                               read_fd)
-from core.store.memory import Op, StoreError, parse
+                               read_fd, read_regular)
+from core.store.memory import MAX_FILE_BYTES, Op, StoreError, parse
 
 if TYPE_CHECKING:  # pragma: no cover
     from core.store.memory import MemoryStore
@@ -591,13 +591,28 @@ class History:
     # -- using it ------------------------------------------------------------------------------
 
     def undoable(self, target: str | None = None) -> Record | None:
-        """The newest write not yet undone (undos themselves are not undone by undo)."""
-        records = self.records()
+        """The newest write not yet undone (undos themselves are not undone by undo). A write left
+        in doubt (hmc killed between the file's replace and the journal's commit) whose text is in
+        its file now did happen, so it counts; undo's own write then settles it as committed."""
+        records = sorted([*self.records(), *self._landed()], key=lambda r: r.id)
         undone = {r.undoes for r in records if r.undoes is not None}
         for rec in reversed(records):
             if rec.undoes is None and rec.id not in undone and (target is None or rec.target == target):
                 return rec
         return None
+
+    def _landed(self) -> list[Record]:
+        """The records in doubt whose `after` is their file's text now (read without the lock: the
+        write that settles them takes it and checks again)."""
+        out = []
+        for rec in self.in_doubt():
+            try:
+                now = read_regular(rec.path, MAX_FILE_BYTES).decode("utf-8")
+            except (OSError, UnicodeDecodeError):
+                continue
+            if now == rec.after:
+                out.append(rec)
+        return out
 
     def undo(self, stores: dict[str, "MemoryStore"], target: str | None = None) -> Record:
         """Restore the text before hmc's last write — only if the file still holds what hmc wrote."""

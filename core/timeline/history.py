@@ -791,7 +791,7 @@ def build_timeline(curator: "Curator", *, cache: bool = True, route: str | None 
 def _build(curator: "Curator", cache: bool, route: str | None, trust_cache: bool) -> Timeline:
     import sqlite3
 
-    from core.sessions.db import DatabaseError, ReadOnlyConnections, probe, translate_error
+    from core.sessions.db import DatabaseError, ReadOnlyConnections, present, probe, translate_error
     from core.timeline import cache as calls_cache
     from core.sessions.memory_calls import Harvest, read_calls
 
@@ -801,7 +801,7 @@ def _build(curator: "Curator", cache: bool, route: str | None, trust_cache: bool
     harvest = Harvest()
     saved_state = None
     conns = conn = None
-    if db_path.exists():
+    if present(db_path):  # an unreadable one (a symlink loop) is refused below, not taken for none
         conns = ReadOnlyConnections(db_path)
         try:
             conn = conns.get()

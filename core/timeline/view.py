@@ -29,11 +29,18 @@ def who(w: Write) -> str:
 
 def origin_line(b: Blame, now: float) -> str:
     """'added 12 Oct · telegram · 3 revisions', 'hand edit · by 3 Nov', 'added 12 Oct · cli · edited by
-    hand since'. A hand edit's date is when the history first saw the text (a journal record, a Hermes
-    snapshot, the files now): the edit was made by then, maybe earlier."""
+    hand since', 'hmc · last changed 15 Nov · first seen 3 Nov' (a text first seen outside any recorded
+    write, then written by one: the line names the writer of the text now, as `hmc blame` does). A hand
+    edit's date is when the history first saw the text (a journal record, a Hermes snapshot, the files
+    now): the edit was made by then, maybe earlier."""
     parts: list[str] = []
     first = b.first_seen
-    if first is None:
+    recorded = b.origin is not None and b.origin.by != "unknown"
+    if (first is None or first.by == "unknown") and recorded:
+        parts.append(f"{who(b.origin)} · last changed {day(b.origin.timestamp, now)}")
+        if first is not None:
+            parts.append(f"first seen {day(first.timestamp, now)}")
+    elif first is None:
         parts.append(HAND_EDIT)
     elif first.by == "unknown":
         parts.append(f"{HAND_EDIT} · by {day(first.timestamp, now)}")

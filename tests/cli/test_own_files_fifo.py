@@ -51,7 +51,7 @@ def hmc(home: Path, *args: str) -> tuple[int, str, str]:
 
 
 def special(path: Path, kind: str = "fifo") -> None:
-    """Replace `path` with a FIFO (or a socket), making its folder if needed."""
+    """Replace `path` with a FIFO (or a socket, a folder, a symlink to itself), making its folder if needed."""
     path.parent.mkdir(parents=True, exist_ok=True)
     if path.is_dir() and not path.is_symlink():
         shutil.rmtree(path)
@@ -59,6 +59,10 @@ def special(path: Path, kind: str = "fifo") -> None:
         os.unlink(path)
     if kind == "fifo":
         os.mkfifo(path)
+    elif kind == "folder":
+        path.mkdir()
+    elif kind == "loop":
+        os.symlink(path.name, path)
     else:
         sock, cwd = socket.socket(socket.AF_UNIX), os.getcwd()
         try:

@@ -99,14 +99,23 @@ def test_private_dir_and_files_ignore_the_umask(tmp_path):
         atomic_write(folder / "other", b"y")
     finally:
         os.umask(old)
-    for f in (root, root / "homes", folder):
+    assert stat.S_IMODE(root.stat().st_mode) == 0o755  # there before: not hmc's to change
+    for f in (root / "homes", folder):  # made by hmc: private
         assert stat.S_IMODE(f.stat().st_mode) == 0o700
     assert stat.S_IMODE((folder / "journal.jsonl").stat().st_mode) == 0o600
     assert stat.S_IMODE((folder / "other").stat().st_mode) == 0o600
     (tmp_path / "elsewhere").mkdir(mode=0o755)
+    os.chmod(tmp_path / "elsewhere", 0o755)
     (root / "homes" / "link").symlink_to(tmp_path / "elsewhere")  # a state folder kept elsewhere
-    private_dir(root / "homes" / "link")
-    assert stat.S_IMODE((tmp_path / "elsewhere").stat().st_mode) == 0o700
+    private_dir(root / "homes" / "link" / "h-2", up_to=root)
+    assert stat.S_IMODE((tmp_path / "elsewhere").stat().st_mode) == 0o755  # followed, its mode left alone
+    assert stat.S_IMODE((tmp_path / "elsewhere" / "h-2").stat().st_mode) == 0o700
+    old = os.umask(0o277)  # a umask that takes bits off the owner: a folder hmc makes is still 0700
+    try:
+        private_dir(root / "strict")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((root / "strict").stat().st_mode) == 0o700
     (root / "homes" / "file").write_text("")
     with pytest.raises(NotADirectoryError):
         private_dir(root / "homes" / "file")

@@ -100,6 +100,7 @@ def check(home: Path) -> None:
 def test_kill_9_during_approve_all_never_resurrects_an_applied_record(tmp_path):
     home = make_home(tmp_path, config=BIG)
     rng = random.Random(9)
+    print("kill moments from random.Random(9)")  # shown with a failure
     startup = startup_time()
     staged = [stage(home, content=f"staged note {i}", rid=f"{0xc0000000 + i:08x}") for i in range(400)]
     open_curator(home).stores["memory"].add("first note")  # the journal chain starts from hmc's own write
@@ -121,6 +122,7 @@ def test_kill_9_during_approve_all_never_resurrects_an_applied_record(tmp_path):
 def test_kill_9_during_memory_add_leaves_no_orphan_and_a_true_journal(tmp_path):
     home = make_home(tmp_path, config=BIG)
     rng = random.Random(99)
+    print("kill moments from random.Random(99)")  # shown with a failure
     startup = startup_time()
     open_curator(home).stores["memory"].add("first note")
     deadline = time.monotonic() + BUDGET

@@ -62,7 +62,9 @@ def test_every_folder_and_file_hmc_writes_in_its_state_tree_is_private(tmp_path,
         assert mode(path) == (0o700 if is_dir else 0o600), path
 
 
-def test_an_existing_open_state_tree_is_made_private(curator, loose_umask):
+def test_an_existing_open_state_tree_is_left_as_it_is(curator, loose_umask):
+    """hmc never changes the mode of a folder it didn't create (issue 20); the files it writes there
+    are still 0600."""
     folder = curator.history.folder
     folder.mkdir(parents=True)
     for f in (state_root(), folder.parent, folder):
@@ -71,8 +73,37 @@ def test_an_existing_open_state_tree_is_made_private(curator, loose_umask):
     os.chmod(curator.history.path, 0o644)
     curator.stores["memory"].add("a")
     for f in (state_root(), folder.parent, folder):
-        assert mode(f) == 0o700
+        assert mode(f) == 0o755
     assert mode(curator.history.path) == 0o600 and mode(curator.history.lock_path) == 0o600
+
+
+@pytest.mark.parametrize("which", ["state", "cache"])
+def test_hmcs_own_folder_linked_elsewhere_keeps_its_targets_mode(tmp_path, loose_umask, monkeypatch, which):
+    """~/.local/state/hmc or ~/.cache/hmc kept in dotfiles (a symlink): written through, the target's
+    mode left alone; the folders hmc makes inside it are 0700."""
+    from tests.core.test_timeline import add, make_home as timeline_home, write_files
+    from core.timeline import build_timeline
+    from core.timeline.cache import cache_root
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
+    home, db = timeline_home(tmp_path)
+    db.session("s1", "cli")
+    db.call("s1", add("Deploys on Fridays"))
+    write_files(home, ["Deploys on Fridays"], [])
+    own = state_root() if which == "state" else cache_root().parent
+    target = tmp_path / "dotfiles" / which
+    target.mkdir(parents=True)
+    os.chmod(target, 0o755)
+    own.parent.mkdir(parents=True, exist_ok=True)
+    own.symlink_to(target)
+    cur = open_curator(home)
+    cur.stores["memory"].add("Uses fish")
+    build_timeline(cur)  # writes the timeline cache
+    assert mode(target) == 0o755 and own.is_symlink()
+    made = [p for p in target.rglob("*") if p.is_dir()]
+    assert made and all(mode(p) == 0o700 for p in made), [(p, oct(mode(p))) for p in made]
+    files = [p for p in target.rglob("*") if p.is_file() and not p.name.endswith(".lock")]
+    assert files and all(mode(p) == 0o600 for p in files)
 
 
 def test_undo_reject_gives_the_record_its_own_mode_back(tmp_path, loose_umask):

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from core.store.journal import History
@@ -35,6 +35,8 @@ entry_text = st.lists(
 
 
 @given(st.lists(entry_text, max_size=12, unique=True))
+@example([])
+@example(["a\n§x", "x §", "漢 👩\u200d💻", "[b]\n\nc"])  # a § inside an entry, markup, a blank line
 @settings(max_examples=300, deadline=None)
 def test_parse_serialize_round_trip(entries):
     text = serialize(entries)

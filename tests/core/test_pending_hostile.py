@@ -338,7 +338,7 @@ def test_an_unreadable_queue_folder_is_a_pending_error_never_an_os_error(home, m
 
 # -- any JSON in any field (property) ------------------------------------------------------------------
 
-from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import HealthCheck, example, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from core.pending.inspection import inspect_ops  # noqa: E402
@@ -371,6 +371,10 @@ def dumps(obj) -> bytes:
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(RECORD, st.sampled_from(["0000abcd.json", "\udcff.json", "notes.json"]))
+@example({"payload": {"action": "batch", "target": "memory", "operations": [{"action": "add", "content": "\ud800"}, None]}},
+         "\udcff.json")
+@example({"payload": {"action": "replace", "target": "user", "old_text": "", "content": float("nan")},
+          "created_at": float("inf")}, "0000abcd.json")
 def test_any_json_in_any_field_gives_a_record_and_an_inspection_never_an_exception(obj, name):
     record = parse_record(dumps(obj), Path("/q") / name, (1, 1), 1_794_744_000.0)
     assert record.broken or record.problem or record.ops

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from core.sessions.query import MAX_QUERY_CHARS, QueryError, parse_query
@@ -150,6 +150,11 @@ alphabet = st.sampled_from(list('ab "()*-:^+{}[]~.,\'\\%_') + ["AND", "OR", "NOT
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(alphabet, max_size=14).map("".join))
+@example('"')
+@example("NEAR(")
+@example("-")
+@example("\\\"")
+@example("* OR ^")
 def test_any_input_is_a_query_error_or_valid_sql(fts, raw):
     try:
         q = parse_query(raw)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from core.sessions.query import Term, parse_query
@@ -53,6 +53,9 @@ def test_fts_snippet_markers_become_spans():
 
 
 @given(st.text(max_size=200), st.sampled_from(["deploy", "café*", '"a b"', "漓江", "🚀", "x OR y"]))
+@example("", "deploy")
+@example("CAFÉ café cafe\u0301", "café*")  # a combining accent: the text keeps its length
+@example("İstanbul DEPLOY", "deploy")
 def test_spans_always_rebuild_the_text(text, query):
     spans = highlight(text, terms(query))
     assert plain(spans) == text

@@ -91,7 +91,7 @@ def test_sigkill_never_leaves_a_partial_or_non_canonical_file(tmp_path):
     path.write_text("seed entry")
     writer = tmp_path / "killed_writer.py"
     writer.write_text(KILLED_WRITER)
-    rng = random.Random(3)
+    rng = random.Random(3)  # the kill moments (timing varies anyway: the round is in every message)
     root = str(Path(__file__).resolve().parents[2])
     env = {**os.environ, "XDG_STATE_HOME": str(tmp_path / "state")}
     for round_ in range(12):
@@ -104,7 +104,7 @@ def test_sigkill_never_leaves_a_partial_or_non_canonical_file(tmp_path):
         proc.stdout.close()
         raw = path.read_bytes().decode("utf-8")  # never torn: always valid UTF-8
         entries = parse(raw)
-        assert serialize(entries) == raw, f"round {round_}: non-canonical file"
-        assert entries[0] == "seed entry"
+        assert serialize(entries) == raw, f"round {round_} (kill times from random.Random(3)): non-canonical file"
+        assert entries[0] == "seed entry", f"round {round_} (kill times from random.Random(3))"
     # leftover temp files from killed writers are harmless and never the store itself
     assert path.exists()

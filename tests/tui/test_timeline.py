@@ -408,3 +408,35 @@ async def test_switching_profile_drops_the_other_profiles_origins_and_time_trave
         assert screen.travel_at is None and not screen.query("#travel-banner")
         assert screen._origins == {} and screen.timeline is None  # work has no state.db: no origin lines
         assert "added" not in shown(screen.query_one("#entries-memory"))
+
+
+async def test_edit_again_after_a_conflict_is_hmcs_write_in_the_origin_line_and_blame(hermes_home, make_app):
+    """Edit an entry, Hermes changes it meanwhile, "Edit again" in the conflict dialog, save: the entry
+    is hmc's write both in memory mode's origin line and in `hmc blame` (issue 20)."""
+    from core.timeline import build_timeline
+
+    history_home(hermes_home)
+    app = make_app(poll=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        assert await until(pilot, lambda: screen._origins)
+        await pilot.press("e", "end", *" Always.")
+        path = hermes_home / "memories" / "MEMORY.md"
+        path.write_text(memory_text(hermes_home).replace("then canary.", "then canary (Hermes)."), encoding="utf-8")
+        await pilot.press("ctrl+s")
+        await until_dialog(pilot, ChoiceDialog)
+        await pilot.press("4")  # Edit again, against theirs
+        editor = await until_dialog(pilot, EditEntryDialog)
+        assert editor.original == "Deploys go through the staging cluster, then canary (Hermes)."
+        await pilot.press("ctrl+s")
+        await settle(app, pilot)
+        mine = "Deploys go through the staging cluster, then canary. Always."
+        assert memory_text(hermes_home).startswith(mine + "\n§\n")
+        assert await until(pilot, lambda: mine in screen._origins.get("memory", {}))
+        await settle(app, pilot)
+        line = screen._origins["memory"][mine]
+        blame = next(b for b in build_timeline(app.curator).blame("memory") if b.text == mine)
+        assert blame.origin is not None and blame.origin.by == "hmc"
+        assert line.startswith("hmc · last changed") and "hand edit" not in line, line
+        assert await until(pilot, lambda: "hmc · last changed" in shown(screen.query_one("#entries-memory")))

@@ -38,6 +38,9 @@ def test_day_shows_the_year_only_when_it_is_not_this_one():
     (None, "a", 2, "added {d} · telegram · edited by hand since · 2 revisions"),
     (None, "x", 1, "hand edit · by {d}"),
     (None, None, 1, "hand edit"),
+    # first seen outside, then a recorded write: the writer of the text now, as hmc blame says
+    ("hmc", "x", 2, "hmc · last changed {d} · first seen {d} · 2 revisions"),
+    ("a", "x", 2, "telegram · last changed {d} · first seen {d} · 2 revisions"),
 ])
 def test_origin_lines_in_words_people_use(origin, first, revisions, line):
     writes = {"a": w("m1"), "b": w("m2"), "hmc": w("h1", "hmc", "hmc"), "x": w("x1", "unknown", "outside")}

@@ -58,8 +58,10 @@ class CliContext:
     today: date | None = None
     init: bool = False  # --init: use (or create) a folder that isn't a Hermes home yet
     hermes_version: str | None = None  # --hermes-version: whose rules to follow (else detected)
+    reveal: bool = False  # --reveal: secrets printed as they are
     console: Console = field(default_factory=lambda: new_console())
     _curator: Any = None
+    _mask: Masker | None = None
 
     def curator(self, require_home: bool = True):
         """The curator for the global options; a missing home (or a folder that isn't one) exits 2."""
@@ -110,21 +112,55 @@ class CliContext:
                            "pass --init to use it anyway, or `hmc demo` to try hmc on a demo home")
 
     # -- output: the only ways a command prints ---------------------------------------------------
+    # Every string printed goes through the one Masker (unless --reveal): a command masks the fields
+    # it knows (with the texts a message quotes), and whatever else reaches the terminal — an id, a
+    # session's source, a path, a name — is masked here, so no path can print a secret.
+    @property
+    def mask(self) -> Masker:
+        if self._mask is None:
+            self._mask = Masker(self.reveal)
+        return self._mask
+
     def json(self, obj: Any) -> None:
-        sys.stdout.write(dumps(obj, indent=2) + "\n")
+        sys.stdout.write(dumps(self.mask.obj(obj), indent=2) + "\n")
 
     def print(self, *renderables: Any) -> None:
-        """Print rich renderables; every text segment is made literal by the SafeConsole."""
-        self.console.print(*renderables)
+        """Print rich renderables; every text segment is made literal by the SafeConsole, and
+        secrets in text are masked."""
+        self.console.print(*(masked_text(r, self.mask) for r in renderables))
 
     def text(self, *parts: str | Text, style: str = "") -> None:
-        """Print untrusted text literally (never as markup)."""
+        """Print untrusted text literally (never as markup), each part masked."""
         line = Text()
         for part in parts:
-            line.append(part if isinstance(part, Text) else literal(part))
+            line.append_text(masked_text(part if isinstance(part, Text) else literal(part), self.mask))
         if style:
             line.stylize(style)
         self.console.print(line)
+
+
+def masked_text(renderable: Any, mask: Masker) -> Any:
+    """`renderable` with the secrets in its text masked: a string, or a Text run by run (each run
+    of one style: a field a command printed, or its label), so a field the command already masked
+    is looked up, not scanned again."""
+    if isinstance(renderable, str):
+        return mask(renderable)
+    if not isinstance(renderable, Text) or mask.reveal:
+        return renderable
+    plain = renderable.plain
+    cuts = sorted({n for span in renderable.spans for n in (span.start, span.end) if 0 < n < len(plain)})
+    parts = renderable.divide(cuts) if cuts else [renderable]
+    shown = [mask(part.plain) for part in parts]
+    if all(text == part.plain for text, part in zip(shown, parts)):
+        return renderable
+    out = Text(style=renderable.style, justify=renderable.justify, no_wrap=renderable.no_wrap,
+               end=renderable.end)
+    for text, part in zip(shown, parts):
+        piece = Text(text)
+        for span in part.spans:
+            piece.stylize(span.style)
+        out.append_text(piece)
+    return out
 
 
 # -- shared by some subcommands ---------------------------------------------------------------------

@@ -25,9 +25,10 @@ COMMAND_MODULES = {
 
 class Parser(argparse.ArgumentParser):
     def error(self, message: str):  # one line, exit 2 (argparse's default prints usage too)
-        from tui.literal import visible  # the message quotes what was typed: controls made visible
+        from core.scan.mask import mask_untrusted  # the message quotes what was typed: secrets masked,
+        from tui.literal import visible  # controls made visible
 
-        self.exit(2, visible(f"hmc: {message} (see `{self.prog} --help`)") + "\n")
+        self.exit(2, visible(mask_untrusted(f"hmc: {message} (see `{self.prog} --help`)")) + "\n")
 
 
 class VersionAction(argparse.Action):
@@ -109,9 +110,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser(modules_for(argv))  # importing every command would slow the TUI's start
     safe_streams()
     args = parser.parse_args(argv)
-    ctx = CliContext(home=args.home, profile=args.profile, today=args.today, init=args.init,
-                     hermes_version=args.hermes_version)
     reveal = bool(getattr(args, "reveal", False))
+    ctx = CliContext(home=args.home, profile=args.profile, today=args.today, init=args.init,
+                     hermes_version=args.hermes_version, reveal=reveal)
     try:
         if args.command is None:
             from tui.cli.demo import try_demo

@@ -40,10 +40,12 @@ def pending_summary(curator) -> dict:
 
 
 def db_summary(curator) -> dict:
-    path = curator.home.state_db
-    if not path.exists():
-        return {"path": str(path), "exists": False}
+    from core.sessions.db import present
     from core.sessions.search import DatabaseError
+
+    path = curator.home.state_db
+    if not present(path):  # a symlink loop is there, unreadable: its reason below
+        return {"path": str(path), "exists": False}
 
     try:
         return {"path": str(path), "exists": True, **curator.sessions.summary()}
