@@ -179,6 +179,11 @@ secrets · **w** skill write approval on/off in config.yaml · **m** the memory 
     def row_ins(row: Row) -> SkillInspection:
         return row.ins
 
+    def row_text(self, row: Row) -> str:
+        """A filter also finds a record by its skill, summary and origin (secrets stay masked)."""
+        r = row.ins.record
+        return self.mask_for(row.ins)("\n".join(t for t in (r.name, r.summary, r.action, r.origin) if t))
+
     async def wait_ready(self) -> None:
         await self.ready.wait()
 
@@ -259,7 +264,8 @@ secrets · **w** skill write approval on/off in config.yaml · **m** the memory 
         return header, lines
 
     def empty_note(self) -> str:
-        return "Reading pending/skills/…" if not self.loaded else "No skill writes wait for approval."
+        return ("Reading pending/skills/…" if not self.loaded
+                else "No skill writes wait for approval. " + self.how_writes_get_here())
 
     def tab_counts(self, state: dict) -> tuple[int | None, int | None]:
         return state.get("pending"), len(self.rows) if self.loaded else state.get("skills")

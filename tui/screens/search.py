@@ -33,6 +33,7 @@ from tui.screens.base import ModeScreen
 from tui.screens.dialogs import EditEntryDialog
 from tui.screens.search_transcript import TranscriptSide
 from tui.widgets.footer import KeyFooter
+from tui.widgets.toggle import Toggle
 from tui.widgets.header import HmcHeader
 from tui.widgets.results import ResultsList
 from tui.widgets.transcript import Transcript
@@ -124,6 +125,7 @@ it was opened by memory mode's **o** · **/** jumps to the search box.
         self._search_args: tuple = ()
         self._last_ran: tuple | None = None
         self.from_memory = False  # the open transcript came from memory mode's `o`
+        self.back_to_history: tuple[str, str] | None = None  # ... from an entry's history (target, entry)
         self.session_profile: str | None = None  # the profile whose state.db the open transcript is from
         self._dbs: dict[str, object] = {}
 
@@ -142,9 +144,9 @@ it was opened by memory mode's **o** · **/** jumps to the search box.
                             tooltip="Only messages up to and including this day: YYYY-MM-DD, or 1d / 2w / 3m ago")
                 yield Select([("by relevance", "relevance"), ("newest first", "newest"), ("oldest first", "oldest")],
                              value="relevance", allow_blank=False, id="filter-sort", compact=True)
-                yield Checkbox("include hidden sources", id="filter-hidden", compact=True,
+                yield Toggle("include hidden sources", id="filter-hidden", compact=True,
                                tooltip="Include kanban, subagent and tool sessions (hidden by default, as in Hermes)")
-                yield Checkbox("all profiles", id="filter-profiles", compact=True,
+                yield Toggle("all profiles", id="filter-profiles", compact=True,
                                tooltip="Search every profile's state.db; each hit says its profile")
         yield Static("", id="search-status", markup=False)
         with ContentSwitcher(initial="search-results", id="search-views"):
@@ -621,9 +623,12 @@ it was opened by memory mode's **o** · **/** jumps to the search box.
     def action_back(self) -> None:
         if self.view == "transcript":
             if self.from_memory:
-                self.from_memory = False
+                history, self.back_to_history = self.back_to_history, None
                 self.show_results()
-                self.app.switch_mode("memory")
+                if history is not None:  # opened from an entry's history: back there
+                    self.app.show_entry_history(*history)
+                else:
+                    self.app.switch_mode("memory")
                 return
             self.show_results()
             self.results.focus()

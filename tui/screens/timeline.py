@@ -21,6 +21,8 @@ from tui.screens.base import ModeScreen
 from tui.widgets.footer import KeyFooter
 from tui.widgets.header import HmcHeader
 from tui.widgets.write_view import change_lines, write_detail, write_row
+from tui.widgets.lists import HmcList
+from tui.widgets.filter_bar import FilterBar
 
 
 class TimelineScreen(ModeScreen):
@@ -40,6 +42,8 @@ edit dialog instead. **Esc** goes back.
                 tooltip="Undo the selected write's effect, as a new write (asks first)"),
         Binding("u", "undo", "Undo", id="timeline.undo", tooltip="Undo hmc's last write (a rollback included)"),
         Binding("escape", "back", "Back", id="timeline.back", tooltip="Back to where you were"),
+        Binding("slash", "filter", "Filter", id="timeline.filter", show=False,
+                tooltip="Filter the writes as you type: entry text, writer, action (Esc clears)"),
     ]
     DEFAULT_CSS = """
     TimelineScreen #tl-title { height: 1; padding: 0 1; }
@@ -72,8 +76,9 @@ edit dialog instead. **Esc** goes back.
             yield Input(placeholder="since (date, 7d)", id="tl-since", compact=True)
             yield Input(placeholder="until (date, 1d)", id="tl-until", compact=True)
         yield Static("", id="tl-status", markup=False)
+        yield FilterBar(id="tl-filter")
         with Horizontal(id="tl-body"):
-            yield OptionList(id="tl-writes")
+            yield HmcList(id="tl-writes")
             with VerticalScroll(id="tl-diff-box"):
                 yield Static("", id="tl-diff", markup=False)
         yield KeyFooter()
@@ -155,7 +160,8 @@ edit dialog instead. **Esc** goes back.
             self.show_detail()
             return
         target, source, since, until = wanted
-        writes = [w for w in self.timeline.log(target, since, until) if matches(w, source=source)]
+        writes = [w for w in self.timeline.log(target, since, until) if matches(w, source=source)
+                  and self.matches_filter(write_row(w).plain, w.content or "", w.old_text or "", w.note or "")]
         self.shown = list(reversed(writes))
         lst.clear_options()
         lst.add_options([Option(write_row(w), id=f"w{i}") for i, w in enumerate(self.shown)])
@@ -170,9 +176,16 @@ edit dialog instead. **Esc** goes back.
             self.status("")
         else:
             self.status("No writes recorded" + (" match these filters." if any(wanted) else
-                                                " (no memory tool calls in state.db, no hmc writes)."))
+                                                " (no memory tool calls in state.db, no hmc writes)."
+                                                if not self.filter_text else " match the filter."))
         self.show_detail()
         self.refresh_bindings()
+
+    def apply_filter(self) -> None:
+        self.refilter()
+
+    def filter_done(self) -> None:
+        self.query_one("#tl-writes", OptionList).focus()
 
     def status(self, text: str, error: bool = False) -> None:
         widget = self.query_one("#tl-status", Static)
