@@ -215,3 +215,26 @@ async def test_the_include_hidden_box_is_blank_when_off_and_marked_when_on(home,
         box.value = True
         await pilot.pause()
         assert "X" in box.render().plain
+
+
+async def test_slash_filters_the_review_findings(hermes_home, make_app):
+    from tui.widgets.findings import FindingsList
+
+    home = build_home(hermes_home, memory=MEMORY + ["As of 2020-03-01 the VPN is OpenVPN on port 1194.",
+                                                    "Deploys go through the staging cluster first, then prod on Tuesdays!"])
+    app = make_app(home)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("4")
+        await settle(app, pilot)
+        lst = app.screen.query_one(FindingsList)
+        assert await until(pilot, lambda: app.screen.loaded and len(lst.findings) >= 2)
+        kinds = {f.kind for f in lst.findings}
+        await pilot.press("slash", *"vpn")
+        await settle(app, pilot)
+        assert lst.findings and all("VPN" in " ".join(f.texts) for f in lst.findings)
+        assert {f.kind for f in lst.findings} < kinds
+        await pilot.press("enter", "y")  # keeps the finding shown, not a hidden one
+        await settle(app, pilot)
+        await pilot.press("slash", "escape")
+        await settle(app, pilot)
+        assert all("VPN" not in " ".join(f.texts) for f in app.screen.query_one(FindingsList).findings)

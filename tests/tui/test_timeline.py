@@ -128,12 +128,21 @@ async def test_timeline_lists_every_write_newest_first_and_filters(hermes_home, 
         assert [w.id for w in screen.shown] == ["m4", "m2"]
         screen.query_one("#tl-source").clear()
         await settle(app, pilot)
-        # dates: a bad one is flagged at once and lists nothing; a good one filters
+        every = [w.id for w in screen.shown]
+        # dates: a bad one is flagged at once and left out (the list stays); a good one filters
         screen.query_one("#tl-since").focus()
         await pilot.press(*"2026-13")
         await settle(app, pilot)
-        assert screen.shown == [] and screen.query_one("#tl-since").has_class("-invalid")
-        assert "since" in shown(screen.query_one("#tl-status"))
+        assert [w.id for w in screen.shown] == every and screen.query_one("#tl-since").has_class("-invalid")
+        assert "since" in shown(screen.query_one("#tl-status")) and "left out" in shown(screen.query_one("#tl-status"))
+        # the filter line narrows the writes by their text
+        screen.query_one("#tl-since").value = ""
+        screen.query_one("#tl-writes").focus()
+        await pilot.press("slash", *"canary")
+        await settle(app, pilot)
+        assert [w.id for w in screen.shown] == ["m8"]
+        await pilot.press("escape")
+        await settle(app, pilot)
         screen.query_one("#tl-since").value = "2099-01-01"
         await settle(app, pilot)
         assert screen.shown == [] and "match these filters" in shown(screen.query_one("#tl-status"))

@@ -125,13 +125,15 @@ edit dialog instead. **Esc** goes back.
 
     # -- filters -------------------------------------------------------------------------------
 
-    def filters(self) -> tuple[str | None, str | None, object, object] | str:
-        """(target, writer, since, until), or what is wrong with a date."""
+    def filters(self) -> tuple[tuple[str | None, str | None, object, object], str | None]:
+        """((target, writer, since, until), what is wrong with a date): a bad date is flagged and
+        left out of the filter (the list keeps showing what the other filters select)."""
         from core.sessions.search import QueryError, parse_day
 
         target = self.query_one("#tl-target", Select).value
         source = self.query_one("#tl-source", Select).value
-        days = []
+        days: list[object] = []
+        problem = None
         for name in ("since", "until"):
             field = self.query_one(f"#tl-{name}", Input)
             try:
@@ -139,29 +141,26 @@ edit dialog instead. **Esc** goes back.
                 field.set_class(False, "-invalid")
             except QueryError as exc:
                 field.set_class(True, "-invalid")
-                return f"{name}: {exc}"
-        return (None if target is Select.NULL else target, None if source is Select.NULL else source, *days)
+                days.append(None)
+                problem = problem or f"{name}: {exc} (left out until it is a date)"
+        return (None if target is Select.NULL else target, None if source is Select.NULL else source, *days), problem
 
     @on(Select.Changed)
     @on(Input.Changed)
     def refilter(self) -> None:
-        """Filters apply as they are typed; a bad date is flagged at once and lists nothing."""
+        """Filters apply as they are typed; a bad date is flagged at once, and the list shows what the
+        other filters select (as search does)."""
         if self.timeline is None:
             return
         from core.timeline.view import matches
 
-        wanted = self.filters()
+        wanted, problem = self.filters()
         lst = self.query_one("#tl-writes", OptionList)
         selected = self.selected()
-        if isinstance(wanted, str):
-            self.shown = []
-            lst.clear_options()
-            self.status(wanted, error=True)
-            self.show_detail()
-            return
         target, source, since, until = wanted
         writes = [w for w in self.timeline.log(target, since, until) if matches(w, source=source)
-                  and self.matches_filter(write_row(w).plain, w.content or "", w.old_text or "", w.note or "")]
+                  and self.matches_filter(write_row(w).text.plain, w.note or "",
+                                          *(t for change in w.changes for t in change if t))]
         self.shown = list(reversed(writes))
         lst.clear_options()
         lst.add_options([Option(write_row(w), id=f"w{i}") for i, w in enumerate(self.shown)])
@@ -173,6 +172,9 @@ edit dialog instead. **Esc** goes back.
         if self.shown:
             ids = [w.id for w in self.shown]
             lst.highlighted = ids.index(selected.id) if selected is not None and selected.id in ids else 0
+        if problem:
+            self.status(problem, error=True)
+        elif self.shown:
             self.status("")
         else:
             self.status("No writes recorded" + (" match these filters." if any(wanted) else
