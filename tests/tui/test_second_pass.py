@@ -238,3 +238,27 @@ async def test_slash_filters_the_review_findings(hermes_home, make_app):
         await pilot.press("slash", "escape")
         await settle(app, pilot)
         assert all("VPN" not in " ".join(f.texts) for f in app.screen.query_one(FindingsList).findings)
+
+
+# -- the header: a long path is cut on its folders, the review state stays whole ---------------------------
+
+def test_cut_path_cuts_on_folders_from_the_left():
+    from tui.widgets.header import cut_path
+
+    path = "~/.local/share/hmc/demo-home"
+    assert cut_path(path, 40) == path
+    assert cut_path(path, 20) == "…/hmc/demo-home"
+    assert cut_path(path, 12) == "…/demo-home"
+    assert cut_path("/very-long-folder-name", 8) == "…er-name"  # one name longer than the room
+
+
+async def test_header_at_100_columns_keeps_whole_words(tmp_path, make_app):
+    from tui.widgets.header import HmcHeader
+
+    home = build_home(tmp_path / "a-rather-long-folder-name" / "with-more-levels" / "hermes-home", memory=[], user=[])
+    app = make_app(home)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        line = app.screen.query_one(HmcHeader).render().plain
+        assert "never reviewed" in line and "…/" in line
+        assert "hermes-home" in line  # the last folder whole
