@@ -338,9 +338,10 @@ a drifted file stay) · **o** open the file in memory mode · **p** the raw reco
     def describe_queue(self, bar: Text, narrow: bool) -> None:
         n = len(self.rows)
         bar.append(f"{n} staged" + ("" if narrow else f" write{'s' if n != 1 else ''}"), style="bold")
-        if n:
+        if n and not narrow:  # narrow: the rows' age column says it, and the approval state needs the room
             oldest = min(ins.record.created_at for ins, _ in self.rows)
             bar.append(f" · oldest {timefmt.ago(oldest, self.app.curator.now())}")
+        if n:
             bad = sum(1 for ins, _ in self.rows if not ins.can_apply)
             if bad:
                 bar.append(f" · {bad} can't apply" + ("" if narrow else " as staged"), style="yellow")

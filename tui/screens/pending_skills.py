@@ -252,7 +252,7 @@ secrets · **w** skill write approval on/off in config.yaml · **m** the memory 
             line.append(f"{visible(r.id)[:w_id - 1]:<{w_id}}", style="bold")
             line.append(f"{short_ago(row.age) if short else row.age:<{w_age}}")
             line.append(f"{visible(r.action or '—')[:w_action - 1]:<{w_action}}")
-            name = row.name if len(row.name) < w_name else row.name[:w_name - 2] + "…"
+            name = row.name if len(row.name) < w_name else cut_middle(row.name, w_name - 1)
             line.append(f"{name:<{w_name}}")
             text, style = status_of(row.ins)
             line.append(f"{text:<{w_status}}", style=style)
@@ -657,3 +657,12 @@ def restore_record(path: Path, data: bytes) -> None:
         raise FileExistsError(f"{path.name} exists again (staged meanwhile?): nothing brought back")
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(path, data, prefix=f".{path.name}.tmp.", suffix="")
+
+
+def cut_middle(name: str, width: int) -> str:
+    """`name` in `width` cells, cut in the middle ("paylan…-debug"): skills often share a prefix
+    (paylane-webhook-debug, paylane-webhook-replay), and their ends tell them apart."""
+    if len(name) <= width:
+        return name
+    head = (width - 1) // 2
+    return name[:head] + "…" + name[len(name) - (width - 1 - head):]

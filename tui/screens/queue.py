@@ -87,9 +87,9 @@ QUEUE_KEYS = {
 def queue_bindings(area: str, tooltips: dict[str, str], *, browse: Binding, undo: Binding,
                    other: Binding) -> list[Binding]:
     """A queue screen's BINDINGS: the keys every queue has (ids `<area>.<name>`, this queue's
-    tooltips) and its own three, in the footer's order: approve, reject, edit, approve all, reject
-    all, clear invalid, `browse` (a way around the record), raw, reveal, `undo`, write approval,
-    `other` (the other queue)."""
+    tooltips) and its own three, in the footer's order: approve, reject, edit, approve all, `other`
+    (the other queue), write approval, reject all, clear invalid, `browse` (a way around the
+    record), raw, reveal, `undo`, and / (filter)."""
 
     def key(action: str) -> Binding:
         letter, label, name = QUEUE_KEYS[action]
@@ -98,7 +98,11 @@ def queue_bindings(area: str, tooltips: dict[str, str], *, browse: Binding, undo
     first = [key(a) for a in ("approve", "reject", "edit", "approve_all", "reject_all", "reject_invalid")]
     find = Binding("slash", "filter", "Filter", id=f"{area}.filter", show=False,
                    tooltip="Filter the list as you type (Esc clears); approve all and reject all still mean the whole queue")
-    return [*first, browse, key("raw"), key("reveal"), undo, key("toggle_approval"), other, find]
+    # the footer drops keys from the end when the line is short: the other queue and write approval
+    # come before the rarer ones, so at 80 columns s and w still show
+    approve, reject, edit, approve_all, reject_all, reject_invalid = first
+    return [approve, reject, edit, approve_all, other, key("toggle_approval"), reject_all, reject_invalid,
+            browse, key("raw"), key("reveal"), undo, find]
 
 
 class QueueScreen(ModeScreen):

@@ -249,9 +249,10 @@ it was opened by memory mode's **o** · **/** jumps to the search box.
     def status(self, text: str | Text, kind: str = "") -> None:
         widget = self.query_one("#search-status", Static)
         widget.update(text)
-        # an error or notice wraps (up to 3 lines) rather than being cut off on a narrow terminal
-        widget.styles.height = "auto" if kind else 1
-        widget.styles.max_height = 3
+        # an error or notice wraps (up to 3 lines), and so does a hint on a narrow terminal (2), rather
+        # than being cut off
+        widget.styles.height = "auto" if kind or self.app.size.width < 100 else 1
+        widget.styles.max_height = 3 if kind else 2
         widget.set_class(kind == "error", "-error")
         widget.set_class(kind == "notice", "-notice")
 
