@@ -262,3 +262,44 @@ async def test_header_at_100_columns_keeps_whole_words(tmp_path, make_app):
         line = app.screen.query_one(HmcHeader).render().plain
         assert "never reviewed" in line and "…/" in line
         assert "hermes-home" in line  # the last folder whole
+
+
+# -- search that forgives: what the index knows, offered, never applied silently ---------------------------
+
+async def test_a_misspelt_search_offers_the_indexs_spelling_and_ctrl_y_takes_it(home, make_app):
+    from tests.core.sessions_fixtures import Msg, build_db
+
+    build_db(home / "state.db", extra=[("s-pg", "cli", [Msg("user", "The postgres pool is full again."),
+                                                         Msg("assistant", "Raise the postgres pool size.")])])
+    app = make_app(home)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("3")
+        await settle(app, pilot)
+        await pilot.press(*"postgrse")
+        assert await until(pilot, lambda: "The index knows" in shown(app.screen.query_one("#search-status")))
+        status = shown(app.screen.query_one("#search-status"))
+        assert "No hits for postgrse" in status and "postgres (" in status  # the search ran as typed
+        await pilot.press("ctrl+y")
+        assert app.screen.query_one("#search-query").value == "postgres"
+        assert await until(pilot, lambda: len(app.screen.results.items) >= 2)
+
+
+async def test_the_same_tool_output_found_again_is_one_row_with_a_count(home, make_app):
+    from tests.core.sessions_fixtures import Msg, build_db
+    from tui.widgets.results import plain
+
+    output = "ERROR quuxfrobnicator: connection refused on port 5432"
+    sessions = [(f"s-tool-{n}", "cli", [Msg("user", f"run the quuxfrobnicator check {n}"),
+                                        Msg("tool", output, tool_name="terminal")]) for n in range(4)]
+    build_db(home / "state.db", extra=sessions)
+    app = make_app(home)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("3")
+        await settle(app, pilot)
+        await pilot.press(*"quuxfrobnicator")
+        results = app.screen.results
+        assert await until(pilot, lambda: results.kind == "hits" and results.hit_count == 8)
+        tools = [n for n, hit in enumerate(results.items) if hit.role == "tool"]
+        assert len(tools) == 1 and results.repeats[tools[0]] == 4  # four outputs, one row
+        assert plain(results.get_option_at_index(tools[0]).prompt).lstrip().startswith("×4 ")
+        assert len(results.items) == 5 and "3 repeated tool outputs folded" in shown(app.screen.query_one("#search-status"))
