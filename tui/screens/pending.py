@@ -380,7 +380,7 @@ a drifted file stay) · **o** open the file in memory mode · **p** the raw reco
             title.append("  [auto] background review", style="magenta")
         self._set("#detail-title", title)
         # A broken file has no summary: its reason is the status line (said once).
-        self._set("#detail-summary", "" if r.broken else literal(mask(r.title)))
+        self._set("#detail-summary", "" if r.broken else literal(mask(r.full_title)))
         status = q("#detail-status", Static)
         for cls in ("-ok", "-bad", "-warn"):
             status.remove_class(cls)
