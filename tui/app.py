@@ -44,7 +44,8 @@ class CuratorApp(App):
         Binding("2", "mode('pending')", "Pending", id="app.pending", tooltip="Staged writes waiting for approval", show=False),
         Binding("3", "mode('search')", "Search", id="app.search", tooltip="Search past sessions", show=False),
         Binding("4", "mode('review')", "Review", id="app.review", tooltip="The monthly review", show=False),
-        Binding("slash", "search_box", "Search", id="app.slash", tooltip="Jump to the search box", show=False),
+        Binding("slash", "search_box", "Search", id="app.slash", show=False,
+                tooltip="Jump to the search box (in a list that has a filter, / filters that list; 3 always searches)"),
         Binding("t", "timeline", "Timeline", id="app.timeline", show=False,
                 tooltip="Every write to MEMORY.md and USER.md, newest first; R rolls one back"),
         Binding("question_mark", "help", "Help", id="app.help", tooltip="Keys and help for this screen"),
@@ -142,14 +143,14 @@ class CuratorApp(App):
             oldest = self.oldest_pending_age()
             age = f" ({oldest.removesuffix(' ago')})" if n and oldest and oldest.endswith(" ago") else ""
             if n and k:  # short: the toast stays under 50 columns
-                lines.append(f"{n} memory + {k} skill writes wait{age} · 2")
+                lines.append(f"{n} memory + {k} skill writes wait{age}: press 2")
             elif n:
-                lines.append(f"{n} staged write{'s wait' if n != 1 else ' waits'}{age} · 2")
+                lines.append(f"{n} staged write{'s wait' if n != 1 else ' waits'}{age}: press 2")
             else:
-                lines.append(f"{k} staged skill write{'s wait' if k != 1 else ' waits'} · 2")
+                lines.append(f"{k} staged skill write{'s wait' if k != 1 else ' waits'}: press 2")
         due = self.review_state()
         if due.get("due"):
-            lines.append("Monthly review due · 4")
+            lines.append("Monthly review due: press 4")
         if lines:
             self.notify("\n".join(lines), title="Waiting for you", timeout=6, markup=False)
 
@@ -171,6 +172,14 @@ class CuratorApp(App):
                 for k in self.settings.keys if k not in known]
 
     # -- settings that persist -----------------------------------------------------------------
+
+    def search_themes(self) -> None:
+        """The theme picker ("app: Change theme"): Textual's, with the current theme first and marked."""
+        from textual.command import CommandPalette
+
+        from tui.palette import ThemeCommands
+
+        self.push_screen(CommandPalette(providers=[ThemeCommands], placeholder="Search for themes…"))
 
     def _theme_changed(self, theme) -> None:
         """The palette's theme switcher (or anything else) changed the theme: save it for next time."""
@@ -246,10 +255,15 @@ class CuratorApp(App):
         return await super().run_action(action, default_namespace, namespaces)
 
     def check_action(self, action: str, parameters) -> bool | None:
-        """Mode keys, / and ? belong to the mode screens: a dialog on top answers its own keys."""
-        if action in ("mode", "search_box", "help", "timeline") and self.is_mounted and isinstance(self.screen, ModalScreen):
-            return False
-        return True
+        """Mode keys and / belong to the mode screens: a dialog on top answers its own keys. Help (F1,
+        and ? where no text box takes it) works everywhere, a dialog included, except in help itself."""
+        if not self.is_mounted or not isinstance(self.screen, ModalScreen):
+            return True
+        if action == "help":
+            from tui.screens.help import HelpDialog
+
+            return not isinstance(self.screen, HelpDialog)
+        return action not in ("mode", "search_box", "timeline")
 
     # -- polling: external writes show up within a second ------------------------------------
 
@@ -434,6 +448,11 @@ class CuratorApp(App):
         if rec is None:
             self.notify("Nothing to undo.", markup=False)
             return
+        from tui.screens.dialogs import ConfirmDialog, undo_question
+
+        if not await self.push_screen_wait(ConfirmDialog("Undo hmc's last write", undo_question(rec, self.ago(rec.ts)),
+                                                         yes="Undo")):
+            return
         try:
             await asyncio.to_thread(history.undo, self.curator.stores)
         except StoreError as exc:
@@ -492,9 +511,11 @@ class CuratorApp(App):
             return
         opener(self, entry, target, timeline)
 
-    def open_session_at(self, session_id: str, message_id: int | None) -> None:
+    def open_session_at(self, session_id: str, message_id: int | None,
+                        history: tuple[str, str] | None = None) -> None:
         """Search mode with a session's transcript open at a message (an entry's history: the call that
-        wrote a text); Esc there comes back to memory mode."""
+        wrote a text); Esc there comes back to memory mode, and to the entry's history when `history`
+        (target, entry) names the one it was opened from."""
         self.switch_mode("search")
 
         def go() -> None:
@@ -502,9 +523,17 @@ class CuratorApp(App):
             if hasattr(screen, "open_at"):
                 screen.open_at(session_id, message_id, terms=())
                 screen.from_memory = True  # Esc goes back to memory mode, where the history was opened
+                screen.back_to_history = history
                 screen.transcript.focus()
 
         self.call_after_refresh(go)
+
+    def show_entry_history(self, target: str, entry: str) -> None:
+        """Memory mode with the history of `entry` (in `target`) on top."""
+        from tui.screens.entry_history import EntryHistoryScreen
+
+        self.switch_mode("memory")
+        self.call_after_refresh(lambda: self.push_screen(EntryHistoryScreen(target, entry)))
 
     def switch_profile(self, profile: str) -> None:
         try:

@@ -111,6 +111,7 @@ def action_name(action: str) -> str:
 def binding_ids(app) -> set[str]:
     """Every binding id hmc has (for checking the key overrides in config.toml)."""
     from tui.screens import dialogs, help as help_screen
+    from tui.screens.base import Dialog
     from tui.screens.review import MergeDialog
 
     ids = {b.id for b in app.BINDINGS if getattr(b, "id", None)}
@@ -119,8 +120,8 @@ def binding_ids(app) -> set[str]:
     from tui.screens.timeline import TimelineScreen
 
     classes = list(mode_classes().values()) + [mode_screen(m) for m in SUBMODES] + [SkillEditDialog,
-        dialogs.ChoiceDialog, dialogs.ConfirmDialog, dialogs.EditEntryDialog, dialogs.TextDialog,
-        dialogs.PickDialog, help_screen.HelpDialog, MergeDialog, TimelineScreen, EntryHistoryScreen]
+        dialogs.ChoiceDialog, dialogs.ConfirmDialog, dialogs.EditEntryDialog, dialogs.ApproveEditDialog, dialogs.TextDialog,
+        dialogs.PickDialog, help_screen.HelpDialog, Dialog, MergeDialog, TimelineScreen, EntryHistoryScreen]
     for cls in classes:
         ids |= {b.id for b in cls.BINDINGS if getattr(b, "id", None)}
     return ids
@@ -243,3 +244,33 @@ class CuratorCommands(Provider):
                 yield Hit(score if cmd.available else score * 0.6,
                           shown(cmd.title, offsets, matcher.match_style, cmd.available), cmd.callback,
                           text=cmd.title, help=escape(visible(cmd.help)))
+
+
+class ThemeCommands(Provider):
+    """The theme picker: every theme by name, the current one first and marked, so a person sees
+    where they are before trying others."""
+
+    def _themes(self) -> list[tuple[str, str | None]]:
+        current = self.app.theme
+        names = sorted(self.app.available_themes)
+        return [(current, "current theme")] + [(name, None) for name in names if name != current]
+
+    def _pick(self, name: str) -> Callable[[], None]:
+        def pick() -> None:
+            self.app.theme = name
+
+        return pick
+
+    def _title(self, name: str, note: str | None) -> str:
+        return f"{name}  ✓ {note}" if note else name
+
+    async def discover(self) -> Hits:
+        for name, note in self._themes():
+            yield DiscoveryHit(shown(self._title(name, note)), self._pick(name), text=name, help=note)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for name, note in self._themes():
+            score = matcher.match(name)
+            if score > 0:
+                yield Hit(score, matcher.highlight(self._title(name, note)), self._pick(name), text=name, help=note)

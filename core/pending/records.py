@@ -135,6 +135,32 @@ class PendingRecord:
             return f"{self.file}: {self.broken}"
         return " ".join(self.summary.split()) or describe(self.ops, self.target, self.op_count)
 
+    @property
+    def full_title(self) -> str:
+        """The title without Hermes's cut: Hermes stores `<what>: <detail>` with the detail cut at
+        SUMMARY_DETAIL characters (mid-word); for a single op, the detail in full, in Hermes's words."""
+        title = self.title
+        head, sep, detail = self.summary.partition(": ")
+        if self.broken or not sep or len(detail) < SUMMARY_DETAIL or len(self.ops) != 1:
+            return title
+        full = summary_detail(self.ops[0])
+        if full is None or not " ".join(full.split()).startswith(" ".join(detail.split())):
+            return title
+        return " ".join(f"{head}: {full}".split())
+
+
+# Hermes's staged-write summary: f"{what}: {detail[:120]}", the detail per action (tools/memory_tool.py)
+SUMMARY_DETAIL = 120
+
+
+def summary_detail(op: Op) -> str | None:
+    """The detail Hermes writes in a staged record's summary for `op`, uncut (None: not one it stages)."""
+    content, old = op.content or "", op.old_text or ""
+    return {"add": content, "remove": old,
+            "replace": f"entry matching: {old}\nwhole entry becomes: {content}",
+            "patch": f"entry matching: {old}\nspan '{old}' becomes: {content} (rest of the entry is kept)",
+            }.get(op.action)
+
 
 def describe(ops: Sequence[Op], target: str | None, total: int | None = None) -> str:
     """One line for the ops: each described up to DESCRIBED, then how many more."""

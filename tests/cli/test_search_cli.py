@@ -180,3 +180,15 @@ def test_unknown_source_is_bad_input_naming_the_known_ones(home):
     out = hmc(home, "search", "deploy", "--source", "cli,bogus")
     assert out.returncode == 2 and "no sessions from source 'bogus'" in out.stderr
     assert "cli" in out.stderr.split("sources:")[1] and "Traceback" not in out.stderr
+
+
+def test_a_search_that_finds_little_says_what_the_index_knows(home):
+    out = hmc(home, "search", "stagign")  # the index has "staging"
+    assert out.returncode == 0, out.stderr
+    assert "No hits." in out.stdout
+    assert "the index knows staging: a near spelling" in out.stdout and "try: hmc search staging" in out.stdout
+    data = json.loads(hmc(home, "search", "stagign", "--json").stdout)
+    assert data["hits"] == [] and data["suggestions"][0]["text"] == "staging"
+    assert data["suggestions"][0]["kind"] == "spelling" and data["suggestions"][0]["messages"] >= 1
+    many = json.loads(hmc(home, "search", "staging", "--json").stdout)
+    assert many["suggestions"] == [] or len(many["hits"]) < 3  # only a search that found little asks

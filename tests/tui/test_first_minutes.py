@@ -55,7 +55,7 @@ async def test_g_in_review_highlights_the_findings_entry(demo_home, make_app, pa
         await pilot.pause()
         finding = lst.current
         target, index, text = finding.refs[0]  # for a pair, the first entry
-        await pilot.press("g")
+        await pilot.press("o")
         await wait(pilot)
         assert app.current_mode == "memory"
         entries_list = app.screen.query_one(f"#entries-{target}", EntryList)

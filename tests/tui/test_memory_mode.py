@@ -61,7 +61,15 @@ async def test_delete_asks_then_removes_and_undo_restores(home, make_app):
         await pilot.press("y")
         await settle(app, pilot)
         assert "Deploy with make ship" not in memory_text(home)
+        await pilot.press("u")  # undo asks first, naming what comes back
+        dialog = await until_dialog(pilot, ConfirmDialog)
+        assert "Undo remove in MEMORY.md" in str(dialog.body) and "+ Deploy with make ship" in str(dialog.body)
+        await pilot.press("n")
+        await settle(app, pilot)
+        assert "Deploy with make ship" not in memory_text(home)
         await pilot.press("u")
+        await until_dialog(pilot, ConfirmDialog)
+        await pilot.press("y")
         await settle(app, pilot)
         assert memory_text(home) == before
 

@@ -62,13 +62,13 @@ async def test_review_is_done_once_no_warning_is_left_open(demo_home, make_app):
                 app.screen.marked.add(f.key)
         last = next(f for f in lst.findings if f.key in app.screen.marked)
         app.screen.marked.discard(last.key)  # all but one kept: still due
-        await pilot.press("k")
+        await pilot.press("y")
         await settle(app, pilot)
         assert "review due" in app.header_state()["review"]
         lst = app.screen.query_one(FindingsList)
         lst.highlighted = next(i for i in range(lst.option_count)
                                if (f := lst.finding_at(i)) is not None and f.key == last.key)
-        await pilot.press("k")  # the last open warning: the review is done
+        await pilot.press("y")  # the last open warning: the review is done
         await settle(app, pilot)
         assert app.header_state()["review"] == "reviewed 2026-11-15"
         assert R.last_review_date(open_curator(demo_home, today=TODAY)) == TODAY
@@ -84,7 +84,7 @@ async def test_keep_leaves_groups_in_place_and_the_cursor_on_the_next_finding(de
         assert len(scanner) >= 2
         first = await highlight(pilot, lst, "scanner")  # the most severe scanner finding
         before = lst.highlighted
-        await pilot.press("k")
+        await pilot.press("y")
         await settle(app, pilot)
         lst = app.screen.query_one(FindingsList)
         assert [k for k in dict.fromkeys(kinds(lst))] == groups  # no group jumps
@@ -204,7 +204,7 @@ async def test_keep_persists_across_restarts_until_the_entry_changes(demo_home, 
     async with app.run_test(size=(120, 36)) as pilot:
         lst = await open_review(app, pilot)
         stale = await highlight(pilot, lst, "stale")
-        await pilot.press("k")
+        await pilot.press("y")
         await settle(app, pilot)
         assert "stale" not in kinds(app.screen.query_one(FindingsList))
         assert "1 kept" in str(app.screen.query_one("#review-summary").render())
@@ -236,7 +236,7 @@ async def test_bulk_mark_then_keep_and_remove(demo_home, make_app):
         await pilot.press("space")
         assert app.screen.marked == {first.key, second.key}
         assert "2 marked" in str(app.screen.query_one("#review-summary").render())
-        await pilot.press("k")
+        await pilot.press("y")
         await settle(app, pilot)
         keys = {f.key for f in app.screen.query_one(FindingsList).findings}
         assert first.key not in keys and second.key not in keys
@@ -325,7 +325,7 @@ async def test_an_old_entry_is_explained_and_g_goes_to_it(demo_home, make_app):
         texts = {kind: {f.refs[0][2] for f in lst.findings if f.kind == kind} for kind in ("old", "stale")}
         assert texts["stale"] and not texts["old"] & texts["stale"]  # a stale entry is not also old
         target, index, text = finding.refs[0]
-        await pilot.press("g")
+        await pilot.press("o")
         await settle(app, pilot)
         from tui.widgets.entries import EntryList
 
@@ -336,6 +336,6 @@ async def test_an_old_entry_is_explained_and_g_goes_to_it(demo_home, make_app):
         await settle(app, pilot)
         n_old = kinds(lst := app.screen.query_one(FindingsList)).count("old")
         await highlight(pilot, lst, "old")
-        await pilot.press("k")
+        await pilot.press("y")
         await settle(app, pilot)
         assert await until(pilot, lambda: kinds(app.screen.query_one(FindingsList)).count("old") == n_old - 1)

@@ -128,12 +128,21 @@ async def test_timeline_lists_every_write_newest_first_and_filters(hermes_home, 
         assert [w.id for w in screen.shown] == ["m4", "m2"]
         screen.query_one("#tl-source").clear()
         await settle(app, pilot)
-        # dates: a bad one is flagged at once and lists nothing; a good one filters
+        every = [w.id for w in screen.shown]
+        # dates: a bad one is flagged at once and left out (the list stays); a good one filters
         screen.query_one("#tl-since").focus()
         await pilot.press(*"2026-13")
         await settle(app, pilot)
-        assert screen.shown == [] and screen.query_one("#tl-since").has_class("-invalid")
-        assert "since" in shown(screen.query_one("#tl-status"))
+        assert [w.id for w in screen.shown] == every and screen.query_one("#tl-since").has_class("-invalid")
+        assert "since" in shown(screen.query_one("#tl-status")) and "left out" in shown(screen.query_one("#tl-status"))
+        # the filter line narrows the writes by their text
+        screen.query_one("#tl-since").value = ""
+        screen.query_one("#tl-writes").focus()
+        await pilot.press("slash", *"canary")
+        await settle(app, pilot)
+        assert [w.id for w in screen.shown] == ["m8"]
+        await pilot.press("escape")
+        await settle(app, pilot)
         screen.query_one("#tl-since").value = "2099-01-01"
         await settle(app, pilot)
         assert screen.shown == [] and "match these filters" in shown(screen.query_one("#tl-status"))
@@ -167,6 +176,8 @@ async def test_rollback_asks_writes_and_u_undoes_it(hermes_home, make_app):
         await settle(app, pilot)
         assert await until(pilot, lambda: screen.shown and screen.shown[0].action == "rollback")
         await pilot.press("u")
+        await until_dialog(pilot, ConfirmDialog)
+        await pilot.press("y")
         assert await until(pilot, lambda: "The [bold]API[/] key" in memory_text(hermes_home))
         assert memory_text(hermes_home).count("§") == 2
 
@@ -271,8 +282,13 @@ async def test_enter_opens_the_session_at_the_call_and_esc_comes_back(demo_home,
         assert await until(pilot, lambda: getattr(search, "session_info", None) is not None)
         assert search.session_info.id == write.session_id and search.view == "transcript"
         assert search.transcript.current_id == write.message_id  # centred on the call
+        assert not search.query_one("#search-status").display  # no results' status above a transcript
+        assert "Esc back to the entry's history" in shown(search.query_one("#transcript-title"))
+        await pilot.press("escape")  # back where Enter was pressed: the entry's history
+        assert await until(pilot, lambda: isinstance(app.screen, EntryHistoryScreen))
+        assert app.current_mode == "memory" and app.screen.entry == screen.entry
         await pilot.press("escape")
-        assert await until(pilot, lambda: app.current_mode == "memory")
+        assert await until(pilot, lambda: app.screen.MODE == "memory")
 
 
 async def test_a_hand_typed_entry_has_no_session_to_open(hermes_home, make_app):

@@ -111,6 +111,6 @@ SCENARIOS = [
          title="The merge dialog at 80x24, buttons included"),
     Shot("review-remove-pair-80x24", size=(80, 24), press=("4",), settle=at("conflicting", "d"),
          title="Removing one of a pair asks which (80x24)"),
-    Shot("review-goto", press=("4",), settle=at("similar", "g"),
-         title="g opens memory mode on the finding's entry (the first of a pair)"),
+    Shot("review-goto", press=("4",), settle=at("similar", "o"),
+         title="o opens memory mode on the finding's entry (the first of a pair)"),
 ]

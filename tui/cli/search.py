@@ -161,6 +161,11 @@ def run_search(args, ctx: CliContext) -> int:
     profile = curator.home.profile
     mask = Masker(args.reveal)
     total = None if result.total is None else f"{result.total:,}{'+' if result.total_capped else ''}"
+    suggestions = []
+    if not args.all_profiles and not result.offset and len(result.hits) < FEW:
+        from core.sessions.suggest import suggestions_for
+
+        suggestions = suggestions_for(db.path, query)
     if args.json:
         data = {
             "query": result.query,
@@ -172,6 +177,7 @@ def run_search(args, ctx: CliContext) -> int:
             "total": result.total,
             "total_capped": result.total_capped,
             "hits": [hit_json(h, profile, mask) for h in result.hits],
+            "suggestions": [mask.obj(hint.to_json()) for hint in suggestions],
         }
         if args.all_profiles:
             data.pop("route")
@@ -185,6 +191,7 @@ def run_search(args, ctx: CliContext) -> int:
         ctx.text(f"{name}: ", literal(why), style="yellow")
     if not result.hits:
         ctx.text("No hits." if not result.offset else f"No hits past the first {result.offset} (of {total}).")
+        print_suggestions(ctx, query, suggestions, mask)
         return 0
     now = curator.now()
     for n, hit in enumerate(result.hits, start=result.offset + 1):
@@ -216,7 +223,22 @@ def run_search(args, ctx: CliContext) -> int:
     ctx.text(tail, style="dim")
     ctx.text("open one: hmc " + ("--profile NAME " if args.all_profiles else "")
              + "session ID --around MESSAGE_ID", style="dim")
+    print_suggestions(ctx, query, suggestions, mask)
     return 0
+
+
+FEW = 3  # a first page with fewer hits than this gets the index's suggestions
+
+
+def print_suggestions(ctx: CliContext, query: str, suggestions: list, mask: Masker) -> None:
+    """What the word index knows near the query, as queries to run (never run in its place)."""
+    from core.sessions.suggest import suggested_query
+
+    for hint in suggestions:
+        what = "a near spelling" if hint.kind == "spelling" else f"a prefix (finds {hint.example})"
+        ctx.text("the index knows ", literal(mask(hint.text), "bold"),
+                 f": {what}, in {hint.messages:,} message{'s' if hint.messages != 1 else ''} · try: hmc search ",
+                 literal(mask(suggested_query(query, hint))), style="yellow")
 
 
 # ── hmc session ──────────────────────────────────────────────────────────────

@@ -10,14 +10,16 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Button, Label, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
 from core.scan import scanner
 from core.store.memory import FILE_NAMES, TARGETS, Op, OpError, plan, usage, usage_label
+from core.store.memory import parse as parse_entries
 from tui.literal import UNSAFE, literal, visible
 from tui.widgets.gauge import CapacityGauge
+from tui.screens.base import Dialog
+from tui.widgets.lists import HmcList
 
 
 ResultT = TypeVar("ResultT")
@@ -44,7 +46,7 @@ class SafeTextArea(TextArea):
                 self.move_cursor(self.document.end)
 
 
-class QuestionDialog(ModalScreen[ResultT]):
+class QuestionDialog(Dialog[ResultT]):
     """What the choice and confirm dialogs share: a title, a scrolling body, a row of `buttons()`."""
 
     def __init__(self, title: str, body: str | Text, *, classes: str = "") -> None:
@@ -159,7 +161,7 @@ def planned(store, ops: Sequence[Op]) -> tuple[list[str] | None, str | None]:
         return None, str(exc).split("\n")[0]
 
 
-class EntryEditor(ModalScreen[ResultT]):
+class EntryEditor(Dialog[ResultT]):
     """What the edit and merge dialogs share: the text, a live status (count, usage after saving, why
     it can't be saved), a gauge, the scanner's findings, and Save / Cancel / ctrl+t (other file).
 
@@ -399,7 +401,34 @@ class EditEntryDialog(EntryEditor[EditResult | None]):
                                            yes="Write anyway", no="Keep editing", danger=True), answered)
 
 
-class TextDialog(ModalScreen[None]):
+class ApproveEditDialog(EditEntryDialog):
+    """Edit a staged write, then approve it: the same editor, with ctrl+s named for what it does
+    here (Approve), as in the skills tab's editor."""
+
+    SAVE_LABEL = "Approve (ctrl+s)"
+    BINDINGS = [
+        Binding("ctrl+s", "save", "Approve", id="pendingedit.save", tooltip="Approve the write with this text"),
+        Binding("escape", "cancel", "Cancel", id="pendingedit.cancel", tooltip="Close without approving"),
+    ]
+
+
+def undo_question(rec, when: str) -> Text:
+    """What undoing hmc's last memory write would do: the write, and the entries it brings back and
+    takes away (every undo asks first, in memory mode as in the skills tab)."""
+    before, after = parse_entries(rec.before), parse_entries(rec.after)
+    back = [e for e in before if e not in set(after)]
+    gone = [e for e in after if e not in set(before)]
+    body = literal(f"Undo {rec.action} in {FILE_NAMES.get(rec.target, rec.target)}, {when}?\n")
+    for sign, style, entries in (("+", "green", back), ("-", "red", gone)):
+        for entry in entries[:4]:
+            body.append_text(literal(f"\n  {sign} {' '.join(entry.split())[:160]}", style))
+        if len(entries) > 4:
+            body.append(f"\n  … and {len(entries) - 4} more", style="dim")
+    body.append("\n\nOnly if the file still holds what that write left.", style="dim")
+    return body
+
+
+class TextDialog(Dialog[None]):
     """Read-only text (a prompt preview, a raw payload), shown exactly as it is."""
 
     BINDINGS = [Binding("escape,q", "close", "Close", id="text.close", tooltip="Close")]
@@ -428,7 +457,7 @@ class TextDialog(ModalScreen[None]):
         self.dismiss(None)
 
 
-class PickDialog(ModalScreen[int | None]):
+class PickDialog(Dialog[int | None]):
     """Pick one row of a list (Enter), or Escape. Rows are literal Text."""
 
     BINDINGS = [Binding("escape", "cancel", "Close", id="pick.cancel", tooltip="Close without choosing")]
@@ -444,7 +473,7 @@ class PickDialog(ModalScreen[int | None]):
             if self.note:
                 yield Static(literal(self.note, "dim"), markup=False)
             if self.rows:
-                yield OptionList(*[Option(row, id=f"r{i}") for i, row in enumerate(self.rows)], id="pick-list")
+                yield HmcList(*[Option(row, id=f"r{i}") for i, row in enumerate(self.rows)], id="pick-list")
             else:
                 yield Static(literal(self.empty, "dim"), markup=False)
             with Horizontal(classes="dialog-buttons"):

@@ -18,6 +18,7 @@ from tui.screens.base import ModeScreen
 from tui.widgets.footer import KeyFooter
 from tui.widgets.header import HmcHeader
 from tui.widgets.write_view import OneLine, change_lines, who_text
+from tui.widgets.lists import HmcList
 
 
 class EntryHistoryScreen(ModeScreen):
@@ -58,7 +59,7 @@ call, hmc, or a change outside both), with what it changed. **Enter** opens the 
         yield Static(heading, id="eh-entry", markup=False)
         yield Static(Text("Loading…", style="dim"), id="eh-status", markup=False)
         with Horizontal(id="eh-body"):
-            yield OptionList(id="eh-list")
+            yield HmcList(id="eh-list")
             with VerticalScroll(id="eh-diff-box"):
                 yield Static("", id="eh-diff", markup=False)
         yield KeyFooter()
@@ -149,7 +150,7 @@ call, hmc, or a change outside both), with what it changed. **Enter** opens the 
         if rev is None or not rev.write.session_id:
             return
         self.app.pop_screen()
-        self.app.open_session_at(rev.write.session_id, rev.write.message_id)
+        self.app.open_session_at(rev.write.session_id, rev.write.message_id, history=(self.target, self.entry))
 
     def action_back(self) -> None:
         self.app.pop_screen()

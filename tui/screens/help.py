@@ -7,17 +7,21 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen, Screen
+from textual.screen import Screen
 from textual.widgets import Label, Markdown, Static
+
+from tui.screens.base import Dialog
 
 
 def key_table(screen: Screen) -> Table:
     """One row per action of the screen and the app (what the footer shows, and the keys it has no
-    room for); greyed when it can't apply, with the reason. No widget navigation."""
+    room for); greyed when it can't apply, with the reason, and the binding id that config.toml's
+    [keys] takes. No widget navigation."""
     table = Table.grid(padding=(0, 2))
     table.add_column(style="bold", no_wrap=True)
     table.add_column(no_wrap=True)
-    table.add_column(style="dim")
+    table.add_column(style="dim", ratio=1)
+    table.add_column(style="dim italic", no_wrap=True)
     app = screen.app
     rows: dict[tuple[int, str], list] = {}
     for key, active in screen.active_bindings.items():
@@ -44,30 +48,54 @@ def key_table(screen: Screen) -> Table:
         binding = active.binding
         style = "" if active.enabled else "dim strike"
         reason = why_not(action.split("(", 1)[0]) if (why_not is not None and not active.enabled) else None
+        ids = [b.id for b in (*type(screen).BINDINGS, *type(app).BINDINGS)
+               if isinstance(b, Binding) and b.id and b.action == binding.action and b.key.split(",")[0] in
+               {k for k, a in screen.active_bindings.items() if a.binding.action == binding.action}]
         table.add_row(Text(", ".join(keys), style=style), Text(binding.description, style=style),
-                      Text(reason or active.tooltip or binding.tooltip or ""))
-    table.add_row(Text("ctrl+p", style=""), Text("Palette"), Text("Every action of every mode, by name"))
+                      Text(reason or active.tooltip or binding.tooltip or ""), Text(", ".join(dict.fromkeys(ids))
+                                                                                    or binding.id or ""))
+    table.add_row(Text("ctrl+p", style=""), Text("Palette"), Text("Every action of every mode, by name"),
+                  Text(""))
     return table
 
 
-class HelpDialog(ModalScreen[None]):
-    BINDINGS = [Binding("escape,question_mark,q", "close", "Close", id="help.close", tooltip="Close help")]
+class HelpDialog(Dialog[None]):
+    BINDINGS = [
+        Binding("escape,question_mark,q", "close", "Close", id="help.close", tooltip="Close help"),
+        Binding("j", "scroll(1)", "Down", id="help.down", show=False, tooltip="Scroll down a line"),
+        Binding("k", "scroll(-1)", "Up", id="help.up", show=False, tooltip="Scroll up a line"),
+        Binding("g", "scroll_to(0)", "Top", id="help.top", show=False, tooltip="Back to the top"),
+        Binding("G", "scroll_to(-1)", "Bottom", id="help.bottom", show=False, tooltip="To the end"),
+    ]
 
     def __init__(self, screen: Screen) -> None:
         super().__init__()
         self.target = screen
+        # read while `screen` is still on top: what can apply depends on it (mode keys, t and /
+        # don't apply while a dialog is on top, and this dialog will be)
+        self.keys = key_table(screen)
 
     def compose(self) -> ComposeResult:
-        mode = getattr(self.target, "MODE", "") or "hmc"
+        mode = getattr(self.target, "MODE", "")
+        heading = f"Help — {mode} mode" if mode else "Help — this dialog" if isinstance(self.target, Dialog) else "Help"
         with Vertical(classes="dialog help-dialog"):
-            yield Label(Text(f"Help — {mode} mode", style="bold"), classes="dialog-title")
+            yield Label(Text(heading, style="bold"), classes="dialog-title")
             with VerticalScroll(id="help-body"):
                 help_text = getattr(self.target, "HELP", "") or ""
                 if help_text:
                     yield Markdown(help_text.strip())
-                yield Label(Text("Keys (greyed: can't apply right now)", style="bold"), classes="help-keys-title")
-                yield Static(key_table(self.target), id="help-keys")
-            yield Label(Text("Esc closes · ctrl+p finds any action of any mode by name", style="dim"))
+                yield Label(Text("Keys (greyed: can't apply right now; the last column is the binding id that "
+                                 "config.toml's [keys] remaps)", style="bold"), classes="help-keys-title")
+                yield Static(self.keys, id="help-keys")
+            yield Label(Text("Esc closes · j/k scroll, g/G top and end · ctrl+p finds any action of any mode by name",
+                             style="dim"))
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+    def action_scroll(self, lines: int) -> None:
+        self.query_one("#help-body", VerticalScroll).scroll_relative(y=lines, animate=False)
+
+    def action_scroll_to(self, where: int) -> None:
+        body = self.query_one("#help-body", VerticalScroll)
+        body.scroll_end(animate=False) if where < 0 else body.scroll_home(animate=False)

@@ -16,6 +16,7 @@ from core.store.memory import FILE_NAMES, TARGETS, Op, Snapshot, StoreError, pro
 from tui.literal import literal, visible_controls
 from tui.screens.base import ModeScreen
 from tui.widgets.entries import EntryList
+from tui.widgets.filter_bar import FilterBar
 from tui.widgets.footer import KeyFooter
 from tui.widgets.header import HmcHeader
 from tui.widgets.store_pane import StorePane
@@ -39,6 +40,10 @@ was written · **i** the entry's history (its earlier texts and the sessions tha
 **Tab** other file · **t** the timeline of every write · **T** time travel: the stores as they were
 on a date, read-only (**n** diff with now, **Esc** back to now). The muted line under each entry says when it
 was added and by whom ("added 12 Oct · telegram · 3 revisions", "hand edit").
+**/** filters the entries of both files as you type (Enter keeps the filter, Esc clears it) ·
+**j**/**k**, **g**/**G** move in the list. Anywhere: **1**–**4** switch modes (memory, pending,
+search, review; **3** lands in the session search box) · **?** or **F1** this help · **ctrl+p**
+every action by name.
 """
     DEFAULT_CSS = """
     MemoryScreen #travel-banner { height: auto; background: $warning; color: $background; padding: 0 1; }
@@ -60,11 +65,14 @@ was added and by whom ("added 12 Oct · telegram · 3 revisions", "hand edit").
                 tooltip="What changed between the date shown and now"),
         Binding("escape", "travel_back", "Back to now", id="memory.travel_back",
                 tooltip="Leave time travel: the stores as they are now"),
+        Binding("slash", "filter", "Filter", id="memory.filter", show=False,
+                tooltip="Filter the entries of both files as you type (Esc clears)"),
         Binding("tab", "other_pane", "Other file", id="memory.switch", tooltip="Switch between MEMORY.md and USER.md", show=False),
     ]
 
     def compose(self) -> ComposeResult:
         yield HmcHeader()
+        yield FilterBar(id="memory-filter")
         with Horizontal(id="panes"):
             for target in TARGETS:
                 yield StorePane(target)
@@ -111,11 +119,18 @@ was added and by whom ("added 12 Oct · telegram · 3 revisions", "hand edit").
             snap = store.last if self.travel_at is None else Snapshot(t, self.travel_past.get(t, ()), exists=True)
             n = len(snap.entries)
             title = f"{FILE_NAMES[t]}  ·  {n} entr{'y' if n == 1 else 'ies'}"
+            only = self.filtered(snap.entries)
+            if only is not None:
+                title += f"  ·  {len(only)} match"
             if self.travel_at is not None:
                 title += "  ·  then"
             origins = self._origins.get(t) if self.travel_at is None else None  # they describe the entries now
+            empty = ("No entries then." if self.travel_at is not None else
+                     f"{FILE_NAMES[t]} is empty: Hermes injects nothing for it. a adds an entry here "
+                     f"({'what the agent should know about you' if t == 'user' else 'facts, conventions, decisions'}"
+                     "; Tab switches files).")
             self.query_one(f"#pane-{t}", StorePane).show(snap, store.limit, store.enabled, self.marks_for(snap.entries),
-                                                         title, origins)
+                                                         title, origins, empty, only)
         self.update_bindings()
         unscanned = [e for t in TARGETS for e in self.entries_shown(t)
                      if e not in self._scan_cache and e not in self._scanning]
@@ -227,9 +242,22 @@ was added and by whom ("added 12 Oct · telegram · 3 revisions", "hand edit").
     def selected(self) -> str | None:
         lst = self.query_one(f"#entries-{self.target}", EntryList)
         entries = self.entries_shown(self.target)
-        if lst.highlighted is None or not (0 <= lst.highlighted < len(entries)):
+        index = lst.entry_at(lst.highlighted)
+        if index is None or not (0 <= index < len(entries)):
             return None
-        return entries[lst.highlighted]
+        return entries[index]
+
+    def apply_filter(self) -> None:
+        self.reload()
+
+    def filter_done(self) -> None:
+        self.query_one(f"#entries-{self.target}", EntryList).focus()
+
+    def filtered(self, entries) -> list[int] | None:
+        """The indexes of the entries the filter keeps (None: no filter, every entry)."""
+        if not self.filter_text.strip():
+            return None
+        return [i for i, e in enumerate(entries) if self.matches_filter(e)]
 
     def entries_shown(self, target: str) -> tuple[str, ...]:
         """The entries in the pane: the file's now, or the store's as it was while time travelling."""

@@ -18,7 +18,7 @@ from core.pending.config_edit import read_write_approval
 from core.store.memory import FILE_NAMES, Op, preview
 from core.pending.queue import ApproveRefused, Inspection, PendingError, inspect_ops
 from tui.literal import literal, visible_controls
-from tui.screens.dialogs import ConfirmDialog, EditEntryDialog
+from tui.screens.dialogs import ApproveEditDialog, ConfirmDialog
 from tui.screens.queue import Queue, QueueScreen, queue_bindings, short_ago
 from tui.widgets.diff import EntryDiff
 from tui.widgets.gauge import CapacityGauge
@@ -263,6 +263,13 @@ a drifted file stay) · **o** open the file in memory mode · **p** the raw reco
     def row_ins(row: tuple[Inspection, str | None]) -> Inspection:
         return row[0]
 
+    def row_text(self, row: tuple[Inspection, str | None]) -> str:
+        """A filter also finds a record by its texts (as shown: secrets stay masked)."""
+        ins = row[0]
+        r = ins.record
+        texts = [r.summary, r.origin] + [t for op in r.ops for t in (op.content, op.old_text) if t]
+        return self.mask_for(ins)("\n".join(t for t in texts if t))
+
     def reload(self, force: bool = False) -> None:
         """Re-read the queue and both stores (cheap when nothing changed), keeping the highlight."""
         curator = self.app.curator
@@ -297,7 +304,7 @@ a drifted file stay) · **o** open the file in memory mode · **p** the raw reco
         return cols.header(), lines
 
     def empty_note(self) -> str:
-        return "Nothing waits for approval."
+        return "Nothing waits for approval. " + self.how_writes_get_here()
 
     def _row(self, ins: Inspection, same_as: str | None, cols: Columns) -> Text:
         r = ins.record
@@ -331,9 +338,10 @@ a drifted file stay) · **o** open the file in memory mode · **p** the raw reco
     def describe_queue(self, bar: Text, narrow: bool) -> None:
         n = len(self.rows)
         bar.append(f"{n} staged" + ("" if narrow else f" write{'s' if n != 1 else ''}"), style="bold")
-        if n:
+        if n and not narrow:  # narrow: the rows' age column says it, and the approval state needs the room
             oldest = min(ins.record.created_at for ins, _ in self.rows)
             bar.append(f" · oldest {timefmt.ago(oldest, self.app.curator.now())}")
+        if n:
             bad = sum(1 for ins, _ in self.rows if not ins.can_apply)
             if bad:
                 bar.append(f" · {bad} can't apply" + ("" if narrow else " as staged"), style="yellow")
@@ -372,7 +380,7 @@ a drifted file stay) · **o** open the file in memory mode · **p** the raw reco
             title.append("  [auto] background review", style="magenta")
         self._set("#detail-title", title)
         # A broken file has no summary: its reason is the status line (said once).
-        self._set("#detail-summary", "" if r.broken else literal(mask(r.title)))
+        self._set("#detail-summary", "" if r.broken else literal(mask(r.full_title)))
         status = q("#detail-status", Static)
         for cls in ("-ok", "-bad", "-warn"):
             status.remove_class(cls)
@@ -512,9 +520,7 @@ a drifted file stay) · **o** open the file in memory mode · **p** the raw reco
             self.notify(str(exc), title="Nothing brought back", severity="warning", markup=False)
             return
         self.changed()
-        ids = [ins.id for ins, _ in self.rows]
-        if rid in ids:
-            self.query_one("#pending-list", OptionList).highlighted = ids.index(rid)
+        self.highlight_record(rid)
         self.notify(f"{rid} is back in the queue.", title="Unrejected", markup=False)
 
     @work(exclusive=True, group="queue-write")
@@ -537,7 +543,7 @@ a drifted file stay) · **o** open the file in memory mode · **p** the raw reco
         # a patch is edited as the whole entry it would leave (saved as hmc's own edit, pinned)
         initial = next((c.after for c in ins.changes if c.kind == "patched" and c.before == original),
                        None) if op.action == "patch" else None
-        result = await self.app.push_screen_wait(EditEntryDialog(
+        result = await self.app.push_screen_wait(ApproveEditDialog(
             self.app.curator, ins.target, original, initial=initial or op.content.strip(), title=title,
             choose_target=True,
         ))

@@ -180,6 +180,11 @@ secrets · **w** skill write approval on/off in config.yaml · **m** the memory 
     def row_ins(row: Row) -> SkillInspection:
         return row.ins
 
+    def row_text(self, row: Row) -> str:
+        """A filter also finds a record by its skill, summary and origin (secrets stay masked)."""
+        r = row.ins.record
+        return self.mask_for(row.ins)("\n".join(t for t in (r.name, r.summary, r.action, r.origin) if t))
+
     async def wait_ready(self) -> None:
         await self.ready.wait()
 
@@ -250,7 +255,7 @@ secrets · **w** skill write approval on/off in config.yaml · **m** the memory 
             line.append(f"{visible(r.id)[:w_id - 1]:<{w_id}}", style="bold")
             line.append(f"{short_ago(row.age) if short else row.age:<{w_age}}")
             line.append(f"{visible(r.action or '—')[:w_action - 1]:<{w_action}}")
-            name = row.name if len(row.name) < w_name else row.name[:w_name - 2] + "…"
+            name = row.name if len(row.name) < w_name else cut_middle(row.name, w_name - 1)
             line.append(f"{name:<{w_name}}")
             text, style = status_of(row.ins)
             line.append(f"{text:<{w_status}}", style=style)
@@ -262,7 +267,8 @@ secrets · **w** skill write approval on/off in config.yaml · **m** the memory 
         return header, lines
 
     def empty_note(self) -> str:
-        return "Reading pending/skills/…" if not self.loaded else "No skill writes wait for approval."
+        return ("Reading pending/skills/…" if not self.loaded
+                else "No skill writes wait for approval. " + self.how_writes_get_here())
 
     def tab_counts(self, state: dict) -> tuple[int | None, int | None]:
         return state.get("pending"), len(self.rows) if self.loaded else state.get("skills")
@@ -662,3 +668,12 @@ def restore_record(path: Path, data: bytes) -> None:
         raise FileExistsError(f"{path.name} exists again (staged meanwhile?): nothing brought back")
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(path, data, prefix=f".{path.name}.tmp.", suffix="")
+
+
+def cut_middle(name: str, width: int) -> str:
+    """`name` in `width` cells, cut in the middle ("paylan…-debug"): skills often share a prefix
+    (paylane-webhook-debug, paylane-webhook-replay), and their ends tell them apart."""
+    if len(name) <= width:
+        return name
+    head = (width - 1) // 2
+    return name[:head] + "…" + name[len(name) - (width - 1 - head):]

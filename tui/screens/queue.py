@@ -26,6 +26,7 @@ from core.home import tilde
 from core.pending.config_edit import ConfigEditError, set_write_approval
 from tui.screens.base import ModeScreen
 from tui.screens.dialogs import ConfirmDialog, TextDialog
+from tui.widgets.filter_bar import FilterBar
 from tui.widgets.footer import KeyFooter
 from tui.widgets.header import HmcHeader
 from tui.widgets.lists import HmcList
@@ -86,16 +87,22 @@ QUEUE_KEYS = {
 def queue_bindings(area: str, tooltips: dict[str, str], *, browse: Binding, undo: Binding,
                    other: Binding) -> list[Binding]:
     """A queue screen's BINDINGS: the keys every queue has (ids `<area>.<name>`, this queue's
-    tooltips) and its own three, in the footer's order: approve, reject, edit, approve all, reject
-    all, clear invalid, `browse` (a way around the record), raw, reveal, `undo`, write approval,
-    `other` (the other queue)."""
+    tooltips) and its own three, in the footer's order: approve, reject, edit, approve all, `other`
+    (the other queue), write approval, reject all, clear invalid, `browse` (a way around the
+    record), raw, reveal, `undo`, and / (filter)."""
 
     def key(action: str) -> Binding:
         letter, label, name = QUEUE_KEYS[action]
         return Binding(letter, action, label, id=f"{area}.{name}", tooltip=tooltips[action])
 
     first = [key(a) for a in ("approve", "reject", "edit", "approve_all", "reject_all", "reject_invalid")]
-    return [*first, browse, key("raw"), key("reveal"), undo, key("toggle_approval"), other]
+    find = Binding("slash", "filter", "Filter", id=f"{area}.filter", show=False,
+                   tooltip="Filter the list as you type (Esc clears); approve all and reject all still mean the whole queue")
+    # the footer drops keys from the end when the line is short: the other queue and write approval
+    # come before the rarer ones, so at 80 columns s and w still show
+    approve, reject, edit, approve_all, reject_all, reject_invalid = first
+    return [approve, reject, edit, approve_all, other, key("toggle_approval"), reject_all, reject_invalid,
+            browse, key("raw"), key("reveal"), undo, find]
 
 
 class QueueScreen(ModeScreen):
@@ -110,6 +117,7 @@ class QueueScreen(ModeScreen):
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.rows: list[Any] = []
+        self.shown_rows: list[int] = []  # the rows the list shows (a filter hides the others)
         self.reveal = False
         self.loaded = True  # False while the first read of the queue is still running
         self.write_approval = False
@@ -119,6 +127,7 @@ class QueueScreen(ModeScreen):
         yield HmcHeader()
         yield QueueBar(id=f"{self.QUEUE.prefix}-bar")
         yield Static("", id=f"{self.QUEUE.prefix}-columns", markup=False)
+        yield FilterBar(id=f"{self.QUEUE.prefix}-filter")
         yield HmcList(id=f"{self.QUEUE.prefix}-list")
         with VerticalScroll(id=f"{self.QUEUE.prefix}-detail"):
             yield from self.compose_detail()
@@ -160,6 +169,15 @@ class QueueScreen(ModeScreen):
     def empty_note(self) -> str:
         """The list's only line when nothing waits."""
         return ""
+
+    def how_writes_get_here(self) -> str:
+        """What an empty queue means for a person: how writes come to be staged here, and how to change it."""
+        what = "memory writes" if self.QUEUE.subsystem == "memory" else "skill writes"
+        if self.write_approval:
+            return (f"Write approval is on: Hermes stages the agent's {what} here, and they wait for you "
+                    "(y approves, n rejects).")
+        return (f"Write approval is off: Hermes applies the agent's {what} at once, so nothing is staged. "
+                f"w turns it on ({self.QUEUE.subsystem}.write_approval in config.yaml).")
 
     def tab_counts(self, state: dict) -> tuple[int | None, int | None]:
         """(memory, skills) for the queue tabs, from the header's state."""
@@ -216,9 +234,9 @@ class QueueScreen(ModeScreen):
     @property
     def current(self) -> Any:
         lst = self.query_one(f"#{self.QUEUE.prefix}-list", OptionList)
-        if lst.highlighted is None or not (0 <= lst.highlighted < len(self.rows)):
+        if lst.highlighted is None or not (0 <= lst.highlighted < len(self.shown_rows)):
             return None
-        return self.row_ins(self.rows[lst.highlighted])
+        return self.row_ins(self.rows[self.shown_rows[lst.highlighted]])
 
     def inspections(self) -> list[Any]:
         return [self.row_ins(row) for row in self.rows]
@@ -234,12 +252,39 @@ class QueueScreen(ModeScreen):
         header, lines = self.list_lines()
         self.query_one(f"#{self.QUEUE.prefix}-columns", Static).update(header)
         lst.clear_options()
+        self.shown_rows = [n for n, line in enumerate(lines) if self.matches_filter(line.plain, self.row_text(self.rows[n]))]
         if not self.rows:
+            self.shown_rows = []
             lst.add_option(Option(Text(" " + self.empty_note(), style="dim"), id="empty", disabled=True))
             return
-        lst.add_options([Option(line, id=f"{self.QUEUE.option}-{n}") for n, line in enumerate(lines)])
-        ids = [ins.id for ins in self.inspections()]
-        lst.highlighted = ids.index(keep) if keep in ids else min(old or 0, len(self.rows) - 1)
+        if not self.shown_rows:
+            lst.add_option(Option(Text(f" None of the {len(self.rows)} staged writes matches the filter "
+                                       "(/ then Esc clears it).", style="dim"), id="empty", disabled=True))
+            return
+        lst.add_options([Option(lines[n], id=f"{self.QUEUE.option}-{n}") for n in self.shown_rows])
+        self.highlight_record(keep, min(old or 0, len(self.shown_rows) - 1))
+
+    def highlight_record(self, record_id: str | None, otherwise: int | None = None) -> None:
+        """Put the cursor on the row of `record_id` if the list shows it (else on row `otherwise`)."""
+        lst = self.query_one(f"#{self.QUEUE.prefix}-list", OptionList)
+        ids = [self.row_ins(self.rows[n]).id for n in self.shown_rows]
+        if record_id in ids:
+            lst.highlighted = ids.index(record_id)
+        elif otherwise is not None and ids:
+            lst.highlighted = otherwise
+
+    def row_text(self, row: Any) -> str:
+        """More text a filter matches in a row than its line shows (the record's summary, its texts)."""
+        return ""
+
+    def apply_filter(self) -> None:
+        self._fill_list()
+        self.row_changed()
+        self.show_detail()
+        self.refresh_bindings()
+
+    def filter_done(self) -> None:
+        self.query_one(f"#{self.QUEUE.prefix}-list", OptionList).focus()
 
     def _fill_bar(self) -> None:
         if not self.is_mounted:

@@ -1,7 +1,7 @@
 """Review mode: the monthly review's findings, and a few keystrokes to fix each one in place.
 
 Left, the findings grouped by kind (urgent kinds first, a stable order; most severe first within); right, the reason and the entries side by
-side with their differences highlighted. m merges a pair in an editor, d removes, e edits, k keeps
+side with their differences highlighted. m merges a pair in an editor, d removes, e edits, y keeps
 (remembered by entry text: it returns only if an entry changes), space marks several for a bulk
 remove or keep, x exports the review as Markdown. Findings recompute after every change; the review counts as done
 (today's date recorded) once no finding at warning or above is left open, or when it is exported.
@@ -26,6 +26,7 @@ from core.store.memory import FILE_NAMES, TARGETS, Op, usage, usage_label
 from tui.literal import literal, visible
 from tui.screens.base import ModeScreen
 from tui.screens.dialogs import ChoiceDialog, ConfirmDialog, EditEntryDialog, EntryEditor, EntryStatus, planned
+from tui.widgets.filter_bar import FilterBar
 from tui.widgets.footer import KeyFooter
 from tui.widgets.findings import SEVERITY_STYLE, FindingsList
 from tui.widgets.gauge import CapacityGauge
@@ -35,19 +36,19 @@ from tui.widgets.sidebyside import SideBySide, diff_pair, mark_spans
 REPORTS = "reports"
 
 HINTS = {
-    "duplicate": "m merge into one · d remove one · k keep both",
-    "similar": "m merge into one · d remove one · e edit one · k keep both",
-    "conflicting": "m merge into the true one · d remove the wrong one · e edit · k keep",
-    "stale": "e update the date · d remove · k keep (still true)",
-    "old": "e update it · d remove (no longer true) · k keep (still true) · g memory mode",
-    "relative-date": "e write the date instead · d remove · k keep",
-    "scanner": "e edit out the problem · d remove · k keep (it is fine)",
-    "capacity": "merge or remove entries to make room · g memory mode · k keep",
-    "drift": "g memory mode, then r repairs the file (a backup is saved first)",
-    "redundant-skill": "d remove (the skill has it) · e shorten · k keep",
-    "redundant-context": "d remove (the context file has it) · e shorten · k keep",
-    "vague": "e say which one and what to do · d remove · k keep",
-    "verbose": "e shorten to the facts · k keep",
+    "duplicate": "m merge into one · d remove one · y keep both",
+    "similar": "m merge into one · d remove one · e edit one · y keep both",
+    "conflicting": "m merge into the true one · d remove the wrong one · e edit · y keep",
+    "stale": "e update the date · d remove · y keep (still true)",
+    "old": "e update it · d remove (no longer true) · y keep (still true) · o memory mode",
+    "relative-date": "e write the date instead · d remove · y keep",
+    "scanner": "e edit out the problem · d remove · y keep (it is fine)",
+    "capacity": "merge or remove entries to make room · o memory mode · y keep",
+    "drift": "o memory mode, then r repairs the file (a backup is saved first)",
+    "redundant-skill": "d remove (the skill has it) · e shorten · y keep",
+    "redundant-context": "d remove (the context file has it) · e shorten · y keep",
+    "vague": "e say which one and what to do · d remove · y keep",
+    "verbose": "e shorten to the facts · y keep",
 }
 
 
@@ -172,9 +173,10 @@ too vague or too wordy to be worth their characters, and old entries. Most sever
 default). **old** (info) reads the history in state.db: the entry's text has not changed for more
 than `old_days` (180 by default), dated or not; a text no recorded write explains (a hand edit?)
 is aged from when the history first shows it. Both are set in hmc's config.toml, `[review]`.
-**m** merge a pair · **d** remove · **e** edit · **k** keep (hidden until an entry changes) ·
-**space** mark several, then **d**/**k** act on all marked · **K** show kept findings ·
-**g** open the entry in memory mode · **x** export a Markdown report (hmc's state folder).
+**m** merge a pair · **d** remove · **e** edit · **y** keep as it is (hidden until an entry changes) ·
+**space** mark several, then **d**/**y** act on all marked · **K** show kept findings ·
+**o** open the entry in memory mode · **x** export a Markdown report (hmc's state folder) ·
+**j**/**k** and **g**/**G** move in the list, as in every list.
 Secrets stay masked here.
 """
     BINDINGS = [
@@ -182,11 +184,13 @@ Secrets stay masked here.
         Binding("d,delete", "remove", "Remove", id="review.remove",
                 tooltip="Remove the entry (asks which for a pair; all marked entries when some are marked)"),
         Binding("e", "edit", "Edit", id="review.edit", tooltip="Edit the entry (asks which for a pair)"),
-        Binding("k", "keep", "Keep", id="review.keep",
+        Binding("y", "keep", "Keep", id="review.keep",
                 tooltip="Keep as it is: hide this finding until one of its entries changes (all marked ones when some are marked)"),
         Binding("space", "toggle_mark", "Mark", id="review.mark", tooltip="Mark or unmark this finding for a bulk remove or keep"),
-        Binding("K", "toggle_kept", "Show kept", id="review.kept", tooltip="Show or hide the findings you kept (k on a kept one brings it back)"),
-        Binding("g", "goto", "Go to", id="review.goto", tooltip="Open this entry's file in memory mode"),
+        Binding("K", "toggle_kept", "Show kept", id="review.kept", tooltip="Show or hide the findings you kept (y on a kept one brings it back)"),
+        Binding("o", "goto", "Go to", id="review.goto", tooltip="Open this entry's file in memory mode"),
+        Binding("slash", "filter", "Filter", id="review.filter", show=False,
+                tooltip="Filter the findings as you type: kind, reason or entry text (Esc clears)"),
         Binding("x", "export", "Export", id="review.export", tooltip="Write the review as a Markdown report in hmc's state folder"),
     ]
 
@@ -197,6 +201,7 @@ Secrets stay masked here.
         self.marked: set[str] = set()
         self.show_kept = False
         self.loaded = False
+        self.everything: list[R.Finding] = []  # every finding of the last review (before kept and the filter)
         self._follow: str | None = None
 
     def compose(self) -> ComposeResult:
@@ -204,6 +209,7 @@ Secrets stay masked here.
         with Horizontal(id="review-body"):
             with Vertical(id="review-left"):
                 yield Static("Reviewing…", id="review-summary", markup=False)
+                yield FilterBar(id="review-filter")
                 yield FindingsList(id="findings")
             with Vertical(id="review-right"):
                 yield Static("", id="finding-title", markup=False)
@@ -254,7 +260,9 @@ Secrets stay masked here.
             self.notify(done, title="Review date not saved", severity="warning", markup=False)
         self.loaded = True
         self.kept = kept
-        visible = [f for f in findings if self.show_kept or f.key not in kept]
+        self.everything = findings
+        visible = [f for f in findings if (self.show_kept or f.key not in kept)
+                   and self.matches_filter(f.kind, f.detail, *(masked(t) for t in f.texts))]
         self.findings = visible
         keys = {f.key for f in visible}
         self.marked &= keys
@@ -265,6 +273,13 @@ Secrets stay masked here.
         self.update_summary(findings, kept)
         self.show_detail(lst.current)
         self.refresh_bindings()
+
+    def apply_filter(self) -> None:
+        if self.loaded:
+            self.show_findings(self.everything, self.kept)
+
+    def filter_done(self) -> None:
+        self.query_one(FindingsList).focus()
 
     def update_summary(self, everything: list[R.Finding], kept: set[str]) -> None:
         shown = self.findings

@@ -33,6 +33,7 @@ from tui.screens.base import ModeScreen
 from tui.screens.dialogs import EditEntryDialog
 from tui.screens.search_transcript import TranscriptSide
 from tui.widgets.footer import KeyFooter
+from tui.widgets.toggle import Toggle
 from tui.widgets.header import HmcHeader
 from tui.widgets.results import ResultsList
 from tui.widgets.transcript import Transcript
@@ -40,6 +41,7 @@ from tui.widgets.transcript import Transcript
 PAGE = 50
 DEBOUNCE = 0.15
 SLOW = 0.3  # show the loading indicator for searches slower than this
+FEW = 3  # a first page with fewer hits than this gets suggestions from the index's vocabulary
 NARROW = 130  # below this many columns the filter row (127 columns wide) takes two lines
 PROMOTE_CHARS = 4_000  # text offered to the edit dialog when promoting a long message
 MAX_QUERY = 2_048  # as core's query parser: a longer query is explained, and the text kept
@@ -57,6 +59,7 @@ class HitsLoaded(_Loaded):
     result: SearchResult
     elapsed: float
     append: bool
+    suggestions: tuple = ()  # what the index knows near a query that found little (core.sessions.suggest)
 
 
 @dataclass
@@ -104,6 +107,8 @@ it was opened by memory mode's **o** · **/** jumps to the search box.
                 tooltip="Copy @session:<profile>/<id> for the selected session"),
         Binding("m", "promote", "To memory", id="search.promote",
                 tooltip="Promote the message (or an edited part of it) to MEMORY.md or USER.md"),
+        Binding("ctrl+y", "use_suggestion", "Use suggestion", id="search.suggestion", show=False,
+                tooltip="Search what the index knows instead: the first suggestion under a query that found little"),
         Binding("ctrl+r", "clear_filters", "Clear filters", id="search.clear",
                 tooltip="Reset source, role, since, until and hidden sources; the sort stays (works in the search box too)"),
         Binding("ctrl+o", "all_profiles", "Search all profiles", id="search.all_profiles", show=False,
@@ -123,7 +128,9 @@ it was opened by memory mode's **o** · **/** jumps to the search box.
         self.session_info: SessionInfo | None = None
         self._search_args: tuple = ()
         self._last_ran: tuple | None = None
+        self.suggestions: tuple = ()  # near spellings and prefixes for the last query (few hits)
         self.from_memory = False  # the open transcript came from memory mode's `o`
+        self.back_to_history: tuple[str, str] | None = None  # ... from an entry's history (target, entry)
         self.session_profile: str | None = None  # the profile whose state.db the open transcript is from
         self._dbs: dict[str, object] = {}
 
@@ -142,9 +149,9 @@ it was opened by memory mode's **o** · **/** jumps to the search box.
                             tooltip="Only messages up to and including this day: YYYY-MM-DD, or 1d / 2w / 3m ago")
                 yield Select([("by relevance", "relevance"), ("newest first", "newest"), ("oldest first", "oldest")],
                              value="relevance", allow_blank=False, id="filter-sort", compact=True)
-                yield Checkbox("include hidden sources", id="filter-hidden", compact=True,
+                yield Toggle("include hidden sources", id="filter-hidden", compact=True,
                                tooltip="Include kanban, subagent and tool sessions (hidden by default, as in Hermes)")
-                yield Checkbox("all profiles", id="filter-profiles", compact=True,
+                yield Toggle("all profiles", id="filter-profiles", compact=True,
                                tooltip="Search every profile's state.db; each hit says its profile")
         yield Static("", id="search-status", markup=False)
         with ContentSwitcher(initial="search-results", id="search-views"):
@@ -247,9 +254,10 @@ it was opened by memory mode's **o** · **/** jumps to the search box.
     def status(self, text: str | Text, kind: str = "") -> None:
         widget = self.query_one("#search-status", Static)
         widget.update(text)
-        # an error or notice wraps (up to 3 lines) rather than being cut off on a narrow terminal
-        widget.styles.height = "auto" if kind else 1
-        widget.styles.max_height = 3
+        # an error or notice wraps (up to 3 lines), and so does a hint on a narrow terminal (2), rather
+        # than being cut off
+        widget.styles.height = "auto" if kind or self.app.size.width < 100 else 1
+        widget.styles.max_height = 3 if kind else 2
         widget.set_class(kind == "error", "-error")
         widget.set_class(kind == "notice", "-notice")
 
@@ -420,8 +428,14 @@ it was opened by memory mode's **o** · **/** jumps to the search box.
                 return
             result = self.db.search(query, limit=PAGE, offset=offset, should_stop=lambda: worker.is_cancelled,
                                     **filters)
+            elapsed = time.perf_counter() - started
+            suggestions: tuple = ()
+            if not append and len(result.hits) < FEW and not worker.is_cancelled:
+                from core.sessions.suggest import suggestions_for
+
+                suggestions = tuple(suggestions_for(self.db.path, query))
             if not worker.is_cancelled:
-                self.post_message(HitsLoaded(token, result, time.perf_counter() - started, append))
+                self.post_message(HitsLoaded(token, result, elapsed, append, suggestions))
         except SearchCancelled:
             return
         except QueryError as exc:
@@ -456,7 +470,7 @@ it was opened by memory mode's **o** · **/** jumps to the search box.
         self.has_more = result.has_more
         now = self.app.curator.now()
         self.results.show(result.hits, now, kind="hits", append=message.append)
-        count = len(self.results.items)
+        count = self.results.hit_count
         line = Text()
         if not count:
             line.append("No hits for ")
@@ -470,14 +484,37 @@ it was opened by memory mode's **o** · **/** jumps to the search box.
         else:
             line.append(f"{count}{'+' if result.has_more else ''} hit{'s' if count != 1 else ''}", style="bold")
             line.append(f" · {self._route_label(result.route)}")
+            folded = count - len(self.results.items)
+            if folded:
+                line.append(f" · {folded} repeated tool output{'s' if folded != 1 else ''} folded (×N rows)")
             if message.elapsed >= 0.5:  # only worth saying when it was slow (and keeps snapshots stable)
                 line.append(f" · {message.elapsed:.1f} s")
             line.append("  ·  Enter opens · n/N step through matches · c copies the link · m to memory", style="dim")
-        if result.notice:
-            self.status(Text(result.notice + "  ") + line, "notice")
+        if not message.append:
+            self.suggestions = message.suggestions
+        if self.suggestions:
+            line.append("\nThe index knows: ", style="bold")
+            for n, hint in enumerate(self.suggestions):
+                line.append(" · " if n else "")
+                line.append_text(literal(hint.text, "bold yellow"))
+                near = f"{hint.example}, " if hint.example else ""
+                line.append(f" ({near}{hint.messages:,} message{'s' if hint.messages != 1 else ''})", style="dim")
+            line.append("  — ctrl+y searches the first", style="dim")
+        if result.notice or self.suggestions:
+            self.status((Text(result.notice + "  ") if result.notice else Text()) + line, "notice")
         else:
             self.status(line)
         self.refresh_bindings()
+
+    def action_use_suggestion(self) -> None:
+        """Search the first suggestion instead (the person's choice: never a silent rewrite)."""
+        from core.sessions.suggest import suggested_query
+
+        if not self.suggestions:
+            return
+        box = self.query_one("#search-query", Input)
+        box.value = suggested_query(box.value, self.suggestions[0])
+        box.focus()
 
     @staticmethod
     def _route_label(route: str) -> str:
@@ -532,7 +569,7 @@ it was opened by memory mode's **o** · **/** jumps to the search box.
         results = self.results
         if self.has_more and event.option_index >= len(results.items) - 5:
             self.has_more = False  # one page request at a time
-            self.start_search(offset=len(results.items), append=True)
+            self.start_search(offset=results.hit_count, append=True)
         self.refresh_bindings()
 
     @on(OptionList.OptionSelected, "#search-results")
@@ -576,6 +613,8 @@ it was opened by memory mode's **o** · **/** jumps to the search box.
         if not self.is_mounted:
             return None
         in_transcript = self.view == "transcript"
+        if action == "use_suggestion":
+            return None if self.suggestions and not in_transcript else "Use suggestion: none for this search"
         if action == "hit":
             if not in_transcript:
                 return "Next/previous match: open a hit first (Enter)"
@@ -621,9 +660,12 @@ it was opened by memory mode's **o** · **/** jumps to the search box.
     def action_back(self) -> None:
         if self.view == "transcript":
             if self.from_memory:
-                self.from_memory = False
+                history, self.back_to_history = self.back_to_history, None
                 self.show_results()
-                self.app.switch_mode("memory")
+                if history is not None:  # opened from an entry's history: back there
+                    self.app.show_entry_history(*history)
+                else:
+                    self.app.switch_mode("memory")
                 return
             self.show_results()
             self.results.focus()

@@ -74,6 +74,7 @@ class TranscriptSide:
         `profile` names another profile's state.db (a hit of an all-profiles search)."""
         query = self.query_one("#search-query", Input).value if terms is None else ""
         self.from_memory = False
+        self.back_to_history = None
         self.session_profile = profile
         use_terms = (self.result.terms if self.result else ()) if terms is None else terms
         self.show_transcript()
@@ -131,7 +132,8 @@ class TranscriptSide:
         line.append(f"  ·  {visible(session_link(self.session_profile or self.app.curator.home.profile, info.id))}",
                     style="dim")
         position = transcript.hit_position()
-        back = "Esc back to memory" if self.from_memory else "Esc back to the results"
+        back = ("Esc back to the entry's history" if self.back_to_history
+                else "Esc back to memory" if self.from_memory else "Esc back to the results")
         if position:
             at, total = position
             label = f"match {at} of {total}" if at else f"{total} match{'es' if total != 1 else ''} below"
@@ -144,12 +146,15 @@ class TranscriptSide:
     def show_transcript(self) -> None:
         self.view = "transcript"
         self.query_one("#search-views", ContentSwitcher).current = "transcript-view"
+        self.query_one("#search-status", Static).display = False  # the results' status is not the transcript's
         self.refresh_bindings()
 
     def show_results(self) -> None:
         self.from_memory = False
+        self.back_to_history = None
         self.view = "results"
         self.query_one("#search-views", ContentSwitcher).current = "search-results"
+        self.query_one("#search-status", Static).display = True
         self.refresh_bindings()
 
     def on_transcript_need_more(self, message: Transcript.NeedMore) -> None:

@@ -10,14 +10,14 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
 from core.store.memory import FILE_NAMES
 from tui.literal import literal, visible_controls
+from tui.screens.base import Dialog
 
 
-class MomentDialog(ModalScreen[datetime | None]):
+class MomentDialog(Dialog[datetime | None]):
     """A date (and optional time) to travel to; a bad one is flagged as typed and can't be chosen.
     `preview(moment)` (optional) says what the stores held then."""
 
@@ -102,7 +102,7 @@ def diff_body(changes: dict[str, tuple[list[str], list[str]]], label: str) -> Te
     return out
 
 
-class TravelDiffDialog(ModalScreen[None]):
+class TravelDiffDialog(Dialog[None]):
     """The diff between the stores then and now."""
 
     BINDINGS = [Binding("escape,q,n", "close", "Close", id="travel_diff.close", tooltip="Close")]

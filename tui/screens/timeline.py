@@ -21,6 +21,8 @@ from tui.screens.base import ModeScreen
 from tui.widgets.footer import KeyFooter
 from tui.widgets.header import HmcHeader
 from tui.widgets.write_view import change_lines, write_detail, write_row
+from tui.widgets.lists import HmcList
+from tui.widgets.filter_bar import FilterBar
 
 
 class TimelineScreen(ModeScreen):
@@ -40,6 +42,8 @@ edit dialog instead. **Esc** goes back.
                 tooltip="Undo the selected write's effect, as a new write (asks first)"),
         Binding("u", "undo", "Undo", id="timeline.undo", tooltip="Undo hmc's last write (a rollback included)"),
         Binding("escape", "back", "Back", id="timeline.back", tooltip="Back to where you were"),
+        Binding("slash", "filter", "Filter", id="timeline.filter", show=False,
+                tooltip="Filter the writes as you type: entry text, writer, action (Esc clears)"),
     ]
     DEFAULT_CSS = """
     TimelineScreen #tl-title { height: 1; padding: 0 1; }
@@ -72,8 +76,9 @@ edit dialog instead. **Esc** goes back.
             yield Input(placeholder="since (date, 7d)", id="tl-since", compact=True)
             yield Input(placeholder="until (date, 1d)", id="tl-until", compact=True)
         yield Static("", id="tl-status", markup=False)
+        yield FilterBar(id="tl-filter")
         with Horizontal(id="tl-body"):
-            yield OptionList(id="tl-writes")
+            yield HmcList(id="tl-writes")
             with VerticalScroll(id="tl-diff-box"):
                 yield Static("", id="tl-diff", markup=False)
         yield KeyFooter()
@@ -120,13 +125,15 @@ edit dialog instead. **Esc** goes back.
 
     # -- filters -------------------------------------------------------------------------------
 
-    def filters(self) -> tuple[str | None, str | None, object, object] | str:
-        """(target, writer, since, until), or what is wrong with a date."""
+    def filters(self) -> tuple[tuple[str | None, str | None, object, object], str | None]:
+        """((target, writer, since, until), what is wrong with a date): a bad date is flagged and
+        left out of the filter (the list keeps showing what the other filters select)."""
         from core.sessions.search import QueryError, parse_day
 
         target = self.query_one("#tl-target", Select).value
         source = self.query_one("#tl-source", Select).value
-        days = []
+        days: list[object] = []
+        problem = None
         for name in ("since", "until"):
             field = self.query_one(f"#tl-{name}", Input)
             try:
@@ -134,28 +141,26 @@ edit dialog instead. **Esc** goes back.
                 field.set_class(False, "-invalid")
             except QueryError as exc:
                 field.set_class(True, "-invalid")
-                return f"{name}: {exc}"
-        return (None if target is Select.NULL else target, None if source is Select.NULL else source, *days)
+                days.append(None)
+                problem = problem or f"{name}: {exc} (left out until it is a date)"
+        return (None if target is Select.NULL else target, None if source is Select.NULL else source, *days), problem
 
     @on(Select.Changed)
     @on(Input.Changed)
     def refilter(self) -> None:
-        """Filters apply as they are typed; a bad date is flagged at once and lists nothing."""
+        """Filters apply as they are typed; a bad date is flagged at once, and the list shows what the
+        other filters select (as search does)."""
         if self.timeline is None:
             return
         from core.timeline.view import matches
 
-        wanted = self.filters()
+        wanted, problem = self.filters()
         lst = self.query_one("#tl-writes", OptionList)
         selected = self.selected()
-        if isinstance(wanted, str):
-            self.shown = []
-            lst.clear_options()
-            self.status(wanted, error=True)
-            self.show_detail()
-            return
         target, source, since, until = wanted
-        writes = [w for w in self.timeline.log(target, since, until) if matches(w, source=source)]
+        writes = [w for w in self.timeline.log(target, since, until) if matches(w, source=source)
+                  and self.matches_filter(write_row(w).text.plain, w.note or "",
+                                          *(t for change in w.changes for t in change if t))]
         self.shown = list(reversed(writes))
         lst.clear_options()
         lst.add_options([Option(write_row(w), id=f"w{i}") for i, w in enumerate(self.shown)])
@@ -167,12 +172,22 @@ edit dialog instead. **Esc** goes back.
         if self.shown:
             ids = [w.id for w in self.shown]
             lst.highlighted = ids.index(selected.id) if selected is not None and selected.id in ids else 0
+        if problem:
+            self.status(problem, error=True)
+        elif self.shown:
             self.status("")
         else:
             self.status("No writes recorded" + (" match these filters." if any(wanted) else
-                                                " (no memory tool calls in state.db, no hmc writes)."))
+                                                " (no memory tool calls in state.db, no hmc writes)."
+                                                if not self.filter_text else " match the filter."))
         self.show_detail()
         self.refresh_bindings()
+
+    def apply_filter(self) -> None:
+        self.refilter()
+
+    def filter_done(self) -> None:
+        self.query_one("#tl-writes", OptionList).focus()
 
     def status(self, text: str, error: bool = False) -> None:
         widget = self.query_one("#tl-status", Static)

@@ -67,6 +67,10 @@ class EntryList(HmcList):
     EntryList, EntryList:focus { height: 1fr; border: none; padding: 0; scrollbar-gutter: stable; }
     """
 
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.numbers: list[int] = []  # the entry index each row shows (a filter hides some)
+
     def first_paint(self, entries: Sequence[str]) -> int:
         """How many entries can show in the first frame, with one to spare: lines are estimated
         from the terminal's size (the list isn't laid out yet) and each entry's length."""
@@ -83,8 +87,11 @@ class EntryList(HmcList):
         return len(entries)
 
     def show(self, entries: Sequence[str], limit: int, marks: dict[int, list[str]] | None = None,
-             keep: int | None = None, origins: dict[str, str] | None = None) -> None:
-        """Replace the options, keeping the highlight where it was (or on `keep`).
+             keep: int | None = None, origins: dict[str, str] | None = None, empty: str = "",
+             only: Sequence[int] | None = None) -> None:
+        """Replace the options, keeping the highlight where it was (or on `keep`); with no entries,
+        one muted line `empty` says what that means and what to do. `only`: the indexes of the
+        entries to list (a filter), each keeping its number; the rows map back with `entry_at`.
 
         The first time, only the entries that can show are laid out before the first frame (an
         OptionList measures every option, on screen or not); the others are added just after it."""
@@ -92,8 +99,10 @@ class EntryList(HmcList):
         self._generation = getattr(self, "_generation", 0) + 1
         self.clear_options()
         marks = marks or {}
-        options = self._options_for(entries, limit, marks, 0, origins or {})
-        count = self.first_paint(entries) if getattr(self, "_shown", False) is False and old in (None, 0) else 0
+        self.numbers = list(range(len(entries))) if only is None else [i for i in only if 0 <= i < len(entries)]
+        options = self._options_for(entries, limit, marks, self.numbers, origins or {})
+        count = (self.first_paint(entries) if only is None and getattr(self, "_shown", False) is False
+                 and old in (None, 0) else 0)
         self._shown = True
         if 0 < count < len(entries):
             cut = 2 * count - 1  # entries and the rules between them
@@ -108,25 +117,40 @@ class EntryList(HmcList):
                 self.call_after_refresh(self._add_rest, generation, options[cut:])
         else:
             self.add_options(options)
-        if entries:
-            self.highlighted = min(old if old is not None else 0, len(entries) - 1)
+        if not entries and empty:
+            self.add_option(Option(Text(empty, style="dim italic"), id="empty", disabled=True))
+        elif entries and not self.numbers:
+            self.add_option(Option(Text("No entry matches the filter (Esc in the filter clears it).",
+                                        style="dim italic"), id="empty", disabled=True))
+        if self.numbers:
+            self.highlighted = min(old if old is not None else 0, len(self.numbers) - 1)
 
     def _add_rest(self, generation: int, options: list) -> None:
         if generation == self._generation:  # not replaced meanwhile
             self.add_options(options)
 
     @staticmethod
-    def _options_for(entries: Sequence[str], limit: int, marks: dict[int, list[str]], start: int,
+    def _options_for(entries: Sequence[str], limit: int, marks: dict[int, list[str]], numbers: Sequence[int],
                      origins: dict[str, str]) -> list:
         options: list[Option | None] = []
-        for i, entry in enumerate(entries):
-            if i:
+        for n, i in enumerate(numbers):
+            entry = entries[i]
+            if n:
                 options.append(None)  # a rule between entries keeps multi-line entries apart
             options.append(Option(entry_prompt(i + 1, entry, limit, marks.get(i, ()), origins.get(entry)), id=f"e{i}"))
         return options
 
+    def entry_at(self, row: int | None) -> int | None:
+        """The entry index a row shows (rows skip the entries a filter hides)."""
+        numbers = self.numbers
+        return numbers[row] if row is not None and 0 <= row < len(numbers) else None
+
     def highlight_entry(self, index: int) -> None:
         """Put the cursor on entry `index` and bring it into view."""
+        numbers = self.numbers
+        if index not in numbers:
+            return
+        index = numbers.index(index)
         if 0 <= index < self.option_count:
             self.highlighted = index
             self.call_after_refresh(self.scroll_to_highlight)

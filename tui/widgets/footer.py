@@ -113,7 +113,7 @@ class KeyFooter(Widget):
             name = binding.action.removeprefix("app.")
             item = Item(key, app.get_key_display(binding), binding.description, active.enabled,
                         active.tooltip or binding.tooltip or binding.description, binding.action)
-            if active.node is app and name in PINNED:
+            if name in PINNED and (active.node is app or binding.action.startswith("app.")):
                 # q and ? when they work; where a text box takes them, the key that works there (^q, f1)
                 if binding.description and (name not in right or (binding.show and not right[name][1])):
                     right[name] = (item, binding.show)

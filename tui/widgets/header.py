@@ -33,7 +33,27 @@ class HmcHeader(Widget):
         state = self.app.header_state(quick=True)
         mode = getattr(self.screen, "MODE", "")
         width = self.size.width
-        compact = width < 100
+        # the wide form when the home's path still has room beside it; else the compact one
+        for compact in ((False, True) if width >= 100 else (True,)):
+            right, tabs, spans, left, profile, room = self._parts(state, mode, width, compact)
+            if room >= 16:
+                break
+        if room < 16 and profile:  # the path matters more than a profile name the tabs don't need
+            room += len(profile)
+            profile = ""
+        home = cut_path(visible_controls(state["home"]), room)
+        left.append(" " + home, style="bold")
+        left.append(profile, style="dim" if state["profile"] == "default" else "bold")
+        gap = max(1, width - left.cell_len - tabs.cell_len - right.cell_len)
+        start = left.cell_len + gap // 2
+        self._tab_spans = [(start + a, start + b, key) for a, b, key in spans]
+        line = Text.assemble(left, " " * (gap // 2), tabs, " " * (gap - gap // 2), right)
+        line.truncate(width)
+        return line
+
+    def _parts(self, state: dict, mode: str, width: int, compact: bool):
+        """The right side (counts, review), the tabs and their spans, the left's start, the profile
+        label and the room left for the home's path, in the wide or the compact form."""
         right = Text()
         count, skills = state["pending"], state.get("skills")
         shown = "  …" if count is None else f"{count:>3}"  # counted just after the first paint
@@ -59,17 +79,7 @@ class HmcHeader(Widget):
         if compact and state["profile"] == "default":
             profile = ""  # the default profile goes unsaid when room is short
         room = width - tabs.cell_len - right.cell_len - left.cell_len - len(profile) - 3
-        home = visible_controls(state["home"])
-        if len(home) > room:
-            home = "…" + home[-max(room - 1, 4):]
-        left.append(" " + home, style="bold")
-        left.append(profile, style="dim" if state["profile"] == "default" else "bold")
-        gap = max(1, width - left.cell_len - tabs.cell_len - right.cell_len)
-        start = left.cell_len + gap // 2
-        self._tab_spans = [(start + a, start + b, key) for a, b, key in spans]
-        line = Text.assemble(left, " " * (gap // 2), tabs, " " * (gap - gap // 2), right)
-        line.truncate(width)
-        return line
+        return right, tabs, spans, left, profile, room
 
     @staticmethod
     def tabs(mode: str, compact: bool) -> tuple[Text, list[tuple[int, int, str]]]:
@@ -94,3 +104,16 @@ class HmcHeader(Widget):
         over = next((key for start, end, key in self._tab_spans if start <= event.x < end), None)
         names = {k: title for k, _, title, _ in MODES}
         self.tooltip = f"{names[over]} mode (key {over})" if over else None
+
+
+def cut_path(path: str, room: int) -> str:
+    """`path` in at most `room` cells, cut on its folders from the left ("…/hmc/demo-home"), never in
+    the middle of a name unless the last name alone is longer than the room."""
+    if len(path) <= room:
+        return path
+    parts = path.split("/")
+    for start in range(1, len(parts)):
+        tail = "…/" + "/".join(parts[start:])
+        if len(tail) <= room:
+            return tail
+    return "…" + path[-max(room - 1, 4):]

@@ -3,12 +3,24 @@
 from __future__ import annotations
 
 from textual import _widget_navigation, events
+from textual.binding import Binding
 from textual.widgets import OptionList
+
+# the keys people bring from vim, less, lazygit and k9s: j/k step, g/G jump to the ends
+VIM_KEYS = [
+    Binding("j", "cursor_down", "Down", id="list.down", show=False, tooltip="Next row"),
+    Binding("k", "cursor_up", "Up", id="list.up", show=False, tooltip="Previous row"),
+    Binding("g", "first", "First", id="list.first", show=False, tooltip="First row"),
+    Binding("G", "last", "Last", id="list.last", show=False, tooltip="Last row"),
+]
 
 
 class HmcList(OptionList):
     """An OptionList for readers: Down on the last row stays there (End then Down never jumps to the
-    top), one click highlights a row and a double click opens it (OptionSelected, as Enter does)."""
+    top), one click highlights a row and a double click opens it (OptionSelected, as Enter does);
+    j/k and g/G move as the arrows and Home/End do."""
+
+    BINDINGS = VIM_KEYS
 
     def action_cursor_down(self) -> None:
         found = _widget_navigation.find_next_enabled_no_wrap(self.options, anchor=self.highlighted, direction=1)

@@ -100,14 +100,18 @@ def source_style(source: str) -> str:
     return "cyan"
 
 
-def hit_prompt(hit: Hit, now: float) -> Text:
+def hit_prompt(hit: Hit, now: float, repeats: int = 1) -> Text:
     top = Text(no_wrap=True, overflow="ellipsis")
+    if repeats > 1:  # the same tool output, found again further down: one row
+        top.append(f"×{repeats} ", style="bold yellow")
     top.append(visible_controls(one_line(hit.title)), style="bold")
     top.append("  ")
     top.append(visible_controls(hit.source or "?"), style=source_style(hit.source))
     if hit.profile is not None:
         top.append(f"  [{visible_controls(hit.profile)}]", style="bold magenta")
     top.append(f"  {when(hit.timestamp, now)}", style="dim")
+    if repeats > 1:
+        top.append(f"  · the same output {repeats} times (this is the first)", style="dim")
     role = Text(f"{visible_controls(hit.role)[:ROLE_WIDTH - 1]:<{ROLE_WIDTH - 1}} ", style=ROLE_STYLE.get(hit.role, "bold"))
     line = Text()
     if hit.tool_name:
@@ -153,26 +157,58 @@ class ResultsList(HmcList):
         super().__init__(**kwargs)
         self.items: list[Hit | SessionInfo] = []
         self.kind = "sessions"  # or "hits"
+        self.repeats: list[int] = []  # how many hits each row stands for (repeated tool output: more than 1)
+        self._rows_by_output: dict[tuple, int] = {}
+        self._now = 0.0
 
     def show(self, items: Sequence[Hit | SessionInfo], now: float, *, kind: str, append: bool = False,
              keep: int | None = None) -> None:
-        """Replace (or extend) the rows; `keep` re-highlights that row index."""
-        prompts = [hit_prompt(i, now) if isinstance(i, Hit) else session_prompt(i, now) for i in items]
-        options = [Option(p) for p in prompts]
-        if append and kind == self.kind:
-            self.items.extend(items)
-            self.add_options(options)
-            return
-        self.kind = kind
-        self.items = list(items)
-        self.set_options(options)
-        if self.items:
+        """Replace (or extend) the rows; `keep` re-highlights that row index. Hits that are the same
+        tool output (a tool's identical answer, found again) collapse into their first row, which
+        says how many times it came."""
+        if not (append and kind == self.kind):
+            self.kind = kind
+            self.items, self.repeats, self._rows_by_output = [], [], {}
+            self.clear_options()
+        self._now = now
+        new: list[Hit | SessionInfo] = []
+        grown: set[int] = set()
+        for item in items:
+            key = repeat_key(item)
+            row = self._rows_by_output.get(key) if key is not None else None
+            if row is not None:
+                self.repeats[row] += 1
+                grown.add(row)
+                continue
+            if key is not None:
+                self._rows_by_output[key] = len(self.items)
+            self.items.append(item)
+            self.repeats.append(1)
+            new.append(item)
+        shown = self.option_count
+        for row in sorted(r for r in grown if r < shown):
+            self.replace_option_prompt_at_index(row, hit_prompt(self.items[row], now, self.repeats[row]))
+        self.add_options([Option(hit_prompt(item, now, self.repeats[shown + n]) if isinstance(item, Hit)
+                                 else session_prompt(item, now)) for n, item in enumerate(new)])
+        if not append and self.items:
             self.highlighted = min(keep or 0, len(self.items) - 1)
+
+    @property
+    def hit_count(self) -> int:
+        """The hits the rows stand for (a collapsed row counts each repeat)."""
+        return sum(self.repeats)
 
     def selected_item(self) -> Hit | SessionInfo | None:
         if self.highlighted is None or not (0 <= self.highlighted < len(self.items)):
             return None
         return self.items[self.highlighted]
+
+
+def repeat_key(item) -> tuple | None:
+    """What makes two hits the same tool output (None: never collapsed)."""
+    if isinstance(item, Hit) and item.role == "tool" and item.profile is None:
+        return (item.tool_name, item.snippet_text)
+    return None
 
 
 def plain(prompt, width: int = 200) -> str:

@@ -32,7 +32,7 @@ class StorePane(Vertical):
         return self.query_one(EntryList)
 
     def show(self, snap: Snapshot, limit: int, enabled: bool, marks: dict[int, list[str]], title: str,
-             origins: dict[str, str] | None = None) -> None:
+             origins: dict[str, str] | None = None, empty: str = "", only=None) -> None:
         gauge = self.query_one(CapacityGauge)
         gauge.set_title(Text(title, style="bold"))
         gauge.update(snap.usage, limit)
@@ -60,4 +60,4 @@ class StorePane(Vertical):
         elif banners:
             banners.first().display = False
         self.set_class(bool(snap.error or snap.drift), "-problem")
-        self.entry_list.show(snap.entries, limit, marks, origins=origins)
+        self.entry_list.show(snap.entries, limit, marks, origins=origins, empty=empty, only=only)

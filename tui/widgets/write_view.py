@@ -42,7 +42,8 @@ def write_row(w) -> OneLine:
     """One line of the timeline's list: when, file, action, writer, and the first change's start."""
     from core.timeline.view import who
 
-    row = Text(f"{timefmt.local_time(w.timestamp)}  {FILE_NAMES[w.target]:<9} {w.action:<8} ", style="")
+    verb = w.action.split(" ", 1)[0]  # "approve 8e2fa074": the record id is in the detail, not the column
+    row = Text(f"{timefmt.local_time(w.timestamp)}  {FILE_NAMES[w.target]:<9} {verb:<8.8} ", style="")
     row.append_text(literal(f"{who(w):<10.10}", "bold" if w.by == "agent" else "dim"))
     if w.changes:
         old, new = w.changes[0]

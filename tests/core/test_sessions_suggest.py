@@ -1,0 +1,47 @@
+"""Suggestions for a search that found little: near spellings and prefixes from the index's own
+vocabulary, read without writing state.db."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from core.sessions.suggest import Suggestion, query_words, suggested_query, suggestions_for
+from tests.core.sessions_fixtures import Msg, build_db, fingerprint
+
+
+def db(tmp_path: Path, layout: str = "current") -> Path:
+    extra = [("s-extra", "cli", [Msg("user", "Postgres signatures are checked before the webhook runs."),
+                                 Msg("assistant", "The postgres pool and the signatures both look fine.")])]
+    return build_db(tmp_path / "state.db", layout, extra=extra)
+
+
+def test_a_misspelt_word_gets_the_indexs_spelling(tmp_path):
+    path = db(tmp_path)
+    found = suggestions_for(path, "postgrse pool")
+    assert found[0] == Suggestion("spelling", "postgrse", "postgres", found[0].messages)
+    assert found[0].messages >= 2
+    assert suggested_query("postgrse pool", found[0]) == "postgres pool"
+
+
+def test_a_word_known_only_as_a_prefix_is_offered_with_a_star(tmp_path):
+    path = db(tmp_path)
+    found = suggestions_for(path, "signature")
+    prefix = [s for s in found if s.kind == "prefix"]
+    assert prefix and prefix[0].text == "signature*" and prefix[0].example == "signatures"
+    assert suggested_query("Signature check", prefix[0]) == "signature* check"
+
+
+def test_nothing_is_written_and_odd_queries_suggest_nothing(tmp_path):
+    path = db(tmp_path)
+    before = fingerprint(path)
+    assert suggestions_for(path, "zzqqxx") == []  # nothing near it
+    assert suggestions_for(path, '"a phrase" pre* ab') == []  # phrases, prefixes, short words
+    suggestions_for(path, 'unbalanced "quote OR')  # a query hmc can't parse: never raises
+    assert query_words("webhook NOT postgres") == ["webhook"]  # an excluded word is not offered
+    assert fingerprint(path) == before and not (tmp_path / "state.db-shm").exists()
+
+
+def test_no_word_index_no_suggestions(tmp_path):
+    path = db(tmp_path, layout="none")
+    assert suggestions_for(path, "postgrse") == []
+    assert suggestions_for(tmp_path / "missing.db", "postgrse") == []
