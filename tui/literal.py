@@ -27,7 +27,7 @@ from rich.console import Console
 from rich.segment import Segment
 from rich.text import Text
 
-__all__ = ["literal", "visible", "visible_controls", "dumps", "SafeConsole", "UNSAFE"]
+__all__ = ["literal", "visible", "visible_controls", "dumps", "SafeConsole", "UNSAFE", "masked"]
 
 # Everything a terminal might act on, or that reorders a line, other than newline and tab.
 UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
@@ -82,3 +82,11 @@ class SafeConsole(Console):
     def _render_buffer(self, buffer: Iterable[Segment]) -> str:
         safe = (seg if seg.control else Segment(visible(seg.text), seg.style, seg.control) for seg in buffer)
         return super()._render_buffer(safe)
+
+
+def masked(text: object) -> str:
+    """A field that may hold a token someone pasted (a session's id or source, an origin line), with
+    the token masked as the command line masks it (the one Masker, core.scan.mask)."""
+    from core.scan.mask import Masker
+
+    return Masker()(text)

@@ -303,3 +303,27 @@ async def test_the_same_tool_output_found_again_is_one_row_with_a_count(home, ma
         assert len(tools) == 1 and results.repeats[tools[0]] == 4  # four outputs, one row
         assert plain(results.get_option_at_index(tools[0]).prompt).lstrip().startswith("×4 ")
         assert len(results.items) == 5 and "3 repeated tool outputs folded" in shown(app.screen.query_one("#search-status"))
+
+
+# -- a token in a session's id or source is masked on screen, as on the command line ---------------------
+
+async def test_a_token_in_a_session_source_is_masked_in_the_timeline(hermes_home, make_app):
+    import random
+
+    from tests.core.test_timeline import Db, add, write_files
+    from tests.tui.test_timeline import open_timeline
+
+    seed = 20261202
+    rng = random.Random(seed)
+    token = "ghp_" + "".join(rng.choice("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") for _ in range(36))
+    (hermes_home / "memories").mkdir(parents=True)
+    db = Db(hermes_home / "state.db")
+    db.session("s-1", token)  # a source someone pasted a token into
+    db.call("s-1", add("Deploys go through staging first."))
+    write_files(hermes_home, ["Deploys go through staging first."], [])
+    app = make_app(poll=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_timeline(app, pilot)
+        seen = shown(screen.query_one("#tl-writes")) + shown(screen.query_one("#tl-diff"))
+        assert token not in seen, f"seed {seed}"
+        assert "ghp_" in seen  # masked, not dropped

@@ -17,7 +17,7 @@ from tui.literal import literal
 from tui.screens.base import ModeScreen
 from tui.widgets.footer import KeyFooter
 from tui.widgets.header import HmcHeader
-from tui.widgets.write_view import OneLine, change_lines, who_text
+from tui.widgets.write_view import OneLine, change_lines, masked, who_text
 from tui.widgets.lists import HmcList
 
 
@@ -95,7 +95,7 @@ call, hmc, or a change outside both), with what it changed. **Enter** opens the 
             w = rev.write
             verb = "added" if rev.before is None else ("hand edit" if w.by == "unknown" else "changed")
             row = Text(f"{timefmt.local_time(w.timestamp)}  {verb:<9} ")
-            row.append_text(literal(who(w), "bold" if w.by == "agent" else "dim"))
+            row.append_text(literal(masked(who(w)), "bold" if w.by == "agent" else "dim"))
             if w.session_id:
                 row.append("  ↗", style="dim")
             lst.add_option(Option(OneLine(row), id=f"r{i}"))
@@ -125,7 +125,7 @@ call, hmc, or a change outside both), with what it changed. **Enter** opens the 
             out.append_text(literal(who_text(w)))
             if w.session_id:
                 out.append("\nsession ", style="dim")
-                out.append_text(literal(w.session_id, "dim"))
+                out.append_text(literal(masked(w.session_id), "dim"))
             out.append("\n\n")
             out.append_text(change_lines([(rev.before, rev.after)]))
         self.query_one("#eh-diff", Static).update(out)

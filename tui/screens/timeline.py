@@ -20,7 +20,7 @@ from tui.literal import literal
 from tui.screens.base import ModeScreen
 from tui.widgets.footer import KeyFooter
 from tui.widgets.header import HmcHeader
-from tui.widgets.write_view import change_lines, write_detail, write_row
+from tui.widgets.write_view import change_lines, masked, write_detail, write_row
 from tui.widgets.lists import HmcList
 from tui.widgets.filter_bar import FilterBar
 
@@ -118,7 +118,7 @@ edit dialog instead. **Esc** goes back.
             select = self.query_one("#tl-source", Select)
             value = select.value
             with self.prevent(Select.Changed):
-                select.set_options([(literal(s), s) for s in found])  # a session's source is untrusted text
+                select.set_options([(literal(masked(s)), s) for s in found])  # untrusted: literal, tokens masked
                 if value in found:
                     select.value = value
         self.refilter()

@@ -8,7 +8,7 @@ from rich.text import Text
 from tui.widgets.lists import HmcList
 from textual.widgets.option_list import Option
 
-from tui.literal import visible_controls
+from tui.literal import masked, visible_controls
 
 
 class Hanging:
@@ -56,7 +56,7 @@ def entry_prompt(number: int, entry: str, limit: int, marks: Sequence[str] = (),
         body.append(f"  {mark}", style="bold yellow")
     if origin:
         body.append("\n")
-        body.append(visible_controls(origin), style="dim italic")
+        body.append(visible_controls(masked(origin)), style="dim italic")
     return Hanging(number, body)
 
 

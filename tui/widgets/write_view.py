@@ -9,7 +9,7 @@ from rich.text import Text
 
 from core import timefmt
 from core.store.memory import FILE_NAMES
-from tui.literal import literal, visible_controls
+from tui.literal import literal, masked, visible_controls
 from tui.widgets.sidebyside import diff_pair
 
 
@@ -17,7 +17,7 @@ def who_text(w) -> str:
     from core.timeline.view import who
 
     if w.by == "agent":
-        return f"the agent ({who(w)})" if who(w) != "agent" else "the agent"
+        return f"the agent ({masked(who(w))})" if who(w) != "agent" else "the agent"
     return "hmc" if w.by == "hmc" else "a hand edit or an unrecorded write (outside the agent and hmc)"
 
 
@@ -44,7 +44,7 @@ def write_row(w) -> OneLine:
 
     verb = w.action.split(" ", 1)[0]  # "approve 8e2fa074": the record id is in the detail, not the column
     row = Text(f"{timefmt.local_time(w.timestamp)}  {FILE_NAMES[w.target]:<9} {verb:<8.8} ", style="")
-    row.append_text(literal(f"{who(w):<10.10}", "bold" if w.by == "agent" else "dim"))
+    row.append_text(literal(f"{masked(who(w)):<10.10}", "bold" if w.by == "agent" else "dim"))
     if w.changes:
         old, new = w.changes[0]
         sign, text, style = ("+", new, "green") if new is not None else ("-", old, "red")
@@ -90,7 +90,7 @@ def write_detail(w) -> Text:
     out.append_text(literal(who_text(w)))
     if w.session_id:
         out.append(" · session ", style="dim")
-        out.append_text(literal(w.session_id, "dim"))
+        out.append_text(literal(masked(w.session_id), "dim"))
     out.append("\n")
     if w.by in ("hmc", "unknown") and w.detail:  # hmc's tag; where an outside change was seen
         out.append_text(literal(w.detail, "dim"))
