@@ -90,7 +90,8 @@ With an empty query the list shows recent sessions.
 **ctrl+o** searches every profile (when there are several) · **c** copies the session link · **m** promotes the message to MEMORY.md or USER.md ·
 **Esc** in the box moves to the results, where **1**-**4** switch modes and **q** quits ·
 **Esc** in a transcript goes back to the results (the selection kept), or to memory mode when
-it was opened by memory mode's **o** · **/** jumps to the search box.
+it was opened by memory mode's **o** (to the entry's history when opened from there) · **/** jumps to
+the search box · **ctrl+y** searches the first suggestion under a search that found little.
 """
     BINDINGS = [
         Binding("escape", "leave_query", "Leave box", id="search.leave",
