@@ -27,15 +27,14 @@ from core.sessions.search import (
     HIDDEN_SOURCES, ROLES, Hit, QueryError, SearchCancelled, SearchResult, SessionInfo, SessionsError, parse_day,
     session_link,
 )
-from core.sessions.snippets import one_line
-from tui.literal import UNSAFE, literal, visible
+from tui.literal import UNSAFE, visible
 from tui.screens.base import ModeScreen
 from tui.screens.dialogs import EditEntryDialog
 from tui.screens.search_transcript import TranscriptSide
 from tui.widgets.footer import KeyFooter
 from tui.widgets.toggle import Toggle
 from tui.widgets.header import HmcHeader
-from tui.widgets.results import ResultsList
+from tui.widgets.results import ResultsList, hits_status
 from tui.widgets.transcript import Transcript
 
 PAGE = 50
@@ -472,35 +471,10 @@ the search box · **ctrl+y** searches the first suggestion under a search that f
         now = self.app.curator.now()
         self.results.show(result.hits, now, kind="hits", append=message.append)
         count = self.results.hit_count
-        line = Text()
-        if not count:
-            line.append("No hits for ")
-            line.append_text(literal(one_line(result.query), "bold"))
-            active = self.active_filters()
-            if active:
-                line.append(" with " + ", ".join(active))
-                line.append(" — ctrl+r clears the filters.  ", style="bold")
-            else:
-                line.append(" — try fewer words, a prefix*, or OR.  ")
-        else:
-            line.append(f"{count}{'+' if result.has_more else ''} hit{'s' if count != 1 else ''}", style="bold")
-            line.append(f" · {self._route_label(result.route)}")
-            folded = count - len(self.results.items)
-            if folded:
-                line.append(f" · {folded} repeated tool output{'s' if folded != 1 else ''} folded (×N rows)")
-            if message.elapsed >= 0.5:  # only worth saying when it was slow (and keeps snapshots stable)
-                line.append(f" · {message.elapsed:.1f} s")
-            line.append("  ·  Enter opens · n/N step through matches · c copies the link · m to memory", style="dim")
         if not message.append:
             self.suggestions = message.suggestions
-        if self.suggestions:
-            line.append("\nThe index knows: ", style="bold")
-            for n, hint in enumerate(self.suggestions):
-                line.append(" · " if n else "")
-                line.append_text(literal(hint.text, "bold yellow"))
-                near = f"{hint.example}, " if hint.example else ""
-                line.append(f" ({near}{hint.messages:,} message{'s' if hint.messages != 1 else ''})", style="dim")
-            line.append("  — ctrl+y searches the first", style="dim")
+        line = hits_status(result, count, len(self.results.items), self.active_filters(), message.elapsed,
+                           self.suggestions)
         if result.notice or self.suggestions:
             self.status((Text(result.notice + "  ") if result.notice else Text()) + line, "notice")
         else:
@@ -516,13 +490,6 @@ the search box · **ctrl+y** searches the first suggestion under a search that f
         box = self.query_one("#search-query", Input)
         box.value = suggested_query(box.value, self.suggestions[0])
         box.focus()
-
-    @staticmethod
-    def _route_label(route: str) -> str:
-        if route.startswith("profiles:"):
-            n = route.split(":", 1)[1]
-            return f"{n} profile{'s' if n != '1' else ''}"
-        return {"fts": "word index", "trigram": "substring index", "like": "plain scan"}.get(route, route)
 
     def on_sessions_loaded(self, message: SessionsLoaded) -> None:
         if message.token != self._token:

@@ -18,7 +18,7 @@ from textual.widgets.option_list import Option
 from core import timefmt
 from core.sessions.search import DEMOTED_SOURCES, HIDDEN_SOURCES, Hit, SessionInfo
 from core.sessions.snippets import Span, one_line
-from tui.literal import visible_controls
+from tui.literal import literal, visible_controls
 
 ROLE_STYLE = {"user": "bold green", "assistant": "bold blue", "tool": "magenta", "system": "dim"}
 MATCH_STYLE = "bold reverse"
@@ -202,6 +202,47 @@ class ResultsList(HmcList):
         if self.highlighted is None or not (0 <= self.highlighted < len(self.items)):
             return None
         return self.items[self.highlighted]
+
+
+def route_label(route: str) -> str:
+    """How a page of hits was found, in words."""
+    if route.startswith("profiles:"):
+        n = route.split(":", 1)[1]
+        return f"{n} profile{'s' if n != '1' else ''}"
+    return {"fts": "word index", "trigram": "substring index", "like": "plain scan"}.get(route, route)
+
+
+def hits_status(result, count: int, rows: int, active_filters: Sequence[str], elapsed: float,
+                suggestions: Sequence = ()) -> Text:
+    """The line above the hits: how many and how found (or why none, and what to try), the repeated
+    tool outputs folded into `rows`, and what the index knows near a query that found little."""
+    line = Text()
+    if not count:
+        line.append("No hits for ")
+        line.append_text(literal(one_line(result.query), "bold"))
+        if active_filters:
+            line.append(" with " + ", ".join(active_filters))
+            line.append(" — ctrl+r clears the filters.  ", style="bold")
+        else:
+            line.append(" — try fewer words, a prefix*, or OR.  ")
+    else:
+        line.append(f"{count}{'+' if result.has_more else ''} hit{'s' if count != 1 else ''}", style="bold")
+        line.append(f" · {route_label(result.route)}")
+        folded = count - rows
+        if folded:
+            line.append(f" · {folded} repeated tool output{'s' if folded != 1 else ''} folded (×N rows)")
+        if elapsed >= 0.5:  # only worth saying when it was slow (and keeps snapshots stable)
+            line.append(f" · {elapsed:.1f} s")
+        line.append("  ·  Enter opens · n/N step through matches · c copies the link · m to memory", style="dim")
+    if suggestions:
+        line.append("\nThe index knows: ", style="bold")
+        for n, hint in enumerate(suggestions):
+            line.append(" · " if n else "")
+            line.append_text(literal(hint.text, "bold yellow"))
+            near = f"{hint.example}, " if hint.example else ""
+            line.append(f" ({near}{hint.messages:,} message{'s' if hint.messages != 1 else ''})", style="dim")
+        line.append("  — ctrl+y searches the first", style="dim")
+    return line
 
 
 def repeat_key(item) -> tuple | None:
