@@ -334,7 +334,7 @@ def search_home(hermes_home) -> Path:
     return hermes_home
 
 
-async def test_3_and_slash_put_the_focus_in_the_query_box(search_home, make_app):
+async def test_3_and_slash_in_search_put_the_focus_in_the_query_box(search_home, make_app):
     app = make_app(search_home)
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.press("3")
@@ -348,7 +348,13 @@ async def test_3_and_slash_put_the_focus_in_the_query_box(search_home, make_app)
         assert box.has_focus  # 3 again: the box, so typing never fires result keys
         await pilot.press(*"cm")
         assert box.value == "cm" and app.current_mode == "search"
-        await pilot.press("escape", "1", "slash")
+        await pilot.press("escape", "slash")  # in search mode / goes back to the box
+        await pilot.pause()
+        assert box.has_focus
+        await pilot.press("escape", "1", "slash")  # in memory mode / filters the entries
+        await pilot.pause()
+        assert app.current_mode == "memory" and app.screen.query_one("#memory-filter").has_focus
+        await pilot.press("escape", "3")
         await pilot.pause()
         assert box.has_focus
 
