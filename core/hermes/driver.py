@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """One real Hermes release, answering questions over JSON lines.
 
-Run as ``python -P oracle_server.py`` with ``PYTHONPATH=<release folder>``,
-``PYTHONHASHSEED=0`` and a neutral working directory (tests/conformance/oracle.py
-does this). Each line on stdin is a request ``{"id": n, "op": "...", ...}``; each
-answer is one line ``{"id": n, ...}`` on stdout. Hermes itself never writes to
-the protocol stream: fd 1 is pointed at stderr before any Hermes import.
+Run as ``python -P driver.py`` in Hermes's own interpreter (the conformance suite adds
+``PYTHONPATH=<release folder>``), with ``PYTHONHASHSEED=0`` and a neutral working directory:
+tests/conformance/oracle.py (the suite's oracle) and core/hermes/probe.py (`hmc doctor`) do
+this. It needs only the standard library and Hermes: it never imports hmc. Each line on stdin is
+a request ``{"id": n, "op": "...", ...}``; each answer is one line ``{"id": n, ...}`` on stdout.
+Hermes itself never writes to the protocol stream: main() points fd 1 at stderr before any
+Hermes import (importing this module changes nothing).
 
 Every request that touches a home names it (``"home"``): HERMES_HOME is set for
 that request only, the process environment is restored first, and
@@ -18,8 +20,7 @@ Answers:
 - otherwise the op's fields. A Hermes call that raised is a behaviour, reported
   as ``"raised": {"type": ..., "message": ...}`` next to what it left behind.
 
-This file runs inside the oracle process only; it is never imported by hmc or
-by the test process.
+This file runs inside the driver process only; hmc and the tests never import it, they run it.
 """
 
 from __future__ import annotations
@@ -34,11 +35,6 @@ import re
 import sys
 import traceback
 from pathlib import Path
-
-# The protocol gets a private copy of stdout; anything Hermes prints goes to stderr.
-_PROTO = os.fdopen(os.dup(1), "w", encoding="utf-8", newline="\n")
-os.dup2(2, 1)
-sys.stdout = sys.stderr
 
 _BASE_ENV = dict(os.environ)
 DEFAULT_LIMITS = (2200, 1375)
@@ -650,6 +646,10 @@ def handle(req: dict) -> dict:
 
 
 def main() -> int:
+    # The protocol gets a private copy of stdout; anything Hermes prints goes to stderr.
+    proto = os.fdopen(os.dup(1), "w", encoding="utf-8", newline="\n")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
     for line in sys.stdin:
         if not line.strip():
             continue
@@ -661,8 +661,8 @@ def main() -> int:
             if req.get("op") == "shutdown":
                 break
             resp = {"id": req.get("id"), **handle(req)}
-        _PROTO.write(json.dumps(resp, ensure_ascii=True) + "\n")
-        _PROTO.flush()
+        proto.write(json.dumps(resp, ensure_ascii=True) + "\n")
+        proto.flush()
     return 0
 
 
