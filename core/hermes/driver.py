@@ -188,6 +188,31 @@ def _schema_version():
     return None
 
 
+# The modules whose behaviour hmc follows (a release's memory, approval, scan and session code).
+DIGESTED = ("tools.memory_tool", "tools.memory_tool_store", "tools.write_approval",
+            "hermes_cli.write_approval_commands", "tools.threat_patterns", "tools.skill_manager_tool",
+            "hermes_state", "hermes_state_common", "hermes_state_schema", "hermes_state_search")
+
+
+def _code_digest() -> str:
+    """sha256 over the source of the modules hmc follows: the same release code, the same digest."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for name in DIGESTED:
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            spec = None
+        origin = getattr(spec, "origin", None)
+        if not origin or not os.path.isfile(origin):
+            continue
+        digest.update(name.encode() + b"\0")
+        with open(origin, "rb") as fh:
+            digest.update(fh.read() + b"\0")
+    return digest.hexdigest()
+
+
 def op_hello(req: dict) -> dict:
     from importlib import metadata
 
@@ -202,6 +227,7 @@ def op_hello(req: dict) -> dict:
     }
     return {
         **_distribution(metadata),
+        "code_digest": _code_digest(),
         "python": sys.version.split()[0],
         "hashseed": os.environ.get("PYTHONHASHSEED"),
         "schema_version": _schema_version(),
