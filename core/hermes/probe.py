@@ -161,16 +161,25 @@ def run(installed: Installed, requests: list[dict], scratch: Path, *, timeout: f
     shutil.copyfile(driver, script)
     lines = "".join(json.dumps({"id": i, **req}, ensure_ascii=True) + "\n"
                     for i, req in enumerate(requests, 1))
+    log = scratch / "driver" / "stderr.log"  # whatever Hermes prints: only its last line is shown
     try:
-        proc = subprocess.run([str(installed.python), str(script)], input=lines, capture_output=True,
-                              text=True, encoding="utf-8", errors="replace", timeout=timeout,
-                              cwd=scratch / "cwd", env=_env(scratch, installed.pythonpath))
-    except subprocess.TimeoutExpired:
-        raise ProbeError(f"Hermes did not answer within {timeout:g}s (timeout; the driver was stopped)") from None
+        with open(log, "wb") as err_file:
+            proc = subprocess.Popen([str(installed.python), str(script)], stdin=subprocess.PIPE,
+                                    stdout=subprocess.PIPE, stderr=err_file, text=True, encoding="utf-8",
+                                    errors="replace", cwd=scratch / "cwd", env=_env(scratch, installed.pythonpath),
+                                    start_new_session=True)  # its own process group: a timeout stops all of it
     except OSError as exc:
         raise ProbeError(f"can't start {installed.python}: {exc.strerror or exc}") from None
+    try:
+        out, _ = proc.communicate(lines, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _stop(proc)
+        raise ProbeError(f"Hermes did not answer within {timeout:g}s (timeout; the driver was stopped)") from None
+    except BaseException:
+        _stop(proc)
+        raise
     answers = []
-    for line in proc.stdout.splitlines():
+    for line in out.splitlines():
         if not line.strip():
             continue
         try:
@@ -181,13 +190,36 @@ def run(installed: Installed, requests: list[dict], scratch: Path, *, timeout: f
             raise ProbeError(f"the driver printed something that isn't an answer: {line[:120]!r}")
         answers.append(answer)
     if len(answers) < len(requests) or proc.returncode != 0:
-        tail = (proc.stderr or "").strip().splitlines()[-1:] or [""]
+        tail = _tail(log).strip().splitlines()[-1:] or [""]
         raise ProbeError(f"the driver stopped (exit {proc.returncode}) after {len(answers)} of "
                          f"{len(requests)} answers" + (f": {tail[0][:200]}" if tail[0] else ""))
     for i, answer in enumerate(answers[:len(requests)], 1):
         if answer.get("id") != i:
             raise ProbeError(f"the driver answered out of turn (expected {i}, got {answer.get('id')!r})")
     return answers[:len(requests)]
+
+
+def _tail(path: Path, size: int = 4096) -> str:
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(max(0, os.path.getsize(path) - size))
+            return fh.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    """Kill the driver's whole process group (Hermes may have started children), then reap it."""
+    import signal
+
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except OSError:
+        proc.kill()
+    try:
+        proc.communicate(timeout=5)
+    except (subprocess.TimeoutExpired, ValueError, OSError):
+        pass
 
 
 def scratch_dir() -> Path:
