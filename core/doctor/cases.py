@@ -19,10 +19,11 @@ from core.store.memory import DriftError, MemoryStore, ScanRefused, StoreError
 
 S = "\n§\n"
 DEFAULT_LIMITS = (2200, 1375)
-AREAS = ("reading", "drift", "ops", "prompt", "pending", "sessions")
+AREAS = ("reading", "drift", "ops", "prompt", "pending", "sessions", "timeline")
 AREA_NAMES = {
     "reading": "reading", "drift": "drift verdicts", "ops": "add, patch/replace and remove",
     "prompt": "the prompt block", "pending": "approving what Hermes staged", "sessions": "session search",
+    "timeline": "the history of memory calls",
 }
 
 
@@ -132,6 +133,36 @@ CONVERSATIONS = {
 }
 QUERIES = ("docker", '"docker compose"', "deplo*", "docker OR kubernetes", "node.js", "中文回答",
            "cafe", "KUBERNETES", "nothing-matches-this")
+
+
+# The history: sessions Hermes records (its SessionDB, its memory_tool writing the files); hmc
+# rebuilds every moment from state.db and says who wrote each entry.
+STORY_T0 = 1_790_000_000.0
+STORY = (
+    ("s-cli", {"action": "add", "target": "memory", "content": "Project Atlas deploys on Fridays"}),
+    ("s-cli", {"action": "add", "target": "memory", "content": "The staging db is pg-stage-2"}),
+    ("s-tg", {"action": "add", "target": "user", "content": "Prefers short answers"}),
+    ("s-tg", {"action": "replace", "target": "memory", "old_text": "Fridays",
+              "content": "Project Atlas deploys on Thursdays"}),
+    ("s-cli", {"action": "add", "target": "memory", "content": "The staging db is pg-stage-2"}),
+    ("s-cli", {"action": "remove", "target": "memory", "old_text": "nothing like this"}),
+    ("s-tg", {"action": "add", "target": "memory", "content": "foo"}),
+    ("s-tg", {"action": "add", "target": "memory", "content": "foo bar"}),
+    ("s-cli", {"action": "remove", "target": "memory", "old_text": "foo"}),
+    ("s-cli", {"action": "replace", "target": "memory", "old_text": "o b", "content": "baz qux"}),
+)
+
+
+def story_steps() -> list[dict]:
+    steps = [{"session": "s-cli", "source": "cli"}, {"session": "s-tg", "source": "telegram"}]
+    for minute, (sid, call) in enumerate(STORY, 1):
+        steps.append({"call": call, "session": sid, "ts": STORY_T0 + 60 * minute})
+    return steps
+
+
+def describe_call(call: dict) -> str:
+    what = call.get("content") if call.get("action") == "add" else call.get("old_text")
+    return f"{call.get('action')} {lit(what or '')} ({call.get('target') or 'memory'})"
 
 
 def cases() -> list[Case]:

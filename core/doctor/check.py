@@ -185,15 +185,8 @@ def _hermes_pending(ans: dict, case: C.Case) -> str:
 
 
 def _hmc_pending(home: Path, case: C.Case, release: Release, scratch: Path) -> str:
-    from core.curator import Curator
-    from core.home import resolve_home
-    from core.store.journal import JOURNAL, LOCK, History
-
-    history = History(home)  # kept in the scratch folder, never in hmc's state tree
-    history.folder = scratch / "journal" / home.name
-    history.path, history.lock_path = history.folder / JOURNAL, history.folder / LOCK
     try:
-        curator = Curator(resolve_home(home), date.today(), history=history, hermes_version=release.name)
+        curator = _scratch_curator(home, release, scratch)
         curator.pending.approve_all()
         left = len(curator.pending.list())
     except Exception as exc:  # noqa: BLE001 - any failure is hmc's answer to the case
@@ -293,6 +286,8 @@ def _run(installed, release: Release, notice, scratch: Path, timeout: float, say
             requests.append({"op": "stage", "home": str(theirs), "writes": writes, "limits": lim})
         else:
             requests.append(None)  # sessions: one request for all queries, below
+    story_home = homes / "timeline-hermes"
+    requests.append({"op": "record", "home": str(story_home), "steps": C.story_steps()})
     queries = [q for case in all_cases for q in case.queries]
     requests.append({"op": "sessions", "home": str(session_home), "build": _build(C.CONVERSATIONS),
                      "search": [{"query": q} for q in queries]})
@@ -300,7 +295,7 @@ def _run(installed, release: Release, notice, scratch: Path, timeout: float, say
     say(f"asking Hermes {installed.version} ({len(sent)} requests)…")
     answers = iter(probe.run(installed, sent, scratch / "driver-1", timeout=timeout))
     by_case = [next(answers) if r is not None else None for r in requests]
-    hello, search_answer, by_case = by_case[0], by_case[-1], by_case[1:-1]
+    hello, story_answer, search_answer, by_case = by_case[0], by_case[-2], by_case[-1], by_case[1:-2]
     if "error" in hello:
         raise probe.ProbeError(f"Hermes could not be loaded: {hello.get('error')}: {hello.get('message')}")
 
@@ -376,9 +371,69 @@ def _run(installed, release: Release, notice, scratch: Path, timeout: float, say
     finally:
         if db is not None:
             db.close()
+    _compare_story(story_answer, story_home, homes / "timeline-hmc", release, scratch, record)
     if verdict.differences:
         verdict.status = "differ"
     return verdict
+
+
+def _scratch_curator(home: Path, release: Release, scratch: Path):
+    """A curator for a scratch home whose journal stays in the scratch folder (never hmc's state)."""
+    from core.curator import Curator
+    from core.home import resolve_home
+    from core.store.journal import JOURNAL, LOCK, History
+
+    history = History(home)
+    history.folder = scratch / "journal" / home.name
+    history.path, history.lock_path = history.folder / JOURNAL, history.folder / LOCK
+    return Curator(resolve_home(home), date.today(), history=history, hermes_version=release.name)
+
+
+def _compare_story(answer: dict, theirs: Path, ours: Path, release: Release, scratch: Path, record) -> None:
+    """Each moment of the history hmc rebuilds from the state.db Hermes recorded equals the files
+    Hermes left then; and each entry's writer is the session whose call first left that text."""
+    from core.hermes.memory import parse
+    from core.timeline import build_timeline
+
+    if "unsupported" in answer or "error" in answer:
+        reason = answer.get("unsupported") or f"{answer.get('error')}: {answer.get('message')}"
+        record(C.Case("timeline", "recording sessions"),
+               None if "unsupported" in answer else f"the driver couldn't record ({reason})", "")
+        return
+    shutil.copytree(theirs, ours, symlinks=True)
+    try:
+        timeline = build_timeline(_scratch_curator(ours, release, scratch), cache=False)
+        error = None
+    except Exception as exc:  # noqa: BLE001 - hmc's answer to every check below
+        timeline, error = None, f"error: {exc}"
+    steps = C.story_steps()
+    writer: dict = {"memory": {}, "user": {}}
+    before = {"memory": (), "user": ()}
+    for step, rec in zip(steps, answer["steps"]):
+        if "call" not in step:
+            continue
+        files = {t: tuple(parse(rec["files"][t] or "")) for t in ("memory", "user")}
+        for t in files:
+            for entry in files[t]:
+                if entry not in before[t]:
+                    writer[t][entry] = step["session"]
+        before = files
+        case = C.Case("timeline", f"after {C.describe_call(step['call'])}")
+        hermes = "; ".join(f"{t} {C.lits(files[t])}" for t in files)
+        if timeline is None:
+            record(case, hermes, error)
+            continue
+        got = timeline.state_at(step["ts"] + 1)
+        record(case, hermes, "; ".join(f"{t} {C.lits(got.get(t, ()))}" for t in files))
+    for t in ("memory", "user"):
+        case = C.Case("timeline", f"who wrote each {t} entry")
+        hermes = ", ".join(f"{C.lit(e)} by {writer[t].get(e)}" for e in before[t])
+        if timeline is None:
+            record(case, hermes, error)
+            continue
+        blame = timeline.blame(t)
+        record(case, hermes, ", ".join(f"{C.lit(b.text)} by {b.origin.session_id if b.origin else None}"
+                                       for b in blame))
 
 
 def _open_db(home: Path, release: Release):
