@@ -90,6 +90,13 @@ class Verdict:
         return cls(**kw)
 
 
+def read_small(path: Path, max_bytes: int) -> bytes:
+    """A small regular file (a checkout's pyproject.toml, a command's first line): never a FIFO."""
+    from core.store.atomic import read_regular
+
+    return read_regular(path, max_bytes, head=True)
+
+
 def hmc_digest() -> str:
     """The rules hmc applies (core/hermes) and the doctor's cases: a verdict holds only for these."""
     digest = hashlib.sha256()
@@ -237,7 +244,7 @@ def doctor(home_root: Path | None, *, path: str | None = None, timeout: float = 
     say = progress or (lambda _text: None)
     started = time.monotonic()
     try:
-        installed = installed or probe.find(home_root, path)
+        installed = installed or probe.find(home_root, path, read_small)
     except probe.ProbeError as exc:
         return _error(str(exc))
     found = dict(version=installed.version, where=installed.where, how=installed.how,

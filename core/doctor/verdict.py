@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 
 from core.doctor.cases import AREA_NAMES
-from core.doctor.check import Verdict, hmc_digest
+from core.doctor.check import Verdict, hmc_digest, read_small
 from core.hermes import probe
 from core.store.atomic import read_regular, write_private
 from core.store.journal import private_state_folder, state_root
@@ -94,7 +94,7 @@ def load(python: str | Path, version: str) -> Verdict | None:
 def for_home(home_root: Path | None, path: str | None = None) -> tuple[probe.Installed | None, Verdict | None]:
     """The installed Hermes hmc would check for this home, and its remembered verdict (no subprocess)."""
     try:
-        installed = probe.find(home_root, path)
+        installed = probe.find(home_root, path, read_small)
     except probe.ProbeError:
         return None, None
     return installed, load(installed.python, installed.version)

@@ -21,12 +21,15 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from core.hermes.release import COMMANDS, _dist_versions, _site_packages
 
 DRIVER = Path(__file__).with_name("driver.py")
 TIMEOUT = 45.0  # the whole probe: the doctor's cases take a few seconds
 MAX_SHEBANG = 4096
+MAX_PYPROJECT = 1 << 20
+Reader = Callable[[Path, int], bytes]
 
 
 class ProbeError(RuntimeError):
@@ -48,11 +51,10 @@ class Installed:
                 "how": self.how, "pythonpath": list(self.pythonpath)}
 
 
-def _shebang(command: Path) -> Path | None:
+def _shebang(command: Path, read_file: Reader) -> Path | None:
     """The interpreter a script's `#!` line names (`#!/usr/bin/env python3` is looked up)."""
     try:
-        with open(command, "rb") as fh:
-            first = fh.read(MAX_SHEBANG).split(b"\n", 1)[0]
+        first = read_file(command, MAX_SHEBANG)[:MAX_SHEBANG].split(b"\n", 1)[0]
     except OSError:
         return None
     if not first.startswith(b"#!"):
@@ -66,6 +68,10 @@ def _shebang(command: Path) -> Path | None:
     return Path(words[0])
 
 
+def _no_reader(path: Path, max_bytes: int) -> bytes:
+    raise OSError(f"no reader was given for {path}")
+
+
 def _checkout_python(checkout: Path) -> Path | None:
     for venv in ("venv", ".venv"):
         for name in ("python", "python3"):
@@ -75,22 +81,25 @@ def _checkout_python(checkout: Path) -> Path | None:
     return None
 
 
-def _checkout_version(checkout: Path) -> str | None:
+def _checkout_version(checkout: Path, read_file: Reader) -> str | None:
     import re
 
     versions = _dist_versions(checkout)
     if versions:
         return versions[0]
     try:
-        text = (checkout / "pyproject.toml").read_text("utf-8")[:1 << 20]
+        text = read_file(checkout / "pyproject.toml", MAX_PYPROJECT).decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return None
     m = re.search(r'(?m)^\s*version\s*=\s*"([^"]+)"', text)
     return m.group(1) if m else None
 
 
-def find(home: Path | None, path: str | None = None) -> Installed:
-    """The installed Hermes hmc can run. Raises ProbeError saying what was found and what is missing."""
+def find(home: Path | None, path: str | None = None, read_file: Reader | None = None) -> Installed:
+    """The installed Hermes hmc can run. Raises ProbeError saying what was found and what is missing.
+    `path` stands in for $PATH; `read_file(path, max_bytes)` reads a small regular file without ever
+    blocking (core.store.atomic.read_regular, passed in: a FIFO in a checkout can't hang hmc)."""
+    read_file = read_file or _no_reader
     problems = []
     for name in COMMANDS:
         command = shutil.which(name, path=path)
@@ -101,7 +110,7 @@ def find(home: Path | None, path: str | None = None) -> Installed:
                 versions = _dist_versions(site)
                 if not versions:
                     continue
-                python = _shebang(cmd)
+                python = _shebang(cmd, read_file)
                 if python is None or not python.is_file():
                     problems.append(f"{cmd} names no interpreter hmc can run"
                                     + (f" ({python})" if python else ""))
@@ -112,7 +121,7 @@ def find(home: Path | None, path: str | None = None) -> Installed:
     if home is not None:
         checkout = Path(home) / "hermes-agent"
         if checkout.is_dir():
-            version = _checkout_version(checkout)
+            version = _checkout_version(checkout, read_file)
             python = _checkout_python(checkout)
             if version is None:
                 problems.append(f"{checkout} has no version (no pyproject.toml version line)")
