@@ -54,8 +54,11 @@ def test_every_known_release_agrees_fully(hermes_release, tmp_path, no_hermes_on
     assert verdict.agreed == verdict.run >= 40
     assert set(verdict.areas) == set(AREAS)
     ran = {area for area, tally in verdict.areas.items() if tally["run"]}
-    assert {"reading", "drift", "ops", "prompt", "sessions", "timeline"} <= ran
-    if tuple(map(int, hermes_release.split("."))) >= (0, 17):  # write approval
+    assert {"reading", "ops", "prompt", "sessions", "timeline"} <= ran
+    version = tuple(map(int, hermes_release.split(".")))
+    assert ("drift" in ran) is (version >= (0, 15))  # 0.13 and 0.14 have no drift guard: n/a
+    assert ("pending" in ran) is (version >= (0, 17))  # nor write approval before 0.17
+    if version >= (0, 17):
         assert verdict.areas["pending"]["run"] == 3
     assert verdict.hermes_digest and len(verdict.hermes_digest) == 64
     assert verdict.seconds < 60

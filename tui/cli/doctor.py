@@ -61,11 +61,11 @@ def run(args, ctx: CliContext) -> int:
              + (f"; it reports {verdict.reported}" if verdict.reported else ""))
     ctx.text(f"  hmc applies {verdict.rules}'s rules" + (f" ({verdict.notice})" if verdict.notice else ""))
     for area, tally in verdict.areas.items():
-        mark = "ok" if tally["agreed"] == tally["run"] else "DIFFERS"
+        mark = "n/a" if not tally["run"] else ("ok" if tally["agreed"] == tally["run"] else "DIFFERS")
         line = f"{AREA_NAMES[area]:<32} {tally['agreed']:>3}/{tally['run']:<3} {mark}"
         if tally["skipped"]:
             line += f"  ({tally['skipped']} n/a: this release can't answer)"
-        ctx.text(line, style="" if mark == "ok" else "yellow")
+        ctx.text(line, style="yellow" if mark == "DIFFERS" else "")
         for d in verdict.differences:
             if d.area == area:
                 ctx.text(f"  ✗ {d.case} — Hermes: {mask_untrusted(d.hermes, reveal)}; "
