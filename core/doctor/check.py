@@ -8,6 +8,7 @@ what the first staged (hmc approves a byte-identical copy of the same staged hom
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import shutil
 import time
@@ -97,13 +98,17 @@ def read_small(path: Path, max_bytes: int) -> bytes:
     return read_regular(path, max_bytes, head=True)
 
 
+CHECKED = ("hermes", "doctor", "store", "pending", "sessions", "timeline")  # the code a verdict vouches for
+
+
+@functools.lru_cache(maxsize=1)  # the code doesn't change while hmc runs
 def hmc_digest() -> str:
-    """The rules hmc applies (core/hermes) and the doctor's cases: a verdict holds only for these."""
+    """hmc's rules and the code the cases exercise (core/hermes, store, pending, sessions, timeline)
+    and the doctor's cases: a verdict holds only for these."""
     digest = hashlib.sha256()
-    here = Path(__file__).resolve().parents[1]
-    for path in sorted([*(here / "hermes").glob("*.py"), *(here / "doctor").glob("*.py"),
-                        here / "store" / "memory.py"]):
-        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    core = Path(__file__).resolve().parents[1]
+    for path in sorted(p for package in CHECKED for p in (core / package).glob("*.py")):
+        digest.update(f"{path.parent.name}/{path.name}".encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
 
 
@@ -238,9 +243,11 @@ def _error(message: str, **kw) -> Verdict:
 
 
 def doctor(home_root: Path | None, *, path: str | None = None, timeout: float = probe.TIMEOUT,
-           progress: Callable[[str], None] | None = None, installed: probe.Installed | None = None) -> Verdict:
-    """Check hmc against the Hermes installed for `home_root`. Never raises for Hermes's sake: a
-    Hermes that can't be found or run is a Verdict with status "error"."""
+           progress: Callable[[str], None] | None = None, installed: probe.Installed | None = None,
+           rules: str | None = None) -> Verdict:
+    """Check hmc against the Hermes installed for `home_root`, with the rules hmc follows for its
+    version (or for `rules`, an explicit --hermes-version). Never raises for Hermes's sake: a Hermes
+    that can't be found or run is a Verdict with status "error"."""
     say = progress or (lambda _text: None)
     started = time.monotonic()
     try:
@@ -250,7 +257,7 @@ def doctor(home_root: Path | None, *, path: str | None = None, timeout: float = 
     found = dict(version=installed.version, where=installed.where, how=installed.how,
                  python=str(installed.python))
     try:
-        release, notice = for_version(parse_version(installed.version))
+        release, notice = for_version(parse_version(rules or installed.version))
     except VersionError as exc:
         return _error(str(exc), **found)
     scratch = probe.scratch_dir()

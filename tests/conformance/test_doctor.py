@@ -114,3 +114,10 @@ def test_status_without_a_check_offers_one(tmp_path, no_hermes_on_path):
     out = hmc("status", home=home)
     assert "not checked against your Hermes 0.22.2 yet: run `hmc doctor`" in out.stdout
     assert remembered.for_home(home)[1] is None
+
+
+def test_the_rules_of_an_explicit_release_are_the_ones_checked(mislabelled, no_hermes_on_path):
+    """--hermes-version 0.22.2 on the mislabelled checkout: hmc follows 0.22.2's rules, which agree."""
+    verdict = doctor(mislabelled, path=NO_PATH, rules="0.22.2")
+    assert verdict.status == "agree", "\n".join(d.line() for d in verdict.differences)
+    assert verdict.version == "0.19.0" and verdict.rules == "0.22.2"

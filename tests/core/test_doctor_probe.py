@@ -186,3 +186,20 @@ def test_a_checkout_whose_pyproject_is_a_fifo_is_never_waited_on(tmp_path):
     os.mkfifo(co / "pyproject.toml")
     with pytest.raises(ProbeError, match="has no version"):
         probe.find(tmp_path, path=NO_PATH, read_file=read_small)
+
+
+def test_a_hermes_that_prints_on_import_doesnt_break_the_driver(tmp_path):
+    """The real driver, in this interpreter, on a stand-in Hermes whose modules print to stdout
+    (and write to fd 1 directly) when imported: the protocol stream stays clean."""
+    fake = tmp_path / "fake-hermes"
+    (fake / "tools").mkdir(parents=True)
+    (fake / "tools" / "__init__.py").write_text("print('tools says hi')\n")
+    (fake / "tools" / "memory_tool.py").write_text(
+        "import os\nprint('Welcome to Hermes!')\nos.write(1, b'raw bytes on fd 1\\n')\n"
+        "class MemoryStore:\n    def apply_batch(self): pass\n")
+    installed = Installed("0.22.2", Path(sys.executable), "a stand-in", "this interpreter", (str(fake),))
+    [hello] = probe.run(installed, [{"op": "hello"}], tmp_path / "scratch")
+    assert hello["id"] == 1 and hello["features"]["batch"] is True and hello["features"]["drift"] is False
+    assert len(hello["code_digest"]) == 64
+    log = (tmp_path / "scratch" / "driver" / "stderr.log").read_text()
+    assert "Welcome to Hermes!" in log and "raw bytes on fd 1" in log

@@ -30,6 +30,21 @@ def home_root(ctx: CliContext) -> Path | None:
         return Path(ctx.home).expanduser() if ctx.home else default_home()
 
 
+def rules(ctx: CliContext) -> str | None:
+    """--hermes-version or $HMC_HERMES_VERSION: check hmc's rules for that release instead."""
+    import os
+
+    from core.hermes.release import ENV, VersionError, parse_version
+
+    wanted = ctx.hermes_version or (os.environ.get(ENV) or "").strip() or None
+    if wanted:
+        try:
+            parse_version(wanted)
+        except VersionError as exc:
+            raise CliError(f"{exc} (from --hermes-version or ${ENV})") from None
+    return wanted
+
+
 def progress(text: str) -> None:
     sys.stderr.write("hmc doctor: " + visible(text) + "\n")
     sys.stderr.flush()
@@ -40,7 +55,7 @@ def run(args, ctx: CliContext) -> int:
     from core.doctor.cases import AREA_NAMES
     from core.doctor.check import doctor
 
-    verdict = doctor(home_root(ctx), progress=progress)
+    verdict = doctor(home_root(ctx), progress=progress, rules=rules(ctx))
     remembered.save(verdict)
     reveal = bool(getattr(args, "reveal", False))
     if args.json:
