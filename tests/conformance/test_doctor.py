@@ -45,7 +45,7 @@ def no_hermes_on_path(monkeypatch):
     monkeypatch.setenv("PATH", "/usr/bin:/bin")
 
 
-@pytest.mark.area("harness")
+@pytest.mark.area("doctor")
 def test_every_known_release_agrees_fully(hermes_release, tmp_path, no_hermes_on_path):
     install_like_a_user(tmp_path / "home", releases.release_dir(hermes_release), hermes_release)
     verdict = doctor(tmp_path / "home", path=NO_PATH)
