@@ -70,6 +70,11 @@ def test_a_write_under_rules_shown_to_differ_is_refused_naming_the_difference(ho
     ok = hmc("memory", "add", "-t", "memory", "gamma", "--force", home=home)
     assert ok.returncode == 0, ok.stderr
     assert (home / "memories" / "MEMORY.md").read_text(encoding="utf-8") == "alpha\n§\nbeta\n§\ngamma"
+    writes = json.loads(hmc("log", "--json", home=home).stdout)
+    last = writes[-1] if isinstance(writes, list) else writes["writes"][-1]
+    out = hmc("rollback", last["id"], home=home)  # a rollback is an edit under hmc's rules too
+    assert out.returncode == 1 and "reads its files differently" in out.stderr
+    assert (home / "memories" / "MEMORY.md").read_text(encoding="utf-8").endswith("gamma")
 
 
 def test_a_verdict_for_other_rules_or_an_agreeing_one_lets_writes_through(home):
