@@ -61,7 +61,6 @@ def test_every_known_release_agrees_fully(hermes_release, tmp_path, no_hermes_on
     if version >= (0, 17):
         assert verdict.areas["pending"]["run"] == 3
     assert verdict.hermes_digest and len(verdict.hermes_digest) == 64
-    assert verdict.seconds < 60
 
 
 @pytest.fixture(scope="module")
