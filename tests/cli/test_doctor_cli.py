@@ -116,3 +116,20 @@ def test_doctor_with_nothing_installed(tmp_path, monkeypatch):
     (tmp_path / "h" / "memories").mkdir(parents=True)
     out = hmc("doctor", home=tmp_path / "h")
     assert out.returncode == 2 and "can't find Hermes: no `hermes` command on PATH" in out.stdout
+
+
+def test_what_a_broken_hermes_prints_is_shown_literally_and_masked(home):
+    """The last line a crashing Hermes printed reaches the terminal as text: escapes made visible,
+    a secret masked (unless --reveal)."""
+    from tests.cli.test_hostile_cli_literal import key
+
+    secret = key("sk-proj-", 48)
+    py = home / "hermes-agent" / "venv" / "bin" / "python"
+    py.write_text(f"#!/bin/sh\nprintf '\\033]52;c;x\\007 token {secret}\\n' >&2\nexit 1\n")
+    out = hmc("doctor", home=home)
+    assert out.returncode == 2
+    assert "\x1b" not in out.stdout and "\x07" not in out.stdout and "␛]52;c;x␇" in out.stdout
+    assert secret not in out.stdout and "sk-" in out.stdout
+    assert secret in hmc("doctor", "--reveal", home=home).stdout
+    data = hmc("doctor", "--json", home=home).stdout
+    assert "\x1b" not in data and secret not in data

@@ -45,6 +45,17 @@ def rules(ctx: CliContext) -> str | None:
     return wanted
 
 
+def masked(value, reveal: bool):
+    """Every string in the verdict with its secrets masked (what Hermes printed may hold one)."""
+    if isinstance(value, str):
+        return mask_untrusted(value, reveal)
+    if isinstance(value, dict):
+        return {k: masked(v, reveal) for k, v in value.items()}
+    if isinstance(value, list):
+        return [masked(v, reveal) for v in value]
+    return value
+
+
 def progress(text: str) -> None:
     sys.stderr.write("hmc doctor: " + visible(text) + "\n")
     sys.stderr.flush()
@@ -59,12 +70,7 @@ def run(args, ctx: CliContext) -> int:
     remembered.save(verdict)
     reveal = bool(getattr(args, "reveal", False))
     if args.json:
-        data = verdict.as_dict()
-        data["differences"] = [{**d, "hermes": mask_untrusted(d["hermes"], reveal),
-                                "hmc": mask_untrusted(d["hmc"], reveal)} for d in data["differences"]]
-        if data.get("error"):
-            data["error"] = mask_untrusted(data["error"], reveal)
-        ctx.json(data)
+        ctx.json(masked(verdict.as_dict(), reveal))
         return verdict.exit_code()
     if verdict.status == "error":
         if verdict.version:
