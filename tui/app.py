@@ -202,7 +202,8 @@ class CuratorApp(App):
         from core.doctor import verdict as remembered
         from core.doctor.check import doctor
 
-        verdict = doctor(self.curator.home.root)
+        hermes = self.curator.hermes  # an explicit --hermes-version: check those rules
+        verdict = doctor(self.curator.home.root, rules=hermes.release.name if hermes.source == "override" else None)
         remembered.save(verdict)
         self.call_from_thread(self._doctor_done, verdict)
 
