@@ -10,10 +10,10 @@ entry), as the conformance suite does.
 from __future__ import annotations
 
 import base64
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-from core.hermes.memory import FILE_NAMES, EmptiesStore, Op, OpError, matching, op_from_call, prompt_block
+from core.hermes.memory import FILE_NAMES, EmptiesStore, Op, OpError, matching, op_from_call
 from core.hermes.release import Release
 from core.store.memory import DriftError, MemoryStore, ScanRefused, StoreError
 
@@ -264,12 +264,3 @@ def text_of(data: bytes | None) -> str:
 
 def b64(value) -> bytes | None:
     return None if value is None else base64.b64decode(value)
-
-
-@dataclass
-class Answer:
-    """One side's answer to one check, as the line the report shows."""
-
-    text: str
-    skipped: str | None = None  # the release can't answer (n/a), with why
-    extra: dict = field(default_factory=dict)

@@ -19,6 +19,7 @@ from typing import Callable
 
 from core.doctor import cases as C
 from core.hermes import probe
+from core.hermes.memory import prompt_block
 from core.hermes.release import Release, VersionError, for_version, parse_version
 
 SHOWN = 90  # characters of each side a difference line shows (around the first difference)
@@ -181,7 +182,7 @@ def _hmc_prompt(home: Path, case: C.Case, release: Release) -> str:
         snap = st.read()
         if snap.error:
             return f"error: {snap.error}"
-        blocks.append(C.prompt_block(target, snap.entries, st.limit, release))
+        blocks.append(prompt_block(target, snap.entries, st.limit, release))
     return f"memory {C.lit(blocks[0])}, user {C.lit(blocks[1])}"
 
 
