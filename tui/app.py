@@ -116,6 +116,7 @@ class CuratorApp(App):
             self.poll_timer = self.set_interval(self.poll_seconds, self.poll, name="poll-files")
         if self.greet_enabled:
             self.after_first_frame(self.greet)
+            self.after_first_frame(self.doctor_notice)
         elif self.setting_problems:
             self.after_first_frame(self.settings_notice)
 
@@ -170,6 +171,75 @@ class CuratorApp(App):
         known = binding_ids(self)
         return [f"config.toml: [keys] {visible(k)!r} is not a binding id (? lists them; e.g. pending.approve_all)"
                 for k in self.settings.keys if k not in known]
+
+    # -- hmc doctor: checked against the installed Hermes -----------------------------------------
+
+    def doctor_verdict(self):
+        """(installed Hermes, its remembered verdict) for this home; (None, None) when there is none."""
+        from core.doctor.verdict import for_home
+
+        return for_home(self.curator.home.root)
+
+    def doctor_notice(self) -> None:
+        """A release hmc doesn't know gets a notice offering the check; a remembered verdict that
+        differs is said once at start."""
+        installed, verdict = self.doctor_verdict()
+        if installed is None:
+            return
+        if verdict is not None and verdict.status == "differ":
+            self.notify(verdict.summary() + ". Writes that depend on it ask first.", title="hmc doctor",
+                        severity="warning", timeout=12, markup=False)
+        elif verdict is None and self.curator.hermes.notice and self.curator.hermes.source == "installed":
+            self.notify(f"{self.curator.hermes.notice}. hmc can check itself against your Hermes {installed.version} "
+                        "in a few seconds: ctrl+p → app: Check hmc against your Hermes.",
+                        title="A Hermes release hmc doesn't know", severity="warning", timeout=30, markup=False)
+
+    def action_doctor(self) -> None:
+        """Run `hmc doctor` in a worker; its result replaces the notice."""
+        self.notify("Asking your Hermes… (a few seconds)", title="hmc doctor", timeout=60, markup=False)
+        self.run_worker(self._doctor, thread=True, group="doctor", exclusive=True, exit_on_error=False)
+
+    def _doctor(self) -> None:
+        from core.doctor import verdict as remembered
+        from core.doctor.check import doctor
+
+        hermes = self.curator.hermes  # an explicit --hermes-version: check those rules
+        verdict = doctor(self.curator.home.root, rules=hermes.release.name if hermes.source == "override" else None)
+        remembered.save(verdict)
+        self.call_from_thread(self._doctor_done, verdict)
+
+    def _doctor_done(self, verdict) -> None:
+        from core.scan.mask import mask_untrusted
+
+        self.clear_notifications()
+        lines = [mask_untrusted(verdict.summary())]
+        lines += [mask_untrusted(d.line()) for d in verdict.differences[:3]]
+        if len(verdict.differences) > 3:
+            lines.append(f"… and {len(verdict.differences) - 3} more (hmc doctor lists them)")
+        severity = {"agree": "information", "differ": "warning"}.get(verdict.status, "error")
+        self.notify("\n".join(lines), title="hmc doctor", severity=severity, timeout=20, markup=False)
+
+    async def confirm_rules(self, write: str) -> bool:
+        """A write that depends on an area `hmc doctor` found your Hermes to differ in asks first,
+        naming the difference ("memory": an entry edit; "approve": a staged record). Must run in a
+        worker (it may wait for a dialog)."""
+        from core.doctor.verdict import differences_for
+        from tui.screens.dialogs import ConfirmDialog
+
+        _installed, verdict = self.doctor_verdict()
+        if verdict is None or verdict.rules != self.curator.release.name:
+            return True
+        lines = differences_for(verdict, write)
+        if not lines:
+            return True
+        body = Text("\n".join(f"• {line}" for line in lines))
+        body.append("\n\nhmc would write by its rules for Hermes " + self.curator.release.name
+                    + ", which your Hermes was shown not to follow here (hmc doctor lists each case).")
+        ok = bool(await self.push_screen_wait(ConfirmDialog("Your Hermes differs here", body,
+                                                            yes="Write anyway", danger=True)))
+        if not ok:
+            self.notify("Nothing was written.", title="Cancelled", markup=False)
+        return ok
 
     # -- settings that persist -----------------------------------------------------------------
 
@@ -367,14 +437,18 @@ class CuratorApp(App):
         self.header_changed.publish(None)
 
     async def write(self, target: str, ops: Sequence[Op], *, action: str | None = None,
-                    force: bool = False, editable: bool = False, said: str | None = None) -> WriteResult | None:
+                    force: bool = False, editable: bool = False, said: str | None = None,
+                    rules_confirmed: bool = False) -> WriteResult | None:
         """Apply ops off the UI thread; confirm scanner hits, resolve conflicts, report the outcome.
 
         Must run inside a worker (it may push dialogs and wait for them). With `editable`, the
         conflict dialog also offers "Edit again", which raises EditAgain for the caller's editor.
+        Under rules `hmc doctor` showed to differ, it asks first (confirm_rules).
         """
         from tui.screens.dialogs import ConfirmDialog, scan_body
 
+        if not rules_confirmed and not await self.confirm_rules("memory"):
+            return None
         store = self.curator.stores[target]
         try:
             result = await asyncio.to_thread(store.apply, list(ops), force=force, action=action)
@@ -384,7 +458,7 @@ class CuratorApp(App):
                                                              yes="Write anyway", danger=True)):
                 self.notify("Nothing was written.", title="Cancelled", markup=False)
                 return None
-            return await self.write(target, ops, action=action, force=True, said=said)
+            return await self.write(target, ops, action=action, force=True, said=said, rules_confirmed=True)
         except Conflict as exc:
             return await self.resolve_conflict(target, ops, exc, action, editable)
         except StoreError as exc:
@@ -440,7 +514,7 @@ class CuratorApp(App):
             self.notify("Kept the entry as it is on disk.", title="Conflict", markup=False)
             self.stores_written(target)
             return None
-        return await self.write(target, new_ops, action=action)
+        return await self.write(target, new_ops, action=action, rules_confirmed=True)
 
     async def undo(self) -> None:
         history = self.curator.history

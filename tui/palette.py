@@ -154,6 +154,8 @@ def commands(app) -> list[Command]:
             out.append(Command(f"{cls.AREA}: {VERBS.get(bid, binding.description)}", help_text,
                                lambda m=mode, a=binding.action: app.run_in_mode(m, a), reason is None))
     out.extend(history_commands(app))
+    out.append(Command("app: Check hmc against your Hermes", "hmc doctor: run the installed Hermes on scratch "
+                       "homes and compare (a few seconds)", app.action_doctor))
     out.append(Command("app: Change theme", "Pick a theme; hmc saves it in its config.toml", app.search_themes))
     out.append(Command("app: Show help and keys for this screen", "? on any screen", app.action_help))
     others = [name for name in profiles(app) if name != app.curator.home.profile]

@@ -222,7 +222,7 @@ def test_status_says_which_release_and_why(home, monkeypatch):
     assert data["hermes"]["source"] in ("state.db", "default", "installed")
     data = json.loads(hmc("--hermes-version", "0.17", "status", "--json", home=home).stdout)
     assert data["hermes"] == {"version": "0.17.0", "source": "override", "detail": "set by --hermes-version (0.17)",
-                              "found": None, "notice": None}
+                              "found": None, "notice": None, "doctor": None}  # no Hermes installed to check
     newer = json.loads(hmc("--hermes-version", "0.25.1", "status", "--json", home=home).stdout)["hermes"]
     assert newer["version"] == "0.22.2" and "newer than any release hmc knows" in newer["notice"]
     for shown in ("0.20.1", "0.22.2"):  # the current releases are known: no notice

@@ -14,7 +14,7 @@ from tests.conformance.oracle import hermes_release, make_home, oracle, oracle_p
 
 DEVIATIONS = "deviations"  # hmc differs from the release on purpose; each difference asserted exactly
 AREAS = ("reading", "drift", "matching", "ops", "limits", "prompt", "config", "scan",
-         "pending", "sessions", DEVIATIONS)
+         "pending", "sessions", "doctor", DEVIATIONS)
 HARNESS = "harness"
 
 

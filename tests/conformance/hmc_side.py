@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from core.doctor.cases import in_release_verbs, store_bytes  # noqa: F401  (shared with hmc doctor)
 from core.hermes.memory import FILE_NAMES, EmptiesStore, Op, OpError
 from core.hermes.release import Release, for_version, parse_version
 from core.store.memory import DriftError, MemoryStore, ScanRefused, Snapshot, StoreError
@@ -45,15 +46,6 @@ def store(home, target: str, release: Release, limits=DEFAULT_LIMITS) -> MemoryS
 
 def read(home, target: str, release: Release, limits=DEFAULT_LIMITS) -> Snapshot:
     return store(home, target, release, limits).read()
-
-
-def store_bytes(home) -> dict:
-    """{"MEMORY.md": bytes | None, "USER.md": bytes | None}, like the oracle's "files"."""
-    out = {}
-    for name in FILE_NAMES.values():
-        p = Path(home) / "memories" / name
-        out[name] = p.read_bytes() if p.is_file() else None
-    return out
 
 
 # ------------------------------------------------------------------------------------ ops
@@ -190,27 +182,6 @@ def assert_same_outcome(theirs: Outcome, ours: Outcome, context=None, *, any_inv
         assert ours.matches == theirs.matches, ctx
     if theirs.current_entries is not None:
         assert ours.current_entries == theirs.current_entries, ctx
-
-
-def in_release_verbs(call: dict, release: Release, entries) -> dict:
-    """A call written with `replace` (swap the whole entry old_text selects), in the verbs of this
-    release: from 0.22 the model has no `replace`, so the same edit is a `patch` whose span is the
-    whole entry (when old_text selects exactly one; otherwise the patch fails as the replace would)."""
-    from core.hermes.memory import matching
-
-    if not release.patch:
-        return call
-
-    def one(op: dict) -> dict:
-        if (op or {}).get("action") != "replace":
-            return op
-        old = (op.get("old_text") or "").strip()
-        hits = {entries[i] for i in matching(list(entries), old, release)} if old else set()
-        return {**op, "action": "patch", "old_text": hits.pop() if len(hits) == 1 else op.get("old_text")}
-
-    if call.get("operations"):
-        return {**call, "operations": [one(o) for o in call["operations"]]}
-    return one(call)
 
 
 def replay(oracle, home_o, home_h, calls, release: Release, limits=DEFAULT_LIMITS) -> list:

@@ -1,6 +1,6 @@
 """Client for the Hermes oracle: one long-lived subprocess per release.
 
-Hermes is never imported here. HermesOracle starts ``oracle_server.py`` with
+Hermes is never imported here. HermesOracle starts hmc's driver (core/hermes/driver.py) with
 ``python -P``, ``PYTHONPATH=<release folder>``, ``PYTHONHASHSEED=0`` and a
 scratch folder as cwd, HOME and default HERMES_HOME, then talks JSON lines.
 The process starts on the first request, is reused by every test of the
@@ -31,7 +31,7 @@ import pytest
 
 from tests.conformance import releases
 
-SERVER = Path(__file__).with_name("oracle_server.py")
+SERVER = Path(__file__).resolve().parents[2] / "core" / "hermes" / "driver.py"
 DEFAULT_TIMEOUT = 30.0
 STORE_FILES = ("MEMORY.md", "USER.md")
 FEATURE_NAMES = {

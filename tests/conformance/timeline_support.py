@@ -1,18 +1,11 @@
-"""Recording real sessions with a release (timeline_recorder.py in a subprocess), for the timeline
-tests: the release's SessionDB stores the calls, its memory_tool really writes the files."""
+"""Recording real sessions with a release (the driver's `record` op, core/hermes/driver.py), for the
+timeline tests: the release's SessionDB stores the calls, its memory_tool really writes the files."""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tests.conformance import releases
-
-RECORDER = Path(__file__).with_name("timeline_recorder.py")
 T0 = 1_790_000_000.0  # 2026-09-21: every step's time is T0 + its minute
 
 
@@ -62,20 +55,10 @@ class Recording:
 
 
 def record(oracle, home: Path, script: Script, config: str | None = None) -> Recording:
-    """Run `script` with the oracle's release on `home` (created if needed)."""
+    """Run `script` with the oracle's release on `home` (created if needed): the driver's `record`."""
     home = Path(home)
     (home / "memories").mkdir(parents=True, exist_ok=True)
     if config is not None:
         (home / "config.yaml").write_text(config, encoding="utf-8")
-    start = releases._START_ENV
-    env = {"PATH": start.get("PATH", os.defpath), "PYTHONPATH": str(oracle.folder), "PYTHONHASHSEED": "0",
-           "PYTHONIOENCODING": "utf-8", "HERMES_HOME": str(home), "HOME": str(home.parent / "user-home"),
-           "TZ": "UTC", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
-    (home.parent / "user-home").mkdir(exist_ok=True)
-    proc = subprocess.run([sys.executable, "-P", str(RECORDER)], input=json.dumps({"home": str(home),
-                          "steps": script.steps}), capture_output=True, text=True, env=env, cwd=home.parent,
-                          timeout=120)
-    if proc.returncode != 0 or not proc.stdout.strip():
-        raise RuntimeError(f"recorder failed ({proc.returncode}): {proc.stderr[-3000:]}")
-    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    out = oracle._call("record", home=str(home), steps=script.steps, timeout=max(oracle.timeout, 120))
     return Recording(home, out["steps"], script)

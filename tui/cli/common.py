@@ -174,6 +174,21 @@ def unreadable(problems: list[str]) -> int:
     return 0
 
 
+def refuse_if_rules_differ(curator, write: str, force: bool, how: str = "pass --force to write anyway") -> None:
+    """A write that depends on an area `hmc doctor` found your Hermes to differ in is refused (exit 1),
+    naming the difference, unless --force (core.doctor.verdict.differences_for)."""
+    if force:
+        return
+    from core.doctor.verdict import differences_for, for_home
+
+    _installed, verdict = for_home(curator.home.root)
+    if verdict is None or verdict.rules != curator.release.name:  # checked under other rules: not these
+        return
+    lines = differences_for(verdict, write)
+    if lines:
+        raise CliError("refused: " + "; ".join(lines) + f" (see `hmc doctor`; {how})", 1)
+
+
 def set_approval(ctx: CliContext, path, state: str, section: str) -> int:
     """`hmc pending approval on|off` for one subsystem: only its write_approval line changes."""
     from core.pending.config_edit import ConfigEditError, set_write_approval

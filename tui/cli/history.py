@@ -178,6 +178,9 @@ def run_rollback(args, ctx: CliContext) -> int:
         raise CliError(f"refused: {exc}", 1) from None
     except StoreError as exc:
         raise CliError(f"refused: {exc}", 2) from None
+    from tui.cli.common import refuse_if_rules_differ
+
+    refuse_if_rules_differ(curator, "memory", args.force)  # a rollback is an edit under hmc's rules
     mask = Masker(args.reveal, [w.before, w.after])
     try:
         result = tl.rollback(args.write_id, force=args.force)

@@ -4,7 +4,8 @@ block the release injects into the system prompt."""
 from __future__ import annotations
 
 from core.store.memory import TARGETS, Op, ScanRefused, StoreError, usage, usage_label
-from tui.cli.common import CliContext, CliError, Masker, add_reveal, literal, say, unreadable, visible
+from tui.cli.common import (CliContext, CliError, Masker, add_reveal, literal, refuse_if_rules_differ, say,
+                            unreadable, visible)
 
 
 def register(sub) -> None:
@@ -44,6 +45,7 @@ def register(sub) -> None:
     q = ops.add_parser("remove", help="remove the entry matching OLD")
     target(q)
     q.add_argument("old", help="a substring that identifies one entry (Hermes's matching: several different matches are refused)")
+    q.add_argument("--force", action="store_true", help="write even where `hmc doctor` found your Hermes differs")
     q = ops.add_parser("prompt", help="the exact block Hermes injects into the system prompt",
                        description="The block(s) the detected Hermes release puts in the system prompt at "
                        "session start, from the files as they are now: nothing for an empty store, "
@@ -74,8 +76,9 @@ def run(args, ctx: CliContext) -> int:
         "patch": lambda: Op("patch", content=args.new, old_text=args.old),
         "remove": lambda: Op("remove", old_text=args.old),
     }[args.op]()
+    refuse_if_rules_differ(curator, "memory", args.force)
     try:
-        result = store.apply([op], force=getattr(args, "force", False))
+        result = store.apply([op], force=args.force)
     except ScanRefused as exc:
         raise CliError(f"refused: {exc} (pass --force to write it anyway)", 1) from None
     except StoreError as exc:  # an unreadable store is bad input (2); any other refusal is 1

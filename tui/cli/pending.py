@@ -407,6 +407,11 @@ def cmd_approve(args, ctx: CliContext, curator, queue) -> int:
         raise CliError("--text and --target edit one record: give exactly one id", 2)
     if args.force and every:
         raise CliError("--force approves a scanner hit one record at a time; give its id", 2)
+    if queue is curator.pending:  # memory records: applied under rules the doctor may have shown to differ
+        from tui.cli.common import refuse_if_rules_differ
+
+        refuse_if_rules_differ(curator, "approve", args.force,
+                               "approve by id with --force to apply it anyway" if every else "pass --force to apply it anyway")
     if every:
         report = queue.approve_all()
         done, failed = list(report.done), [(f.id, f.kind, cli_reason(f.reason, f.kind)) for f in report.failed]

@@ -25,9 +25,25 @@ def gather(curator) -> dict:
             "percent": percent(used, store.limit), "label": usage_label(used, store.limit),
             "drift": snap.drift, "untidy": list(snap.untidy), "error": snap.error, "enabled": store.enabled,
         }
+    out["hermes"]["doctor"] = doctor_summary(curator)
     out["pending"] = pending_summary(curator)
     out["state_db"] = db_summary(curator)
     return out
+
+
+def doctor_summary(curator) -> dict | None:
+    """The remembered `hmc doctor` verdict for the installed Hermes (None: no Hermes hmc can run).
+    {"status": "agree"|"differ"|"unchecked", "summary", "version", "differing_areas", "checked_at"}"""
+    from core.doctor.verdict import for_home
+
+    installed, verdict = for_home(curator.home.root)
+    if installed is None:
+        return None
+    if verdict is None:
+        return {"status": "unchecked", "version": installed.version, "differing_areas": [], "checked_at": None,
+                "summary": f"not checked against your Hermes {installed.version} yet: run `hmc doctor`"}
+    return {"status": verdict.status, "version": verdict.version, "summary": verdict.summary(),
+            "differing_areas": verdict.differing_areas, "checked_at": verdict.checked_at}
 
 
 def pending_summary(curator) -> dict:
@@ -64,6 +80,9 @@ def run(args, ctx: CliContext) -> int:
     ctx.text(f"hermes     {hermes['version']}'s rules — {hermes['detail']}")
     if hermes["notice"]:
         ctx.text(f"hermes     {hermes['notice']}", style="yellow")
+    if hermes["doctor"]:
+        ctx.text(f"hermes     {hermes['doctor']['summary']}",
+                 style="" if hermes["doctor"]["status"] == "agree" else "yellow")
     for problem in data["config_problems"]:
         ctx.text(f"config: {problem}", style="yellow")
     for target, info in data["targets"].items():

@@ -476,13 +476,16 @@ a drifted file stay) · **o** open the file in memory mode · **p** the raw reco
 
     # -- actions ---------------------------------------------------------------------------------------
 
-    async def approve(self, ins: Inspection, *, edited=None, target: str | None = None, force: bool = False) -> bool:
+    async def approve(self, ins: Inspection, *, edited=None, target: str | None = None, force: bool = False,
+                      rules_confirmed: bool = False) -> bool:
+        if not rules_confirmed and not await self.app.confirm_rules("approve"):  # never silently under rules shown to differ
+            return False
         try:
             approval = await asyncio.to_thread(self.queue.approve, ins.id, edited=edited, target=target,
                                                force=force, seen=ins)
         except ApproveRefused as exc:
             if exc.forcible and not force and await self._confirm_scan(exc.findings):
-                return await self.approve(ins, edited=edited, target=target, force=True)
+                return await self.approve(ins, edited=edited, target=target, force=True, rules_confirmed=True)
             if not exc.forcible:
                 self.notify(str(exc), title=f"Kept {ins.id}: not approved", severity="error", timeout=10, markup=False)
             self.reload(force=True)
@@ -582,6 +585,8 @@ a drifted file stay) · **o** open the file in memory mode · **p** the raw reco
                         style="yellow")
         body.append("\nEach write goes through Hermes's checks again as it is applied; a failure keeps that record.")
         if not await self.app.push_screen_wait(ConfirmDialog("Approve all", body, yes="Approve all")):
+            return
+        if not await self.app.confirm_rules("approve"):
             return
         seen = [ins for ins, _ in self.rows]
         report = await asyncio.to_thread(self.queue.approve_all, seen)

@@ -260,6 +260,8 @@ edit dialog instead. **Esc** goes back.
         body.append("\n\nThe rollback is hmc's own write: the limit and the scan apply, and u undoes it.", style="dim")
         if not await self.app.push_screen_wait(ConfirmDialog("Roll back?", body, yes="Roll back", danger=True)):
             return
+        if not await self.app.confirm_rules("memory"):  # a rollback is an edit under hmc's rules
+            return
         force = False
         while True:
             try:

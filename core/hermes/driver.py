@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """One real Hermes release, answering questions over JSON lines.
 
-Run as ``python -P oracle_server.py`` with ``PYTHONPATH=<release folder>``,
-``PYTHONHASHSEED=0`` and a neutral working directory (tests/conformance/oracle.py
-does this). Each line on stdin is a request ``{"id": n, "op": "...", ...}``; each
-answer is one line ``{"id": n, ...}`` on stdout. Hermes itself never writes to
-the protocol stream: fd 1 is pointed at stderr before any Hermes import.
+Run as ``python -P driver.py`` in Hermes's own interpreter (the conformance suite adds
+``PYTHONPATH=<release folder>``), with ``PYTHONHASHSEED=0`` and a neutral working directory:
+tests/conformance/oracle.py (the suite's oracle) and core/hermes/probe.py (`hmc doctor`) do
+this. It needs only the standard library and Hermes: it never imports hmc. Each line on stdin is
+a request ``{"id": n, "op": "...", ...}``; each answer is one line ``{"id": n, ...}`` on stdout.
+Hermes itself never writes to the protocol stream: main() points fd 1 at stderr before any
+Hermes import (importing this module changes nothing).
 
 Every request that touches a home names it (``"home"``): HERMES_HOME is set for
 that request only, the process environment is restored first, and
@@ -18,8 +20,7 @@ Answers:
 - otherwise the op's fields. A Hermes call that raised is a behaviour, reported
   as ``"raised": {"type": ..., "message": ...}`` next to what it left behind.
 
-This file runs inside the oracle process only; it is never imported by hmc or
-by the test process.
+This file runs inside the driver process only; hmc and the tests never import it, they run it.
 """
 
 from __future__ import annotations
@@ -34,11 +35,6 @@ import re
 import sys
 import traceback
 from pathlib import Path
-
-# The protocol gets a private copy of stdout; anything Hermes prints goes to stderr.
-_PROTO = os.fdopen(os.dup(1), "w", encoding="utf-8", newline="\n")
-os.dup2(2, 1)
-sys.stdout = sys.stderr
 
 _BASE_ENV = dict(os.environ)
 DEFAULT_LIMITS = (2200, 1375)
@@ -192,6 +188,31 @@ def _schema_version():
     return None
 
 
+# The modules whose behaviour hmc follows (a release's memory, approval, scan and session code).
+DIGESTED = ("tools.memory_tool", "tools.memory_tool_store", "tools.write_approval",
+            "hermes_cli.write_approval_commands", "tools.threat_patterns", "tools.skill_manager_tool",
+            "hermes_state", "hermes_state_common", "hermes_state_schema", "hermes_state_search")
+
+
+def _code_digest() -> str:
+    """sha256 over the source of the modules hmc follows: the same release code, the same digest."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for name in DIGESTED:
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            spec = None
+        origin = getattr(spec, "origin", None)
+        if not origin or not os.path.isfile(origin):
+            continue
+        digest.update(name.encode() + b"\0")
+        with open(origin, "rb") as fh:
+            digest.update(fh.read() + b"\0")
+    return digest.hexdigest()
+
+
 def op_hello(req: dict) -> dict:
     from importlib import metadata
 
@@ -207,6 +228,7 @@ def op_hello(req: dict) -> dict:
     }
     return {
         **_distribution(metadata),
+        "code_digest": _code_digest(),
         "python": sys.version.split()[0],
         "hashseed": os.environ.get("PYTHONHASHSEED"),
         "schema_version": _schema_version(),
@@ -611,6 +633,98 @@ def op_skills_pending(req: dict) -> dict:
     return {"output": output, "raised": raised, "pending": _skill_records(), **_skills_files(req["home"])}
 
 
+# --------------------------------------------------------------------------- recorded sessions
+
+
+def _in_release_verbs(mt, store, args: dict) -> dict:
+    """A step written with `replace` (swap the whole entry old_text selects), for a release whose
+    model has no `replace` (0.22): the same edit as a `patch` whose span is that whole entry, found
+    by the release's own matching; left as it is when old_text selects no single entry."""
+    enum = mt.MEMORY_SCHEMA["parameters"]["properties"]["action"].get("enum", [])
+    if "replace" in enum or "patch" not in enum:
+        return args
+    target = args.get("target", "memory")
+
+    def one(op: dict) -> dict:
+        if (op or {}).get("action") != "replace":
+            return op
+        found = store.resolve_entry(target, op.get("old_text") or "", "patch")
+        old = found["matched_entry"] if found.get("success") else op.get("old_text")
+        return {**op, "action": "patch", "old_text": old}
+
+    if args.get("operations"):
+        return {**args, "operations": [one(o) for o in args["operations"]]}
+    return one(args)
+
+
+def _texts(home: Path) -> dict:
+    out = {}
+    for target, name in (("memory", "MEMORY.md"), ("user", "USER.md")):
+        p = home / "memories" / name
+        out[target] = p.read_bytes().decode("utf-8", "surrogateescape") if p.is_file() else None
+    return out
+
+
+def op_record(req: dict) -> dict:
+    """Record sessions as the agent does: the release's SessionDB stores the messages and its
+    memory_tool really writes the files. Steps, in order:
+    - {"session": id, "source": "cli"}: start a session;
+    - {"call": {memory_tool kwargs}, "session": id, "ts": t, "call_id"?, "limits"?: [m, u]}: the
+      agent calls the memory tool (a fresh store loaded from disk, as at session start); the
+      assistant message carrying the call and the tool message carrying its result are appended at ts;
+    - {"hand": {"target", "text"}}: a person edits the file;
+    - {"raw_message": {append_message kwargs}, "session": id, "ts": t}: any other row.
+    {"steps": [{"result"?, "ids"?, "files": {"memory": text|None, "user": ...}}], "schema": n}"""
+    import hermes_state
+
+    mt = _mt()
+    home = Path(req["home"])
+    (home / "memories").mkdir(parents=True, exist_ok=True)
+    db_path = home / "state.db"
+    db = hermes_state.SessionDB(db_path=db_path)
+    takes_ts = _accepts(db.append_message, "timestamp")
+    out = []
+
+    def append(sid, role, ts, **kw):
+        mid = db.append_message(sid, role, **({"timestamp": ts, **kw} if takes_ts else kw))
+        if not takes_ts:
+            _exec(db_path, "UPDATE messages SET timestamp = ? WHERE id = ?", (ts, mid))
+        return mid
+
+    n = 0
+    try:
+        for step in req["steps"]:
+            rec: dict = {}
+            if "session" in step and "call" not in step and "raw_message" not in step:
+                db.create_session(step["session"], step.get("source", "cli"))
+            elif "call" in step:
+                n += 1
+                limits = step.get("limits") or list(DEFAULT_LIMITS)
+                store = mt.MemoryStore(memory_char_limit=limits[0], user_char_limit=limits[1])
+                store.load_from_disk()
+                args = _in_release_verbs(mt, store, dict(step["call"]))
+                raw = mt.memory_tool(store=store, **args)
+                cid = step.get("call_id", f"call_{n}")
+                call = {"id": cid, "type": "function",
+                        "function": {"name": "memory", "arguments": json.dumps(args)}}
+                a = append(step["session"], "assistant", step["ts"], content="", tool_calls=[call])
+                t = append(step["session"], "tool", step["ts"], content=raw, tool_call_id=cid,
+                           tool_name="memory")
+                rec = {"result": json.loads(raw), "ids": [a, t]}
+            elif "hand" in step:
+                p = home / "memories" / ("MEMORY.md" if step["hand"]["target"] == "memory" else "USER.md")
+                p.write_text(step["hand"]["text"], encoding="utf-8")
+            elif "raw_message" in step:
+                kw = dict(step["raw_message"])
+                role = kw.pop("role")
+                rec = {"ids": [append(step["session"], role, step["ts"], **kw)]}
+            rec["files"] = _texts(home)
+            out.append(rec)
+    finally:
+        db.close()
+    return {"steps": out, "schema": _schema_version()}
+
+
 def op_sleep(req: dict) -> dict:
     """Harness self-test only: a request that outlasts the client's timeout."""
     import time
@@ -633,6 +747,7 @@ OPS = {
     "sessions": op_sessions,
     "skills_stage": op_skills_stage,
     "skills_pending": op_skills_pending,
+    "record": op_record,
 }
 
 
@@ -653,6 +768,10 @@ def handle(req: dict) -> dict:
 
 
 def main() -> int:
+    # The protocol gets a private copy of stdout; anything Hermes prints goes to stderr.
+    proto = os.fdopen(os.dup(1), "w", encoding="utf-8", newline="\n")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
     for line in sys.stdin:
         if not line.strip():
             continue
@@ -664,8 +783,8 @@ def main() -> int:
             if req.get("op") == "shutdown":
                 break
             resp = {"id": req.get("id"), **handle(req)}
-        _PROTO.write(json.dumps(resp, ensure_ascii=True) + "\n")
-        _PROTO.flush()
+        proto.write(json.dumps(resp, ensure_ascii=True) + "\n")
+        proto.flush()
     return 0
 
 

@@ -1,0 +1,135 @@
+"""`hmc doctor` and the remembered verdict from a shell, without a real Hermes: a checkout with a
+fake interpreter, and a verdict saved as the doctor would (the real runs are in
+tests/conformance/test_doctor.py). A write that depends on an area shown to differ is refused,
+naming the difference, unless --force."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from core.doctor import verdict as remembered
+from core.doctor.check import Difference, Verdict, hmc_digest
+from tests.cli.runner import hmc
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")  # no `hermes` command
+    home = tmp_path / "home"
+    (home / "memories").mkdir(parents=True)
+    (home / "memories" / "MEMORY.md").write_text("alpha\n§\nbeta", encoding="utf-8")
+    co = home / "hermes-agent"
+    (co / "venv" / "bin").mkdir(parents=True)
+    (co / "pyproject.toml").write_text('[project]\nversion = "0.19.0"\n')
+    py = co / "venv" / "bin" / "python"
+    py.write_text("#!/bin/sh\nexit 1\n")
+    py.chmod(0o755)
+    return home
+
+
+def remember(home, status="differ") -> Verdict:
+    v = Verdict(status, version="0.19.0", where="test", how="test", rules="0.19.0",
+                python=str(home / "hermes-agent" / "venv" / "bin" / "python"), hermes_digest="ab" * 32,
+                hmc_digest=hmc_digest(), checked_at=time.time(),
+                areas={"reading": {"agreed": 7, "run": 8, "skipped": 0}, "ops": {"agreed": 12, "run": 12, "skipped": 0},
+                       "pending": {"agreed": 3, "run": 3, "skipped": 0}})
+    if status == "differ":
+        v.differences.append(Difference("reading", "a byte-order mark before entry 1",
+                                        "reads ['alpha', 'beta']", "reads ['\\ufeffalpha', 'beta']"))
+    else:
+        v.areas["reading"]["agreed"] = 8
+    assert remembered.save(v) is not None
+    return v
+
+
+def test_status_offers_the_check_then_shows_the_verdict(home):
+    assert "not checked against your Hermes 0.19.0 yet: run `hmc doctor`" in hmc("status", home=home).stdout
+    remember(home, "agree")
+    assert "hermes     checked against your Hermes 0.19.0: 23/23\n" in hmc("status", home=home).stdout
+    remember(home, "differ")
+    out = hmc("status", "--json", home=home)
+    doctor = json.loads(out.stdout)["hermes"]["doctor"]
+    assert doctor["status"] == "differ" and doctor["differing_areas"] == ["reading"]
+    assert doctor["summary"] == "checked against your Hermes 0.19.0: 22/23 — differs in reading"
+
+
+def test_a_write_under_rules_shown_to_differ_is_refused_naming_the_difference(home):
+    remember(home)
+    out = hmc("memory", "add", "-t", "memory", "gamma", home=home)
+    assert out.returncode == 1
+    assert ("refused: your Hermes 0.19.0 reads its files differently from what hmc expects "
+            "(reading: a byte-order mark before entry 1) (see `hmc doctor`; pass --force to write anyway)") in out.stderr
+    assert (home / "memories" / "MEMORY.md").read_text(encoding="utf-8") == "alpha\n§\nbeta"
+    out = hmc("memory", "remove", "-t", "memory", "beta", home=home)
+    assert out.returncode == 1 and "reads its files differently" in out.stderr
+    out = hmc("pending", "approve", "all", home=home)
+    assert out.returncode == 1 and "approve by id with --force to apply it anyway" in out.stderr
+    ok = hmc("memory", "add", "-t", "memory", "gamma", "--force", home=home)
+    assert ok.returncode == 0, ok.stderr
+    assert (home / "memories" / "MEMORY.md").read_text(encoding="utf-8") == "alpha\n§\nbeta\n§\ngamma"
+    writes = json.loads(hmc("log", "--json", home=home).stdout)
+    last = writes[-1] if isinstance(writes, list) else writes["writes"][-1]
+    out = hmc("rollback", last["id"], home=home)  # a rollback is an edit under hmc's rules too
+    assert out.returncode == 1 and "reads its files differently" in out.stderr
+    assert (home / "memories" / "MEMORY.md").read_text(encoding="utf-8").endswith("gamma")
+
+
+def test_a_verdict_for_other_rules_or_an_agreeing_one_lets_writes_through(home):
+    remember(home)
+    out = hmc("--hermes-version", "0.22.2", "memory", "add", "-t", "memory", "gamma", home=home)
+    assert out.returncode == 0, out.stderr  # checked under 0.19's rules, not these
+    remember(home, "agree")
+    assert hmc("memory", "add", "-t", "memory", "delta", home=home).returncode == 0
+
+
+def test_a_verdict_from_an_older_hmc_is_due_again(home):
+    v = remember(home)
+    path = remembered.folder() / remembered.file_name(v)
+    data = json.loads(path.read_text())
+    data["hmc_digest"] = "0" * 64
+    path.write_text(json.dumps(data))
+    assert "not checked against your Hermes 0.19.0 yet" in hmc("status", home=home).stdout
+    assert hmc("memory", "add", "-t", "memory", "gamma", home=home).returncode == 0
+
+
+def test_a_damaged_verdict_file_is_no_verdict(home):
+    v = remember(home)
+    (remembered.folder() / remembered.file_name(v)).write_text("{not json")
+    assert "not checked against your Hermes 0.19.0 yet" in hmc("status", home=home).stdout
+    (remembered.folder() / remembered.INDEX).write_text(json.dumps({v.python: "../../etc/passwd"}))
+    assert remembered.load(v.python, "0.19.0") is None
+
+
+def test_doctor_when_hermes_cant_run_exits_2_in_one_line(home):
+    out = hmc("doctor", home=home)
+    assert out.returncode == 2
+    assert out.stdout.splitlines()[-1].startswith("can't check against your Hermes: the driver stopped (exit 1)")
+    data = json.loads(hmc("doctor", "--json", home=home).stdout)
+    assert data["status"] == "error" and data["version"] == "0.19.0"
+
+
+def test_doctor_with_nothing_installed(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    (tmp_path / "h" / "memories").mkdir(parents=True)
+    out = hmc("doctor", home=tmp_path / "h")
+    assert out.returncode == 2 and "can't find Hermes: no `hermes` command on PATH" in out.stdout
+
+
+def test_what_a_broken_hermes_prints_is_shown_literally_and_masked(home):
+    """The last line a crashing Hermes printed reaches the terminal as text: escapes made visible,
+    a secret masked (unless --reveal)."""
+    from tests.cli.test_hostile_cli_literal import key
+
+    secret = key("sk-proj-", 48)
+    py = home / "hermes-agent" / "venv" / "bin" / "python"
+    py.write_text(f"#!/bin/sh\nprintf '\\033]52;c;x\\007 token {secret}\\n' >&2\nexit 1\n")
+    out = hmc("doctor", home=home)
+    assert out.returncode == 2
+    assert "\x1b" not in out.stdout and "\x07" not in out.stdout and "␛]52;c;x␇" in out.stdout
+    assert secret not in out.stdout and "sk-" in out.stdout
+    assert secret in hmc("doctor", "--reveal", home=home).stdout
+    data = hmc("doctor", "--json", home=home).stdout
+    assert "\x1b" not in data and secret not in data
