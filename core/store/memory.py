@@ -14,7 +14,7 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ContextManager, Iterator, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, ContextManager, Iterator, Protocol, Sequence
 
 from core.store.atomic import (LockBusy, NotRegularFile, TooLarge, atomic_write, clean_orphans, flock_within,
                                open_lock, read_regular)
@@ -36,6 +36,9 @@ from core.hermes.memory import (  # noqa: F401  (re-exported: the store's vocabu
 )
 from core.hermes import memory as rules
 from core.hermes.release import NEWEST, Release
+
+if TYPE_CHECKING:  # pragma: no cover
+    from core.hermes.prompt_usage import UsageFigures
 
 LOCK_TIMEOUT = 10.0
 MAX_FILE_BYTES = 1 << 20  # ~450× the default limit; beyond it a store is shown as an error, never written
@@ -206,6 +209,14 @@ class MemoryStore:
     @property
     def last(self) -> Snapshot:
         return self._last if self._last is not None else self.read()
+
+    def figures(self, snap: Snapshot | None = None) -> "UsageFigures":
+        """The file's usage and the prompt label's (they differ when the release blocks an entry):
+        what the gauge line, `hmc memory list` and `hmc status` report (core.hermes.prompt_usage)."""
+        from core.hermes.prompt_usage import usage_figures
+
+        snap = self.last if snap is None else snap
+        return usage_figures(self.target, snap.entries, self.limit, self.release)
 
     def read(self) -> Snapshot:
         """Read the file as the release would (no lock). Never raises."""

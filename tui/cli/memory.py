@@ -102,7 +102,7 @@ def list_entries(args, ctx: CliContext, stores) -> int:
         data = [{
             "target": store.target, "file": str(store.path), "limit": store.limit, "chars": snap.usage,
             "label": usage_label(snap.usage, store.limit), "drift": snap.drift, "error": snap.error,
-            "untidy": list(snap.untidy), "total_entries": len(snap.entries),
+            "untidy": list(snap.untidy), "total_entries": len(snap.entries), **store.figures(snap).as_json(),
             "truncated": len(snap.entries) > MAX_LISTED,
             "entries": [{"index": i, "chars": len(e), "text": mask(e), "blocked_by_hermes": scanner.blocked_notice(e, store.name, store.release) is not None}
                         for i, e in enumerate(snap.entries[:MAX_LISTED])],
@@ -116,6 +116,9 @@ def list_entries(args, ctx: CliContext, stores) -> int:
         if snap.error:
             ctx.text(f"unreadable: {snap.error}", style="red")
             continue
+        note = store.figures(snap).note
+        if note:
+            ctx.text(f"note: {note}", style="dim")
         if snap.drift:
             ctx.text(f"drift: {snap.drift}", style="yellow")
         if not snap.entries:

@@ -24,6 +24,7 @@ def gather(curator) -> dict:
             "file": str(store.path), "entries": len(snap.entries), "chars": used, "limit": store.limit,
             "percent": percent(used, store.limit), "label": usage_label(used, store.limit),
             "drift": snap.drift, "untidy": list(snap.untidy), "error": snap.error, "enabled": store.enabled,
+            **store.figures(snap).as_json(),
         }
     out["pending"] = pending_summary(curator)
     out["state_db"] = db_summary(curator)
@@ -75,6 +76,8 @@ def run(args, ctx: CliContext) -> int:
         if not info["enabled"]:
             line += "  (disabled in config.yaml)"
         ctx.text(line)
+        if info["usage_note"] and info["enabled"]:
+            ctx.text(f"{'':<10} {info['usage_note']}", style="dim")
     pending = data["pending"]
     ctx.text(f"pending    {pending.get('count', 0)} staged write(s)"
              + (f" — {pending['error']}" if pending.get("error") else "")
