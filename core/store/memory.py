@@ -68,6 +68,7 @@ def plan(entries: Sequence[str], ops: Sequence[Op], limit: int, label: str = "Me
     return rules.plan(entries, ops, limit, label, release, **kw)
 
 
+STRAY_SEPARATOR = "§"  # a line that is only the sign, left inside an entry by a doubled separator
 LOOSE_SEPARATOR = re.compile(r"^[ \t]*§[ \t]*$", re.MULTILINE)
 
 
@@ -86,17 +87,25 @@ def untidy(raw: str, release: Release = NEWEST) -> tuple[str, ...]:
         found.append("a § line with spaces around it, which Hermes does not read as a separator "
                      "(the entries around it are one entry)")
     pieces = [p.strip() for p in text.split(DELIMITER) if p.strip()]
+    stray = [n for n, e in enumerate(parse(text), 1) if STRAY_SEPARATOR in e.split("\n")]
+    if stray:
+        which = f"entry {stray[0]}" if len(stray) == 1 else "entries " + ", ".join(map(str, stray))
+        found.append(f"a lone § line in {which} (two separators in a row), which Hermes reads as part of the "
+                     "entry: the agent sees what looks like an empty entry")
     if len(pieces) != len(set(pieces)):
         found.append("the same entry stored twice (Hermes reads it once)")
     return tuple(found)
 
 
 def tidy_entries(raw: str) -> list[str]:
-    """The entries a person meant: no BOM, LF, `§` lines with stray spaces as separators, once each."""
+    """The entries a person meant: no BOM, LF, `§` lines with stray spaces as separators, no lone
+    `§` line left inside an entry (a doubled separator), once each."""
     if raw.startswith(BOM):
         raw = raw[1:]
     text = raw.replace("\r\n", "\n").replace("\r", "\n")
-    return parse(LOOSE_SEPARATOR.sub("§", text))
+    entries = ("\n".join(line for line in e.split("\n") if line != STRAY_SEPARATOR).strip()
+               for e in parse(LOOSE_SEPARATOR.sub("§", text)))
+    return list(dict.fromkeys(e for e in entries if e))
 
 
 # ---------------------------------------------------------------------------------------------
