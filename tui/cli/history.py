@@ -7,7 +7,7 @@ from datetime import date, datetime
 
 from core import timefmt
 from core.store.memory import TARGETS, ScanRefused, StoreError
-from tui.cli.common import CliContext, CliError, Masker, add_reveal, literal, say, unreadable
+from tui.cli.common import CliContext, CliError, Masker, add_reveal, literal, plainly, say, unreadable
 
 
 def register(sub) -> None:
@@ -40,6 +40,11 @@ def register(sub) -> None:
                    help="write even if the security scan flags the text, or the rollback empties the file")
     add_reveal(p)
     p.set_defaults(run=run_rollback)
+
+
+GAP = ("A history gap is a point where the agent's recorded writes (state.db) and the files don't add up: "
+       "something changed a file that state.db doesn't record (a hand edit, another tool, a session since "
+       "deleted), so who wrote the entries around it is hmc's best guess.")
 
 
 def timeline(ctx: CliContext):
@@ -107,7 +112,8 @@ def run_log(args, ctx: CliContext) -> int:
     if args.json:
         ctx.json({"writes": [mask.obj(w.to_json()) for w in writes],
                   "skipped": tl.stats.get("skipped", {}), "ignored": tl.stats.get("ignored", {}),
-                  "divergences": [{"target": d.target, "write_id": d.write_id, "detail": mask(d.detail)}
+                  "divergences": [{"target": d.target, "write_id": d.write_id, "detail": mask(d.detail),
+                                   "detail_plain": mask(plainly(d.detail, curator.stores[d.target]))}
                                   for d in tl.divergences]})
         return 0
     if not writes:
@@ -125,10 +131,13 @@ def run_log(args, ctx: CliContext) -> int:
                                           else "see the note)"), style="dim")
         _change_lines(ctx, mask, w.changes)
         if w.note:
-            ctx.text("    note: ", literal(mask(w.note)), style="yellow")
+            ctx.text("    note: ", literal(mask(plainly(w.note, curator.stores[w.target]))), style="yellow")
     for d in tl.divergences:
-        ctx.text(f"divergence ({d.target}{', at ' + d.write_id if d.write_id else ''}): ", literal(mask(d.detail)),
+        where = curator.stores[d.target].name + (f", at {d.write_id}" if d.write_id else "")
+        ctx.text(f"history gap ({where}): ", literal(mask(plainly(d.detail, curator.stores[d.target]))),
                  style="yellow")
+    if tl.divergences:
+        ctx.text(GAP, style="dim")
     _warn(ctx, tl)
     return 0
 
@@ -177,7 +186,7 @@ def run_rollback(args, ctx: CliContext) -> int:
     except TimelineError as exc:
         raise CliError(f"refused: {exc}", 1) from None
     except StoreError as exc:
-        raise CliError(f"refused: {exc}", 2) from None
+        raise CliError(f"refused: {plainly(exc)}", 2) from None
     mask = Masker(args.reveal, [w.before, w.after])
     try:
         result = tl.rollback(args.write_id, force=args.force)
@@ -187,7 +196,7 @@ def run_rollback(args, ctx: CliContext) -> int:
         raise CliError(f"refused: {exc}", 1) from None
     except StoreError as exc:
         store = curator.stores[w.target]
-        raise CliError(f"refused: {exc}", 2 if store.read().error else 1) from None
+        raise CliError(f"refused: {plainly(exc, store)}", 2 if store.read().error else 1) from None
     ctx.text(f"rolled back {w.id} ({w.action}, {when(w.timestamp)}, {who(w)}):")
     undo = [(new, old) for old, new in w.changes]
     _change_lines(ctx, mask, undo, indent="  ")

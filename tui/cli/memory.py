@@ -4,7 +4,7 @@ block the release injects into the system prompt."""
 from __future__ import annotations
 
 from core.store.memory import TARGETS, Op, ScanRefused, StoreError, usage, usage_label
-from tui.cli.common import CliContext, CliError, Masker, add_reveal, literal, say, unreadable, visible
+from tui.cli.common import CliContext, CliError, Masker, add_reveal, literal, plainly, say, unreadable, visible
 
 
 def register(sub) -> None:
@@ -77,12 +77,13 @@ def run(args, ctx: CliContext) -> int:
     try:
         result = store.apply([op], force=getattr(args, "force", False))
     except ScanRefused as exc:
-        raise CliError(f"refused: {exc} (pass --force to write it anyway)", 1) from None
+        raise CliError(f"refused: {plainly(exc, store)} (pass --force to write it anyway)", 1) from None
     except StoreError as exc:  # an unreadable store is bad input (2); any other refusal is 1
-        raise CliError(f"refused: {exc}", 2 if store.read().error else 1) from None
+        code = 2 if store.read().error else 1
+        raise CliError(f"refused: {plainly(exc, store)}", code) from None
     mask = Masker(args.reveal, (result.before, [getattr(args, k, None) for k in ("content", "old", "new")]))
     for message in result.messages:
-        ctx.text(mask(message))
+        ctx.text(mask(plainly(message, store)))
     ctx.text(f"{store.name}: {result.label}, {len(result.after)} entries")
     return 0
 

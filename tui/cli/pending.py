@@ -10,7 +10,7 @@ from core import timefmt
 from core.pending.config_edit import read_write_approval
 from core.store.memory import TARGETS
 from core.pending.queue import ApproveRefused, Inspection, PendingError, inline_diff
-from tui.cli.common import CliContext, CliError, Masker, add_reveal, literal, os_error_text, set_approval
+from tui.cli.common import CliContext, CliError, Masker, add_reveal, literal, os_error_text, plainly, set_approval
 
 
 def register(sub) -> None:
@@ -130,6 +130,7 @@ def record_json(queue, ins: Inspection, duplicates: dict[str, str], reveal: bool
         "id": r.id, "file": r.file, "created_at": r.created_at, "age": queue.age(r), "origin": r.origin,
         "auto": r.auto, "target": r.target, "action": r.action, "summary": masked(r.title, ins, reveal),
         "can_apply": ins.can_apply, "reason": masked(ins.reason or "", ins, reveal) or None,
+        "reason_plain": masked(plain_reason(queue, ins), ins, reveal) or None,
         "reason_kind": ins.reason_kind, "scanner_hit": ins.scanner_hit, "never_applies": ins.never_applies,
         "forcible": ins.forcible, "already_in_memory": ins.already_in_memory, "pinned": not r.unpinned,
         "group": ins.group, "duplicate_of": duplicates.get(r.id), "broken": r.broken,
@@ -259,7 +260,7 @@ def cmd_list(args, ctx: CliContext, curator, queue) -> int:
         if not r.broken:
             ctx.print(Text("    ") + literal(masked(r.title, ins, args.reveal)))
         if ins.reason and not ins.can_apply:
-            ctx.print(Text("    ") + literal(masked(ins.reason, ins, args.reveal), "dim"))
+            ctx.print(Text("    ") + literal(masked(plain_reason(queue, ins), ins, args.reveal), "dim"))
     bad = sum(1 for i in inspections if not i.can_apply)
     never = sum(1 for i in inspections if i.never_applies)
     if bad:
@@ -341,7 +342,7 @@ def show(ctx: CliContext, queue, ins: Inspection, dups: dict[str, str], reveal: 
     else:
         line = Text("✗ can't apply: " if not ins.forcible else "⚠ needs confirmation: ",
                     style="bold red" if not ins.forcible else "bold yellow")
-        line.append_text(literal(masked(ins.reason or "", ins, reveal)))
+        line.append_text(literal(masked(plain_reason(queue, ins), ins, reveal)))
         if ins.scanner_hit and not ins.forcible:
             line.append(" (the security scan also flags the new text)")
         if not ins.forcible:
@@ -410,13 +411,15 @@ def cmd_approve(args, ctx: CliContext, curator, queue) -> int:
     if every:
         report = queue.approve_all()
         done, failed = list(report.done), [(f.id, f.kind, cli_reason(f.reason, f.kind)) for f in report.failed]
+        plain = {f.id: cli_reason(plain_failure(curator, queue, f.id, f.reason), f.kind) for f in report.failed}
     else:
-        done, failed = [], []
+        done, failed, plain = [], [], {}
         for rid in args.ids:
             try:
                 done.append(queue.approve(rid, edited=args.text, target=args.target, force=args.force))
             except ApproveRefused as exc:
                 failed.append((exc.id, exc.kind, cli_reason(str(exc), exc.kind, by_id=True)))
+                plain[exc.id] = cli_reason(plain_failure(curator, queue, exc.id, str(exc)), exc.kind, by_id=True)
             except PendingError as exc:
                 if len(args.ids) == 1:
                     raise
@@ -430,7 +433,8 @@ def cmd_approve(args, ctx: CliContext, curator, queue) -> int:
                           "label": a.result.label, "messages": [mask(m) for m in a.result.messages],
                           "warnings": [mask(w) for w in a.warnings]}
                          for a in done],
-            "failed": [{"id": i, "reason_kind": k, "reason": m} for i, k, m in failed],
+            "failed": [{"id": i, "reason_kind": k, "reason": m, "reason_plain": mask(plain.get(i, m))}
+                       for i, k, m in failed],
         })
     else:
         for a in done:
@@ -444,13 +448,32 @@ def cmd_approve(args, ctx: CliContext, curator, queue) -> int:
         for rid, _kind, message in failed:
             line = Text("kept ", style="bold red") + literal(rid, "bold red")  # a file name, in `approve all`
             line.append(": ")
-            line.append_text(literal(message))
+            line.append_text(literal(mask(plain.get(rid, message))))
             ctx.print(line)
         if every and not done and not failed:
             ctx.text("Nothing waits for approval.", style="dim")
     if failed and any(k == "unknown" for _, k, _ in failed) and not done:
         return 2
     return 1 if failed else 0
+
+
+def plain_reason(queue, ins: Inspection) -> str:
+    """Why a record can't apply, said for a person (the release's words stay in `reason`)."""
+    from core.hermes.wording import for_person
+
+    if not ins.reason:
+        return ""
+    return for_person(ins.reason, ins.file or "the file", len(ins.before) if ins.file else None,
+                      see="hmc memory list")
+
+
+def plain_failure(curator, queue, rid: str, message: str) -> str:
+    """An approval's refusal for a person, about the record's store when it can be told."""
+    try:
+        target = queue.get(rid).target
+    except Exception:  # a broken or vanished record: no store to name
+        target = None
+    return plainly(message, curator.stores.get(target) if target else None)
 
 
 def cli_reason(message: str, kind: str, by_id: bool = False) -> str:
