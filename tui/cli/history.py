@@ -4,6 +4,7 @@ memory tool calls), hmc's journal and Hermes's snapshots (core.timeline)."""
 from __future__ import annotations
 
 from datetime import date, datetime
+from typing import NoReturn
 
 from core import timefmt
 from core.store.memory import TARGETS, ScanRefused, StoreError
@@ -38,6 +39,7 @@ def register(sub) -> None:
     p.add_argument("write_id", metavar="WRITE_ID", help="the write's id from `hmc log` (m…: agent, h…: hmc)")
     p.add_argument("--force", action="store_true",
                    help="write even if the security scan flags the text, or the rollback empties the file")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
     add_reveal(p)
     p.set_defaults(run=run_rollback)
 
@@ -175,6 +177,17 @@ def run_blame(args, ctx: CliContext) -> int:
     return 0
 
 
+def _rollback_refused(args, ctx: CliContext, kind: str, exc: Exception, code: int, store=None, hint: str = "",
+                      mask: Masker | None = None) -> NoReturn:
+    """A refused rollback: one line on stderr; with --json also `{"rolled_back": null, "refused": …}`."""
+    plain = plainly(exc, store) + hint
+    if args.json:
+        mask = mask or Masker(args.reveal)
+        ctx.json({"write_id": args.write_id, "rolled_back": None,
+                  "refused": {"kind": kind, "reason": mask(str(exc)), "reason_plain": mask(plain), "exit": code}})
+    raise CliError(f"refused: {plain}", code)
+
+
 def run_rollback(args, ctx: CliContext) -> int:
     from core.timeline import RollbackConflict, TimelineError
 
@@ -182,23 +195,30 @@ def run_rollback(args, ctx: CliContext) -> int:
     try:
         w, _ = tl.rollback_plan(args.write_id)
     except RollbackConflict as exc:
-        raise CliError(f"refused: {exc}", 1) from None
+        _rollback_refused(args, ctx, "conflict", exc, 1)
     except TimelineError as exc:
-        raise CliError(f"refused: {exc}", 1) from None
+        _rollback_refused(args, ctx, "refused", exc, 1)
     except StoreError as exc:
-        raise CliError(f"refused: {plainly(exc)}", 2) from None
+        _rollback_refused(args, ctx, "unreadable", exc, 2)
     mask = Masker(args.reveal, [w.before, w.after])
+    store = curator.stores[w.target]
     try:
         result = tl.rollback(args.write_id, force=args.force)
     except ScanRefused as exc:
-        raise CliError(f"refused: {exc} (pass --force to write it anyway)", 1) from None
+        _rollback_refused(args, ctx, "scanner", exc, 1, store, " (pass --force to write it anyway)", mask)
     except (RollbackConflict, TimelineError) as exc:
-        raise CliError(f"refused: {exc}", 1) from None
+        _rollback_refused(args, ctx, "conflict", exc, 1, store, mask=mask)
     except StoreError as exc:
-        store = curator.stores[w.target]
-        raise CliError(f"refused: {plainly(exc, store)}", 2 if store.read().error else 1) from None
-    ctx.text(f"rolled back {w.id} ({w.action}, {when(w.timestamp)}, {who(w)}):")
+        code = 2 if store.read().error else 1
+        _rollback_refused(args, ctx, "unreadable" if code == 2 else "refused", exc, code, store, mask=mask)
     undo = [(new, old) for old, new in w.changes]
+    if args.json:
+        ctx.json({"write_id": w.id, "rolled_back": mask.obj(w.to_json()),
+                  "changes": [{"before": mask(b) if b is not None else None, "after": mask(a) if a is not None else None}
+                              for b, a in undo],
+                  "target": w.target, "label": result.label, "total_entries": len(result.after), "refused": None})
+        return 0
+    ctx.text(f"rolled back {w.id} ({w.action}, {when(w.timestamp)}, {who(w)}):")
     _change_lines(ctx, mask, undo, indent="  ")
     ctx.text(f"{curator.stores[w.target].name}: {result.label}, {len(result.after)} entries "
              "(hmc's undo can undo this rollback)")

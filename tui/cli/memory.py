@@ -3,6 +3,8 @@ block the release injects into the system prompt."""
 
 from __future__ import annotations
 
+from typing import NoReturn
+
 from core.store.memory import TARGETS, Op, ScanRefused, StoreError, usage, usage_label
 from tui.cli.common import CliContext, CliError, Masker, add_reveal, literal, plainly, say, unreadable, visible
 
@@ -54,6 +56,7 @@ def register(sub) -> None:
                    help="the exact bytes, secrets and control characters included (for files and diffs)")
     for name in ("add", "replace", "patch", "remove", "prompt"):
         add_reveal(ops.choices[name])  # their messages quote entries ("Entry replaced (was '…')")
+        ops.choices[name].add_argument("--json", action="store_true", help="machine-readable output")
     for q in ops.choices.values():
         q.set_defaults(run=run)
 
@@ -74,18 +77,43 @@ def run(args, ctx: CliContext) -> int:
         "patch": lambda: Op("patch", content=args.new, old_text=args.old),
         "remove": lambda: Op("remove", old_text=args.old),
     }[args.op]()
+    typed = [getattr(args, k, None) for k in ("content", "old", "new")]
     try:
         result = store.apply([op], force=getattr(args, "force", False))
     except ScanRefused as exc:
-        raise CliError(f"refused: {plainly(exc, store)} (pass --force to write it anyway)", 1) from None
+        refused(args, ctx, store, exc, "scanner", 1, " (pass --force to write it anyway)", typed)
     except StoreError as exc:  # an unreadable store is bad input (2); any other refusal is 1
-        code = 2 if store.read().error else 1
-        raise CliError(f"refused: {plainly(exc, store)}", code) from None
-    mask = Masker(args.reveal, (result.before, [getattr(args, k, None) for k in ("content", "old", "new")]))
+        refused(args, ctx, store, exc, "refused", 2 if store.read().error else 1, "", typed)
+    mask = Masker(args.reveal, (result.before, typed))
+    if args.json:
+        ctx.json({"target": store.target, "file": str(store.path), "action": args.op, "changed": result.changed,
+                   "messages": [mask(m) for m in result.messages],
+                   "messages_plain": [mask(plainly(m, store)) for m in result.messages],
+                   "label": result.label, "chars": usage(result.after), "limit": store.limit,
+                   "total_entries": len(result.after), "added": [mask(e) for e in result.added],
+                   "removed": [mask(e) for e in result.removed], "refused": None})
+        return 0
     for message in result.messages:
         ctx.text(mask(plainly(message, store)))
     ctx.text(f"{store.name}: {result.label}, {len(result.after)} entries")
     return 0
+
+
+def refused(args, ctx: CliContext, store, exc: Exception, fallback: str, code: int, hint: str, typed) -> NoReturn:
+    """A refused write: the person's sentence on stderr (exit 1, or 2 for an unreadable store); with
+    --json also a JSON object on stdout keeping the release's words (`reason`) beside it."""
+    from core.hermes.wording import explain
+    from core.store.memory import DriftError
+
+    snap = store.last
+    said = explain(str(exc), store.name, None if snap.error else len(snap.entries), see="hmc memory list")
+    if args.json:
+        mask = Masker(args.reveal, (snap.entries, typed))
+        kind = said.kind or ("drift" if isinstance(exc, DriftError) else getattr(exc, "kind", None) or fallback)
+        ctx.json({"target": store.target, "file": str(store.path), "action": args.op, "changed": False,
+                  "refused": {"kind": kind.replace("_", "-"), "reason": mask(str(exc)),
+                              "reason_plain": mask(said.text + hint), "exit": code}})
+    raise CliError(f"refused: {said.text}{hint}", code)
 
 
 MAX_LISTED = 2_000  # entries printed per file: a store this long is far past any limit already
@@ -181,6 +209,8 @@ def prompt(args, ctx: CliContext, curator) -> int:
 
     from core.store.memory import prompt_block
 
+    if args.json:
+        return prompt_json(args, ctx, curator)
     if args.raw and sys.stdout.isatty():
         raise CliError("--raw prints the exact bytes, escape sequences and secrets included: redirect it "
                        "to a file or a pipe (without --raw the block is shown safely)")
@@ -203,6 +233,33 @@ def prompt(args, ctx: CliContext, curator) -> int:
         else:
             mask = Masker(args.reveal)
             sys.stdout.write(visible(mask(text)) + "\n")
+    for problem in problems:
+        say(problem)
+    return 2 if problems else 0
+
+
+def prompt_json(args, ctx: CliContext, curator) -> int:
+    """`memory prompt --json`: each store's block with both usage figures; `text` is what the agent
+    gets (both blocks joined). Secrets masked unless --reveal (or --raw); exit 2 as without --json."""
+    from core.store.memory import prompt_block
+
+    targets = [args.target] if args.target else [t for t in TARGETS if curator.stores[t].enabled]
+    mask = Masker(args.reveal or args.raw)
+    blocks, problems = [], []
+    for target in targets:
+        store = curator.stores[target]
+        snap = store.read()
+        if snap.error:
+            problems.append(f"{snap.error}: Hermes injects nothing for it")
+            continue
+        block = prompt_block(target, list(snap.entries), store.limit, store.release)
+        figures = store.figures(snap)
+        blocks.append({"target": target, "file": str(store.path), "enabled": store.enabled, "block": mask(block),
+                       "limit": store.limit, "chars": figures.file_chars, "label": figures.file_label,
+                       **figures.as_json()})
+    text = "\n\n".join(b["block"].strip() for b in blocks if b["block"].strip())
+    ctx.json({"hermes": curator.hermes.release.name, "blocks": blocks,
+              "text": text if len(targets) > 1 else (blocks[0]["block"] if blocks else ""), "problems": problems})
     for problem in problems:
         say(problem)
     return 2 if problems else 0

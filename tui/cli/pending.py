@@ -15,9 +15,11 @@ from tui.cli.common import CliContext, CliError, Masker, add_reveal, literal, os
 
 def register(sub) -> None:
     p = sub.add_parser(
-        "pending", help="staged memory writes: list, show, approve, reject",
-        description="The writes Hermes staged for approval (pending/memory/). Approving replays each one "
-        "through the same checks Hermes uses (lock, drift, limit, security scan); a failure keeps the record.",
+        "pending", help="staged memory and skill writes: list, show, approve, reject (--subsystem skills)",
+        description="The writes Hermes staged for approval: memory writes (pending/memory/, the default) and "
+        "skill writes (pending/skills/, with --subsystem skills; `list --subsystem all` shows both). Approving "
+        "replays each one through the same checks Hermes uses (lock, drift, limit, security scan); a failure "
+        "keeps the record.",
     )
     ops = p.add_subparsers(dest="op", metavar="OP", required=True)
     q = ops.add_parser("list", help="staged writes, oldest first, each with whether it can still apply")
@@ -52,6 +54,7 @@ def register(sub) -> None:
     q = ops.add_parser("approval", help="show or set memory.write_approval (skills.write_approval with --subsystem skills) in "
                        "config.yaml (only that line changes)")
     q.add_argument("state", nargs="?", choices=("on", "off"), help="turn write approval on or off")
+    q.add_argument("--json", action="store_true", help="machine-readable output")
     for name, q in ops.choices.items():
         q.add_argument("--subsystem", choices=SUBSYSTEMS if name == "list" else SUBSYSTEMS[:2], default="memory",
                        help="which queue: memory (pending/memory/, the default) or skills (pending/skills/)"
@@ -65,6 +68,8 @@ SUBSYSTEMS = ("memory", "skills", "all")
 def run(args, ctx: CliContext) -> int:
     curator = ctx.curator()
     subsystem = getattr(args, "subsystem", "memory")
+    if args.op == "approval" and args.json:
+        return approval_json(args, ctx, curator)
     if subsystem == "skills":
         return run_skills(args, ctx, curator)
     if subsystem == "all":
@@ -523,6 +528,25 @@ def cmd_reject(args, ctx: CliContext, curator, queue) -> int:
             ctx.text("(hmc keeps a copy of each rejected record; `u` in pending mode brings the last one back)",
                      style="dim")
     return 1 if failed else 0
+
+
+def approval_json(args, ctx: CliContext, curator) -> int:
+    """`pending approval [on|off] --json` for either queue: the state, and what a change did."""
+    from core.pending.config_edit import ConfigEditError, set_write_approval
+
+    path = curator.home.config_path
+    out: dict[str, Any] = {"subsystem": args.subsystem, "config": str(path)}
+    if args.state is None:
+        on = read_write_approval(path) if args.subsystem == "memory" else curator.pending_skills.write_approval()
+        ctx.json({**out, "write_approval": on, "changed": False})
+        return 0
+    try:
+        edit = set_write_approval(path, args.state == "on", args.subsystem)
+    except ConfigEditError as exc:
+        raise CliError(str(exc), 2) from None
+    ctx.json({**out, "write_approval": edit.after, "changed": edit.changed, "created": edit.created,
+              "line": edit.line})
+    return 0
 
 
 def cmd_approval(args, ctx: CliContext, curator, queue) -> int:

@@ -32,12 +32,21 @@ def gather(curator) -> dict:
 
 
 def pending_summary(curator) -> dict:
+    """Both queues: `count` (and `error`) are pending/memory's, `skills` is pending/skills/'s, `total` both."""
     from core.pending.queue import PendingError
+    from core.pending.skills import SkillPendingError
 
     try:
-        return {"count": curator.pending.count()}
+        out = {"count": curator.pending.count()}
     except PendingError as exc:  # an unreadable pending folder
-        return {"count": 0, "error": str(exc)}
+        out = {"count": 0, "error": str(exc)}
+    skills = curator.pending_skills
+    try:
+        out["skills"] = {"count": skills.count(), "write_approval": skills.write_approval()}
+    except (SkillPendingError, OSError) as exc:
+        out["skills"] = {"count": 0, "write_approval": False, "error": str(exc)}
+    out["total"] = out["count"] + out["skills"]["count"]
+    return out
 
 
 def db_summary(curator) -> dict:
@@ -78,10 +87,12 @@ def run(args, ctx: CliContext) -> int:
         ctx.text(line)
         if info["usage_note"] and info["enabled"]:
             ctx.text(f"{'':<10} {info['usage_note']}", style="dim")
-    pending = data["pending"]
-    ctx.text(f"pending    {pending.get('count', 0)} staged write(s)"
+    pending, skills = data["pending"], data["pending"]["skills"]
+    ctx.text(f"pending    {pending['total']} staged write(s): {pending['count']} memory · {skills['count']} skill"
              + (f" — {pending['error']}" if pending.get("error") else "")
-             + f"  (write approval {'on' if data['write_approval'] else 'off'})")
+             + (f" — {skills['error']}" if skills.get("error") else "")
+             + f"  (write approval: memory {'on' if data['write_approval'] else 'off'}, "
+               f"skills {'on' if skills['write_approval'] else 'off'})")
     db = data["state_db"]
     if not db.get("exists"):
         ctx.text("state.db   not found")
