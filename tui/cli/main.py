@@ -20,6 +20,7 @@ COMMAND_MODULES = {
     "review": ("review",),
     "undo": ("undo",),
     "history": ("log", "blame", "rollback"),
+    "config": ("config",),
 }
 
 
