@@ -22,6 +22,8 @@ def register(sub) -> None:
     p.add_argument("--source", metavar="S", help="only writes by agent, hmc or unknown, or from one session "
                    "source (cli, telegram…)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--chart", action="store_true", help="how each store filled up: a bar per week against its "
+                   "limit, with the sessions that grew it most (--json: the series)")
     add_reveal(p)
     p.set_defaults(run=run_log)
     p = sub.add_parser("blame", help="each current entry with the write that produced it",
@@ -109,6 +111,10 @@ def run_log(args, ctx: CliContext) -> int:
     curator, tl = timeline(ctx)
     today = ctx.today or date.today()
     since, until = _day(args.since, today, "--since"), _day(args.until, today, "--until")
+    if args.chart:
+        from tui.cli import chart
+
+        return chart.run(args, ctx, curator, tl, since, until)
     writes = tl.log(args.target, since, until, args.source)
     mask = Masker(args.reveal)
     if args.json:
