@@ -144,31 +144,35 @@ RULES: tuple[tuple[str, re.Pattern, _R], ...] = (
                             r"(?P<v>\S+) refuses to approve it.*$", _DOT),
      lambda m, s: f"An older Hermes staged this without saying which entry it meant, so Hermes {m['v']} won't "
                   "approve it. Stage it again, or approve your own version of it (pinned to the entry you see)."),
-    ("empty", re.compile(r"(?:Content cannot be empty\.|Content is required for 'add' action\.|"
+    ("empty", re.compile(r"(?:Content cannot be empty\.|[Cc]ontent is required for 'add' action\.|"
                          r"content is required\.)$"),
      lambda m, s: "The new entry is empty: there is nothing to add."),
     ("empty", re.compile(r"(?:new_content cannot be empty\. Use 'remove' to delete entries\.|content is required "
-                         r"(?:\(use action='remove' to delete\)\.|— set this operation object's own 'content' to "
-                         r"the COMPLETE new entry.*))$", _DOT),
+                         r"(?:\(use action='remove' to delete\)\.|for 'replace' action\.|— set this operation "
+                         r"object's own 'content' to the COMPLETE new entry.*))$", _DOT),
      lambda m, s: "The new text is empty. To delete the entry, remove it instead."),
     ("empty", re.compile(r"(?:new_text cannot be empty\.|content \(the new text for the old_text span\) is required "
                          r"for 'patch' action\.|content is required — set this operation object's own 'content' "
                          r"to the new text for the old_text span\.).*$", _DOT),
      lambda m, s: "The new text for the span is empty. To drop words inside an entry, patch a longer span "
                   "that contains them; removing deletes the whole entry."),
-    ("empty", re.compile(r"(?:old_text cannot be empty\.|old_text is required\.|'(?:remove|patch)' needs old_text "
-                         r"-- .*)$", _DOT),
+    ("empty", re.compile(r"(?:old_text cannot be empty\.|old_text is required(?: for '\w+' action)?\.|"
+                         r"'(?:remove|replace|patch)' needs old_text -- .*)$", _DOT),
      lambda m, s: "Say which entry: the text to look for is empty."),
     ("empty", re.compile(r"(?:operations list is empty\.|Missing required parameter: provide 'action'.*)$", _DOT),
      lambda m, s: "There is no change to make: the write holds no operation."),
     ("unknown", re.compile(r"'replace' is not available; use 'patch'\..*$", _DOT),
      lambda m, s: "This Hermes has no whole-entry replace for the agent: it patches a span of an entry instead."),
-    ("unknown", re.compile(r"(?:Unknown (?:staged )?action '(?P<a>[^']*)'\.(?: Use: .*)?|unknown action\. Use .*)$",
-                           _DOT),
+    ("unknown", re.compile(r"(?:Unknown (?:staged )?action '(?P<a>[^']*)'(?:\.(?: Use: .*)?)?|unknown action\. "
+                           r"Use .*)$", _DOT),
      lambda m, s: (f"'{m['a']}' is not" if m["a"] is not None else "That is not")
                   + " an operation Hermes knows (add, replace, patch or remove)."),
+    ("unknown", re.compile(r"Invalid (?:memory )?target '(?P<t>[^']*)'\. Use 'memory' or 'user'\.$", _DOT),
+     lambda m, s: f"'{m['t']}' is not a store: the stores are memory (MEMORY.md) and user (USER.md)."),
     ("disabled", re.compile(r"Built-in (?P<file>\S+) writes are disabled in memory config\.$"),
      lambda m, s: f"Writes to {m['file']} are turned off in config.yaml (memory_enabled / user_profile_enabled)."),
+    ("disabled", re.compile(r"Memory is not available\. It may be disabled in config or this environment\.$"),
+     lambda m, s: "Hermes's memory is off here (disabled in config.yaml, or not available in this environment)."),
     ("already", re.compile(r"Entry already exists \(no duplicate added\)\.$"),
      lambda m, s: f"Already in {s.file}: nothing was added."),
 )

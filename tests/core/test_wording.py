@@ -144,3 +144,21 @@ def test_the_listing_without_a_count_or_command():
 def test_quoted_text_is_kept_as_given_quotes_and_newlines_included():
     old = "it's\nmulti-line '§'."
     assert f"'{old}'" in for_person(f"No entry matched '{old}'.")
+
+
+@pytest.mark.parametrize("message,kind,start", [
+    ("Content is required for 'add' action.", "empty", "The new entry is empty"),
+    ("content is required for 'replace' action.", "empty", "The new text is empty"),
+    ("old_text is required for 'replace' action.", "empty", "Say which entry"),
+    ("'replace' needs old_text -- a short unique substring of the entry to replace. None was provided. "
+     "Reissue the replace with old_text set to part of one of the current_entries below.", "empty", "Say which entry"),
+    ("Invalid target 'x'. Use 'memory' or 'user'.", "unknown", "'x' is not a store"),
+    ("Invalid memory target 'x'. Use 'memory' or 'user'.", "unknown", "'x' is not a store"),
+    ("Unknown action 'None'", "unknown", "'None' is not an operation"),
+    ("Memory is not available. It may be disabled in config or this environment.", "disabled", "Hermes's memory is off"),
+])
+def test_the_tool_level_texts_of_the_releases(message, kind, start):
+    """Texts the releases' memory_tool returns before the store is touched (checked against the
+    releases in tests/conformance/test_wording.py)."""
+    got, text = said(message)
+    assert got == kind and text.startswith(start)
