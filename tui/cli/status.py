@@ -104,13 +104,14 @@ def run(args, ctx: CliContext) -> int:
 
 
 def exit_code(data: dict) -> int:
-    """2 when a store or the pending folder can't be read (unreadable input), with the reason on
+    """2 when a store or a pending folder (memory or skills) can't be read (unreadable input), with the reason on
     stderr; drift and a damaged state.db are reported, not failures."""
     from tui.cli.common import say
 
     problems = [info["error"] for info in data["targets"].values() if info["error"]]
-    if data["pending"].get("error"):
-        problems.append(data["pending"]["error"])
+    for queue in (data["pending"], data["pending"]["skills"]):
+        if queue.get("error"):
+            problems.append(queue["error"])
     if problems:
         say("; ".join(problems))
         return 2
