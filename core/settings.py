@@ -29,6 +29,7 @@ import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from core.store.atomic import NotRegularFile, TooLarge, atomic_write, read_regular
 
@@ -407,16 +408,23 @@ def _locate(key: str) -> tuple[str | None, str]:
     raise SettingsError(f"unknown setting {_repr(key)} (settings: {known})")
 
 
-def set_setting(key: str, value: str, path: Path | None = None) -> SettingRow:
+def set_setting(key: str, value: str, path: Path | None = None,
+                check: "Callable[[str, str], str | None] | None" = None) -> SettingRow:
     """Set one setting in config.toml, validated exactly as loading validates it (the new file is
     parsed by `parse`; a problem it names for this key refuses the change), written atomically;
     every other line, comment and table is kept. Raises SettingsError (one line) and writes nothing
-    on any problem: an unknown key, a bad value, a file that can't be read, parsed or written."""
+    on any problem: an unknown key, a bad value, a file that can't be read, parsed or written.
+
+    `check(key, value)` is the interface's own check of what core can't know (a theme's name, a
+    binding id), as the app checks them when it loads the file: a sentence refuses the change."""
     import tomllib
 
     path = settings_path() if path is None else path
     table, name = _locate(key)
     what = f"{key} was not set"
+    problem = check(key, value) if check is not None else None
+    if problem:
+        raise SettingsError(f"{problem} ({what})")
     data, text = _read_text(path, key)
     try:
         before = tomllib.loads(text)

@@ -64,3 +64,22 @@ def test_config_set_refuses_to_rewrite_a_file_that_does_not_parse():
         f.write("theme = [\n")
     result = hmc("config", "set", "theme", "nord", today=None)
     assert result.returncode == 2 and "not valid TOML" in result.stderr
+
+
+def test_config_set_checks_theme_names_and_binding_ids_as_the_app_does():
+    assert hmc("config", "set", "theme", "nord", today=None).returncode == 0
+    bad = hmc("config", "set", "theme", "no-such-theme", today=None)
+    assert bad.returncode == 2 and "there is no theme named 'no-such-theme'" in bad.stderr
+    assert hmc("config", "set", "keys.pending.approve_all", "ctrl+a", today=None).returncode == 0
+    typo = hmc("config", "set", "keys.pending.aprove_all", "ctrl+a", today=None)
+    assert typo.returncode == 2 and "is not a binding id" in typo.stderr
+    with open(config_file(), encoding="utf-8") as f:
+        assert f.read() == 'theme = "nord"\n\n[keys]\n"pending.approve_all" = "ctrl+a"\n'
+
+
+def test_config_lists_an_unknown_theme_or_binding_id_as_a_problem():
+    os.makedirs(os.path.dirname(config_file()))
+    with open(config_file(), "w", encoding="utf-8") as f:
+        f.write('theme = "zzz"\n[keys]\n"x.y" = "a"\n')
+    problems = json.loads(hmc("config", "--json", today=None).stdout)["problems"]
+    assert any("no theme named 'zzz'" in p for p in problems) and any("'x.y' is not a binding id" in p for p in problems)
