@@ -12,6 +12,12 @@ def config_file():
     return os.path.join(os.environ["XDG_CONFIG_HOME"], "hmc", "config.toml")
 
 
+def write_config(text: str) -> None:
+    os.makedirs(os.path.dirname(config_file()))
+    with open(config_file(), "w", encoding="utf-8") as f:
+        f.write(text)
+
+
 def test_config_lists_defaults_without_a_file_or_a_hermes_home():
     result = hmc("config", today=None)
     assert result.returncode == 0, result.stderr
@@ -36,9 +42,7 @@ def test_config_set_then_list_shows_the_value_and_its_source():
 
 
 def test_config_set_refuses_a_bad_key_or_value_with_exit_2_and_one_line():
-    os.makedirs(os.path.dirname(config_file()))
-    with open(config_file(), "w", encoding="utf-8") as f:
-        f.write("# mine\npoll_interval = 1\n")
+    write_config("# mine\npoll_interval = 1\n")
     for args in (("poll_interval", "0"), ("colour", "red"), ("review.old_days", "soon"), ("keys.memory.add", "")):
         result = hmc("config", "set", *args, today=None)
         assert result.returncode == 2 and len(result.stderr.strip().splitlines()) == 1, (args, result.stderr)
@@ -48,9 +52,7 @@ def test_config_set_refuses_a_bad_key_or_value_with_exit_2_and_one_line():
 
 
 def test_config_lists_the_problems_of_a_bad_file():
-    os.makedirs(os.path.dirname(config_file()))
-    with open(config_file(), "w", encoding="utf-8") as f:
-        f.write("poll_interval = 999\nfrobnicate = 1\n")
+    write_config("poll_interval = 999\nfrobnicate = 1\n")
     result = hmc("config", today=None)
     assert result.returncode == 0 and "problem:" in result.stdout and "frobnicate" in result.stdout
     data = json.loads(hmc("config", "--json", today=None).stdout)
@@ -59,9 +61,7 @@ def test_config_lists_the_problems_of_a_bad_file():
 
 
 def test_config_set_refuses_to_rewrite_a_file_that_does_not_parse():
-    os.makedirs(os.path.dirname(config_file()))
-    with open(config_file(), "w", encoding="utf-8") as f:
-        f.write("theme = [\n")
+    write_config("theme = [\n")
     result = hmc("config", "set", "theme", "nord", today=None)
     assert result.returncode == 2 and "not valid TOML" in result.stderr
 
@@ -78,8 +78,6 @@ def test_config_set_checks_theme_names_and_binding_ids_as_the_app_does():
 
 
 def test_config_lists_an_unknown_theme_or_binding_id_as_a_problem():
-    os.makedirs(os.path.dirname(config_file()))
-    with open(config_file(), "w", encoding="utf-8") as f:
-        f.write('theme = "zzz"\n[keys]\n"x.y" = "a"\n')
+    write_config('theme = "zzz"\n[keys]\n"x.y" = "a"\n')
     problems = json.loads(hmc("config", "--json", today=None).stdout)["problems"]
     assert any("no theme named 'zzz'" in p for p in problems) and any("'x.y' is not a binding id" in p for p in problems)
