@@ -28,6 +28,13 @@ from dataclasses import dataclass
 from typing import Callable
 
 _SCAN_PREFIX = "Hermes's own scan refuses it: "
+# Words hmc puts before a release's message (the pending verdict, the history's replay note), and
+# what a person reads instead.
+_PREFIXES = (
+    (_SCAN_PREFIX, _SCAN_PREFIX),
+    ("the release reported success, but replayed on the store as hmc rebuilt it the call fails: ",
+     "Hermes applied this call, but it fails on the file as hmc rebuilt it: "),
+)
 BATCH_TAIL = " No operations were applied (batch is all-or-nothing)."
 _OPERATION = re.compile(r"^Operation (?P<n>\d+) \((?P<action>[^)]*)\): ")
 
@@ -92,7 +99,7 @@ _R = Callable[[re.Match, _Say], str]
 _DOT = re.DOTALL
 
 # (kind, pattern, the sentence). Patterns match the releases' texts from their start to the end of
-# the message (a prefix such as "Hermes's own scan refuses it: " is kept as it is).
+# the message (after a known prefix of hmc's, _PREFIXES, and a batch's "Operation N (…): ").
 RULES: tuple[tuple[str, re.Pattern, _R], ...] = (
     ("no-match", re.compile(r"[Nn]o entry matched '(?P<old>.*)'\.(?:\s.*)?$", _DOT), _no_match),
     ("ambiguous", re.compile(r"(?:Multiple entries matched '(?P<old>.*)'\. Be more specific\.|"
@@ -208,18 +215,21 @@ def explain(message: str, file_name: str = "MEMORY.md", entries: int | None = No
         text = text[: -len(BATCH_TAIL)]
         tail = " Nothing was written: a batch applies all of its changes or none."
     head = ""
+    for prefix, said in _PREFIXES:
+        if text.startswith(prefix):
+            head, text = said, text[len(prefix):]
+            break
     op = _OPERATION.match(text)
     if op:
-        head = f"Change {op['n']} of the batch ({op['action']}): "
+        head += f"Change {op['n']} of the batch ({op['action']}): "
         text = text[op.end():]
     for kind, pattern, sentence in RULES:
-        found = pattern.search(text)
+        found = pattern.match(text)  # anchored: a search would retry every quote of a long text
         if found is None:
             continue
-        before = text[: found.start()]
-        if before.endswith(_SCAN_PREFIX) and kind == "blocked":  # hmc's pending verdict; the sentence says it
-            before = before[: -len(_SCAN_PREFIX)]
-        return Explained(kind, head + before + sentence(found, say) + tail)
+        if head == _SCAN_PREFIX and kind == "blocked":  # hmc's pending verdict; the sentence says it
+            head = ""
+        return Explained(kind, head + sentence(found, say) + tail)
     return Explained(None, str(message))
 
 

@@ -162,3 +162,20 @@ def test_the_tool_level_texts_of_the_releases(message, kind, start):
     releases in tests/conformance/test_wording.py)."""
     got, text = said(message)
     assert got == kind and text.startswith(start)
+
+
+def test_long_texts_full_of_quotes_are_read_in_one_pass():
+    """A staged record's old_text can be ~1 MB; matching is anchored, so a text full of quotes that
+    is no release message costs one pass, not one per quote (this took minutes with a search)."""
+    noise = "x'y " * 250_000
+    assert explain(noise).kind is None and explain("Operation 1 (add): " + noise + " appears").kind is None
+    assert explain(f"No entry matched '{noise}'.").kind == "no-match"
+
+
+def test_hmc_prefixes_before_a_release_message():
+    replay = ("the release reported success, but replayed on the store as hmc rebuilt it the call fails: "
+              "Operation 2 (remove): no entry matched 'x'. No operations were applied (batch is all-or-nothing).")
+    kind, text = said(replay)
+    assert kind == "no-match" and text.startswith("Hermes applied this call, but it fails on the file as hmc "
+                                                  "rebuilt it: Change 2 of the batch (remove): No entry contains 'x'")
+    assert explain("something else: No entry matched 'x'.").kind is None  # an unknown prefix is left alone
