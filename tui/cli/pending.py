@@ -135,7 +135,7 @@ def record_json(queue, ins: Inspection, duplicates: dict[str, str], reveal: bool
         "id": r.id, "file": r.file, "created_at": r.created_at, "age": queue.age(r), "origin": r.origin,
         "auto": r.auto, "target": r.target, "action": r.action, "summary": masked(r.title, ins, reveal),
         "can_apply": ins.can_apply, "reason": masked(ins.reason or "", ins, reveal) or None,
-        "reason_plain": masked(plain_reason(queue, ins), ins, reveal) or None,
+        "reason_plain": masked(plain_reason(ins), ins, reveal) or None,
         "reason_kind": ins.reason_kind, "scanner_hit": ins.scanner_hit, "never_applies": ins.never_applies,
         "forcible": ins.forcible, "already_in_memory": ins.already_in_memory, "pinned": not r.unpinned,
         "group": ins.group, "duplicate_of": duplicates.get(r.id), "broken": r.broken,
@@ -265,7 +265,7 @@ def cmd_list(args, ctx: CliContext, curator, queue) -> int:
         if not r.broken:
             ctx.print(Text("    ") + literal(masked(r.title, ins, args.reveal)))
         if ins.reason and not ins.can_apply:
-            ctx.print(Text("    ") + literal(masked(plain_reason(queue, ins), ins, args.reveal), "dim"))
+            ctx.print(Text("    ") + literal(masked(plain_reason(ins), ins, args.reveal), "dim"))
     bad = sum(1 for i in inspections if not i.can_apply)
     never = sum(1 for i in inspections if i.never_applies)
     if bad:
@@ -347,7 +347,7 @@ def show(ctx: CliContext, queue, ins: Inspection, dups: dict[str, str], reveal: 
     else:
         line = Text("✗ can't apply: " if not ins.forcible else "⚠ needs confirmation: ",
                     style="bold red" if not ins.forcible else "bold yellow")
-        line.append_text(literal(masked(plain_reason(queue, ins), ins, reveal)))
+        line.append_text(literal(masked(plain_reason(ins), ins, reveal)))
         if ins.scanner_hit and not ins.forcible:
             line.append(" (the security scan also flags the new text)")
         if not ins.forcible:
@@ -462,7 +462,7 @@ def cmd_approve(args, ctx: CliContext, curator, queue) -> int:
     return 1 if failed else 0
 
 
-def plain_reason(queue, ins: Inspection) -> str:
+def plain_reason(ins: Inspection) -> str:
     """Why a record can't apply, said for a person (the release's words stay in `reason`)."""
     from core.hermes.wording import for_person
 
