@@ -202,29 +202,35 @@ def list_at(args, ctx: CliContext, targets: list[str]) -> int:
     return 0
 
 
-def prompt(args, ctx: CliContext, curator) -> int:
-    """The release's frozen snapshot block(s); exit 2 when a store can't be loaded (Hermes would
-    inject nothing for it either)."""
-    import sys
-
+def prompt_blocks(args, curator) -> tuple[list[str], list[tuple], list[str]]:
+    """(the stores shown, [(store, snapshot, block)], problems) for `memory prompt`: --target's
+    store, else every enabled one; a store that can't be loaded is a problem (Hermes injects nothing)."""
     from core.store.memory import prompt_block
 
-    if args.json:
-        return prompt_json(args, ctx, curator)
-    if args.raw and sys.stdout.isatty():
-        raise CliError("--raw prints the exact bytes, escape sequences and secrets included: redirect it "
-                       "to a file or a pipe (without --raw the block is shown safely)")
     targets = [args.target] if args.target else [t for t in TARGETS if curator.stores[t].enabled]
-    blocks, problems = [], []
+    found, problems = [], []
     for target in targets:
         store = curator.stores[target]
         snap = store.read()
         if snap.error:
             problems.append(f"{snap.error}: Hermes injects nothing for it")
             continue
-        block = prompt_block(target, list(snap.entries), store.limit, store.release)
-        if block.strip():
-            blocks.append(block.strip() if len(targets) > 1 else block)
+        found.append((store, snap, prompt_block(target, list(snap.entries), store.limit, store.release)))
+    return targets, found, problems
+
+
+def prompt(args, ctx: CliContext, curator) -> int:
+    """The release's frozen snapshot block(s); exit 2 when a store can't be loaded (Hermes would
+    inject nothing for it either)."""
+    import sys
+
+    if args.json:
+        return prompt_json(args, ctx, curator)
+    if args.raw and sys.stdout.isatty():
+        raise CliError("--raw prints the exact bytes, escape sequences and secrets included: redirect it "
+                       "to a file or a pipe (without --raw the block is shown safely)")
+    targets, found, problems = prompt_blocks(args, curator)
+    blocks = [block.strip() if len(targets) > 1 else block for _, _, block in found if block.strip()]
     text = "\n\n".join(blocks)
     if text:
         if args.raw:
@@ -241,22 +247,14 @@ def prompt(args, ctx: CliContext, curator) -> int:
 def prompt_json(args, ctx: CliContext, curator) -> int:
     """`memory prompt --json`: each store's block with both usage figures; `text` is what the agent
     gets (both blocks joined). Secrets masked unless --reveal (or --raw); exit 2 as without --json."""
-    from core.store.memory import prompt_block
-
-    targets = [args.target] if args.target else [t for t in TARGETS if curator.stores[t].enabled]
+    targets, found, problems = prompt_blocks(args, curator)
     mask = Masker(args.reveal or args.raw)
-    blocks, problems = [], []
-    for target in targets:
-        store = curator.stores[target]
-        snap = store.read()
-        if snap.error:
-            problems.append(f"{snap.error}: Hermes injects nothing for it")
-            continue
-        block = prompt_block(target, list(snap.entries), store.limit, store.release)
+    blocks = []
+    for store, snap, block in found:
         figures = store.figures(snap)
-        blocks.append({"target": target, "file": str(store.path), "enabled": store.enabled, "block": mask(block),
-                       "limit": store.limit, "chars": figures.file_chars, "label": figures.file_label,
-                       **figures.as_json()})
+        blocks.append({"target": store.target, "file": str(store.path), "enabled": store.enabled,
+                       "block": mask(block), "limit": store.limit, "chars": figures.file_chars,
+                       "label": figures.file_label, **figures.as_json()})
     text = "\n\n".join(b["block"].strip() for b in blocks if b["block"].strip())
     ctx.json({"hermes": curator.hermes.release.name, "blocks": blocks,
               "text": text if len(targets) > 1 else (blocks[0]["block"] if blocks else ""), "problems": problems})
