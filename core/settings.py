@@ -29,6 +29,7 @@ import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from core.store.atomic import NotRegularFile, TooLarge, atomic_write, read_regular
 
@@ -197,34 +198,94 @@ def _toml_string(value: str) -> str:
     return "".join(out) + '"'
 
 
+def _line_key(stripped: str) -> str:
+    """The key a `key = value` line sets (quotes dropped), or ''."""
+    if "=" not in stripped or stripped.startswith("#"):
+        return ""
+    key = stripped.split("=", 1)[0].strip()
+    return key[1:-1] if len(key) >= 2 and key[0] == key[-1] and key[0] in "\"'" else key
+
+
+def _trailing_comment(body: str) -> str:
+    """The `# …` comment after a `key = value` line's value ('' if none)."""
+    import tomllib
+
+    for at in (n for n, ch in enumerate(body) if ch == "#"):  # the first # outside the value
+        try:
+            tomllib.loads(body[:at])
+        except tomllib.TOMLDecodeError:
+            continue
+        return "  " + body[at:]
+    return ""
+
+
+def _bare_or_quoted(key: str) -> str:
+    return key if key and all(ch.isalnum() or ch in "_-" for ch in key) else _toml_string(key)
+
+
+def with_value(text: str, table: str | None, key: str, literal: str) -> str:
+    """`text` with `key = literal` set in `table` (None: the top level), every other line, comment
+    and table kept byte for byte. An existing line keeps its trailing comment; a new top-level key
+    goes first, a new key of a table at the end of that table, a missing table at the end."""
+    lines = text.splitlines(keepends=True)
+    ending = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"
+    line = f"{_bare_or_quoted(key)} = {literal}"
+    current: str | None = None  # the table the scan is in (None: top level)
+    last_of_table = None  # index after the last non-blank line of `table`
+    for i, raw in enumerate(lines):
+        stripped = raw.strip()
+        if stripped.startswith("["):
+            current = stripped.strip("[] \t").split("#")[0].strip("[] \t")
+            if current == table:
+                last_of_table = i + 1
+            continue
+        if current != table:
+            continue
+        if stripped and not stripped.startswith("#"):
+            last_of_table = i + 1
+        if _line_key(stripped) == key:
+            end = raw[len(raw.rstrip("\r\n")):] or ending
+            lines[i] = raw[: len(raw) - len(raw.lstrip())] + line + _trailing_comment(stripped) + end
+            return "".join(lines)
+    if table is None:
+        return line + ending + "".join(lines)
+    if last_of_table is not None:
+        lines.insert(last_of_table, line + ending)
+        if last_of_table == len(lines) - 1 and last_of_table and not lines[last_of_table - 1].endswith(("\n", "\r")):
+            lines[last_of_table - 1] += ending
+        return "".join(lines)
+    body = "".join(lines)
+    if body and not body.endswith(("\n", "\r")):
+        body += ending
+    gap = ending if body.strip() else ""
+    return f"{body}{gap}[{table}]{ending}{line}{ending}"
+
+
 def with_theme(text: str, theme: str) -> str:
     """`text` with its top-level `theme = …` line set to `theme` (added first if there is none).
 
     Every other line, comment and table stays byte for byte."""
-    import tomllib
+    return with_value(text, None, "theme", _toml_string(theme))
 
-    lines = text.splitlines(keepends=True)
-    line = f"theme = {_toml_string(theme)}"
-    for i, current in enumerate(lines):
-        stripped = current.lstrip()
-        if stripped.startswith("["):
-            break  # past the top-level keys: insert before the first table
-        key = stripped.split("=", 1)[0].strip() if "=" in stripped else ""
-        if key in ("theme", '"theme"', "'theme'"):
-            ending = current[len(current.rstrip("\r\n")):] or "\n"
-            body = stripped.rstrip("\r\n")
-            comment = ""
-            for at in (n for n, ch in enumerate(body) if ch == "#"):  # the first # outside the value
-                try:
-                    tomllib.loads(body[:at])
-                except tomllib.TOMLDecodeError:
-                    continue
-                comment = "  " + body[at:]
-                break
-            lines[i] = line + comment + ending
-            return "".join(lines)
-    ending = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"
-    return line + ending + "".join(lines)
+
+def _read_text(path: Path, what: str) -> tuple[bytes | None, str]:
+    """The file's bytes and text ('' when missing); SettingsError saying `what` was not saved."""
+    data, why = _read_bytes(path)
+    if why:
+        raise SettingsError(f"{_shown(path)} {why}; {what} was not saved")
+    try:
+        return data, data.decode("utf-8") if data is not None else ""
+    except UnicodeDecodeError:
+        raise SettingsError(f"{_shown(path)} is not UTF-8; {what} was not saved") from None
+
+
+def _write_text(path: Path, data: bytes | None, new: str, what: str) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        mode = stat.S_IMODE(os.stat(path).st_mode) if data is not None else 0o644
+        atomic_write(path, new.encode("utf-8"), mode, prefix=".config.")
+    except OSError as exc:
+        raise SettingsError(f"{_shown(path)} can't be written ({exc.strerror or exc}); {what} was not saved") from None
 
 
 def save_theme(theme: str, path: Path | None = None) -> Path:
@@ -232,23 +293,170 @@ def save_theme(theme: str, path: Path | None = None) -> Path:
     import tomllib
 
     path = settings_path() if path is None else path
-    data, why = _read_bytes(path)
-    if why:
-        raise SettingsError(f"{_shown(path)} {why}; the theme was not saved")
-    try:
-        text = data.decode("utf-8") if data is not None else ""
-    except UnicodeDecodeError:
-        raise SettingsError(f"{_shown(path)} is not UTF-8; the theme was not saved") from None
+    data, text = _read_text(path, "the theme")
     try:  # a file that doesn't parse is the person's to fix: never rewrite it
         tomllib.loads(text)
         new = with_theme(text, theme)
         tomllib.loads(new)
     except (tomllib.TOMLDecodeError, RecursionError):
         raise SettingsError(f"{_shown(path)} is not valid TOML; fix it first (the theme was not saved)") from None
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        mode = stat.S_IMODE(os.stat(path).st_mode) if data is not None else 0o644
-        atomic_write(path, new.encode("utf-8"), mode, prefix=".config.")
-    except OSError as exc:
-        raise SettingsError(f"{_shown(path)} can't be written ({exc.strerror or exc}); the theme was not saved") from None
+    _write_text(path, data, new, "the theme")
     return path
+
+
+# -- every setting, for `hmc config` and the palette ---------------------------------------------------
+
+# (key as written on the command line, its table, its name in the table, what it is)
+SETTINGS = (
+    ("theme", None, "theme", "the Textual theme (ctrl+p → Change theme saves it here)"),
+    ("poll_interval", None, "poll_interval",
+     f"seconds between checks of the memory files, config.yaml and pending/ ({POLL_RANGE[0]:g}–{POLL_RANGE[1]:g})"),
+    ("review.stale_days", "review", "stale_days",
+     f"`stale`: a dated entry whose newest date is older than this ({DAYS_RANGE[0]}–{DAYS_RANGE[1]:,} days)"),
+    ("review.old_days", "review", "old_days",
+     f"`old`: an entry whose text has been unchanged longer than this ({DAYS_RANGE[0]}–{DAYS_RANGE[1]:,} days)"),
+)
+KEY_PREFIX = "keys."  # keys.<binding id>: a key override ("ctrl+a", several: "a,plus")
+DEFAULTS = {"theme": None, "poll_interval": DEFAULT_POLL, "review.stale_days": DEFAULT_STALE_DAYS,
+            "review.old_days": DEFAULT_OLD_DAYS}
+
+
+@dataclass(frozen=True)
+class SettingRow:
+    key: str
+    value: object  # what hmc uses
+    source: str  # "file" (set there and valid) | "default"
+    default: object
+    about: str
+
+
+@dataclass(frozen=True)
+class SettingsView:
+    path: Path
+    exists: bool
+    rows: tuple[SettingRow, ...]
+    problems: tuple[str, ...]
+
+    def as_json(self) -> dict:
+        return {"path": str(self.path), "exists": self.exists, "problems": list(self.problems),
+                "settings": [{"key": r.key, "value": r.value, "source": r.source, "default": r.default,
+                              "about": r.about} for r in self.rows]}
+
+
+def _file_data(path: Path) -> dict:
+    """The file's TOML as a dict ({} when it is missing or can't be read or parsed)."""
+    import tomllib
+
+    data, why = _read_bytes(path)
+    if why or data is None:
+        return {}
+    try:
+        parsed = tomllib.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError, ValueError):
+        return {}
+    return parsed
+
+
+def describe(path: Path | None = None) -> SettingsView:
+    """Every setting with the value hmc uses and where it comes from, the file's path and its problems
+    (what `hmc config` prints and the palette can show). Never raises."""
+    path = settings_path() if path is None else path
+    settings = load(path)
+    data = _file_data(path)
+    used = {"theme": settings.theme, "poll_interval": settings.poll_interval,
+            "review.stale_days": settings.stale_days, "review.old_days": settings.old_days}
+    rows = []
+    for key, table, name, about in SETTINGS:
+        holder = data.get(table, {}) if table else data
+        written = isinstance(holder, dict) and name in holder
+        valid = written and not any(_names(p, key) for p in settings.problems)
+        rows.append(SettingRow(key, used[key], "file" if valid else "default", DEFAULTS[key], about))
+    for binding_id, keys in sorted(settings.keys.items()):
+        rows.append(SettingRow(KEY_PREFIX + binding_id, keys, "file", None, "key override of a binding id (`?` lists them)"))
+    try:
+        exists = path.exists()
+    except OSError:
+        exists = False
+    return SettingsView(path, exists, tuple(rows), settings.problems)
+
+
+def _literal_for(key: str, value: str) -> str:
+    """The TOML literal for a value typed on a command line: a number stays a number for the numeric
+    settings (so loading's own checks judge it), anything else is a string."""
+    if key in ("poll_interval", "review.stale_days", "review.old_days"):
+        text = value.strip()
+        try:
+            int(text)
+            return text
+        except ValueError:
+            pass
+        try:
+            number = float(text)
+        except ValueError:
+            return _toml_string(value)
+        return repr(number) if math.isfinite(number) else _toml_string(value)
+    return _toml_string(value)
+
+
+def _locate(key: str) -> tuple[str | None, str]:
+    for name, table, field_name, _ in SETTINGS:
+        if name == key:
+            return table, field_name
+    if key.startswith(KEY_PREFIX) and key[len(KEY_PREFIX):].strip():
+        return "keys", key[len(KEY_PREFIX):]
+    known = ", ".join(name for name, *_ in SETTINGS) + ", keys.<binding id>"
+    raise SettingsError(f"unknown setting {_repr(key)} (settings: {known})")
+
+
+def set_setting(key: str, value: str, path: Path | None = None,
+                check: "Callable[[str, str], str | None] | None" = None) -> SettingRow:
+    """Set one setting in config.toml, validated exactly as loading validates it (the new file is
+    parsed by `parse`; a problem it names for this key refuses the change), written atomically;
+    every other line, comment and table is kept. Raises SettingsError (one line) and writes nothing
+    on any problem: an unknown key, a bad value, a file that can't be read, parsed or written.
+
+    `check(key, value)` is the interface's own check of what core can't know (a theme's name, a
+    binding id), as the app checks them when it loads the file: a sentence refuses the change."""
+    import tomllib
+
+    path = settings_path() if path is None else path
+    table, name = _locate(key)
+    what = f"{key} was not set"
+    problem = check(key, value) if check is not None else None
+    if problem:
+        raise SettingsError(f"{problem} ({what})")
+    data, text = _read_text(path, key)
+    try:
+        before = tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, RecursionError):
+        raise SettingsError(f"{_shown(path)} is not valid TOML; fix it first ({what})") from None
+    new = with_value(text, table, name, _literal_for(key, value))
+    try:
+        after = tomllib.loads(new)
+    except (tomllib.TOMLDecodeError, RecursionError):
+        raise SettingsError(f"{_shown(path)}: its layout can't be edited safely here; edit it by hand ({what})") from None
+    holder = after.get(table, {}) if table else after
+    expected = dict(before)  # the file as it was, with this one value set: nothing else may change
+    if table:
+        expected[table] = dict(before.get(table, {})) if isinstance(before.get(table, {}), dict) else None
+    if not isinstance(holder, dict) or name not in holder or (table and expected[table] is None):
+        raise SettingsError(f"{_shown(path)}: its layout can't be edited safely here; edit it by hand ({what})")
+    (expected[table] if table else expected)[name] = holder[name]
+    if after != expected:
+        raise SettingsError(f"{_shown(path)}: its layout can't be edited safely here; edit it by hand ({what})")
+    old_problems = set(parse(text, _shown(path)).problems)
+    mine = [p for p in parse(new, _shown(path)).problems if p not in old_problems and _names(p, key)]
+    if mine:
+        reason = mine[0].split(": ", 1)[-1]
+        raise SettingsError(f"{reason.split('; using')[0]} ({what})")
+    _write_text(path, data, new, key)
+    return next(r for r in describe(path).rows if r.key == key)
+
+
+def _names(problem: str, key: str) -> bool:
+    """Is this loading problem a bad value of `key`? (`poll_interval must be…`, `keys.x must be…`; a
+    notice such as old_days' new meaning is not.)"""
+    body = problem.split(": ", 1)[-1]
+    if key.startswith(KEY_PREFIX):
+        key = f"keys.{_repr(key[len(KEY_PREFIX):])[1:-1]}"
+    return body.startswith(f"{key} must be ")

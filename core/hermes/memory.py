@@ -178,6 +178,11 @@ def drift_message(file_name: str, backup: str, release: "Release" = NEWEST) -> s
             "then retry. This guard exists to prevent silent data loss (issue #26045).")
 
 
+def prompt_entries(target: str, entries: Sequence[str], release: "Release" = NEWEST) -> list[str]:
+    """The entries as the release shows them in the prompt: a blocked one is its `[BLOCKED: …]` notice."""
+    return [hermes_scan.blocked_notice(e, FILE_NAMES[target], release) or e for e in entries]
+
+
 def prompt_block(target: str, entries: Sequence[str], limit: int, release: "Release" = NEWEST) -> str:
     """The block the release injects for this store at session start ('' when it has no entries).
 
@@ -186,7 +191,7 @@ def prompt_block(target: str, entries: Sequence[str], limit: int, release: "Rele
     """
     if not entries:
         return ""
-    shown = [hermes_scan.blocked_notice(e, FILE_NAMES[target], release) or e for e in entries]
+    shown = prompt_entries(target, entries, release)
     label = usage_label(usage(shown), limit)
     return f"{RULE}\n{TITLES[target]} [{label}]\n{RULE}\n{serialize(shown)}"
 

@@ -14,7 +14,7 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ContextManager, Iterator, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, ContextManager, Iterator, Protocol, Sequence
 
 from core.store.atomic import (LockBusy, NotRegularFile, TooLarge, atomic_write, clean_orphans, flock_within,
                                open_lock, read_regular)
@@ -36,6 +36,9 @@ from core.hermes.memory import (  # noqa: F401  (re-exported: the store's vocabu
 )
 from core.hermes import memory as rules
 from core.hermes.release import NEWEST, Release
+
+if TYPE_CHECKING:  # pragma: no cover
+    from core.hermes.prompt_usage import UsageFigures
 
 LOCK_TIMEOUT = 10.0
 MAX_FILE_BYTES = 1 << 20  # ~450× the default limit; beyond it a store is shown as an error, never written
@@ -65,6 +68,7 @@ def plan(entries: Sequence[str], ops: Sequence[Op], limit: int, label: str = "Me
     return rules.plan(entries, ops, limit, label, release, **kw)
 
 
+STRAY_SEPARATOR = "§"  # a line that is only the sign, left inside an entry by a doubled separator
 LOOSE_SEPARATOR = re.compile(r"^[ \t]*§[ \t]*$", re.MULTILINE)
 
 
@@ -83,17 +87,25 @@ def untidy(raw: str, release: Release = NEWEST) -> tuple[str, ...]:
         found.append("a § line with spaces around it, which Hermes does not read as a separator "
                      "(the entries around it are one entry)")
     pieces = [p.strip() for p in text.split(DELIMITER) if p.strip()]
+    stray = [n for n, e in enumerate(parse(text), 1) if STRAY_SEPARATOR in e.split("\n")]
+    if stray:
+        which = f"entry {stray[0]}" if len(stray) == 1 else "entries " + ", ".join(map(str, stray))
+        found.append(f"a lone § line in {which} (two separators in a row), which Hermes reads as part of the "
+                     "entry: the agent sees what looks like an empty entry")
     if len(pieces) != len(set(pieces)):
         found.append("the same entry stored twice (Hermes reads it once)")
     return tuple(found)
 
 
 def tidy_entries(raw: str) -> list[str]:
-    """The entries a person meant: no BOM, LF, `§` lines with stray spaces as separators, once each."""
+    """The entries a person meant: no BOM, LF, `§` lines with stray spaces as separators, no lone
+    `§` line left inside an entry (a doubled separator), once each."""
     if raw.startswith(BOM):
         raw = raw[1:]
     text = raw.replace("\r\n", "\n").replace("\r", "\n")
-    return parse(LOOSE_SEPARATOR.sub("§", text))
+    entries = ("\n".join(line for line in e.split("\n") if line != STRAY_SEPARATOR).strip()
+               for e in parse(LOOSE_SEPARATOR.sub("§", text)))
+    return list(dict.fromkeys(e for e in entries if e))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -206,6 +218,14 @@ class MemoryStore:
     @property
     def last(self) -> Snapshot:
         return self._last if self._last is not None else self.read()
+
+    def figures(self, snap: Snapshot | None = None) -> "UsageFigures":
+        """The file's usage and the prompt label's (they differ when the release blocks an entry):
+        what the gauge line, `hmc memory list` and `hmc status` report (core.hermes.prompt_usage)."""
+        from core.hermes.prompt_usage import usage_figures
+
+        snap = self.last if snap is None else snap
+        return usage_figures(self.target, snap.entries, self.limit, self.release)
 
     def read(self) -> Snapshot:
         """Read the file as the release would (no lock). Never raises."""

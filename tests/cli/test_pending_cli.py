@@ -44,7 +44,7 @@ def test_list_for_people_and_scripts(home):
     out = hmc(home, "pending", "list")
     assert out.returncode == 0, out.stderr
     assert "5 staged writes" in out.stdout and "write approval on" in out.stdout
-    assert "[auto]" in out.stdout and "No entry matched 'kubernetes'" in out.stdout
+    assert "[auto]" in out.stdout and "No entry contains 'kubernetes'" in out.stdout
     assert "JSON cut short" in out.stdout and "reject invalid" in out.stdout
     data = json.loads(hmc(home, "pending", "list", "--json").stdout)
     recs = {r["id"]: r for r in data["records"]}
@@ -92,9 +92,9 @@ def test_approve_one_and_refusals_keep_records(home):
     assert out.returncode == 0 and "approved 0000000a" in out.stdout
     assert entries(home)[-1] == "Likes espresso"
     out = hmc(home, "pending", "approve", "0000000c")
-    assert out.returncode == 1 and "kept 0000000c: No entry matched" in out.stdout
+    assert out.returncode == 1 and "kept 0000000c: No entry contains" in out.stdout
     out = hmc(home, "pending", "approve", "0000000d")  # Hermes's own scan refuses it: never forcible
-    assert out.returncode == 1 and "Blocked: content matches threat pattern" in out.stdout
+    assert out.returncode == 1 and "Hermes's scan refuses this text" in out.stdout
     assert "0000000c.json" in pending_files(home) and "0000000d.json" in pending_files(home)
     out = hmc(home, "pending", "approve", "0000000d", "--force")
     assert out.returncode == 1 and injection() not in entries(home)

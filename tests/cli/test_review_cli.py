@@ -173,3 +173,17 @@ def test_old_entries_from_the_history_in_text_and_json(tmp_path):
     (home / "state.db").unlink()
     out = hmc(home, "review", "--json", today=today)
     assert out.returncode == 0 and not [f for f in json.loads(out.stdout)["findings"] if f["kind"] == "old"]
+
+
+def test_review_flags_a_lone_section_line_left_by_a_doubled_separator(tmp_path):
+    """#21: `…Fridays.\n§\n§\nThe CI…` reads as an entry `§\nThe CI…`; the review lists it (not
+    "Nothing to fix") and points at the tidy-up."""
+    root = tmp_path / "h"
+    (root / "memories").mkdir(parents=True)
+    (root / "memories" / "MEMORY.md").write_text("Deploys on Fridays.\n§\n§\nThe CI runs on push.", encoding="utf-8")
+    result = hmc(root, "review")
+    assert result.returncode == 0, result.stderr
+    assert "lone § line in entry 2" in result.stdout and "tidy-up" in result.stdout
+    data = json.loads(hmc(root, "review", "--json").stdout)
+    drift = [f for f in data["findings"] if f["kind"] == "drift"]
+    assert len(drift) == 1 and drift[0]["severity"] == "info" and "lone § line" in drift[0]["detail"]

@@ -76,6 +76,32 @@ def test_a_section_line_with_spaces_or_a_tab_is_not_a_separator_nor_drift(oracle
         assert oracle.drift(home, "memory")["drift"] is False
 
 
+@pytest.mark.area("reading")
+@pytest.mark.parametrize("text,read", [
+    ("Deploys on Fridays.\n§\n§\nThe CI runs on push.", ["Deploys on Fridays.", "§\nThe CI runs on push."]),
+    ("a\n§\n§\n§\nb", ["a", "§", "b"]),
+    ("a\n§\n§", ["a", "§"]),
+    ("§\n§\na", ["§", "a"]),
+], ids=["doubled", "tripled", "trailing", "leading"])
+def test_a_doubled_separator_leaves_a_lone_section_line_in_an_entry(oracle, make_home, tmp_path, text, read):
+    """#21: the release reads a doubled `§` as a lone `§` line inside an entry (not drift); hmc
+    shows it so, calls it untidy, and its repair (backup first) removes the line: the release then
+    reads the entries the person meant."""
+    release = hmc.release_of(oracle)
+    home = make_home(memory=text)
+    assert oracle.read(home)["memory_entries"] == read
+    snap = hmc.read(home, "memory", release)
+    assert list(snap.entries) == read and snap.drift is None
+    assert any("lone § line" in u for u in snap.untidy)
+    if oracle.has("drift"):
+        assert oracle.drift(home, "memory")["drift"] is False
+    result = hmc.store(home, "memory", release).repair()
+    assert result.backup is not None and result.backup.read_bytes() == text.encode()
+    meant = [e for e in (x.replace("§\n", "").replace("\n§", "") for x in read) if e != "§"]
+    assert oracle.read(home)["memory_entries"] == meant
+    assert not hmc.read(home, "memory", release).untidy
+
+
 @pytest.mark.area("matching")
 def test_matching_is_substring_only_with_no_equal_entry_first_rule(oracle, make_home, tmp_path):
     release = hmc.release_of(oracle)

@@ -351,3 +351,27 @@ async def test_every_entry_keeps_its_rule_once_the_list_scrolls(demo_home, make_
             for i, option in enumerate(entries.options):
                 painted = len(entries._get_option_render(option, style))
                 assert entries._line_cache.heights[i] == painted, (entries.id, i)
+
+
+async def test_a_lone_section_line_is_named_and_removed_by_the_repair(home, make_app):
+    """#21: a doubled separator leaves entry 2 as `§\\nThe CI…` (as Hermes reads it); the pane says
+    so, r offers the tidy-up naming it, and it removes the line after the backup."""
+    from tui.widgets.store_pane import StorePane
+
+    path = home / "memories" / "MEMORY.md"
+    raw = "Deploys on Fridays.\n§\n§\nThe CI runs on push."
+    path.write_text(raw, encoding="utf-8")
+    app = make_app(home)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        assert app.curator.stores["memory"].last.entries == ("Deploys on Fridays.", "§\nThe CI runs on push.")
+        banner = str(app.screen.query_one("#pane-memory", StorePane).query_one(".pane-banner").render())
+        assert "lone § line in entry 2" in banner
+        await pilot.press("r")
+        dialog = await until_dialog(pilot, ConfirmDialog)
+        assert "lone § line in entry 2" in dialog.body.plain  # the repair offers to remove it
+        await pilot.press("y")
+        await settle(app, pilot)
+        assert path.read_text(encoding="utf-8") == "Deploys on Fridays.\n§\nThe CI runs on push."
+        backups = list(path.parent.glob("MEMORY.md.bak.*"))
+        assert len(backups) == 1 and backups[0].read_text(encoding="utf-8") == raw

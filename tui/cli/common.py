@@ -166,6 +166,17 @@ def masked_text(renderable: Any, mask: Masker) -> Any:
 # -- shared by some subcommands ---------------------------------------------------------------------
 
 
+def plainly(message: str, store=None, see: str | None = "hmc memory list") -> str:
+    """A release's refusal (or result) said for a person (core.hermes.wording), about `store`'s file
+    and its entries now; a message that isn't a release's comes back unchanged."""
+    from core.hermes.wording import for_person
+
+    if store is None:
+        return for_person(str(message))
+    snap = store.last
+    return for_person(str(message), store.name, None if snap.error else len(snap.entries), see=see)
+
+
 def unreadable(problems: list[str]) -> int:
     """Exit 2 with the reason on stderr when a file couldn't be read (the other is still listed)."""
     if problems:

@@ -23,6 +23,7 @@ def register(sub) -> None:
     p.add_argument("--dir", metavar="PATH", type=Path, help=f"where the demo home lives (default: {default_demo_dir()})")
     p.add_argument("--no-tui", action="store_true", help="only build it and print its path")
     p.add_argument("--fresh", action="store_true", help="rebuild the demo home from scratch (deletes the old one)")
+    p.add_argument("--json", action="store_true", help="build it and print {\"path\", \"built\"} (no TUI)")
     p.set_defaults(run=run)
 
 
@@ -63,6 +64,9 @@ def _ensure(path: Path, marker: Path, fresh: bool, today) -> tuple[Path, bool]:
 def run(args, ctx: CliContext) -> int:
     path = (args.dir or default_demo_dir()).expanduser()
     path, built = ensure_demo(path, args.fresh, ctx.today)
+    if getattr(args, "json", False):
+        ctx.json({"path": str(path), "built": built})
+        return 0
     if args.no_tui:
         ctx.text(str(path))
         return 0

@@ -4,10 +4,11 @@ memory tool calls), hmc's journal and Hermes's snapshots (core.timeline)."""
 from __future__ import annotations
 
 from datetime import date, datetime
+from typing import NoReturn
 
 from core import timefmt
 from core.store.memory import TARGETS, ScanRefused, StoreError
-from tui.cli.common import CliContext, CliError, Masker, add_reveal, literal, say, unreadable
+from tui.cli.common import CliContext, CliError, Masker, add_reveal, literal, plainly, say, unreadable
 
 
 def register(sub) -> None:
@@ -21,6 +22,8 @@ def register(sub) -> None:
     p.add_argument("--source", metavar="S", help="only writes by agent, hmc or unknown, or from one session "
                    "source (cli, telegram…)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--chart", action="store_true", help="how each store filled up: a bar per week against its "
+                   "limit, with the sessions that grew it most (--json: the series)")
     add_reveal(p)
     p.set_defaults(run=run_log)
     p = sub.add_parser("blame", help="each current entry with the write that produced it",
@@ -38,8 +41,14 @@ def register(sub) -> None:
     p.add_argument("write_id", metavar="WRITE_ID", help="the write's id from `hmc log` (m…: agent, h…: hmc)")
     p.add_argument("--force", action="store_true",
                    help="write even if the security scan flags the text, or the rollback empties the file")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
     add_reveal(p)
     p.set_defaults(run=run_rollback)
+
+
+GAP = ("A history gap is a point where the agent's recorded writes (state.db) and the files don't add up: "
+       "something changed a file that state.db doesn't record (a hand edit, another tool, a session since "
+       "deleted), so who wrote the entries around it is hmc's best guess.")
 
 
 def timeline(ctx: CliContext):
@@ -102,12 +111,17 @@ def run_log(args, ctx: CliContext) -> int:
     curator, tl = timeline(ctx)
     today = ctx.today or date.today()
     since, until = _day(args.since, today, "--since"), _day(args.until, today, "--until")
+    if args.chart:
+        from tui.cli import chart
+
+        return chart.run(args, ctx, curator, tl, since, until)
     writes = tl.log(args.target, since, until, args.source)
     mask = Masker(args.reveal)
     if args.json:
         ctx.json({"writes": [mask.obj(w.to_json()) for w in writes],
                   "skipped": tl.stats.get("skipped", {}), "ignored": tl.stats.get("ignored", {}),
-                  "divergences": [{"target": d.target, "write_id": d.write_id, "detail": mask(d.detail)}
+                  "divergences": [{"target": d.target, "write_id": d.write_id, "detail": mask(d.detail),
+                                   "detail_plain": mask(plainly(d.detail, curator.stores[d.target]))}
                                   for d in tl.divergences]})
         return 0
     if not writes:
@@ -125,10 +139,13 @@ def run_log(args, ctx: CliContext) -> int:
                                           else "see the note)"), style="dim")
         _change_lines(ctx, mask, w.changes)
         if w.note:
-            ctx.text("    note: ", literal(mask(w.note)), style="yellow")
+            ctx.text("    note: ", literal(mask(plainly(w.note, curator.stores[w.target]))), style="yellow")
     for d in tl.divergences:
-        ctx.text(f"divergence ({d.target}{', at ' + d.write_id if d.write_id else ''}): ", literal(mask(d.detail)),
+        where = curator.stores[d.target].name + (f", at {d.write_id}" if d.write_id else "")
+        ctx.text(f"history gap ({where}): ", literal(mask(plainly(d.detail, curator.stores[d.target]))),
                  style="yellow")
+    if tl.divergences:
+        ctx.text(GAP, style="dim")
     _warn(ctx, tl)
     return 0
 
@@ -166,6 +183,17 @@ def run_blame(args, ctx: CliContext) -> int:
     return 0
 
 
+def _rollback_refused(args, ctx: CliContext, kind: str, exc: Exception, code: int, store=None, hint: str = "",
+                      mask: Masker | None = None) -> NoReturn:
+    """A refused rollback: one line on stderr; with --json also `{"rolled_back": null, "refused": …}`."""
+    plain = plainly(exc, store) + hint
+    if args.json:
+        mask = mask or Masker(args.reveal)
+        ctx.json({"write_id": args.write_id, "rolled_back": None,
+                  "refused": {"kind": kind, "reason": mask(str(exc)), "reason_plain": mask(plain), "exit": code}})
+    raise CliError(f"refused: {plain}", code)
+
+
 def run_rollback(args, ctx: CliContext) -> int:
     from core.timeline import RollbackConflict, TimelineError
 
@@ -173,26 +201,33 @@ def run_rollback(args, ctx: CliContext) -> int:
     try:
         w, _ = tl.rollback_plan(args.write_id)
     except RollbackConflict as exc:
-        raise CliError(f"refused: {exc}", 1) from None
+        _rollback_refused(args, ctx, "conflict", exc, 1)
     except TimelineError as exc:
-        raise CliError(f"refused: {exc}", 1) from None
+        _rollback_refused(args, ctx, "refused", exc, 1)
     except StoreError as exc:
-        raise CliError(f"refused: {exc}", 2) from None
+        _rollback_refused(args, ctx, "unreadable", exc, 2)
     from tui.cli.common import refuse_if_rules_differ
 
     refuse_if_rules_differ(curator, "memory", args.force)  # a rollback is an edit under hmc's rules
     mask = Masker(args.reveal, [w.before, w.after])
+    store = curator.stores[w.target]
     try:
         result = tl.rollback(args.write_id, force=args.force)
     except ScanRefused as exc:
-        raise CliError(f"refused: {exc} (pass --force to write it anyway)", 1) from None
+        _rollback_refused(args, ctx, "scanner", exc, 1, store, " (pass --force to write it anyway)", mask)
     except (RollbackConflict, TimelineError) as exc:
-        raise CliError(f"refused: {exc}", 1) from None
+        _rollback_refused(args, ctx, "conflict", exc, 1, store, mask=mask)
     except StoreError as exc:
-        store = curator.stores[w.target]
-        raise CliError(f"refused: {exc}", 2 if store.read().error else 1) from None
-    ctx.text(f"rolled back {w.id} ({w.action}, {when(w.timestamp)}, {who(w)}):")
+        code = 2 if store.read().error else 1
+        _rollback_refused(args, ctx, "unreadable" if code == 2 else "refused", exc, code, store, mask=mask)
     undo = [(new, old) for old, new in w.changes]
+    if args.json:
+        ctx.json({"write_id": w.id, "rolled_back": mask.obj(w.to_json()),
+                  "changes": [{"before": mask(b) if b is not None else None, "after": mask(a) if a is not None else None}
+                              for b, a in undo],
+                  "target": w.target, "label": result.label, "total_entries": len(result.after), "refused": None})
+        return 0
+    ctx.text(f"rolled back {w.id} ({w.action}, {when(w.timestamp)}, {who(w)}):")
     _change_lines(ctx, mask, undo, indent="  ")
     ctx.text(f"{curator.stores[w.target].name}: {result.label}, {len(result.after)} entries "
              "(hmc's undo can undo this rollback)")

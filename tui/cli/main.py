@@ -21,6 +21,7 @@ COMMAND_MODULES = {
     "undo": ("undo",),
     "history": ("log", "blame", "rollback"),
     "doctor": ("doctor",),
+    "config": ("config",),
 }
 
 

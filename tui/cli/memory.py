@@ -3,9 +3,11 @@ block the release injects into the system prompt."""
 
 from __future__ import annotations
 
+from typing import NoReturn
+
 from core.store.memory import TARGETS, Op, ScanRefused, StoreError, usage, usage_label
-from tui.cli.common import (CliContext, CliError, Masker, add_reveal, literal, refuse_if_rules_differ, say,
-                            unreadable, visible)
+from tui.cli.common import (CliContext, CliError, Masker, add_reveal, literal, plainly, refuse_if_rules_differ,
+                            say, unreadable, visible)
 
 
 def register(sub) -> None:
@@ -56,6 +58,7 @@ def register(sub) -> None:
                    help="the exact bytes, secrets and control characters included (for files and diffs)")
     for name in ("add", "replace", "patch", "remove", "prompt"):
         add_reveal(ops.choices[name])  # their messages quote entries ("Entry replaced (was '…')")
+        ops.choices[name].add_argument("--json", action="store_true", help="machine-readable output")
     for q in ops.choices.values():
         q.set_defaults(run=run)
 
@@ -77,17 +80,43 @@ def run(args, ctx: CliContext) -> int:
         "remove": lambda: Op("remove", old_text=args.old),
     }[args.op]()
     refuse_if_rules_differ(curator, "memory", args.force)
+    typed = [getattr(args, k, None) for k in ("content", "old", "new")]
     try:
         result = store.apply([op], force=args.force)
     except ScanRefused as exc:
-        raise CliError(f"refused: {exc} (pass --force to write it anyway)", 1) from None
+        refused(args, ctx, store, exc, "scanner", 1, " (pass --force to write it anyway)", typed)
     except StoreError as exc:  # an unreadable store is bad input (2); any other refusal is 1
-        raise CliError(f"refused: {exc}", 2 if store.read().error else 1) from None
-    mask = Masker(args.reveal, (result.before, [getattr(args, k, None) for k in ("content", "old", "new")]))
+        refused(args, ctx, store, exc, "refused", 2 if store.read().error else 1, "", typed)
+    mask = Masker(args.reveal, (result.before, typed))
+    if args.json:
+        ctx.json({"target": store.target, "file": str(store.path), "action": args.op, "changed": result.changed,
+                   "messages": [mask(m) for m in result.messages],
+                   "messages_plain": [mask(plainly(m, store)) for m in result.messages],
+                   "label": result.label, "chars": usage(result.after), "limit": store.limit,
+                   "total_entries": len(result.after), "added": [mask(e) for e in result.added],
+                   "removed": [mask(e) for e in result.removed], "refused": None})
+        return 0
     for message in result.messages:
-        ctx.text(mask(message))
+        ctx.text(mask(plainly(message, store)))
     ctx.text(f"{store.name}: {result.label}, {len(result.after)} entries")
     return 0
+
+
+def refused(args, ctx: CliContext, store, exc: Exception, fallback: str, code: int, hint: str, typed) -> NoReturn:
+    """A refused write: the person's sentence on stderr (exit 1, or 2 for an unreadable store); with
+    --json also a JSON object on stdout keeping the release's words (`reason`) beside it."""
+    from core.hermes.wording import explain
+    from core.store.memory import DriftError
+
+    snap = store.last
+    said = explain(str(exc), store.name, None if snap.error else len(snap.entries), see="hmc memory list")
+    if args.json:
+        mask = Masker(args.reveal, (snap.entries, typed))
+        kind = said.kind or ("drift" if isinstance(exc, DriftError) else getattr(exc, "kind", None) or fallback)
+        ctx.json({"target": store.target, "file": str(store.path), "action": args.op, "changed": False,
+                  "refused": {"kind": kind.replace("_", "-"), "reason": mask(str(exc)),
+                              "reason_plain": mask(said.text + hint), "exit": code}})
+    raise CliError(f"refused: {said.text}{hint}", code)
 
 
 MAX_LISTED = 2_000  # entries printed per file: a store this long is far past any limit already
@@ -105,7 +134,7 @@ def list_entries(args, ctx: CliContext, stores) -> int:
         data = [{
             "target": store.target, "file": str(store.path), "limit": store.limit, "chars": snap.usage,
             "label": usage_label(snap.usage, store.limit), "drift": snap.drift, "error": snap.error,
-            "untidy": list(snap.untidy), "total_entries": len(snap.entries),
+            "untidy": list(snap.untidy), "total_entries": len(snap.entries), **store.figures(snap).as_json(),
             "truncated": len(snap.entries) > MAX_LISTED,
             "entries": [{"index": i, "chars": len(e), "text": mask(e), "blocked_by_hermes": scanner.blocked_notice(e, store.name, store.release) is not None}
                         for i, e in enumerate(snap.entries[:MAX_LISTED])],
@@ -119,6 +148,9 @@ def list_entries(args, ctx: CliContext, stores) -> int:
         if snap.error:
             ctx.text(f"unreadable: {snap.error}", style="red")
             continue
+        note = store.figures(snap).note
+        if note:
+            ctx.text(f"note: {note}", style="dim")
         if snap.drift:
             ctx.text(f"drift: {snap.drift}", style="yellow")
         if not snap.entries:
@@ -173,27 +205,35 @@ def list_at(args, ctx: CliContext, targets: list[str]) -> int:
     return 0
 
 
-def prompt(args, ctx: CliContext, curator) -> int:
-    """The release's frozen snapshot block(s); exit 2 when a store can't be loaded (Hermes would
-    inject nothing for it either)."""
-    import sys
-
+def prompt_blocks(args, curator) -> tuple[list[str], list[tuple], list[str]]:
+    """(the stores shown, [(store, snapshot, block)], problems) for `memory prompt`: --target's
+    store, else every enabled one; a store that can't be loaded is a problem (Hermes injects nothing)."""
     from core.store.memory import prompt_block
 
-    if args.raw and sys.stdout.isatty():
-        raise CliError("--raw prints the exact bytes, escape sequences and secrets included: redirect it "
-                       "to a file or a pipe (without --raw the block is shown safely)")
     targets = [args.target] if args.target else [t for t in TARGETS if curator.stores[t].enabled]
-    blocks, problems = [], []
+    found, problems = [], []
     for target in targets:
         store = curator.stores[target]
         snap = store.read()
         if snap.error:
             problems.append(f"{snap.error}: Hermes injects nothing for it")
             continue
-        block = prompt_block(target, list(snap.entries), store.limit, store.release)
-        if block.strip():
-            blocks.append(block.strip() if len(targets) > 1 else block)
+        found.append((store, snap, prompt_block(target, list(snap.entries), store.limit, store.release)))
+    return targets, found, problems
+
+
+def prompt(args, ctx: CliContext, curator) -> int:
+    """The release's frozen snapshot block(s); exit 2 when a store can't be loaded (Hermes would
+    inject nothing for it either)."""
+    import sys
+
+    if args.json:
+        return prompt_json(args, ctx, curator)
+    if args.raw and sys.stdout.isatty():
+        raise CliError("--raw prints the exact bytes, escape sequences and secrets included: redirect it "
+                       "to a file or a pipe (without --raw the block is shown safely)")
+    targets, found, problems = prompt_blocks(args, curator)
+    blocks = [block.strip() if len(targets) > 1 else block for _, _, block in found if block.strip()]
     text = "\n\n".join(blocks)
     if text:
         if args.raw:
@@ -202,6 +242,25 @@ def prompt(args, ctx: CliContext, curator) -> int:
         else:
             mask = Masker(args.reveal)
             sys.stdout.write(visible(mask(text)) + "\n")
+    for problem in problems:
+        say(problem)
+    return 2 if problems else 0
+
+
+def prompt_json(args, ctx: CliContext, curator) -> int:
+    """`memory prompt --json`: each store's block with both usage figures; `text` is what the agent
+    gets (both blocks joined). Secrets masked unless --reveal (or --raw); exit 2 as without --json."""
+    targets, found, problems = prompt_blocks(args, curator)
+    mask = Masker(args.reveal or args.raw)
+    blocks = []
+    for store, snap, block in found:
+        figures = store.figures(snap)
+        blocks.append({"target": store.target, "file": str(store.path), "enabled": store.enabled,
+                       "block": mask(block), "limit": store.limit, "chars": figures.file_chars,
+                       "label": figures.file_label, **figures.as_json()})
+    text = "\n\n".join(b["block"].strip() for b in blocks if b["block"].strip())
+    ctx.json({"hermes": curator.hermes.release.name, "blocks": blocks,
+              "text": text if len(targets) > 1 else (blocks[0]["block"] if blocks else ""), "problems": problems})
     for problem in problems:
         say(problem)
     return 2 if problems else 0

@@ -10,14 +10,16 @@ from core import timefmt
 from core.pending.config_edit import read_write_approval
 from core.store.memory import TARGETS
 from core.pending.queue import ApproveRefused, Inspection, PendingError, inline_diff
-from tui.cli.common import CliContext, CliError, Masker, add_reveal, literal, os_error_text, set_approval
+from tui.cli.common import CliContext, CliError, Masker, add_reveal, literal, os_error_text, plainly, set_approval
 
 
 def register(sub) -> None:
     p = sub.add_parser(
-        "pending", help="staged memory writes: list, show, approve, reject",
-        description="The writes Hermes staged for approval (pending/memory/). Approving replays each one "
-        "through the same checks Hermes uses (lock, drift, limit, security scan); a failure keeps the record.",
+        "pending", help="staged memory and skill writes: list, show, approve, reject (--subsystem skills)",
+        description="The writes Hermes staged for approval: memory writes (pending/memory/, the default) and "
+        "skill writes (pending/skills/, with --subsystem skills; `list --subsystem all` shows both). Approving "
+        "replays each one through the same checks Hermes uses (lock, drift, limit, security scan); a failure "
+        "keeps the record.",
     )
     ops = p.add_subparsers(dest="op", metavar="OP", required=True)
     q = ops.add_parser("list", help="staged writes, oldest first, each with whether it can still apply")
@@ -52,6 +54,7 @@ def register(sub) -> None:
     q = ops.add_parser("approval", help="show or set memory.write_approval (skills.write_approval with --subsystem skills) in "
                        "config.yaml (only that line changes)")
     q.add_argument("state", nargs="?", choices=("on", "off"), help="turn write approval on or off")
+    q.add_argument("--json", action="store_true", help="machine-readable output")
     for name, q in ops.choices.items():
         q.add_argument("--subsystem", choices=SUBSYSTEMS if name == "list" else SUBSYSTEMS[:2], default="memory",
                        help="which queue: memory (pending/memory/, the default) or skills (pending/skills/)"
@@ -65,6 +68,8 @@ SUBSYSTEMS = ("memory", "skills", "all")
 def run(args, ctx: CliContext) -> int:
     curator = ctx.curator()
     subsystem = getattr(args, "subsystem", "memory")
+    if args.op == "approval" and args.json:
+        return approval_json(args, ctx, curator)
     if subsystem == "skills":
         return run_skills(args, ctx, curator)
     if subsystem == "all":
@@ -130,6 +135,7 @@ def record_json(queue, ins: Inspection, duplicates: dict[str, str], reveal: bool
         "id": r.id, "file": r.file, "created_at": r.created_at, "age": queue.age(r), "origin": r.origin,
         "auto": r.auto, "target": r.target, "action": r.action, "summary": masked(r.title, ins, reveal),
         "can_apply": ins.can_apply, "reason": masked(ins.reason or "", ins, reveal) or None,
+        "reason_plain": masked(plain_reason(ins), ins, reveal) or None,
         "reason_kind": ins.reason_kind, "scanner_hit": ins.scanner_hit, "never_applies": ins.never_applies,
         "forcible": ins.forcible, "already_in_memory": ins.already_in_memory, "pinned": not r.unpinned,
         "group": ins.group, "duplicate_of": duplicates.get(r.id), "broken": r.broken,
@@ -259,7 +265,7 @@ def cmd_list(args, ctx: CliContext, curator, queue) -> int:
         if not r.broken:
             ctx.print(Text("    ") + literal(masked(r.title, ins, args.reveal)))
         if ins.reason and not ins.can_apply:
-            ctx.print(Text("    ") + literal(masked(ins.reason, ins, args.reveal), "dim"))
+            ctx.print(Text("    ") + literal(masked(plain_reason(ins), ins, args.reveal), "dim"))
     bad = sum(1 for i in inspections if not i.can_apply)
     never = sum(1 for i in inspections if i.never_applies)
     if bad:
@@ -341,7 +347,7 @@ def show(ctx: CliContext, queue, ins: Inspection, dups: dict[str, str], reveal: 
     else:
         line = Text("✗ can't apply: " if not ins.forcible else "⚠ needs confirmation: ",
                     style="bold red" if not ins.forcible else "bold yellow")
-        line.append_text(literal(masked(ins.reason or "", ins, reveal)))
+        line.append_text(literal(masked(plain_reason(ins), ins, reveal)))
         if ins.scanner_hit and not ins.forcible:
             line.append(" (the security scan also flags the new text)")
         if not ins.forcible:
@@ -415,13 +421,15 @@ def cmd_approve(args, ctx: CliContext, curator, queue) -> int:
     if every:
         report = queue.approve_all()
         done, failed = list(report.done), [(f.id, f.kind, cli_reason(f.reason, f.kind)) for f in report.failed]
+        plain = {f.id: cli_reason(plain_failure(curator, queue, f.id, f.reason), f.kind) for f in report.failed}
     else:
-        done, failed = [], []
+        done, failed, plain = [], [], {}
         for rid in args.ids:
             try:
                 done.append(queue.approve(rid, edited=args.text, target=args.target, force=args.force))
             except ApproveRefused as exc:
                 failed.append((exc.id, exc.kind, cli_reason(str(exc), exc.kind, by_id=True)))
+                plain[exc.id] = cli_reason(plain_failure(curator, queue, exc.id, str(exc)), exc.kind, by_id=True)
             except PendingError as exc:
                 if len(args.ids) == 1:
                     raise
@@ -435,7 +443,8 @@ def cmd_approve(args, ctx: CliContext, curator, queue) -> int:
                           "label": a.result.label, "messages": [mask(m) for m in a.result.messages],
                           "warnings": [mask(w) for w in a.warnings]}
                          for a in done],
-            "failed": [{"id": i, "reason_kind": k, "reason": m} for i, k, m in failed],
+            "failed": [{"id": i, "reason_kind": k, "reason": m, "reason_plain": mask(plain.get(i, m))}
+                       for i, k, m in failed],
         })
     else:
         for a in done:
@@ -449,13 +458,32 @@ def cmd_approve(args, ctx: CliContext, curator, queue) -> int:
         for rid, _kind, message in failed:
             line = Text("kept ", style="bold red") + literal(rid, "bold red")  # a file name, in `approve all`
             line.append(": ")
-            line.append_text(literal(message))
+            line.append_text(literal(mask(plain.get(rid, message))))
             ctx.print(line)
         if every and not done and not failed:
             ctx.text("Nothing waits for approval.", style="dim")
     if failed and any(k == "unknown" for _, k, _ in failed) and not done:
         return 2
     return 1 if failed else 0
+
+
+def plain_reason(ins: Inspection) -> str:
+    """Why a record can't apply, said for a person (the release's words stay in `reason`)."""
+    from core.hermes.wording import for_person
+
+    if not ins.reason:
+        return ""
+    return for_person(ins.reason, ins.file or "the file", len(ins.before) if ins.file else None,
+                      see="hmc memory list")
+
+
+def plain_failure(curator, queue, rid: str, message: str) -> str:
+    """An approval's refusal for a person, about the record's store when it can be told."""
+    try:
+        target = queue.get(rid).target
+    except Exception:  # a broken or vanished record: no store to name
+        target = None
+    return plainly(message, curator.stores.get(target) if target else None)
 
 
 def cli_reason(message: str, kind: str, by_id: bool = False) -> str:
@@ -505,6 +533,25 @@ def cmd_reject(args, ctx: CliContext, curator, queue) -> int:
             ctx.text("(hmc keeps a copy of each rejected record; `u` in pending mode brings the last one back)",
                      style="dim")
     return 1 if failed else 0
+
+
+def approval_json(args, ctx: CliContext, curator) -> int:
+    """`pending approval [on|off] --json` for either queue: the state, and what a change did."""
+    from core.pending.config_edit import ConfigEditError, set_write_approval
+
+    path = curator.home.config_path
+    out: dict[str, Any] = {"subsystem": args.subsystem, "config": str(path)}
+    if args.state is None:
+        on = read_write_approval(path) if args.subsystem == "memory" else curator.pending_skills.write_approval()
+        ctx.json({**out, "write_approval": on, "changed": False})
+        return 0
+    try:
+        edit = set_write_approval(path, args.state == "on", args.subsystem)
+    except ConfigEditError as exc:
+        raise CliError(str(exc), 2) from None
+    ctx.json({**out, "write_approval": edit.after, "changed": edit.changed, "created": edit.created,
+              "line": edit.line})
+    return 0
 
 
 def cmd_approval(args, ctx: CliContext, curator, queue) -> int:

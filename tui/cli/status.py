@@ -24,6 +24,7 @@ def gather(curator) -> dict:
             "file": str(store.path), "entries": len(snap.entries), "chars": used, "limit": store.limit,
             "percent": percent(used, store.limit), "label": usage_label(used, store.limit),
             "drift": snap.drift, "untidy": list(snap.untidy), "error": snap.error, "enabled": store.enabled,
+            **store.figures(snap).as_json(),
         }
     out["hermes"]["doctor"] = doctor_summary(curator)
     out["pending"] = pending_summary(curator)
@@ -47,12 +48,21 @@ def doctor_summary(curator) -> dict | None:
 
 
 def pending_summary(curator) -> dict:
+    """Both queues: `count` (and `error`) are pending/memory's, `skills` is pending/skills/'s, `total` both."""
     from core.pending.queue import PendingError
+    from core.pending.skills import SkillPendingError
 
     try:
-        return {"count": curator.pending.count()}
+        out = {"count": curator.pending.count()}
     except PendingError as exc:  # an unreadable pending folder
-        return {"count": 0, "error": str(exc)}
+        out = {"count": 0, "error": str(exc)}
+    skills = curator.pending_skills
+    try:
+        out["skills"] = {"count": skills.count(), "write_approval": skills.write_approval()}
+    except (SkillPendingError, OSError) as exc:
+        out["skills"] = {"count": 0, "write_approval": False, "error": str(exc)}
+    out["total"] = out["count"] + out["skills"]["count"]
+    return out
 
 
 def db_summary(curator) -> dict:
@@ -96,10 +106,14 @@ def run(args, ctx: CliContext) -> int:
         if not info["enabled"]:
             line += "  (disabled in config.yaml)"
         ctx.text(line)
-    pending = data["pending"]
-    ctx.text(f"pending    {pending.get('count', 0)} staged write(s)"
+        if info["usage_note"] and info["enabled"]:
+            ctx.text(f"{'':<10} {info['usage_note']}", style="dim")
+    pending, skills = data["pending"], data["pending"]["skills"]
+    ctx.text(f"pending    {pending['total']} staged write(s): {pending['count']} memory · {skills['count']} skill"
              + (f" — {pending['error']}" if pending.get("error") else "")
-             + f"  (write approval {'on' if data['write_approval'] else 'off'})")
+             + (f" — {skills['error']}" if skills.get("error") else "")
+             + f"  (write approval: memory {'on' if data['write_approval'] else 'off'}, "
+               f"skills {'on' if skills['write_approval'] else 'off'})")
     db = data["state_db"]
     if not db.get("exists"):
         ctx.text("state.db   not found")
@@ -111,13 +125,14 @@ def run(args, ctx: CliContext) -> int:
 
 
 def exit_code(data: dict) -> int:
-    """2 when a store or the pending folder can't be read (unreadable input), with the reason on
+    """2 when a store or a pending folder (memory or skills) can't be read (unreadable input), with the reason on
     stderr; drift and a damaged state.db are reported, not failures."""
     from tui.cli.common import say
 
     problems = [info["error"] for info in data["targets"].values() if info["error"]]
-    if data["pending"].get("error"):
-        problems.append(data["pending"]["error"])
+    for queue in (data["pending"], data["pending"]["skills"]):
+        if queue.get("error"):
+            problems.append(queue["error"])
     if problems:
         say("; ".join(problems))
         return 2
