@@ -14,6 +14,7 @@ from `started_at` in UTC.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import random
@@ -21,12 +22,14 @@ import re
 import shutil
 import sqlite3
 import string
+import uuid
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Callable
 
 from core.demo import content as C
+from core.demo import layout
 from core.demo.sessions import (APPROVAL_ON_DAYS, BIG_SESSION_ID, RARE_TERM, SMALL_SESSION_ID,
                                 SMALL_SESSION_MESSAGES, SessionPlanner)
 
@@ -36,7 +39,7 @@ __all__ = ["DEMO_TODAY", "RARE_TERM", "RARE_TERM_MESSAGES", "BIG_SESSION_ID", "S
            "build_state_db"]
 
 DEMO_TODAY: date = date(2026, 11, 15)
-SCHEMA_VERSION = 30
+SCHEMA_VERSION = layout.SCHEMA_VERSION  # Hermes 0.22.2
 RARE_TERM_MESSAGES = 5  # messages holding RARE_TERM outside the big session (+1 inside it)
 DEMO_SESSIONS, DEMO_MESSAGES = 200, 5000
 PENDING_IDS = dict(C.PENDING_IDS)
@@ -241,104 +244,108 @@ def skill_records(today: date = DEMO_TODAY) -> list[dict]:
 
 
 # --------------------------------------------------------------------------------------------
-# state.db: schema (current Hermes layout, generation 3 FTS)
+# state.db: Hermes 0.22.2's layout (core.demo.layout) and the rows its SessionDB writes
 
-_TABLES_SQL = """
-CREATE TABLE schema_version (version INTEGER NOT NULL);
-CREATE TABLE state_meta (key TEXT PRIMARY KEY, value TEXT);
-CREATE TABLE sessions (
-    id TEXT PRIMARY KEY, source TEXT NOT NULL, user_id TEXT, session_key TEXT, chat_id TEXT,
-    chat_type TEXT, display_name TEXT, model TEXT, model_config TEXT, system_prompt TEXT,
-    parent_session_id TEXT, started_at REAL NOT NULL, ended_at REAL, end_reason TEXT,
-    message_count INTEGER DEFAULT 0, tool_call_count INTEGER DEFAULT 0,
-    input_tokens INTEGER DEFAULT 0, output_tokens INTEGER DEFAULT 0,
-    cache_read_tokens INTEGER DEFAULT 0, reasoning_tokens INTEGER DEFAULT 0,
-    cwd TEXT, git_branch TEXT, estimated_cost_usd REAL, title TEXT, last_activity_at REAL,
-    api_call_count INTEGER DEFAULT 0, profile_name TEXT,
-    archived INTEGER NOT NULL DEFAULT 0, pinned INTEGER NOT NULL DEFAULT 0,
-    hidden INTEGER NOT NULL DEFAULT 0,
-    FOREIGN KEY (parent_session_id) REFERENCES sessions(id)
-);
-CREATE TABLE messages (
-    id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL REFERENCES sessions(id),
-    role TEXT NOT NULL, content TEXT, tool_call_id TEXT, tool_calls TEXT, tool_name TEXT,
-    timestamp REAL NOT NULL, token_count INTEGER, finish_reason TEXT, reasoning TEXT,
-    active INTEGER NOT NULL DEFAULT 1, compacted INTEGER NOT NULL DEFAULT 0, display_kind TEXT
-);
-"""
-_CONTENT_SQL = "CASE WHEN {a}role = 'tool' THEN substr(COALESCE({a}content, ''), 1, 8192) ELSE {a}content END"
-_TRIGRAM_SESSION_SQL = ("source NOT IN ('cron', 'subagent') AND json_extract(CASE WHEN json_valid(model_config) "
-                        "THEN model_config ELSE '{}' END, '$._delegate_from') IS NULL")
-_INDEX_SQL = """
-CREATE INDEX idx_sessions_source ON sessions(source);
-CREATE INDEX idx_sessions_parent ON sessions(parent_session_id);
-CREATE INDEX idx_sessions_started ON sessions(started_at DESC);
-CREATE INDEX idx_messages_session ON messages(session_id, timestamp);
-CREATE INDEX idx_messages_session_id ON messages(session_id, id);
-CREATE INDEX idx_messages_timestamp ON messages(timestamp);
-"""
-_FTS_SQL = f"""
-CREATE VIEW messages_fts_src AS
-    SELECT id, {_CONTENT_SQL.format(a='')} AS content, tool_name, tool_calls FROM messages;
-CREATE VIRTUAL TABLE messages_fts USING fts5(
-    content, tool_name, tool_calls, content='messages_fts_src', content_rowid='id');
-CREATE VIEW messages_fts_trigram_src AS
-    SELECT m.id, m.role, m.content, m.tool_name FROM messages AS m JOIN sessions AS s ON s.id = m.session_id
-    WHERE m.role <> 'tool' AND s.{_TRIGRAM_SESSION_SQL.replace('model_config', 's.model_config')};
-CREATE VIRTUAL TABLE messages_fts_trigram USING fts5(
-    content, tool_name, content='messages_fts_trigram_src', content_rowid='id', tokenize='trigram');
-"""
-_TRIGGER_SQL = f"""
-CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
-    INSERT INTO messages_fts(rowid, content, tool_name, tool_calls)
-    VALUES (new.id, {_CONTENT_SQL.format(a='new.')}, new.tool_name, new.tool_calls);
-END;
-CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN
-    INSERT INTO messages_fts(messages_fts, rowid, content, tool_name, tool_calls)
-    VALUES ('delete', old.id, {_CONTENT_SQL.format(a='old.')}, old.tool_name, old.tool_calls);
-END;
-CREATE TRIGGER messages_fts_update AFTER UPDATE OF content, tool_name, tool_calls, role ON messages BEGIN
-    INSERT INTO messages_fts(messages_fts, rowid, content, tool_name, tool_calls)
-    VALUES ('delete', old.id, {_CONTENT_SQL.format(a='old.')}, old.tool_name, old.tool_calls);
-    INSERT INTO messages_fts(rowid, content, tool_name, tool_calls)
-    VALUES (new.id, {_CONTENT_SQL.format(a='new.')}, new.tool_name, new.tool_calls);
-END;
-CREATE TRIGGER messages_fts_trigram_insert AFTER INSERT ON messages
-WHEN new.role <> 'tool' AND EXISTS (SELECT 1 FROM sessions WHERE id = new.session_id AND {_TRIGRAM_SESSION_SQL})
-BEGIN
-    INSERT INTO messages_fts_trigram(rowid, content, tool_name) VALUES (new.id, new.content, new.tool_name);
-END;
-CREATE TRIGGER messages_fts_trigram_delete AFTER DELETE ON messages
-WHEN old.role <> 'tool' AND EXISTS (SELECT 1 FROM sessions WHERE id = old.session_id AND {_TRIGRAM_SESSION_SQL})
-BEGIN
-    INSERT INTO messages_fts_trigram(messages_fts_trigram, rowid, content, tool_name)
-    VALUES ('delete', old.id, old.content, old.tool_name);
-END;
-CREATE TRIGGER messages_fts_trigram_update AFTER UPDATE OF content, tool_name, role ON messages
-BEGIN
-    INSERT INTO messages_fts_trigram(messages_fts_trigram, rowid, content, tool_name)
-    SELECT 'delete', old.id, old.content, old.tool_name WHERE old.role <> 'tool'
-      AND EXISTS (SELECT 1 FROM sessions WHERE id = old.session_id AND {_TRIGRAM_SESSION_SQL});
-    INSERT INTO messages_fts_trigram(rowid, content, tool_name)
-    SELECT new.id, new.content, new.tool_name WHERE new.role <> 'tool'
-      AND EXISTS (SELECT 1 FROM sessions WHERE id = new.session_id AND {_TRIGRAM_SESSION_SQL});
-END;
-"""
-_SESSION_COLS = ("id", "source", "user_id", "session_key", "chat_id", "chat_type", "display_name", "model",
-                 "model_config", "system_prompt", "parent_session_id", "started_at", "ended_at", "end_reason",
-                 "message_count", "tool_call_count", "input_tokens", "output_tokens", "cache_read_tokens",
-                 "reasoning_tokens", "cwd", "git_branch", "estimated_cost_usd", "title", "last_activity_at",
-                 "api_call_count", "profile_name", "archived", "pinned", "hidden")
+_SESSION_COLS = ("id", "source", "created_source", "user_id", "session_key", "chat_id", "chat_type",
+                 "display_name", "model", "model_config", "system_prompt", "parent_session_id", "started_at",
+                 "ended_at", "end_reason", "message_count", "tool_call_count", "input_tokens", "output_tokens",
+                 "cache_read_tokens", "reasoning_tokens", "cwd", "git_branch", "estimated_cost_usd", "title",
+                 "title_source", "last_activity_at", "api_call_count", "profile_name", "archived", "pinned",
+                 "hidden")
+# what the planner yields per message (core.demo.sessions), then what SessionDB.append_message adds
 _MESSAGE_COLS = ("session_id", "role", "content", "tool_call_id", "tool_calls", "tool_name", "timestamp",
                  "token_count", "finish_reason", "reasoning", "active", "compacted", "display_kind")
+_STORED_COLS = ("id", *_MESSAGE_COLS, "observed", "_compressed_summary", "display_identity", "display_order",
+                "message_uid", "tool_call_uids")
 _INSERT_SESSION = f"INSERT INTO sessions ({', '.join(_SESSION_COLS)}) VALUES ({', '.join('?' * len(_SESSION_COLS))})"
-_INSERT_MESSAGE = f"INSERT INTO messages ({', '.join(_MESSAGE_COLS)}) VALUES ({', '.join('?' * len(_MESSAGE_COLS))})"
+_INSERT_MESSAGE = f"INSERT INTO messages ({', '.join(_STORED_COLS)}) VALUES ({', '.join('?' * len(_STORED_COLS))})"
 _FLUSH = 50_000
+_NUMBERED_TITLE = re.compile(r"^(.*?) #(\d+)$")
+
+
+def _uid(rng: random.Random) -> str:
+    """A message or tool-call uid as the release mints one (uuid4().hex), drawn from `rng`."""
+    return uuid.UUID(int=rng.getrandbits(128), version=4).hex
+
+
+def display_identity(role: str, content, timestamp: float, tool_call_id, tool_calls, tool_name) -> bytes:
+    """0.22.2's display identity of a row (SessionDB._display_identity of _display_dedupe_key): the
+    sha256 of the repr of its key; a tool-calling assistant row is keyed by its call ids, not its text."""
+    key: tuple = (role, content, timestamp, tool_call_id, tool_calls, tool_name)
+    if role == "assistant" and tool_calls:
+        ids = tuple(c.get("id") for c in json.loads(tool_calls))
+        if ids and all(ids):
+            key = ("assistant", None, timestamp, tool_call_id, ids, tool_name)
+    return hashlib.sha256(repr(key).encode("utf-8", "surrogatepass")).digest()
+
+
+class _Rows:
+    """Numbers the planner's message rows and adds the columns 0.22.2's append_message fills:
+    a message_uid per row, a uid per tool call (on the assistant row), the display identity, and the
+    display order (the id of the first visible row with the same identity in the session, else its own)."""
+
+    def __init__(self, seed: int):
+        self.next_id, self.rng = 1, random.Random(f"{seed}:uids")
+        self.session: str | None = None
+        self.first: dict[bytes, int] = {}
+
+    def stored(self, rows: list[tuple]) -> list[tuple]:
+        out = []
+        for row in rows:
+            sid, role, content, call_id, calls, tool, ts = row[:7]
+            if sid != self.session:
+                self.session, self.first = sid, {}
+            mid, self.next_id = self.next_id, self.next_id + 1
+            identity = display_identity(role, content, ts, call_id, calls, tool)
+            order = self.first.setdefault(identity, mid) if row[10] or row[11] else mid
+            uid = _uid(self.rng)
+            call_uids = None
+            if role == "assistant" and calls:
+                ids = dict.fromkeys(c["id"] for c in json.loads(calls) if c.get("id"))
+                call_uids = json.dumps({i: _uid(self.rng) for i in ids}, sort_keys=True) if ids else None
+            out.append((mid, *row, 0, 0, identity, order, uid, call_uids))
+        return out
+
+
+def _unique_titles(session_rows: list[tuple]) -> list[tuple]:
+    """0.22.2 keeps titles unique (a UNIQUE index): a repeated title becomes '<title> #N', N one more
+    than the highest number its lineage has (its next_title_in_lineage); rows come oldest first."""
+    at = _SESSION_COLS.index("title")
+    taken: set[str] = set()
+    highest: dict[str, int] = {}
+    out = []
+    for row in session_rows:
+        title = row[at]
+        if title is not None:
+            m = _NUMBERED_TITLE.match(title)
+            base, number = (m.group(1), int(m.group(2))) if m else (title, 1)
+            if title in taken:
+                number = highest.get(base, 1) + 1
+                title = f"{base} #{number}"
+                row = row[:at] + (title,) + row[at + 1:]
+            taken.add(title)
+            highest[base] = max(highest.get(base, 1), number)
+        out.append(row)
+    return out
+
+
+def _state_meta(seed: int, created: float) -> list[tuple[str, str]]:
+    """The keys a fresh 0.22.2 store writes, with seeded ids and the store's creation time."""
+    rng = random.Random(f"{seed}:store")
+    stamp = datetime.fromtimestamp(created, tz=timezone.utc).isoformat(timespec="microseconds")
+    return [("store_instance_id", str(uuid.UUID(int=rng.getrandbits(128), version=4))),
+            ("store_created_at_utc", stamp), ("message_uid_backfill", "1"),
+            ("db_file_generation", _uid(rng))]
+
+
+def _script(statements) -> str:
+    return "".join(f"{sql};\n" for _, sql in statements)
 
 
 def build_state_db(path: Path, *, sessions: int, messages: int, seed: int = 7, today: date = DEMO_TODAY,
                    big_session_messages: int = 0, progress: Callable[[int, int], None] | None = None) -> None:
-    """Build a state.db in the current Hermes layout (schema_version 30, FTS generation 3).
+    """Build a state.db in Hermes 0.22.2's layout (schema_version 31, core.demo.layout), its rows as
+    0.22.2's SessionDB writes them (message uids, display identity and order; unique titles).
 
     `sessions`/`messages` are exact totals for the ordinary sessions, the fixed story included (29
     sessions, about 470 messages, so ask for at least ~30 and ~600; smaller raises ValueError).
@@ -361,14 +368,15 @@ def build_state_db(path: Path, *, sessions: int, messages: int, seed: int = 7, t
         for pragma in ("journal_mode=OFF", "synchronous=OFF", "temp_store=MEMORY", "cache_size=-131072",
                        "locking_mode=EXCLUSIVE"):
             conn.execute(f"PRAGMA {pragma}")
-        conn.executescript(_TABLES_SQL)
+        conn.executescript(_script(layout.TABLES))
         conn.execute("BEGIN")
+        rows = _Rows(seed)
         buffer: list[tuple] = []
         session_rows: list[tuple] = []
         done = 0
         for plan in plans:
             for chunk in planner.generate(plan):
-                buffer.extend(chunk)
+                buffer.extend(rows.stored(chunk))
                 if len(buffer) >= _FLUSH:
                     conn.executemany(_INSERT_MESSAGE, buffer)
                     done += len(buffer)
@@ -378,17 +386,19 @@ def build_state_db(path: Path, *, sessions: int, messages: int, seed: int = 7, t
             session_rows.append(plan.session_row())
         conn.executemany(_INSERT_MESSAGE, buffer)
         done += len(buffer)
-        conn.executemany(_INSERT_SESSION, session_rows)
+        conn.executemany(_INSERT_SESSION, _unique_titles(session_rows))
         conn.execute("INSERT INTO schema_version(version) VALUES (?)", (SCHEMA_VERSION,))
         conn.executemany("INSERT INTO state_meta(key, value) VALUES (?, ?)",
-                         [("fts_storage_version", "3"), ("created_by", "hmc demo")])
+                         _state_meta(seed, min(p.start for p in plans) - 3600))
         conn.execute("COMMIT")
-        conn.executescript(_INDEX_SQL + _FTS_SQL)  # (executescript commits first: no BEGIN around it)
+        # the rest in the release's order, the triggers last (executescript commits first: no BEGIN
+        # around it), so the bulk rows are indexed once by FTS5's 'rebuild'
+        conn.executescript(_script(layout.INDEXES) + _script(layout.VIEWS_AND_FTS))
         conn.execute("BEGIN")
         conn.execute("INSERT INTO messages_fts(messages_fts) VALUES ('rebuild')")
         conn.execute("INSERT INTO messages_fts_trigram(messages_fts_trigram) VALUES ('rebuild')")
         conn.execute("COMMIT")
-        conn.executescript(_TRIGGER_SQL)
+        conn.executescript(_script(layout.TRIGGERS))
         conn.execute("PRAGMA locking_mode=NORMAL")
         conn.execute("PRAGMA journal_mode=WAL")
         if progress:

@@ -95,12 +95,13 @@ class Plan:
         config = {"provider": "openrouter", "max_tokens": 8192, "temperature": 0.4}
         if self.source == "subagent" and self.parent:
             config["_delegate_from"] = self.parent
-        return (self.sid, self.source, m.get("user_id"), m.get("session_key"), m.get("chat_id"),
+        # in core.demo.build._SESSION_COLS order; a title is the title generator's ("llm")
+        return (self.sid, self.source, self.source, m.get("user_id"), m.get("session_key"), m.get("chat_id"),
                 m.get("chat_type"), m.get("display_name"), model, json.dumps(config), None, self.parent,
                 self.start, round(s["last"] + 4.0, 3), self.end_reason, s["count"], s["calls"],
                 s["input"], s["output"], s["input"] // 3, s["reasoning"], m.get("cwd"),
-                m.get("branch"), cost, self.title, round(s["last"], 3), s["api"], "default",
-                m.get("archived", 0), m.get("pinned", 0), m.get("hidden", 0))
+                m.get("branch"), cost, self.title, "llm" if self.title else None, round(s["last"], 3),
+                s["api"], "default", m.get("archived", 0), m.get("pinned", 0), m.get("hidden", 0))
 
 
 class _Conv:

@@ -181,7 +181,7 @@ def test_malformed_record_is_truncated_json(home):
 
 
 def test_state_db_layout(db):
-    assert db.execute("SELECT version FROM schema_version").fetchall() == [(30,)]
+    assert db.execute("SELECT version FROM schema_version").fetchall() == [(31,)]  # Hermes 0.22.2
     assert db.execute("PRAGMA journal_mode").fetchone() == ("wal",)
     cols = {t: {r[1] for r in db.execute(f"PRAGMA table_info({t})")} for t in ("sessions", "messages")}
     assert {"id", "source", "user_id", "model", "model_config", "system_prompt", "parent_session_id",
@@ -195,9 +195,33 @@ def test_state_db_layout(db):
     assert "trigram" in schema["messages_fts_trigram"] and "8192" in schema["messages_fts_src"]
     for name in ("messages_fts_insert", "messages_fts_delete", "messages_fts_update", "messages_fts_trigram_insert",
                  "messages_fts_trigram_delete", "messages_fts_trigram_update", "idx_messages_session_id",
-                 "idx_messages_timestamp", "idx_sessions_started"):
+                 "idx_sessions_started", "idx_sessions_title_unique", "messages_display_order_insert"):
         assert name in schema, name
-    assert db.execute("SELECT value FROM state_meta WHERE key = 'fts_storage_version'").fetchone() == ("3",)
+    assert [k for (k,) in db.execute("SELECT key FROM state_meta ORDER BY rowid")] == [
+        "store_instance_id", "store_created_at_utc", "message_uid_backfill", "db_file_generation"]
+    # everything the demo carries of 0.22.2's layout is created (the exact text: tests/conformance)
+    from core.demo import layout
+    names = {n for group in (layout.TABLES, layout.INDEXES, layout.VIEWS_AND_FTS, layout.TRIGGERS) for n, _ in group}
+    assert names <= set(schema) and len(names) == 54
+
+
+def test_rows_carry_what_0_22_2s_append_message_writes(db):
+    """Every row has a unique uid, a display identity (sha256 of its key) and a display order; a
+    tool-calling row has a uid per call; titles are unique (0.22.2's UNIQUE index)."""
+    one = lambda sql: db.execute(sql).fetchone()[0]  # noqa: E731
+    assert one("SELECT count(DISTINCT message_uid) FROM messages") == demo.DEMO_MESSAGES
+    assert one("SELECT count(*) FROM messages WHERE message_uid GLOB '*[^0-9a-f]*' OR length(message_uid) != 32") == 0
+    assert one("SELECT count(*) FROM messages WHERE length(display_identity) != 32 OR display_order IS NULL") == 0
+    assert one("SELECT count(*) FROM messages WHERE display_order != id") == 0  # no two rows alike
+    mid, role, content, ts = db.execute("SELECT id, role, content, timestamp FROM messages WHERE role = 'user' "
+                                        "LIMIT 1").fetchone()
+    assert db.execute("SELECT display_identity FROM messages WHERE id = ?", (mid,)).fetchone()[0] == \
+        demo.display_identity(role, content, ts, None, None, None)
+    for calls, uids in db.execute("SELECT tool_calls, tool_call_uids FROM messages WHERE tool_calls IS NOT NULL"):
+        assert sorted(json.loads(uids)) == sorted(c["id"] for c in json.loads(calls))
+    assert one("SELECT count(*) FROM (SELECT title FROM sessions WHERE title IS NOT NULL GROUP BY title "
+               "HAVING count(*) > 1)") == 0
+    assert one("SELECT count(*) FROM sessions WHERE title LIKE '% #_'") > 2
 
 
 def test_state_db_content(db):
