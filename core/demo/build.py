@@ -121,27 +121,53 @@ def _epoch(day: date, hh: int = 0, mm: int = 0, ss: float = 0.0) -> float:
     return datetime(day.year, day.month, day.day, tzinfo=timezone.utc).timestamp() + hh * 3600 + mm * 60 + ss
 
 
-def _summary(action: str, target: str, payload: dict) -> str:
-    label = "user profile" if target == "user" else "memory"
-    if action == "add":
-        head, detail = f"add to {label}", payload["content"]
-    elif action == "replace":
-        head = f"replace in {label}"
-        detail = f"entry matching: {payload['old_text']} whole entry becomes: {payload['content']}"
-    elif action == "remove":
-        head, detail = f"remove from {label}", payload["old_text"]
-    else:
-        ops = payload["operations"]
-        head = f"apply {len(ops)} op(s) to {label}"
-        detail = " ".join(f"- {o['action']}: " + (f"{o['old_text']} -> {o['content']}" if o["action"] == "replace"
-                                                 else o.get("content") or o.get("old_text", "")) for o in ops)
-    return f"{head}: {' '.join(detail.split())[:120]}"
+def _op_line_22(o: dict) -> str:
+    """0.22.2's one-line description of a memory op (tools/memory_tool.py, _batch_op_line)."""
+    if o["action"] == "remove":
+        return f"- remove: {o.get('old_text', '')}"
+    if o["action"] == "patch":
+        return f"- patch span '{o.get('old_text', '')}' -> '{o.get('content') or ''}' (rest of the entry is kept)"
+    return f"- {o['action']}: {o.get('content') or ''}"
+
+
+def summary_22(payload: dict, origin: str = "foreground") -> str:
+    """The summary 0.22.2's memory tool stages a write with (tools/memory_tool.py): "<what>: <detail>",
+    the detail cut at 120 characters; a destructive write of the background review has its own line,
+    cut at 200 (it is staged even with write approval off)."""
+    label = "user profile" if payload["target"] == "user" else "memory"
+    content, old = payload.get("content"), payload.get("old_text")
+    ops = payload.get("operations") or [payload]
+    if origin == "background_review" and any(o["action"] in ("replace", "remove", "patch") for o in ops):
+        return (f"background review consolidation ({payload['action']} on {payload['target']}): "
+                f"{'; '.join(_op_line_22(o) for o in ops)}")[:200].strip()
+    if payload["action"] == "batch":
+        head, detail = f"apply {len(ops)} op(s) to {label}", "\n".join(_op_line_22(o) for o in ops)
+    elif payload["action"] == "add":
+        head, detail = f"add to {label}", content or ""
+    elif payload["action"] == "remove":
+        head, detail = f"remove from {label}", old or ""
+    else:  # patch
+        head = f"patch in {label}"
+        detail = f"entry matching: {old}\nspan '{old}' becomes: {content} (rest of the entry is kept)"
+    return f"{head}: {detail[:120]}".strip()
+
+
+def summary_20(payload: dict) -> str:
+    """The summary 0.20.1 (like 0.19) staged a single replace with (tools/memory_tool.py)."""
+    label = "user profile" if payload["target"] == "user" else "memory"
+    detail = f"old: {payload['old_text']}\nnew: {payload['content']}"
+    return f"replace in {label}: {detail[:120]}".strip()
 
 
 def pending_records(today: date = DEMO_TODAY, seed: int = 7) -> list[tuple[str, dict]]:
-    """(folder, record) for every pending write of the demo home, oldest first."""
+    """(folder, record) for every pending write of the demo home, oldest first, shaped as 0.22.2
+    stages them: a destructive write (patch, remove, and each such op of a batch) carries the entry
+    it was staged against (`matched_entry`). One record is older: `replace_unpinned`, a whole-entry
+    replace staged by 0.20.1 before the upgrade, without a pin (0.22.2 refuses to apply it until it
+    is re-staged or edited)."""
     by_key = {e.key: e.text for e in demo_entries(today)}
     d6 = (today - timedelta(days=6)).isoformat()
+    stale = C.stale_date(today).isoformat()
     key_rng = random.Random(seed * 7919 + 17)
     secret = "sk-" + "proj-" + "".join(key_rng.choice(string.ascii_letters + string.digits) for _ in range(40))
 
@@ -151,35 +177,36 @@ def pending_records(today: date = DEMO_TODAY, seed: int = 7) -> list[tuple[str, 
             p["matched_entry"] = pin
         return p
 
+    stale_old, stale_new = C.PENDING_STALE_PATCH
+    rate_old, rate_new = C.PENDING_BATCH_PATCH
     rows = [  # (key, days ago, hh, mm, origin, payload)
-        ("stale_pin", 20, 9, 40, "foreground",
-         op("replace", content=C.PENDING_STALE_PIN_NEW, old_text="Node 20 via fnm", pin=C.OLD_MACHINE)),
+        ("replace_unpinned", 20, 8, 5, "foreground",
+         op("replace", "user", C.PENDING_USER_REPLACEMENT, "Weekdays 09:00–18:30")),
         ("add", 18, 14, 12, "foreground", op("add", content=C.PENDING_ADD)),
+        ("stale_pin", 17, 9, 40, "foreground",
+         op("patch", content=C.PENDING_STALE_PIN_PATCH[1], old_text=C.PENDING_STALE_PIN_PATCH[0],
+            pin=C.OLD_MACHINE)),
         ("bg_duplicate", 17, 22, 5, "background_review", op("add", content=by_key["pnpm_a"])),
         ("group_a", 14, 16, 30, "foreground", op("add", content=C.PENDING_GROUP)),
         ("over_limit", 11, 18, 45, "background_review", op("add", content=C.PENDING_OVER_LIMIT.format(d6=d6))),
-        ("replace_unpinned", 10, 8, 5, "foreground",
-         op("replace", "user", C.PENDING_USER_REPLACEMENT, "Weekdays 09:00–18:30")),
         ("group_b", 9, 11, 20, "background_review", op("add", content=C.PENDING_GROUP)),
         ("scanner", 7, 21, 10, "background_review", op("add", content=C.PENDING_SCANNER)),
         ("remove_pinned", 6, 19, 0, "background_review",
          op("remove", old_text="Always use pnpm instead of npm", pin=by_key["pnpm_b"])),
-        ("replace_pinned", 5, 10, 30, "foreground",
-         op("replace", content=C.PENDING_STALE_REPLACEMENT.format(d6=d6),
-            old_text="staging DB is on Postgres 14", pin=by_key["stale"])),
+        ("patch_pinned", 5, 10, 30, "foreground",
+         op("patch", content=stale_new.format(d6=d6), old_text=stale_old.format(stale=stale), pin=by_key["stale"])),
         ("batch", 3, 15, 45, "foreground",
          {"action": "batch", "target": "memory", "operations": [
-             {"action": "replace", "old_text": "rate limit is 100 req/min",
-              "content": C.PENDING_BATCH_REPLACEMENT.format(d6=d6), "matched_entry": by_key["rate_100"]},
+             {"action": "patch", "content": rate_new.format(d6=d6), "old_text": rate_old,
+              "matched_entry": by_key["rate_100"]},
              {"action": "add", "content": C.PENDING_BATCH_ADD}]}),
         ("secret", 1, 20, 15, "foreground", op("add", content=C.PENDING_SECRET.format(secret=secret))),
     ]
     out = []
     for key, days, hh, mm, origin, payload in rows:
         pid = C.PENDING_IDS[key]
-        payload = {k: v for k, v in payload.items() if v is not None or k in ("content", "old_text")}
         out.append(("memory", {"id": pid, "subsystem": "memory", "action": payload["action"],
-                               "summary": _summary(payload["action"], payload["target"], payload),
+                               "summary": summary_20(payload) if key == "replace_unpinned" else summary_22(payload, origin),
                                "origin": origin,
                                "created_at": _epoch(today - timedelta(days=days), hh, mm, 17.25),
                                "payload": payload}))

