@@ -1,11 +1,14 @@
 """A seeded, deterministic demo Hermes home, and large state.db files for the search benchmarks.
 
-`build_demo_home(root)` writes a complete home (config.yaml, AGENTS.md, memories, pending records
-of every kind, skills, state.db) whose content gives every hmc screen something to show: memory
-near capacity with a duplicate, a conflict, a stale and a relative date, scanner hits; writes that
-can and cannot apply; four months of sessions in six languages with provenance for the entries.
-`build_state_db(path, sessions=…, messages=…)` builds the same layout at any size (1,000,000
-messages take well under two minutes: bulk inserts first, then FTS5 'rebuild', then triggers).
+`build_demo_home(root)` writes a complete home as Hermes 0.22.2 writes it (config.yaml, AGENTS.md,
+memories, pending records of every kind, skills, state.db in 0.22.2's layout: core.demo.layout;
+one record is older, an unpinned replace staged by 0.20.1) whose content gives every hmc screen
+something to show: memory near capacity with a duplicate, a conflict, a stale and a relative
+date, scanner hits; writes that can and cannot apply; four months of sessions in six languages
+with provenance for the entries.
+`build_state_db(path, sessions=…, messages=…)` builds the same layout at any size (200,000
+messages take ~15-20 s on 2 CPUs, so 1,000,000 well under two minutes: bulk inserts first, then
+FTS5 'rebuild', then triggers).
 
 Same seed + same `today` => byte-identical files and identical rows. Only `random.Random(seed)`
 is used, never the global generator or the wall clock. Times are UTC; session ids are formatted
