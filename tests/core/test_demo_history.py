@@ -19,7 +19,9 @@ def timeline(tmp_path_factory):
     mp.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg")))
     home = demo.build_demo_home(tmp_path_factory.mktemp("demo") / "hermes")
     try:
-        yield build_timeline(open_curator(home, None, demo.DEMO_TODAY), cache=False)
+        curator = open_curator(home, None, demo.DEMO_TODAY)
+        assert curator.hermes.release.name == "0.22.2" and curator.hermes.notice is None  # its rules replay
+        yield build_timeline(curator, cache=False)
     finally:
         mp.undo()
 
