@@ -1,11 +1,14 @@
 """A seeded, deterministic demo Hermes home, and large state.db files for the search benchmarks.
 
-`build_demo_home(root)` writes a complete home (config.yaml, AGENTS.md, memories, pending records
-of every kind, skills, state.db) whose content gives every hmc screen something to show: memory
-near capacity with a duplicate, a conflict, a stale and a relative date, scanner hits; writes that
-can and cannot apply; four months of sessions in six languages with provenance for the entries.
-`build_state_db(path, sessions=…, messages=…)` builds the same layout at any size (1,000,000
-messages take well under two minutes: bulk inserts first, then FTS5 'rebuild', then triggers).
+`build_demo_home(root)` writes a complete home as Hermes 0.22.2 writes it (config.yaml, AGENTS.md,
+memories, pending records of every kind, skills, state.db in 0.22.2's layout: core.demo.layout;
+one record is older, an unpinned replace staged by 0.20.1) whose content gives every hmc screen
+something to show: memory near capacity with a duplicate, a conflict, a stale and a relative
+date, scanner hits; writes that can and cannot apply; four months of sessions in six languages
+with provenance for the entries.
+`build_state_db(path, sessions=…, messages=…)` builds the same layout at any size (200,000
+messages take ~15-20 s on 2 CPUs, so 1,000,000 well under two minutes: bulk inserts first, then
+FTS5 'rebuild', then triggers).
 
 Same seed + same `today` => byte-identical files and identical rows. Only `random.Random(seed)`
 is used, never the global generator or the wall clock. Times are UTC; session ids are formatted
@@ -14,6 +17,7 @@ from `started_at` in UTC.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import random
@@ -21,12 +25,14 @@ import re
 import shutil
 import sqlite3
 import string
+import uuid
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Callable
 
 from core.demo import content as C
+from core.demo import layout
 from core.demo.sessions import (APPROVAL_ON_DAYS, BIG_SESSION_ID, RARE_TERM, SMALL_SESSION_ID,
                                 SMALL_SESSION_MESSAGES, SessionPlanner)
 
@@ -36,7 +42,7 @@ __all__ = ["DEMO_TODAY", "RARE_TERM", "RARE_TERM_MESSAGES", "BIG_SESSION_ID", "S
            "build_state_db"]
 
 DEMO_TODAY: date = date(2026, 11, 15)
-SCHEMA_VERSION = 30
+SCHEMA_VERSION = layout.SCHEMA_VERSION  # Hermes 0.22.2
 RARE_TERM_MESSAGES = 5  # messages holding RARE_TERM outside the big session (+1 inside it)
 DEMO_SESSIONS, DEMO_MESSAGES = 200, 5000
 PENDING_IDS = dict(C.PENDING_IDS)
@@ -118,27 +124,53 @@ def _epoch(day: date, hh: int = 0, mm: int = 0, ss: float = 0.0) -> float:
     return datetime(day.year, day.month, day.day, tzinfo=timezone.utc).timestamp() + hh * 3600 + mm * 60 + ss
 
 
-def _summary(action: str, target: str, payload: dict) -> str:
-    label = "user profile" if target == "user" else "memory"
-    if action == "add":
-        head, detail = f"add to {label}", payload["content"]
-    elif action == "replace":
-        head = f"replace in {label}"
-        detail = f"entry matching: {payload['old_text']} whole entry becomes: {payload['content']}"
-    elif action == "remove":
-        head, detail = f"remove from {label}", payload["old_text"]
-    else:
-        ops = payload["operations"]
-        head = f"apply {len(ops)} op(s) to {label}"
-        detail = " ".join(f"- {o['action']}: " + (f"{o['old_text']} -> {o['content']}" if o["action"] == "replace"
-                                                 else o.get("content") or o.get("old_text", "")) for o in ops)
-    return f"{head}: {' '.join(detail.split())[:120]}"
+def _op_line_22(o: dict) -> str:
+    """0.22.2's one-line description of a memory op (tools/memory_tool.py, _batch_op_line)."""
+    if o["action"] == "remove":
+        return f"- remove: {o.get('old_text', '')}"
+    if o["action"] == "patch":
+        return f"- patch span '{o.get('old_text', '')}' -> '{o.get('content') or ''}' (rest of the entry is kept)"
+    return f"- {o['action']}: {o.get('content') or ''}"
+
+
+def summary_22(payload: dict, origin: str = "foreground") -> str:
+    """The summary 0.22.2's memory tool stages a write with (tools/memory_tool.py): "<what>: <detail>",
+    the detail cut at 120 characters; a destructive write of the background review has its own line,
+    cut at 200 (it is staged even with write approval off)."""
+    label = "user profile" if payload["target"] == "user" else "memory"
+    content, old = payload.get("content"), payload.get("old_text")
+    ops = payload.get("operations") or [payload]
+    if origin == "background_review" and any(o["action"] in ("replace", "remove", "patch") for o in ops):
+        return (f"background review consolidation ({payload['action']} on {payload['target']}): "
+                f"{'; '.join(_op_line_22(o) for o in ops)}")[:200].strip()
+    if payload["action"] == "batch":
+        head, detail = f"apply {len(ops)} op(s) to {label}", "\n".join(_op_line_22(o) for o in ops)
+    elif payload["action"] == "add":
+        head, detail = f"add to {label}", content or ""
+    elif payload["action"] == "remove":
+        head, detail = f"remove from {label}", old or ""
+    else:  # patch
+        head = f"patch in {label}"
+        detail = f"entry matching: {old}\nspan '{old}' becomes: {content} (rest of the entry is kept)"
+    return f"{head}: {detail[:120]}".strip()
+
+
+def summary_20(payload: dict) -> str:
+    """The summary 0.20.1 (like 0.19) staged a single replace with (tools/memory_tool.py)."""
+    label = "user profile" if payload["target"] == "user" else "memory"
+    detail = f"old: {payload['old_text']}\nnew: {payload['content']}"
+    return f"replace in {label}: {detail[:120]}".strip()
 
 
 def pending_records(today: date = DEMO_TODAY, seed: int = 7) -> list[tuple[str, dict]]:
-    """(folder, record) for every pending write of the demo home, oldest first."""
+    """(folder, record) for every pending write of the demo home, oldest first, shaped as 0.22.2
+    stages them: a destructive write (patch, remove, and each such op of a batch) carries the entry
+    it was staged against (`matched_entry`). One record is older: `replace_unpinned`, a whole-entry
+    replace staged by 0.20.1 before the upgrade, without a pin (0.22.2 refuses to apply it until it
+    is re-staged or edited)."""
     by_key = {e.key: e.text for e in demo_entries(today)}
     d6 = (today - timedelta(days=6)).isoformat()
+    stale = C.stale_date(today).isoformat()
     key_rng = random.Random(seed * 7919 + 17)
     secret = "sk-" + "proj-" + "".join(key_rng.choice(string.ascii_letters + string.digits) for _ in range(40))
 
@@ -148,35 +180,36 @@ def pending_records(today: date = DEMO_TODAY, seed: int = 7) -> list[tuple[str, 
             p["matched_entry"] = pin
         return p
 
+    stale_old, stale_new = C.PENDING_STALE_PATCH
+    rate_old, rate_new = C.PENDING_BATCH_PATCH
     rows = [  # (key, days ago, hh, mm, origin, payload)
-        ("stale_pin", 20, 9, 40, "foreground",
-         op("replace", content=C.PENDING_STALE_PIN_NEW, old_text="Node 20 via fnm", pin=C.OLD_MACHINE)),
+        ("replace_unpinned", 20, 8, 5, "foreground",
+         op("replace", "user", C.PENDING_USER_REPLACEMENT, "Weekdays 09:00–18:30")),
         ("add", 18, 14, 12, "foreground", op("add", content=C.PENDING_ADD)),
+        ("stale_pin", 17, 9, 40, "foreground",
+         op("patch", content=C.PENDING_STALE_PIN_PATCH[1], old_text=C.PENDING_STALE_PIN_PATCH[0],
+            pin=C.OLD_MACHINE)),
         ("bg_duplicate", 17, 22, 5, "background_review", op("add", content=by_key["pnpm_a"])),
         ("group_a", 14, 16, 30, "foreground", op("add", content=C.PENDING_GROUP)),
         ("over_limit", 11, 18, 45, "background_review", op("add", content=C.PENDING_OVER_LIMIT.format(d6=d6))),
-        ("replace_unpinned", 10, 8, 5, "foreground",
-         op("replace", "user", C.PENDING_USER_REPLACEMENT, "Weekdays 09:00–18:30")),
         ("group_b", 9, 11, 20, "background_review", op("add", content=C.PENDING_GROUP)),
         ("scanner", 7, 21, 10, "background_review", op("add", content=C.PENDING_SCANNER)),
         ("remove_pinned", 6, 19, 0, "background_review",
          op("remove", old_text="Always use pnpm instead of npm", pin=by_key["pnpm_b"])),
-        ("replace_pinned", 5, 10, 30, "foreground",
-         op("replace", content=C.PENDING_STALE_REPLACEMENT.format(d6=d6),
-            old_text="staging DB is on Postgres 14", pin=by_key["stale"])),
+        ("patch_pinned", 5, 10, 30, "foreground",
+         op("patch", content=stale_new.format(d6=d6), old_text=stale_old.format(stale=stale), pin=by_key["stale"])),
         ("batch", 3, 15, 45, "foreground",
          {"action": "batch", "target": "memory", "operations": [
-             {"action": "replace", "old_text": "rate limit is 100 req/min",
-              "content": C.PENDING_BATCH_REPLACEMENT.format(d6=d6), "matched_entry": by_key["rate_100"]},
+             {"action": "patch", "content": rate_new.format(d6=d6), "old_text": rate_old,
+              "matched_entry": by_key["rate_100"]},
              {"action": "add", "content": C.PENDING_BATCH_ADD}]}),
         ("secret", 1, 20, 15, "foreground", op("add", content=C.PENDING_SECRET.format(secret=secret))),
     ]
     out = []
     for key, days, hh, mm, origin, payload in rows:
         pid = C.PENDING_IDS[key]
-        payload = {k: v for k, v in payload.items() if v is not None or k in ("content", "old_text")}
         out.append(("memory", {"id": pid, "subsystem": "memory", "action": payload["action"],
-                               "summary": _summary(payload["action"], payload["target"], payload),
+                               "summary": summary_20(payload) if key == "replace_unpinned" else summary_22(payload, origin),
                                "origin": origin,
                                "created_at": _epoch(today - timedelta(days=days), hh, mm, 17.25),
                                "payload": payload}))
@@ -241,104 +274,108 @@ def skill_records(today: date = DEMO_TODAY) -> list[dict]:
 
 
 # --------------------------------------------------------------------------------------------
-# state.db: schema (current Hermes layout, generation 3 FTS)
+# state.db: Hermes 0.22.2's layout (core.demo.layout) and the rows its SessionDB writes
 
-_TABLES_SQL = """
-CREATE TABLE schema_version (version INTEGER NOT NULL);
-CREATE TABLE state_meta (key TEXT PRIMARY KEY, value TEXT);
-CREATE TABLE sessions (
-    id TEXT PRIMARY KEY, source TEXT NOT NULL, user_id TEXT, session_key TEXT, chat_id TEXT,
-    chat_type TEXT, display_name TEXT, model TEXT, model_config TEXT, system_prompt TEXT,
-    parent_session_id TEXT, started_at REAL NOT NULL, ended_at REAL, end_reason TEXT,
-    message_count INTEGER DEFAULT 0, tool_call_count INTEGER DEFAULT 0,
-    input_tokens INTEGER DEFAULT 0, output_tokens INTEGER DEFAULT 0,
-    cache_read_tokens INTEGER DEFAULT 0, reasoning_tokens INTEGER DEFAULT 0,
-    cwd TEXT, git_branch TEXT, estimated_cost_usd REAL, title TEXT, last_activity_at REAL,
-    api_call_count INTEGER DEFAULT 0, profile_name TEXT,
-    archived INTEGER NOT NULL DEFAULT 0, pinned INTEGER NOT NULL DEFAULT 0,
-    hidden INTEGER NOT NULL DEFAULT 0,
-    FOREIGN KEY (parent_session_id) REFERENCES sessions(id)
-);
-CREATE TABLE messages (
-    id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL REFERENCES sessions(id),
-    role TEXT NOT NULL, content TEXT, tool_call_id TEXT, tool_calls TEXT, tool_name TEXT,
-    timestamp REAL NOT NULL, token_count INTEGER, finish_reason TEXT, reasoning TEXT,
-    active INTEGER NOT NULL DEFAULT 1, compacted INTEGER NOT NULL DEFAULT 0, display_kind TEXT
-);
-"""
-_CONTENT_SQL = "CASE WHEN {a}role = 'tool' THEN substr(COALESCE({a}content, ''), 1, 8192) ELSE {a}content END"
-_TRIGRAM_SESSION_SQL = ("source NOT IN ('cron', 'subagent') AND json_extract(CASE WHEN json_valid(model_config) "
-                        "THEN model_config ELSE '{}' END, '$._delegate_from') IS NULL")
-_INDEX_SQL = """
-CREATE INDEX idx_sessions_source ON sessions(source);
-CREATE INDEX idx_sessions_parent ON sessions(parent_session_id);
-CREATE INDEX idx_sessions_started ON sessions(started_at DESC);
-CREATE INDEX idx_messages_session ON messages(session_id, timestamp);
-CREATE INDEX idx_messages_session_id ON messages(session_id, id);
-CREATE INDEX idx_messages_timestamp ON messages(timestamp);
-"""
-_FTS_SQL = f"""
-CREATE VIEW messages_fts_src AS
-    SELECT id, {_CONTENT_SQL.format(a='')} AS content, tool_name, tool_calls FROM messages;
-CREATE VIRTUAL TABLE messages_fts USING fts5(
-    content, tool_name, tool_calls, content='messages_fts_src', content_rowid='id');
-CREATE VIEW messages_fts_trigram_src AS
-    SELECT m.id, m.role, m.content, m.tool_name FROM messages AS m JOIN sessions AS s ON s.id = m.session_id
-    WHERE m.role <> 'tool' AND s.{_TRIGRAM_SESSION_SQL.replace('model_config', 's.model_config')};
-CREATE VIRTUAL TABLE messages_fts_trigram USING fts5(
-    content, tool_name, content='messages_fts_trigram_src', content_rowid='id', tokenize='trigram');
-"""
-_TRIGGER_SQL = f"""
-CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
-    INSERT INTO messages_fts(rowid, content, tool_name, tool_calls)
-    VALUES (new.id, {_CONTENT_SQL.format(a='new.')}, new.tool_name, new.tool_calls);
-END;
-CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN
-    INSERT INTO messages_fts(messages_fts, rowid, content, tool_name, tool_calls)
-    VALUES ('delete', old.id, {_CONTENT_SQL.format(a='old.')}, old.tool_name, old.tool_calls);
-END;
-CREATE TRIGGER messages_fts_update AFTER UPDATE OF content, tool_name, tool_calls, role ON messages BEGIN
-    INSERT INTO messages_fts(messages_fts, rowid, content, tool_name, tool_calls)
-    VALUES ('delete', old.id, {_CONTENT_SQL.format(a='old.')}, old.tool_name, old.tool_calls);
-    INSERT INTO messages_fts(rowid, content, tool_name, tool_calls)
-    VALUES (new.id, {_CONTENT_SQL.format(a='new.')}, new.tool_name, new.tool_calls);
-END;
-CREATE TRIGGER messages_fts_trigram_insert AFTER INSERT ON messages
-WHEN new.role <> 'tool' AND EXISTS (SELECT 1 FROM sessions WHERE id = new.session_id AND {_TRIGRAM_SESSION_SQL})
-BEGIN
-    INSERT INTO messages_fts_trigram(rowid, content, tool_name) VALUES (new.id, new.content, new.tool_name);
-END;
-CREATE TRIGGER messages_fts_trigram_delete AFTER DELETE ON messages
-WHEN old.role <> 'tool' AND EXISTS (SELECT 1 FROM sessions WHERE id = old.session_id AND {_TRIGRAM_SESSION_SQL})
-BEGIN
-    INSERT INTO messages_fts_trigram(messages_fts_trigram, rowid, content, tool_name)
-    VALUES ('delete', old.id, old.content, old.tool_name);
-END;
-CREATE TRIGGER messages_fts_trigram_update AFTER UPDATE OF content, tool_name, role ON messages
-BEGIN
-    INSERT INTO messages_fts_trigram(messages_fts_trigram, rowid, content, tool_name)
-    SELECT 'delete', old.id, old.content, old.tool_name WHERE old.role <> 'tool'
-      AND EXISTS (SELECT 1 FROM sessions WHERE id = old.session_id AND {_TRIGRAM_SESSION_SQL});
-    INSERT INTO messages_fts_trigram(rowid, content, tool_name)
-    SELECT new.id, new.content, new.tool_name WHERE new.role <> 'tool'
-      AND EXISTS (SELECT 1 FROM sessions WHERE id = new.session_id AND {_TRIGRAM_SESSION_SQL});
-END;
-"""
-_SESSION_COLS = ("id", "source", "user_id", "session_key", "chat_id", "chat_type", "display_name", "model",
-                 "model_config", "system_prompt", "parent_session_id", "started_at", "ended_at", "end_reason",
-                 "message_count", "tool_call_count", "input_tokens", "output_tokens", "cache_read_tokens",
-                 "reasoning_tokens", "cwd", "git_branch", "estimated_cost_usd", "title", "last_activity_at",
-                 "api_call_count", "profile_name", "archived", "pinned", "hidden")
+_SESSION_COLS = ("id", "source", "created_source", "user_id", "session_key", "chat_id", "chat_type",
+                 "display_name", "model", "model_config", "system_prompt", "parent_session_id", "started_at",
+                 "ended_at", "end_reason", "message_count", "tool_call_count", "input_tokens", "output_tokens",
+                 "cache_read_tokens", "reasoning_tokens", "cwd", "git_branch", "estimated_cost_usd", "title",
+                 "title_source", "last_activity_at", "api_call_count", "profile_name", "archived", "pinned",
+                 "hidden")
+# what the planner yields per message (core.demo.sessions), then what SessionDB.append_message adds
 _MESSAGE_COLS = ("session_id", "role", "content", "tool_call_id", "tool_calls", "tool_name", "timestamp",
                  "token_count", "finish_reason", "reasoning", "active", "compacted", "display_kind")
+_STORED_COLS = ("id", *_MESSAGE_COLS, "observed", "_compressed_summary", "display_identity", "display_order",
+                "message_uid", "tool_call_uids")
 _INSERT_SESSION = f"INSERT INTO sessions ({', '.join(_SESSION_COLS)}) VALUES ({', '.join('?' * len(_SESSION_COLS))})"
-_INSERT_MESSAGE = f"INSERT INTO messages ({', '.join(_MESSAGE_COLS)}) VALUES ({', '.join('?' * len(_MESSAGE_COLS))})"
+_INSERT_MESSAGE = f"INSERT INTO messages ({', '.join(_STORED_COLS)}) VALUES ({', '.join('?' * len(_STORED_COLS))})"
 _FLUSH = 50_000
+_NUMBERED_TITLE = re.compile(r"^(.*?) #(\d+)$")
+
+
+def _uid(rng: random.Random) -> str:
+    """A message or tool-call uid as the release mints one (uuid4().hex), drawn from `rng`."""
+    return uuid.UUID(int=rng.getrandbits(128), version=4).hex
+
+
+def display_identity(role: str, content, timestamp: float, tool_call_id, tool_calls, tool_name) -> bytes:
+    """0.22.2's display identity of a row (SessionDB._display_identity of _display_dedupe_key): the
+    sha256 of the repr of its key; a tool-calling assistant row is keyed by its call ids, not its text."""
+    key: tuple = (role, content, timestamp, tool_call_id, tool_calls, tool_name)
+    if role == "assistant" and tool_calls:
+        ids = tuple(c.get("id") for c in json.loads(tool_calls))
+        if ids and all(ids):
+            key = ("assistant", None, timestamp, tool_call_id, ids, tool_name)
+    return hashlib.sha256(repr(key).encode("utf-8", "surrogatepass")).digest()
+
+
+class _Rows:
+    """Numbers the planner's message rows and adds the columns 0.22.2's append_message fills:
+    a message_uid per row, a uid per tool call (on the assistant row), the display identity, and the
+    display order (the id of the first visible row with the same identity in the session, else its own)."""
+
+    def __init__(self, seed: int):
+        self.next_id, self.rng = 1, random.Random(f"{seed}:uids")
+        self.session: str | None = None
+        self.first: dict[bytes, int] = {}
+
+    def stored(self, rows: list[tuple]) -> list[tuple]:
+        out = []
+        for row in rows:
+            sid, role, content, call_id, calls, tool, ts = row[:7]
+            if sid != self.session:
+                self.session, self.first = sid, {}
+            mid, self.next_id = self.next_id, self.next_id + 1
+            identity = display_identity(role, content, ts, call_id, calls, tool)
+            order = self.first.setdefault(identity, mid) if row[10] or row[11] else mid
+            uid = _uid(self.rng)
+            call_uids = None
+            if role == "assistant" and calls:
+                ids = dict.fromkeys(c["id"] for c in json.loads(calls) if c.get("id"))
+                call_uids = json.dumps({i: _uid(self.rng) for i in ids}, sort_keys=True) if ids else None
+            out.append((mid, *row, 0, 0, identity, order, uid, call_uids))
+        return out
+
+
+def _unique_titles(session_rows: list[tuple]) -> list[tuple]:
+    """0.22.2 keeps titles unique (a UNIQUE index): a repeated title becomes '<title> #N', N one more
+    than the highest number its lineage has (its next_title_in_lineage); rows come oldest first."""
+    at = _SESSION_COLS.index("title")
+    taken: set[str] = set()
+    highest: dict[str, int] = {}
+    out = []
+    for row in session_rows:
+        title = row[at]
+        if title is not None:
+            m = _NUMBERED_TITLE.match(title)
+            base, number = (m.group(1), int(m.group(2))) if m else (title, 1)
+            if title in taken:
+                number = highest.get(base, 1) + 1
+                title = f"{base} #{number}"
+                row = row[:at] + (title,) + row[at + 1:]
+            taken.add(title)
+            highest[base] = max(highest.get(base, 1), number)
+        out.append(row)
+    return out
+
+
+def _state_meta(seed: int, created: float) -> list[tuple[str, str]]:
+    """The keys a fresh 0.22.2 store writes, with seeded ids and the store's creation time."""
+    rng = random.Random(f"{seed}:store")
+    stamp = datetime.fromtimestamp(created, tz=timezone.utc).isoformat(timespec="microseconds")
+    return [("store_instance_id", str(uuid.UUID(int=rng.getrandbits(128), version=4))),
+            ("store_created_at_utc", stamp), ("message_uid_backfill", "1"),
+            ("db_file_generation", _uid(rng))]
+
+
+def _script(statements) -> str:
+    return "".join(f"{sql};\n" for _, sql in statements)
 
 
 def build_state_db(path: Path, *, sessions: int, messages: int, seed: int = 7, today: date = DEMO_TODAY,
                    big_session_messages: int = 0, progress: Callable[[int, int], None] | None = None) -> None:
-    """Build a state.db in the current Hermes layout (schema_version 30, FTS generation 3).
+    """Build a state.db in Hermes 0.22.2's layout (schema_version 31, core.demo.layout), its rows as
+    0.22.2's SessionDB writes them (message uids, display identity and order; unique titles).
 
     `sessions`/`messages` are exact totals for the ordinary sessions, the fixed story included (29
     sessions, about 470 messages, so ask for at least ~30 and ~600; smaller raises ValueError).
@@ -361,14 +398,15 @@ def build_state_db(path: Path, *, sessions: int, messages: int, seed: int = 7, t
         for pragma in ("journal_mode=OFF", "synchronous=OFF", "temp_store=MEMORY", "cache_size=-131072",
                        "locking_mode=EXCLUSIVE"):
             conn.execute(f"PRAGMA {pragma}")
-        conn.executescript(_TABLES_SQL)
+        conn.executescript(_script(layout.TABLES))
         conn.execute("BEGIN")
+        rows = _Rows(seed)
         buffer: list[tuple] = []
         session_rows: list[tuple] = []
         done = 0
         for plan in plans:
             for chunk in planner.generate(plan):
-                buffer.extend(chunk)
+                buffer.extend(rows.stored(chunk))
                 if len(buffer) >= _FLUSH:
                     conn.executemany(_INSERT_MESSAGE, buffer)
                     done += len(buffer)
@@ -378,17 +416,19 @@ def build_state_db(path: Path, *, sessions: int, messages: int, seed: int = 7, t
             session_rows.append(plan.session_row())
         conn.executemany(_INSERT_MESSAGE, buffer)
         done += len(buffer)
-        conn.executemany(_INSERT_SESSION, session_rows)
+        conn.executemany(_INSERT_SESSION, _unique_titles(session_rows))
         conn.execute("INSERT INTO schema_version(version) VALUES (?)", (SCHEMA_VERSION,))
         conn.executemany("INSERT INTO state_meta(key, value) VALUES (?, ?)",
-                         [("fts_storage_version", "3"), ("created_by", "hmc demo")])
+                         _state_meta(seed, min(p.start for p in plans) - 3600))
         conn.execute("COMMIT")
-        conn.executescript(_INDEX_SQL + _FTS_SQL)  # (executescript commits first: no BEGIN around it)
+        # the rest in the release's order, the triggers last (executescript commits first: no BEGIN
+        # around it), so the bulk rows are indexed once by FTS5's 'rebuild'
+        conn.executescript(_script(layout.INDEXES) + _script(layout.VIEWS_AND_FTS))
         conn.execute("BEGIN")
         conn.execute("INSERT INTO messages_fts(messages_fts) VALUES ('rebuild')")
         conn.execute("INSERT INTO messages_fts_trigram(messages_fts_trigram) VALUES ('rebuild')")
         conn.execute("COMMIT")
-        conn.executescript(_TRIGGER_SQL)
+        conn.executescript(_script(layout.TRIGGERS))
         conn.execute("PRAGMA locking_mode=NORMAL")
         conn.execute("PRAGMA journal_mode=WAL")
         if progress:

@@ -29,11 +29,11 @@ def memory_entries(today: date) -> list[tuple[str, str, str]]:
     return [
         ("stale", f"As of {stale} the staging DB is on Postgres 14 (staging-db.internal:5433); "
          "prod is on 16.", "stale: explicit date 258 days before today"),
-        ("ssh", "Deploy key for tideway-prod is ~/.ssh/deploy_key (ed25519); connect as "
+        ("ssh", "Deploy key for tideway-prod: `ssh` and `scp` use ~/.ssh/deploy_key (ed25519); connect as "
          "deploy@tideway-prod on port 2222.",
          "scanner: Hermes blocks it (ssh_access) - a false positive, no secret in it"),
         ("machine", "This machine: Debian 12, zsh, Docker + Podman, Python via uv, Node 22 via fnm. "
-         "Editor: Neovim.", "none (last written by a replace: Node 20 -> Node 22)"),
+         "Editor: Neovim.", "none (last written by a patch: Node 20 -> Node 22)"),
         ("tideway", "tideway (~/code/tideway): FastAPI + SQLAlchemy 2 on Python 3.12. Tests: "
          "`uv run pytest -q`; migrations: `uv run alembic upgrade head`.", "none"),
         ("pnpm_a", "User prefers pnpm over npm for all JS projects.",
@@ -198,7 +198,7 @@ description: Export invoices as CSV with the v1 exporter (superseded by the stre
 
 PENDING_IDS = {
     "add": "3f9a1c20",
-    "replace_pinned": "5b2e7d41",
+    "patch_pinned": "5b2e7d41",
     "replace_unpinned": "6c0d8e52",
     "remove_pinned": "7d1e9f63",
     "batch": "8e2fa074",
@@ -215,17 +215,15 @@ MALFORMED_ID = "deadbeef"
 
 PENDING_ADD = ("harbor-web e2e tests: run `pnpm test:e2e` only after `make dev` in tideway "
                "(API on :8000).")
-PENDING_STALE_REPLACEMENT = ("As of {d6} the staging DB runs Postgres 16 (staging-db.internal:5433), "
-                             "same as prod.")
+# 0.22's patch: (old_text, the span's new text); the rest of the entry is kept. {stale}: the stale date
+PENDING_STALE_PATCH = ("As of {stale} the staging DB is on Postgres 14", "As of {d6} the staging DB runs Postgres 16")
 PENDING_USER_REPLACEMENT = ("Timezone Europe/Paris (CET/CEST). Weekdays 08:30–17:30; no pings or "
                             "reports before 07:00.")
-PENDING_BATCH_REPLACEMENT = ("Paylane billing API rate limit is 1000 req/min per key (raised on "
-                             "{d6}); batch invoice exports in chunks of 50.")
+PENDING_BATCH_PATCH = ("100 req/min per key", "1000 req/min per key (raised on {d6})")
 PENDING_BATCH_ADD = "Paylane sandbox resets every Sunday at 03:00 UTC; don't run e2e tests then."
 PENDING_GROUP = ("lighthouse-bot deploys with `fly deploy --remote-only`; the Fly app is called "
                  "lighthouse-ops.")
-PENDING_STALE_PIN_NEW = ("This machine: Debian 12, zsh, Docker + Podman, Python via uv, Node 22 "
-                         "LTS via fnm. Editor: Neovim.")
+PENDING_STALE_PIN_PATCH = ("Node 20 via fnm", "Node 22 LTS via fnm")  # pinned to OLD_MACHINE, gone since s15
 PENDING_OVER_LIMIT = (
     "On {d6} the user mentioned, during a long debugging session about the Paylane webhooks, that "
     "the signature failures we had been seeing since the beginning of the month were probably caused "
@@ -238,9 +236,10 @@ PENDING_SECRET = "Paylane sandbox API key is {secret} (rotate it monthly)."
 
 # Texts the story's memory calls write that aren't in the files now ({d6}: six days before today).
 STORY_TEXTS = {
-    "machine_old": OLD_MACHINE,  # replaced by `machine` (Node 22) in s15
+    "machine_old": OLD_MACHINE,  # patched into `machine` (Node 22) in s15
+    "node_22": "Node 22",  # s15's patch span (its first try names a span that isn't there)
     "docker_sudo": "Docker on this laptop needs sudo for now (user not in the docker group yet).",  # removed in s07
-    "batch_rate": PENDING_BATCH_REPLACEMENT,  # the staged batch of s18 (pending record `batch`)
+    "batch_rate": PENDING_BATCH_PATCH[1],  # the staged batch of s18 (pending record `batch`): a patch span
     "batch_add": PENDING_BATCH_ADD,
 }
 

@@ -17,12 +17,16 @@ from typing import Iterator
 from core.demo import content as C
 from core.demo import conversations as V
 from core.demo.intents import INTENTS
+from core.hermes import memory as hermes_memory
+from core.hermes import scan as hermes_scan
+from core.hermes.release import KNOWN
 
 RARE_TERM = "zanzibarquux"
 BIG_SESSION_ID = "20261001_080000_b16b16"
 SMALL_SESSION_ID = "20261003_091500_5a5a11"
 SMALL_SESSION_MESSAGES = 100
 APPROVAL_ON_DAYS = 22
+STORY_RELEASE = next(r for r in KNOWN if r.version == (0, 22, 2))  # the release whose tool the story calls
 _CHUNK = 20_000
 _LIMITS = {"memory": 2200, "user": 1375}
 DELIMITER = "\n§\n"
@@ -95,12 +99,13 @@ class Plan:
         config = {"provider": "openrouter", "max_tokens": 8192, "temperature": 0.4}
         if self.source == "subagent" and self.parent:
             config["_delegate_from"] = self.parent
-        return (self.sid, self.source, m.get("user_id"), m.get("session_key"), m.get("chat_id"),
+        # in core.demo.build._SESSION_COLS order; a title is the title generator's ("llm")
+        return (self.sid, self.source, self.source, m.get("user_id"), m.get("session_key"), m.get("chat_id"),
                 m.get("chat_type"), m.get("display_name"), model, json.dumps(config), None, self.parent,
                 self.start, round(s["last"] + 4.0, 3), self.end_reason, s["count"], s["calls"],
                 s["input"], s["output"], s["input"] // 3, s["reasoning"], m.get("cwd"),
-                m.get("branch"), cost, self.title, round(s["last"], 3), s["api"], "default",
-                m.get("archived", 0), m.get("pinned", 0), m.get("hidden", 0))
+                m.get("branch"), cost, self.title, "llm" if self.title else None, round(s["last"], 3),
+                s["api"], "default", m.get("archived", 0), m.get("pinned", 0), m.get("hidden", 0))
 
 
 class _Conv:
@@ -482,11 +487,12 @@ class SessionPlanner:
 
     def _memory_write(self, conv: _Conv, op: tuple, staged: bool) -> None:
         """One assistant message calling the memory tool (once per write), then the tool's results,
-        shaped and decided as the release (0.19.0 tools/memory_tool.py) does: the scanner refuses,
-        substring matching, exact re-adds, all-or-nothing batches, staging under write approval.
-        `op` = ("mem", ack, writes[, options]); a write is (action, target, key, old_text) or
-        ("batch", target, [(action, key, old_text), ...], None). Options: "close" (a STORY_LINES
-        key for the closing message), "pending" (the id a staged write gets: a demo pending record)."""
+        shaped and decided as 0.22.2's memory tool does (core.hermes.memory holds its rules): the
+        scanner refuses, patch edits one span, exact re-adds, all-or-nothing batches, staging under
+        write approval. `op` = ("mem", ack, writes[, options]); a write is (action, target, key,
+        old_text) or ("batch", target, [(action, key, old_text), ...], None); a patch's key names its
+        new span (STORY_TEXTS). Options: "close" (a STORY_LINES key for the closing message),
+        "pending" (the id a staged write gets: a demo pending record)."""
         r, lang = conv.r, conv.p.lang
         ack, writes = op[1], op[2]
         opts = op[3] if len(op) > 3 else {}
@@ -532,64 +538,68 @@ class SessionPlanner:
         conv.add("assistant", close, 2 + r.random() * 3, finish="stop")
 
     def _apply(self, target: str, args: dict) -> dict:
-        """The release's result for one call on the simulated store (which it updates on success)."""
+        """0.22.2's result for one call on the simulated store (which it updates on success). The
+        story only makes calls that land or fail the ordinary ways (scanner, no match); anything else
+        is a mistake in the story and raises ValueError."""
         store, limit = self.sim[target], _LIMITS[target]
         ops = args.get("operations") or [args]
-        for o in ops:
-            blocked = _scan(o.get("content") or "")
+        for i, o in enumerate(ops):
+            blocked = o["action"] == "add" and hermes_scan.refusal(o.get("content") or "", STORY_RELEASE)
             if blocked:
-                return {"success": False, "error": blocked}
-        work = list(store)
-        for o in ops:
-            action, content, old = o["action"], (o.get("content") or "").strip(), (o.get("old_text") or "").strip()
-            if action == "add":
-                if content in work:
-                    if "operations" not in args:
-                        return self._ok(target, "Entry already exists (no duplicate added).")
-                    continue
-                work.append(content)
-            else:
-                hits = [i for i, e in enumerate(work) if old in e]
-                if not hits and "operations" in args:
-                    raise ValueError(f"the demo story's batch doesn't apply: no entry matches {old!r}")
-                if not hits:
-                    verb = "replace" if action == "replace" else "remove"
-                    return {"success": False, "error": f"No entry matched '{old}'. Check current_entries below "
-                            f"and retry with the exact text of the entry you want to {verb}.",
-                            "current_entries": list(store)}
-                if len({work[i] for i in hits}) > 1:
-                    raise ValueError(f"the demo story's old_text {old!r} is ambiguous")
-                if action == "replace":
-                    work[hits[0]] = content
-                else:
-                    work.pop(hits[0])
-        if len(DELIMITER.join(work)) > limit:
-            raise ValueError("the demo story overflows the store")
-        store[:] = work
+                return {"success": False, "error": f"Operation {i + 1}: {blocked}" if "operations" in args else blocked}
+        try:
+            planned = hermes_memory.plan(store, [hermes_memory.op_from_call(o, STORY_RELEASE) for o in ops], limit,
+                                         release=STORY_RELEASE, batch="operations" in args)
+        except hermes_memory.OpError as exc:
+            if "operations" in args or exc.kind != "no_match":
+                raise ValueError(f"the demo story's call {args} doesn't apply: {exc}") from None
+            old = args["old_text"]
+            closest = hermes_memory.closest_entries(store, old)
+            return {"success": False, "error": str(exc), **({"closest_entries": closest} if closest else {}),
+                    "current_entries": list(store)}
+        before, store[:] = list(store), list(planned.after)
+        extra: dict = {}
         if "operations" in args:
-            return self._ok(target, f"Applied {len(ops)} operation(s).")
-        return self._ok(target, {"add": "Entry added.", "replace": "Entry replaced."}.get(args["action"],
-                                                                                          "Entry removed."))
+            extra = self._batch_fields(before, ops)
+        elif args["action"] == "patch":
+            (i,) = [i for i, (x, y) in enumerate(zip(before, store)) if x != y]
+            extra = {"patched_entry_before": before[i], "patched_entry_after": store[i]}
+        elif args["action"] == "remove":
+            (gone,) = [e for e in before if e not in store]
+            extra = {"removed_entry": gone}
+        return self._ok(target, planned.messages[0], extra)
 
-    def _ok(self, target: str, message: str) -> dict:
+    @staticmethod
+    def _batch_fields(before: list[str], ops: list[dict]) -> dict:
+        """0.22.2's record of what a batch's patches and removes selected: 1-based op index -> the entry
+        before, and for patches the entry after."""
+        work, patched, after, removed = list(before), {}, {}, {}
+        for n, o in enumerate(ops, 1):
+            op = hermes_memory.op_from_call(o, STORY_RELEASE)
+            if op.action == "add":
+                work, _ = hermes_memory.apply_op(work, op, STORY_RELEASE, batch_pos=f"Operation {n} (add)",
+                                                 person=False)
+                continue
+            i = hermes_memory.locate(work, op.old_text, None, STORY_RELEASE, op.action, person=False)
+            (patched if op.action == "patch" else removed)[n] = work[i]
+            work, _ = hermes_memory.apply_op(work, op, STORY_RELEASE, batch_pos=f"Operation {n} ({op.action})",
+                                             person=False)
+            if op.action == "patch":
+                after[n] = work[i]
+        out: dict = {}
+        if patched:
+            out["patched_entries"], out["patched_entries_after"] = patched, after
+        if removed:
+            out["removed_entries"] = removed
+        return out
+
+    def _ok(self, target: str, message: str, extra: dict | None = None) -> dict:
         store, limit = self.sim[target], _LIMITS[target]
         current = len(DELIMITER.join(store)) if store else 0
         return {"success": True, "done": True, "target": target,
                 "usage": f"{min(100, int(current / limit * 100))}% — {current:,}/{limit:,} chars",
-                "entry_count": len(store), "message": message,
+                "entry_count": len(store), "message": message, **(extra or {}),
                 "note": "Write saved. This update is complete — do not repeat it."}
-
-
-def _scan(text: str) -> str | None:
-    """The release's memory scanner, for the two patterns the demo story meets (0.19.0
-    tools/threat_patterns.py: `~/.ssh` is `ssh_access`; U+200D is an invisible character)."""
-    if "~/.ssh" in text or "$HOME/.ssh" in text:
-        return ("Blocked: content matches threat pattern 'ssh_access'. Content is injected into the system "
-                "prompt and must not contain injection or exfiltration payloads.")
-    for ch in text:
-        if ch in "\u200b\u200c\u200d\u2060\ufeff":
-            return f"Blocked: content contains invisible unicode character U+{ord(ch):04X} (possible injection)."
-    return None
 
 
 def _long_log(r: random.Random) -> str:
@@ -674,8 +684,8 @@ STORY = [
     ("t1", (18, 5, 30), "tool", "en", "tideway", V.TOOL_SESSION[0],
      [("say", "user", V.TOOL_SESSION[0]), ("say", "assistant", V.TOOL_SESSION[1])], {"end": "completed"}),
     ("s15", (15, 9, 0), "cli", "en", "tideway", "Node 22",
-     [("say", "user", "node"), ("mem", "node_try", [("replace", "memory", "machine", "Node 20.11")]),
-      ("mem", "node_ack", [("replace", "memory", "machine", "Node 20 via fnm")]),
+     [("say", "user", "node"), ("mem", "node_try", [("patch", "memory", "node_22", "Node 20.11")]),
+      ("mem", "node_ack", [("patch", "memory", "node_22", "Node 20")]),
       ("fill", 1)], {}),
     ("s16", (12, 14, 30), "cli", "en", "harbor-web", "Vite migration follow-up",
      [("fill", 1), ("say", "user", "vite"), ("mem", "vite_ack", _w("relative")), ("plant", "assistant"),
@@ -691,7 +701,7 @@ STORY = [
      [("say", "user", V.KANBAN_TASKS[1][1]), ("say", "assistant", V.KANBAN_TASKS[1][2])], {"end": "completed"}),
     ("s18", (3, 15, 44), "telegram", "fr", "tideway", "Limite Paylane et sandbox",
      [("say", "user", "sandbox"),
-      ("mem", "sandbox_ack", [("batch", "memory", [("replace", "batch_rate", "rate limit is 100 req/min"),
+      ("mem", "sandbox_ack", [("batch", "memory", [("patch", "batch_rate", C.PENDING_BATCH_PATCH[0]),
                                                    ("add", "batch_add", None)], None)],
        {"pending": C.PENDING_IDS["batch"]}), ("fill", 1)], {}),
 ]

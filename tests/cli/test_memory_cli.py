@@ -179,6 +179,12 @@ def test_demo_no_tui_builds_once_and_reuses(tmp_path):
     before = (target / "memories" / "MEMORY.md").read_bytes()
     again = hmc("demo", "--dir", str(target), "--no-tui")
     assert again.returncode == 0 and (target / "memories" / "MEMORY.md").read_bytes() == before
+    # the demo is a home as the newest known release writes it: status names it, with no notice
+    status = hmc("status", "--json", home=target)
+    assert json.loads(status.stdout)["hermes"] == {"version": "0.22.2", "source": "state.db", "found": None,
+                                                   "detail": "state.db schema version 31", "notice": None}
+    text = hmc("status", home=target).stdout
+    assert "hermes     0.22.2's rules — state.db schema version 31\n" in text and "newer" not in text
 
 
 def test_demo_refuses_a_folder_that_is_not_a_demo(tmp_path):

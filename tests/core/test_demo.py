@@ -117,7 +117,7 @@ def test_pending_records_follow_the_format(home):
         assert DAY0 - 21 * 86400 < rec["created_at"] < DAY0
         raw = (home / "pending" / "memory" / f"{pid}.json").read_text(encoding="utf-8")
         assert raw.startswith("{\n  ") and "\\u" not in raw  # pretty-printed, non-ASCII kept
-    assert {r["action"] for r in recs.values()} == {"add", "replace", "remove", "batch"}
+    assert {r["action"] for r in recs.values()} == {"add", "patch", "replace", "remove", "batch"}
     assert {r["origin"] for r in recs.values()} == {"foreground", "background_review"}
     skill = json.loads((home / "pending/skills" / f"{demo.PENDING_SKILL_ID}.json").read_text())
     assert skill["subsystem"] == "skills"
@@ -153,17 +153,26 @@ def test_pending_records_cover_every_case(home):
     recs = {key: records(home)[pid] for key, pid in PENDING_IDS.items()}
     mem = memory.parse((home / "memories/MEMORY.md").read_text(encoding="utf-8"))
     user = memory.parse((home / "memories/USER.md").read_text(encoding="utf-8"))
-    assert recs["replace_pinned"]["payload"]["matched_entry"] in mem
-    assert "matched_entry" not in recs["replace_unpinned"]["payload"]
-    assert recs["replace_unpinned"]["payload"]["target"] == "user"
+    patch = recs["patch_pinned"]["payload"]
+    assert patch["action"] == "patch" and patch["matched_entry"] in mem
+    assert patch["matched_entry"].count(patch["old_text"]) == 1 and patch["old_text"] != patch["matched_entry"]
+    # every destructive write 0.22.2 staged carries its pin; the one 0.20 staged before the upgrade doesn't
+    destructive = [(k, o) for k, r in recs.items() for o in r["payload"].get("operations") or [r["payload"]]
+                   if o["action"] in ("replace", "remove", "patch")]
+    assert [k for k, o in destructive if "matched_entry" not in o] == ["replace_unpinned"]
+    assert recs["replace_unpinned"]["action"] == "replace" and recs["replace_unpinned"]["payload"]["target"] == "user"
+    assert recs["replace_unpinned"]["summary"].startswith("replace in user profile: old: Weekdays")
+    assert recs["replace_unpinned"]["created_at"] == min(r["created_at"] for r in recs.values())
     assert sum(recs["replace_unpinned"]["payload"]["old_text"] in e for e in user) == 1
     assert recs["remove_pinned"]["payload"]["matched_entry"] in mem
-    assert [o["action"] for o in recs["batch"]["payload"]["operations"]] == ["replace", "add"]
+    assert [o["action"] for o in recs["batch"]["payload"]["operations"]] == ["patch", "add"]
     assert recs["batch"]["payload"]["operations"][0]["matched_entry"] in mem
+    assert recs["batch"]["summary"].startswith("apply 2 op(s) to memory: - patch span '100 req/min per key' -> ")
     assert recs["bg_duplicate"]["origin"] == "background_review" and recs["bg_duplicate"]["payload"]["content"] in mem
     assert recs["group_a"]["payload"]["content"] == recs["group_b"]["payload"]["content"] not in mem
     stale = recs["stale_pin"]["payload"]
-    assert stale["matched_entry"] not in mem and not any(stale["old_text"] in e for e in mem)
+    assert stale["action"] == "patch" and stale["matched_entry"] == demo.C.OLD_MACHINE not in mem
+    assert not any(stale["old_text"] in e for e in mem)
     assert memory.usage(mem + [recs["over_limit"]["payload"]["content"]]) > 2200
     assert memory.usage(mem + [recs["add"]["payload"]["content"]]) <= 2200
     assert "ignore all previous instructions" in recs["scanner"]["payload"]["content"]
@@ -181,7 +190,7 @@ def test_malformed_record_is_truncated_json(home):
 
 
 def test_state_db_layout(db):
-    assert db.execute("SELECT version FROM schema_version").fetchall() == [(30,)]
+    assert db.execute("SELECT version FROM schema_version").fetchall() == [(31,)]  # Hermes 0.22.2
     assert db.execute("PRAGMA journal_mode").fetchone() == ("wal",)
     cols = {t: {r[1] for r in db.execute(f"PRAGMA table_info({t})")} for t in ("sessions", "messages")}
     assert {"id", "source", "user_id", "model", "model_config", "system_prompt", "parent_session_id",
@@ -195,9 +204,33 @@ def test_state_db_layout(db):
     assert "trigram" in schema["messages_fts_trigram"] and "8192" in schema["messages_fts_src"]
     for name in ("messages_fts_insert", "messages_fts_delete", "messages_fts_update", "messages_fts_trigram_insert",
                  "messages_fts_trigram_delete", "messages_fts_trigram_update", "idx_messages_session_id",
-                 "idx_messages_timestamp", "idx_sessions_started"):
+                 "idx_sessions_started", "idx_sessions_title_unique", "messages_display_order_insert"):
         assert name in schema, name
-    assert db.execute("SELECT value FROM state_meta WHERE key = 'fts_storage_version'").fetchone() == ("3",)
+    assert [k for (k,) in db.execute("SELECT key FROM state_meta ORDER BY rowid")] == [
+        "store_instance_id", "store_created_at_utc", "message_uid_backfill", "db_file_generation"]
+    # everything the demo carries of 0.22.2's layout is created (the exact text: tests/conformance)
+    from core.demo import layout
+    names = {n for group in (layout.TABLES, layout.INDEXES, layout.VIEWS_AND_FTS, layout.TRIGGERS) for n, _ in group}
+    assert names <= set(schema) and len(names) == 54
+
+
+def test_rows_carry_what_0_22_2s_append_message_writes(db):
+    """Every row has a unique uid, a display identity (sha256 of its key) and a display order; a
+    tool-calling row has a uid per call; titles are unique (0.22.2's UNIQUE index)."""
+    one = lambda sql: db.execute(sql).fetchone()[0]  # noqa: E731
+    assert one("SELECT count(DISTINCT message_uid) FROM messages") == demo.DEMO_MESSAGES
+    assert one("SELECT count(*) FROM messages WHERE message_uid GLOB '*[^0-9a-f]*' OR length(message_uid) != 32") == 0
+    assert one("SELECT count(*) FROM messages WHERE length(display_identity) != 32 OR display_order IS NULL") == 0
+    assert one("SELECT count(*) FROM messages WHERE display_order != id") == 0  # no two rows alike
+    mid, role, content, ts = db.execute("SELECT id, role, content, timestamp FROM messages WHERE role = 'user' "
+                                        "LIMIT 1").fetchone()
+    assert db.execute("SELECT display_identity FROM messages WHERE id = ?", (mid,)).fetchone()[0] == \
+        demo.display_identity(role, content, ts, None, None, None)
+    for calls, uids in db.execute("SELECT tool_calls, tool_call_uids FROM messages WHERE tool_calls IS NOT NULL"):
+        assert sorted(json.loads(uids)) == sorted(c["id"] for c in json.loads(calls))
+    assert one("SELECT count(*) FROM (SELECT title FROM sessions WHERE title IS NOT NULL GROUP BY title "
+               "HAVING count(*) > 1)") == 0
+    assert one("SELECT count(*) FROM sessions WHERE title LIKE '% #_'") > 2
 
 
 def test_state_db_content(db):
@@ -267,10 +300,20 @@ def landed_calls(db) -> list[tuple[int, dict, dict]]:
     return out
 
 
+def written_texts(args: dict, result: dict) -> list[str]:
+    """The entries a landed call wrote: an add's content, the entry a patch produced."""
+    if "operations" in args:
+        return [o["content"] for o in args["operations"] if o["action"] == "add"] + \
+            list(result.get("patched_entries_after", {}).values())
+    if args["action"] == "patch":
+        return [result["patched_entry_after"]]
+    return [args["content"]] if args["action"] == "add" else []
+
+
 def test_provenance_tool_calls_match_entries(db):
     calls = landed_calls(db)  # (every call is answered by exactly one tool message of the memory tool)
-    landed = {(a["target"], o.get("content") or a.get("content")) for _, a, r in calls
-              if r["success"] is True and not r.get("staged") for o in a.get("operations") or [a]}
+    landed = {(a["target"], t) for _, a, r in calls if r["success"] is True and not r.get("staged")
+              for t in written_texts(a, r)}
     for entry in demo.demo_entries():
         assert ((entry.target, entry.text) in landed) == entry.provenance, entry.key
     hand = [e for e in demo.demo_entries() if not e.provenance]
@@ -281,14 +324,18 @@ def test_provenance_tool_calls_match_entries(db):
 
 
 def test_story_replays_to_the_memory_files(db):
-    """A plain replay of the landed calls (release rules: substring match, exact re-add, batches)
-    gives the files minus the two entries the user added by hand."""
+    """A plain replay of the landed calls (0.22.2's rules: patch swaps one span, remove by substring,
+    exact re-add, batches) gives the files minus the two entries the user added by hand; the results
+    say what each call changed, as 0.22.2's do."""
     entries = demo.demo_entries()
     stores: dict[str, list[str]] = {"memory": [], "user": []}
     kinds = set()
     for _, args, result in landed_calls(db):
         assert set(result) <= {"success", "done", "target", "usage", "entry_count", "message", "note", "error",
-                               "current_entries", "staged", "pending_id"}
+                               "current_entries", "closest_entries", "staged", "pending_id", "patched_entry_before",
+                               "patched_entry_after", "removed_entry", "patched_entries", "patched_entries_after",
+                               "removed_entries"}
+        assert args.get("action") != "replace"  # 0.22.2's model has no replace
         if result["success"] is not True or result.get("staged"):
             kinds.add("staged" if result.get("staged") else "failed")
             continue
@@ -303,14 +350,17 @@ def test_story_replays_to_the_memory_files(db):
                 continue
             (i,) = [i for i, e in enumerate(store) if op["old_text"] in e]
             assert op["old_text"] != store[i]  # a substring, not the whole entry
-            if op["action"] == "replace":
-                store[i] = op["content"]
+            if op["action"] == "patch":
+                assert store[i].count(op["old_text"]) == 1 and result["patched_entry_before"] == store[i]
+                store[i] = store[i].replace(op["old_text"], op["content"])
+                assert result["patched_entry_after"] == store[i]
             else:
+                assert result["removed_entry"] == store[i]
                 del store[i]
         assert result["entry_count"] == len(store)
         used = len("\n§\n".join(store))
         assert result["usage"].endswith(f" — {used:,}/{demo.LIMITS[args['target']]:,} chars")
-    assert kinds == {"add", "replace", "remove", "batch", "re-add", "failed", "staged"}
+    assert kinds == {"add", "patch", "remove", "batch", "re-add", "failed", "staged"}
     for target in stores:
         assert stores[target] == [e.text for e in entries if e.target == target and e.provenance]
     relative = next(e.text for e in entries if e.key == "relative")

@@ -1,5 +1,6 @@
-"""The demo's history: its state.db memory calls, rebuilt by core.timeline with the release's rules,
-give the demo's MEMORY.md and USER.md except the two entries the user added by hand."""
+"""The demo's history: its state.db memory calls (0.22.2's verbs: add, patch, remove, batch), rebuilt
+by core.timeline with that release's rules, give the demo's MEMORY.md and USER.md except the two
+entries the user added by hand."""
 
 from __future__ import annotations
 
@@ -18,7 +19,9 @@ def timeline(tmp_path_factory):
     mp.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg")))
     home = demo.build_demo_home(tmp_path_factory.mktemp("demo") / "hermes")
     try:
-        yield build_timeline(open_curator(home, None, demo.DEMO_TODAY), cache=False)
+        curator = open_curator(home, None, demo.DEMO_TODAY)
+        assert curator.hermes.release.name == "0.22.2" and curator.hermes.notice is None  # its rules replay
+        yield build_timeline(curator, cache=False)
     finally:
         mp.undo()
 
@@ -48,7 +51,7 @@ def test_blame_names_an_agent_write_for_every_other_entry(timeline):
         else:
             assert b.origin is not None and b.origin.by == "agent" and b.origin.session_id, b.text
     machine = next(b for b in blame if keys[(b.target, b.text)] == "machine")
-    assert machine.revisions == 2 and machine.origin.action == "replace" and machine.first_seen.action == "batch"
+    assert machine.revisions == 2 and machine.origin.action == "patch" and machine.first_seen.action == "batch"
     sources = {b.origin.source for b in blame if b.origin}
     assert {"cli", "telegram", "discord"} <= sources
 
@@ -70,7 +73,7 @@ def test_divergences_are_exactly_the_two_hand_edits(timeline):
 
 def test_the_story_has_every_kind_of_write(timeline):
     agent = [w for w in timeline.log() if w.by == "agent"]
-    assert {w.action for w in agent} == {"add", "replace", "remove", "batch"}
+    assert {w.action for w in agent} == {"add", "patch", "remove", "batch"}
     assert any(w.action == "add" and not w.changes for w in agent)  # an exact re-add changes nothing
     assert {w.target for w in agent} == {"memory", "user"}
     assert len({w.session_id for w in agent}) >= 10

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from core.curator import open_curator
 from core.demo.build import DEMO_TODAY, MALFORMED_ID, PENDING_IDS, build_demo_home
-from core.pending.queue import AMBIGUOUS, BROKEN, HERMES_SCAN, LIMIT, PIN_CHANGED, SCANNER
+from core.pending.queue import BROKEN, HERMES_SCAN, LIMIT, PIN_CHANGED, SCANNER, UNPINNED
 
 
 def test_demo_verdicts(tmp_path):
@@ -24,10 +24,14 @@ def test_demo_verdicts(tmp_path):
     assert by["bg_duplicate"].already_in_memory and by["bg_duplicate"].can_apply
     assert by["group_a"].group == by["group_b"].group and queue.groups(ins.values())[by["group_a"].group] == [
         PENDING_IDS["group_a"], PENDING_IDS["group_b"]]
-    for key in ("add", "replace_pinned", "replace_unpinned", "remove_pinned", "batch"):
+    for key in ("add", "patch_pinned", "remove_pinned", "batch"):
         assert by[key].can_apply, (key, by[key].reason)
-    assert by["replace_unpinned"].record.unpinned and not by["replace_pinned"].record.unpinned
-    assert by["replace_unpinned"].reason_kind != AMBIGUOUS
+    assert by["patch_pinned"].record.action == "patch" and by["stale_pin"].record.action == "patch"
+    # the one record 0.20 staged before the upgrade: 0.22.2 (the demo's release) refuses it unpinned
+    assert by["replace_unpinned"].record.unpinned and not by["patch_pinned"].record.unpinned
+    assert by["replace_unpinned"].reason_kind == UNPINNED and not by["replace_unpinned"].can_apply
+    assert "staged by an older Hermes" in by["replace_unpinned"].reason
+    assert [k for k, i in by.items() if i.record.unpinned] == ["replace_unpinned"]
 
 
 def test_demo_approve_all_then_nothing_applicable_is_left(tmp_path):
@@ -36,15 +40,16 @@ def test_demo_approve_all_then_nothing_applicable_is_left(tmp_path):
     report = queue.approve_all()
     left = {f.id for f in report.failed}
     assert left == {PENDING_IDS["stale_pin"], PENDING_IDS["over_limit"], PENDING_IDS["scanner"],
-                    PENDING_IDS["secret"], MALFORMED_ID}
+                    PENDING_IDS["secret"], PENDING_IDS["replace_unpinned"], MALFORMED_ID}
     assert {r.id for r in queue.list()} == left
     assert not queue.approve_all().done  # a second pass applies nothing twice
 
 
 def test_clear_invalid_on_the_demo_keeps_what_may_apply_later(tmp_path):
-    """`reject_invalid` clears only what can never apply: the stale pin, the half-written file and
-    the injection Hermes's own scan refuses. The over-limit record (memory may shrink) and the secret
-    only hmc's wider scan flags stay, even once they are also over the limit after approve-all."""
+    """`reject_invalid` clears only what can never apply: the stale pin, the half-written file, the
+    injection Hermes's own scan refuses and the record 0.22.2 refuses for want of a pin. The
+    over-limit record (memory may shrink) and the secret only hmc's wider scan flags stay, even once
+    they are also over the limit after approve-all."""
     home = build_demo_home(tmp_path / "hermes", DEMO_TODAY)
     queue = open_curator(home, today=DEMO_TODAY).pending
     queue.approve_all()
@@ -54,16 +59,19 @@ def test_clear_invalid_on_the_demo_keeps_what_may_apply_later(tmp_path):
     assert ins[PENDING_IDS["scanner"]].never_applies
     assert not ins[PENDING_IDS["over_limit"]].never_applies
     report = queue.reject_invalid()
-    assert set(report.done) == {PENDING_IDS["stale_pin"], MALFORMED_ID, PENDING_IDS["scanner"]}
+    assert set(report.done) == {PENDING_IDS["stale_pin"], MALFORMED_ID, PENDING_IDS["scanner"],
+                                PENDING_IDS["replace_unpinned"]}
     assert {r.id for r in queue.list()} == {PENDING_IDS["over_limit"], PENDING_IDS["secret"]}
 
 
-def test_unpinned_replace_is_flagged_before_approving(tmp_path):
+def test_unpinned_replace_is_refused_until_edited(tmp_path):
+    """On 0.22.2 the unpinned record is refused (no 'check the diff' warning: it can't apply at all)."""
     home = build_demo_home(tmp_path / "hermes", DEMO_TODAY)
     queue = open_curator(home, today=DEMO_TODAY).pending
     ins = {i.id: i for i in queue.inspect_all()}
-    assert ins[PENDING_IDS["replace_unpinned"]].unpinned_ok
-    assert not ins[PENDING_IDS["replace_pinned"]].unpinned_ok and not ins[PENDING_IDS["add"]].unpinned_ok
+    unpinned = ins[PENDING_IDS["replace_unpinned"]]
+    assert not unpinned.unpinned_ok and unpinned.reason_kind == UNPINNED
+    assert not ins[PENDING_IDS["patch_pinned"]].unpinned_ok and not ins[PENDING_IDS["add"]].unpinned_ok
     broken = ins[MALFORMED_ID].record
     assert broken.broken and not broken.dated
     assert ins[PENDING_IDS["add"]].record.dated

@@ -18,8 +18,10 @@ def demo_queue(tmp_path):
 
 def test_status_names_the_hidden_reason_and_the_missing_pin(demo_queue):
     ins = {i.id: i for i in demo_queue.inspect_all()}
-    assert status_label(ins[PENDING_IDS["replace_unpinned"]])[0] == "✓ ready · unpinned"
-    assert status_label(ins[PENDING_IDS["replace_pinned"]])[0] == "✓ ready"
+    # the demo is a 0.22.2 home: the record 0.20 staged without a pin is refused, the pinned patch is ready
+    assert status_label(ins[PENDING_IDS["replace_unpinned"]]) == ("✗ unpinned", "red")
+    assert status_label(ins[PENDING_IDS["replace_unpinned"]], short=True)[0] == "✗ no pin"
+    assert status_label(ins[PENDING_IDS["patch_pinned"]])[0] == "✓ ready"
     assert status_label(ins[PENDING_IDS["scanner"]]) == ("✗ Hermes blocks", "red")  # said once, not twice
     assert status_label(ins[PENDING_IDS["scanner"]], short=True)[0] == "✗ blocked"
     assert status_label(ins[PENDING_IDS["secret"]]) == ("⚠ scanner hit", "yellow")
@@ -82,6 +84,7 @@ async def test_a_broken_record_says_its_reason_once_and_dates_from_the_file(demo
         assert not screen.query_one("#detail-summary").display
         texts = [str(w.render()) for w in screen.query("#pending-detail Static") if w.display]
         assert sum(t.count("JSON cut short") for t in texts) == 1
-        # x offers only what can never apply: the stale pin, what Hermes's own scan blocks, this file
-        assert {i.id for i, _ in screen.rows if i.never_applies} == {PENDING_IDS["stale_pin"], PENDING_IDS["scanner"],
-                                                                     MALFORMED_ID}
+        # x offers only what can never apply: the stale pin, what Hermes's own scan blocks, the record
+        # 0.22.2 refuses for want of a pin, this file
+        assert {i.id for i, _ in screen.rows if i.never_applies} == {
+            PENDING_IDS["stale_pin"], PENDING_IDS["scanner"], PENDING_IDS["replace_unpinned"], MALFORMED_ID}

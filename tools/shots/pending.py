@@ -1,4 +1,4 @@
-"""Pending mode screenshots: the queue with a replace record selected, a refused record, each dialog."""
+"""Pending mode screenshots: the queue with the unpinned record selected, a refused record, each dialog."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 from tools.shots import NOW, Shot
 
 # The demo's record ids (core/demo/content.py PENDING_IDS / MALFORMED_ID)
-REPLACE_UNPINNED = "6c0d8e52"
-REPLACE_PINNED = "5b2e7d41"
+REPLACE_UNPINNED = "6c0d8e52"  # staged by 0.20.1, without a pin
+PATCH_PINNED = "5b2e7d41"
 STALE_PIN = "c26e34b8"
 OVER_LIMIT = "d37f45c9"
 ADD = "3f9a1c20"
@@ -54,9 +54,9 @@ def select(record_id: str, *keys: str):
 
 SCENARIOS = [
     Shot("pending", press=("2",), setup=steady_files, settle=select(REPLACE_UNPINNED),
-         title="Pending mode: a replace that would overwrite the whole entry, shown before you approve"),
-    Shot("pending-pinned-replace", press=("2",), setup=steady_files, settle=select(REPLACE_PINNED),
-         title="A pinned replace: the old entry, the new one, and the words that change"),
+         title="Pending mode: a replace an older Hermes staged without a pin, refused on 0.22 until re-staged or edited"),
+    Shot("pending-pinned-patch", press=("2",), setup=steady_files, settle=select(PATCH_PINNED),
+         title="A pinned patch: the entry, the one span it changes, and the rest kept"),
     Shot("pending-refused", press=("2",), setup=steady_files, settle=select(STALE_PIN),
          title="A refused record: the pinned entry changed since it was staged"),
     Shot("pending-over-limit", press=("2",), setup=steady_files, settle=select(OVER_LIMIT),
