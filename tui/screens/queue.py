@@ -237,7 +237,8 @@ class QueueScreen(ModeScreen):
         lst = self.query_one(f"#{self.QUEUE.prefix}-list", OptionList)
         if lst.highlighted is None or not (0 <= lst.highlighted < len(self.shown_rows)):
             return None
-        return self.row_ins(self.rows[self.shown_rows[lst.highlighted]])
+        n = self.shown_rows[lst.highlighted]
+        return self.row_ins(self.rows[n]) if n < len(self.rows) else None  # rows just replaced: not shown yet
 
     def inspections(self) -> list[Any]:
         return [self.row_ins(row) for row in self.rows]
