@@ -28,6 +28,18 @@ READ_ONLY = {"add": "Add", "edit": "Edit", "delete": "Delete", "undo": "Undo", "
 ORIGIN_DELAY = 0.1  # and before the history rebuild (the origin lines): after the panes are out
 
 
+def usage_note(figures, short: bool) -> str | None:
+    """The line under a gauge when the prompt's label differs from the file's usage (a blocked entry's
+    notice is counted in the prompt), or None; one short line on a small terminal."""
+    if not figures.differ:
+        return None
+    n = figures.blocked
+    if short:
+        return f"Prompt says {figures.prompt_label} (counts {n} [BLOCKED] notice{'s' if n != 1 else ''})"
+    return (f"Prompt label {figures.prompt_label}: it counts the [BLOCKED] notice of {n} blocked "
+            f"entr{'y' if n == 1 else 'ies'}; the gauge is the file, which limits check")
+
+
 class MemoryScreen(ModeScreen):
     MODE = "memory"
     AREA = "memory"
@@ -129,8 +141,10 @@ every action by name.
                      f"{FILE_NAMES[t]} is empty: Hermes injects nothing for it. a adds an entry here "
                      f"({'what the agent should know about you' if t == 'user' else 'facts, conventions, decisions'}"
                      "; Tab switches files).")
+            figures = store.figures(snap)
+            note = usage_note(figures, short=self.app.size.height < 30)
             self.query_one(f"#pane-{t}", StorePane).show(snap, store.limit, store.enabled, self.marks_for(snap.entries),
-                                                         title, origins, empty, only)
+                                                         title, origins, empty, only, note)
         self.update_bindings()
         unscanned = [e for t in TARGETS for e in self.entries_shown(t)
                      if e not in self._scan_cache and e not in self._scanning]

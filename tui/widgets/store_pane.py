@@ -32,7 +32,8 @@ class StorePane(Vertical):
         return self.query_one(EntryList)
 
     def show(self, snap: Snapshot, limit: int, enabled: bool, marks: dict[int, list[str]], title: str,
-             origins: dict[str, str] | None = None, empty: str = "", only=None) -> None:
+             origins: dict[str, str] | None = None, empty: str = "", only=None, note: str | None = None) -> None:
+        """`note`: one muted line under the gauge (why the prompt's label differs from the gauge)."""
         gauge = self.query_one(CapacityGauge)
         gauge.set_title(Text(title, style="bold"))
         gauge.update(snap.usage, limit)
@@ -59,5 +60,14 @@ class StorePane(Vertical):
                 self.mount(Static(text, classes="pane-banner", markup=False), after=gauge)
         elif banners:
             banners.first().display = False
+        notes = self.query(".pane-note")
+        if note:
+            if notes:
+                notes.first().update(literal(note, "dim"))
+                notes.first().display = True
+            else:
+                self.mount(Static(literal(note, "dim"), classes="pane-note", markup=False), after=gauge)
+        elif notes:
+            notes.first().display = False
         self.set_class(bool(snap.error or snap.drift), "-problem")
         self.entry_list.show(snap.entries, limit, marks, origins=origins, empty=empty, only=only)
