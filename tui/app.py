@@ -462,7 +462,8 @@ class CuratorApp(App):
         except Conflict as exc:
             return await self.resolve_conflict(target, ops, exc, action, editable)
         except StoreError as exc:
-            self.notify(str(exc), title=f"{store.name}: nothing written", severity="error", timeout=10, markup=False)
+            self.notify(store.for_person(exc, see="the pane"), title=f"{store.name}: nothing written",
+                        severity="error", timeout=10, markup=False)
             return None
         self.stores_written(target)
         if result.changed:

@@ -227,6 +227,15 @@ class MemoryStore:
         snap = self.last if snap is None else snap
         return usage_figures(self.target, snap.entries, self.limit, self.release)
 
+    def for_person(self, message: object, see: str | None = None) -> str:
+        """A release's refusal (or result) about this store, said for a person (core.hermes.wording):
+        its file's name and how many entries it holds now; `see` names where to list them. A message
+        that isn't a release's comes back unchanged."""
+        from core.hermes.wording import for_person
+
+        snap = self.last
+        return for_person(str(message), self.name, None if snap.error else len(snap.entries), see=see)
+
     def read(self) -> Snapshot:
         """Read the file as the release would (no lock). Never raises."""
         snap = self._read()

@@ -341,3 +341,17 @@ async def test_the_pane_says_when_the_prompts_label_differs_from_the_gauge(herme
         note = " ".join(shown(app.screen.query_one("#pane-memory .pane-note")).split())
         assert f"Prompt label {figures.prompt_label}" in note and "1 blocked entry" in note
         assert not app.screen.query("#pane-user .pane-note")  # USER.md: both figures agree, nothing said
+
+
+# -- refusals are said for the person at the keyboard -----------------------------------------------------
+
+async def test_a_record_that_cant_apply_says_why_for_a_person(hermes_home, make_app):
+    home = build_home(hermes_home)
+    stage(home, "replace", content="Prefers kakoune", old_text="emacs", rid="0000000e", created_at=NOW - 86400)
+    app = make_app(home)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("2")
+        await settle(app, pilot)
+        status = " ".join(shown(app.screen.query_one("#detail-status")).split())
+        assert "No entry contains 'emacs'" in status and "MEMORY.md has 3 entries" in status
+        assert "current_entries" not in status and "retry" not in status  # the agent's instructions

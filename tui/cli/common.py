@@ -171,10 +171,7 @@ def plainly(message: str, store=None, see: str | None = "hmc memory list") -> st
     and its entries now; a message that isn't a release's comes back unchanged."""
     from core.hermes.wording import for_person
 
-    if store is None:
-        return for_person(str(message))
-    snap = store.last
-    return for_person(str(message), store.name, None if snap.error else len(snap.entries), see=see)
+    return for_person(str(message)) if store is None else store.for_person(message, see)
 
 
 def unreadable(problems: list[str]) -> int:

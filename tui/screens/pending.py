@@ -263,6 +263,11 @@ a drifted file stay) · **o** open the file in memory mode · **p** the raw reco
     def row_ins(row: tuple[Inspection, str | None]) -> Inspection:
         return row[0]
 
+    def said(self, ins: Inspection, message: object) -> str:
+        """The release's refusal said for a person, about the record's file as it is now."""
+        store = self.app.curator.stores.get(ins.target) if ins.target else None
+        return store.for_person(message, see="memory mode (1)") if store is not None else str(message)
+
     def row_text(self, row: tuple[Inspection, str | None]) -> str:
         """A filter also finds a record by its texts (as shown: secrets stay masked)."""
         ins = row[0]
@@ -403,7 +408,7 @@ a drifted file stay) · **o** open the file in memory mode · **p** the raw reco
                       + Text(" (n rejects it; x clears every record that can never apply)."))
             status.add_class("-bad")
         else:
-            line = Text("✗ Can't apply: ") + literal(mask(ins.reason or ""))
+            line = Text("✗ Can't apply: ") + literal(mask(self.said(ins, ins.reason or "")))
             if ins.scanner_hit:
                 line.append(". The security scan also flags the new text"
                             + ("." if ins.never_applies else "; y will ask you to confirm once it can apply."))
@@ -487,7 +492,8 @@ a drifted file stay) · **o** open the file in memory mode · **p** the raw reco
             if exc.forcible and not force and await self._confirm_scan(exc.findings):
                 return await self.approve(ins, edited=edited, target=target, force=True, rules_confirmed=True)
             if not exc.forcible:
-                self.notify(str(exc), title=f"Kept {ins.id}: not approved", severity="error", timeout=10, markup=False)
+                self.notify(self.said(ins, exc), title=f"Kept {ins.id}: not approved", severity="error", timeout=10,
+                            markup=False)
             self.reload(force=True)
             return False
         except PendingError as exc:

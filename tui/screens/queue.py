@@ -275,6 +275,10 @@ class QueueScreen(ModeScreen):
         elif otherwise is not None and ids:
             lst.highlighted = otherwise
 
+    def said(self, ins: Any, message: object) -> str:
+        """A refusal about record `ins` as a person reads it (the memory queue words the release's)."""
+        return str(message)
+
     def row_text(self, row: Any) -> str:
         """More text a filter matches in a row than its line shows (the record's summary, its texts)."""
         return ""
@@ -381,8 +385,8 @@ class QueueScreen(ModeScreen):
         if ins is None:
             return
         if not (ins.can_apply or ins.forcible):
-            self.notify(ins.reason or "This write can't apply.", title="Can't approve", severity="warning",
-                        markup=False)
+            self.notify(self.said(ins, ins.reason or "This write can't apply."), title="Can't approve",
+                        severity="warning", markup=False)
             return
         force = False
         if ins.forcible:

@@ -279,7 +279,8 @@ edit dialog instead. **Esc** goes back.
                 await self.conflict(w, exc)
                 return
             except (TimelineError, StoreError) as exc:
-                self.notify(str(exc), title=f"{store.name}: nothing written", severity="error", timeout=10, markup=False)
+                self.notify(store.for_person(exc, see="memory mode (1)"), title=f"{store.name}: nothing written",
+                            severity="error", timeout=10, markup=False)
                 return
         self.app.stores_written(w.target)
         self.notify(f"Rolled back {w.action} of {self.app.ago(w.timestamp)}.\n{store.name}: {result.label}"
