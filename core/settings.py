@@ -29,7 +29,7 @@ import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 from core.store.atomic import NotRegularFile, TooLarge, atomic_write, read_regular
 
@@ -378,6 +378,28 @@ def describe(path: Path | None = None) -> SettingsView:
     except OSError:
         exists = False
     return SettingsView(path, exists, tuple(rows), settings.problems)
+
+
+def shown_value(value) -> str:
+    """A setting's value as `hmc config` and the palette's settings view show it."""
+    if value is None:
+        return "(Textual's default)"
+    return f'"{value}"' if isinstance(value, str) else f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def view_lines(view: SettingsView, problems: Sequence[str]) -> list[tuple[str, str]]:
+    """What `hmc config` prints and the palette's "Show settings" shows, as (text, kind) lines: kind is
+    "path", "setting", "about", "problem" or "hint" (each interface styles its kinds)."""
+    lines = [(f"{view.path}" + ("" if view.exists else " (not created yet: every value is the default)"), "path")]
+    width = max(len(r.key) for r in view.rows)
+    for row in view.rows:
+        default = ("" if row.source == "default" else " (default: the built-in key)" if row.key.startswith(KEY_PREFIX)
+                   else " (default: Textual's own)" if row.default is None else f" (default {shown_value(row.default)})")
+        lines.append((f"{row.key:<{width}}  {shown_value(row.value):<22} {row.source}{default}", "setting"))
+        lines.append((f"{'':<{width}}  {row.about}", "about"))
+    lines.extend((f"problem: {problem}", "problem") for problem in problems)
+    lines.append(("`hmc config set KEY VALUE` changes one (checked as hmc checks the file).", "hint"))
+    return lines
 
 
 def _literal_for(key: str, value: str) -> str:

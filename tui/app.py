@@ -194,6 +194,21 @@ class CuratorApp(App):
                         "in a few seconds: ctrl+p → app: Check hmc against your Hermes.",
                         title="A Hermes release hmc doesn't know", severity="warning", timeout=30, markup=False)
 
+    def action_settings(self) -> None:
+        """hmc's own settings as `hmc config` shows them: the file, every value and its source, the
+        problems (the palette's "app: Show settings")."""
+        from core.settings import describe, view_lines
+        from tui.screens.dialogs import TextDialog
+
+        view = describe(self.settings.path)
+        problems = list(view.problems) + [p for p in self.unknown_key_ids() if p not in view.problems]
+        if self.settings.theme and self.settings.theme not in self.available_themes:
+            problems.append(f"there is no theme named {self.settings.theme!r}")
+        body = "\n".join(text for text, _ in view_lines(view, problems))
+        self.push_screen(TextDialog("hmc settings (config.toml)", body,
+                                    note="ctrl+p → Change theme saves the theme here; the rest: edit the file, "
+                                         "or `hmc config set KEY VALUE`."))
+
     def action_doctor(self) -> None:
         """Run `hmc doctor` in a worker; its result replaces the notice."""
         self.notify("Asking your Hermes… (a few seconds)", title="hmc doctor", timeout=60, markup=False)

@@ -157,6 +157,8 @@ def commands(app) -> list[Command]:
     out.append(Command("app: Check hmc against your Hermes", "hmc doctor: run the installed Hermes on scratch "
                        "homes and compare (a few seconds)", app.action_doctor))
     out.append(Command("app: Change theme", "Pick a theme; hmc saves it in its config.toml", app.search_themes))
+    out.append(Command("app: Show settings", "hmc's config.toml: every value, where it comes from, the problems "
+                       "(as hmc config)", app.action_settings))
     out.append(Command("app: Show help and keys for this screen", "? on any screen", app.action_help))
     others = [name for name in profiles(app) if name != app.curator.home.profile]
     for name in others:

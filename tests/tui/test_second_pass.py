@@ -355,3 +355,22 @@ async def test_a_record_that_cant_apply_says_why_for_a_person(hermes_home, make_
         status = " ".join(shown(app.screen.query_one("#detail-status")).split())
         assert "No entry contains 'emacs'" in status and "MEMORY.md has 3 entries" in status
         assert "current_entries" not in status and "retry" not in status  # the agent's instructions
+
+
+async def test_the_palette_shows_the_settings_as_hmc_config_does(home, make_app, tmp_path):
+    from core.settings import load
+    from tui.screens.dialogs import TextDialog
+
+    path = tmp_path / "config.toml"
+    path.write_text('poll_interval = 2\n[keys]\n"memory.addd" = "a"\n', encoding="utf-8")
+    app = make_app(home, settings=load(path))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        app.action_settings()
+        dialog = await until_dialog(pilot, TextDialog)
+        await pilot.pause()
+        text = dialog.query_one("#text-body").text
+        assert str(path) in text and "poll_interval" in text and "file" in text
+        assert "review.stale_days" in text and "default" in text
+        assert "'memory.addd' is not a binding id" in text
+        assert "app: Show settings" in [c.title for c in app.palette_commands()]

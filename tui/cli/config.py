@@ -4,7 +4,7 @@ exits 2 with one line and writes nothing."""
 
 from __future__ import annotations
 
-from core.settings import KEY_PREFIX, SettingsError, describe, set_setting
+from core.settings import KEY_PREFIX, SettingsError, describe, set_setting, shown_value, view_lines
 from tui.cli.common import CliContext, CliError
 
 
@@ -24,12 +24,6 @@ def register(sub) -> None:
     q.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(run=run)
     q.set_defaults(run=run)
-
-
-def _shown(value) -> str:
-    if value is None:
-        return "(Textual's default)"
-    return f'"{value}"' if isinstance(value, str) else f"{value:g}" if isinstance(value, float) else str(value)
 
 
 def app_check(key: str, value: str) -> str | None:
@@ -71,7 +65,7 @@ def run(args, ctx: CliContext) -> int:
             ctx.json({"path": str(view.path), "set": {"key": row.key, "value": row.value, "source": row.source},
                       "problems": list(view.problems)})
         else:
-            ctx.text(f"set {row.key} = {_shown(row.value)} in {view.path}")
+            ctx.text(f"set {row.key} = {shown_value(row.value)} in {view.path}")
             for problem in view.problems:
                 ctx.text(f"note: {problem}", style="yellow")
         return 0
@@ -80,14 +74,7 @@ def run(args, ctx: CliContext) -> int:
     if args.json:
         ctx.json({**view.as_json(), "problems": problems})
         return 0
-    ctx.text(f"{view.path}" + ("" if view.exists else " (not created yet: every value is the default)"), style="bold")
-    width = max(len(r.key) for r in view.rows)
-    for row in view.rows:
-        default = ("" if row.source == "default" else " (default: the built-in key)" if row.key.startswith(KEY_PREFIX)
-                   else " (default: Textual's own)" if row.default is None else f" (default {_shown(row.default)})")
-        ctx.text(f"{row.key:<{width}}  {_shown(row.value):<22} {row.source}{default}")
-        ctx.text(f"{'':<{width}}  {row.about}", style="dim")
-    for problem in problems:
-        ctx.text(f"problem: {problem}", style="yellow")
-    ctx.text("`hmc config set KEY VALUE` changes one (checked as hmc checks the file).", style="dim")
+    styles = {"path": "bold", "about": "dim", "problem": "yellow", "hint": "dim"}
+    for text, kind in view_lines(view, problems):
+        ctx.text(text, style=styles.get(kind, ""))
     return 0
