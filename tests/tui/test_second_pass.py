@@ -374,3 +374,20 @@ async def test_the_palette_shows_the_settings_as_hmc_config_does(home, make_app,
         assert "review.stale_days" in text and "default" in text
         assert "'memory.addd' is not a binding id" in text
         assert "app: Show settings" in [c.title for c in app.palette_commands()]
+
+
+# -- the timeline shows how each store filled up ------------------------------------------------------------
+
+async def test_the_timeline_charts_each_stores_usage_by_week(hermes_home, make_app):
+    from tests.tui.test_timeline import history_home, open_timeline
+    from tui.widgets.usage_chart import LEVELS
+
+    history_home(hermes_home)
+    app = make_app(poll=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_timeline(app, pilot)
+        lines = shown(screen.query_one("#tl-chart")).splitlines()
+        assert lines[0].lstrip().startswith("MEMORY.md") and lines[1].lstrip().startswith("USER.md")
+        assert any(c in LEVELS for c in lines[0]) and "of 2,200 now" in lines[0]
+        series = {s.target: s for s in screen.series}
+        assert series["memory"].buckets and series["memory"].buckets[-1].chars == app.curator.stores["memory"].last.usage

@@ -23,6 +23,7 @@ from tui.widgets.header import HmcHeader
 from tui.widgets.write_view import change_lines, masked, write_detail, write_row
 from tui.widgets.lists import HmcList
 from tui.widgets.filter_bar import FilterBar
+from tui.widgets.usage_chart import usage_lines
 
 
 class TimelineScreen(ModeScreen):
@@ -47,6 +48,7 @@ edit dialog instead. **Esc** goes back.
     ]
     DEFAULT_CSS = """
     TimelineScreen #tl-title { height: 1; padding: 0 1; }
+    TimelineScreen #tl-chart { height: auto; padding: 0 1; }
     TimelineScreen #tl-filters { height: 1; padding: 0 1; }
     TimelineScreen #tl-filters Select { width: 18; margin-right: 1; }
     TimelineScreen #tl-filters Input { width: 20; margin-right: 1; }
@@ -70,6 +72,7 @@ edit dialog instead. **Esc** goes back.
     def compose(self) -> ComposeResult:
         yield HmcHeader()
         yield Static(Text("History — loading…", style="bold"), id="tl-title")
+        yield Static("", id="tl-chart", markup=False)
         with Horizontal(id="tl-filters"):
             yield Select([(FILE_NAMES[t], t) for t in TARGETS], prompt="All files", id="tl-target", compact=True)
             yield Select([], prompt="All writers", id="tl-source", compact=True)
@@ -96,22 +99,27 @@ edit dialog instead. **Esc** goes back.
         from core.sessions.db import SessionsError
         from core.timeline import build_timeline
 
+        from core.timeline.usage import usage_series
+
         curator = self.app.curator
         try:
             timeline = build_timeline(curator)
         except (SessionsError, StoreError, OSError) as exc:
             self.app.call_from_thread(self._failed, f"Can't read the agent's history: {exc}")
             return
-        self.app.call_from_thread(self._loaded, timeline)
+        series = [usage_series(timeline, t, curator.stores[t].limit, today=curator.today) for t in TARGETS]
+        self.app.call_from_thread(self._loaded, timeline, series)
 
     def _failed(self, message: str) -> None:
         self.query_one("#tl-title", Static).update(Text("History", style="bold"))
         self.status(message, error=True)
 
-    def _loaded(self, timeline) -> None:
+    def _loaded(self, timeline, series=()) -> None:
         from core.timeline.view import sources
 
         self.timeline = timeline
+        self.series = series
+        self.draw_chart()
         found = tuple(sources(timeline))
         if found != self._sources:
             self._sources = found
@@ -182,6 +190,16 @@ edit dialog instead. **Esc** goes back.
                                                 if not self.filter_text else " match the filter."))
         self.show_detail()
         self.refresh_bindings()
+
+    def draw_chart(self) -> None:
+        """How each store filled up: a bar per week against its limit (core.timeline.usage)."""
+        chart = self.query_one("#tl-chart", Static)
+        chart.update(usage_lines(self.series, self.size.width - 2) if self.series else "")
+        chart.display = bool(self.series)
+
+    def on_resize(self) -> None:
+        if getattr(self, "series", None):
+            self.draw_chart()
 
     def apply_filter(self) -> None:
         self.refilter()
