@@ -25,6 +25,12 @@ async def timeline(pilot) -> None:
     await pilot.pause()
 
 
+async def text_filter(pilot) -> None:
+    await timeline(pilot)
+    await pilot.press("slash", *"pnpm")
+    await pilot.pause(0.2)
+
+
 async def rollback_confirm(pilot) -> None:
     await timeline(pilot)
     await pilot.press("R")
@@ -73,6 +79,9 @@ SCENARIOS = [
     Shot("history-time-travel", settle=time_travel, title="The stores as they were, read-only, under a banner"),
     Shot("history-time-travel-diff", settle=time_travel_diff, title="n: the diff between then and now"),
     Shot("history-timeline-80x24", settle=timeline, size=(80, 24), title="The timeline at 80x24"),
+    Shot("history-timeline-text-filter", settle=text_filter, title="/ filters the writes by their text"),
+    Shot("history-timeline-text-filter-80x24", settle=text_filter, size=(80, 24),
+         title="The timeline's text filter at 80x24"),
     Shot("history-rollback-80x24", settle=rollback_confirm, size=(80, 24), title="The rollback confirm at 80x24"),
     Shot("history-entry-80x24", settle=entry_history, size=(80, 24), title="An entry's history at 80x24"),
     Shot("history-time-travel-80x24", settle=time_travel, size=(80, 24), title="Time travel at 80x24"),

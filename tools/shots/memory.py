@@ -60,6 +60,37 @@ async def external_edit_while_editing(pilot) -> None:
     await pilot.pause(0.3)
 
 
+def empty_user(home: Path) -> None:
+    """A USER.md with no entries yet: the pane says what that means and what to do."""
+    memory_file(home, "USER.md").write_text("", encoding="utf-8")
+
+
+async def typed_filter(pilot) -> None:
+    """/ then a word: the entries of both files narrowed as it is typed."""
+    await pilot.press("slash", *"pnpm")
+    await pilot.pause(0.2)
+
+
+async def dialog_help(pilot) -> None:
+    """F1 in the edit dialog: help for the dialog, over it."""
+    await pilot.press("e")
+    await pilot.pause(0.2)
+    await pilot.press("f1")
+    await pilot.pause(0.2)
+
+
+async def settings(pilot) -> None:
+    """The palette's "app: Show settings" (hmc's config.toml, as `hmc config` lists it)."""
+    pilot.app.action_settings()
+    await pilot.pause(0.3)
+
+
+async def theme_picker(pilot) -> None:
+    """ctrl+p → Change theme: the current theme first, marked."""
+    pilot.app.search_themes()
+    await pilot.pause(0.5)
+
+
 SCENARIOS = [
     Shot("memory", title="Memory mode on the demo home", greet=True),
     Shot("memory-near-full", setup=near_full, title="Near full: the gauge turns red from 95%"),
@@ -75,6 +106,11 @@ SCENARIOS = [
     Shot("memory-help", press=("question_mark",), title="? lists every key of the screen"),
     Shot("memory-quit-draft", settle=draft_then_quit, title="Quitting with typed text asks first"),
     Shot("memory-palette", settle=palette, title="ctrl+p finds every action of every mode by its verb"),
+    Shot("memory-filter", settle=typed_filter, title="/ filters the entries of both files as you type"),
+    Shot("memory-empty-user", setup=empty_user, title="An empty USER.md says what that means and what to do"),
+    Shot("memory-dialog-help", settle=dialog_help, title="F1 in a dialog: its own keys, with their binding ids"),
+    Shot("memory-settings", settle=settings, title="The palette's Show settings: hmc's config.toml, value by value"),
+    Shot("memory-themes", settle=theme_picker, title="The theme picker: the current theme first, marked"),
     # 80x24: the smallest terminal hmc is made for; every dialog fits, buttons included
     Shot("memory-80x24", size=(80, 24), greet=True, title="Memory mode at 80x24, with the one small start-up toast"),
     Shot("memory-edit-80x24", press=("e",), size=(80, 24), title="The edit dialog at 80x24"),
@@ -87,4 +123,8 @@ SCENARIOS = [
          title="The conflict dialog underlines the differences"),
     Shot("memory-help-80x24", press=("question_mark",), size=(80, 24), title="Help at 80x24"),
     Shot("memory-quit-draft-80x24", settle=draft_then_quit, size=(80, 24), title="Quit with a draft (80x24)"),
+    Shot("memory-filter-80x24", settle=typed_filter, size=(80, 24), title="The entry filter at 80x24"),
+    Shot("memory-empty-user-80x24", setup=empty_user, press=("tab",), size=(80, 24),
+         title="An empty USER.md at 80x24"),
+    Shot("memory-dialog-help-80x24", settle=dialog_help, size=(80, 24), title="A dialog's help at 80x24"),
 ]

@@ -111,6 +111,10 @@ SCENARIOS = [
          title="The merge dialog at 80x24, buttons included"),
     Shot("review-remove-pair-80x24", size=(80, 24), press=("4",), settle=at("conflicting", "d"),
          title="Removing one of a pair asks which (80x24)"),
+    Shot("review-filter", press=("4",), settle=at("stale", "slash", *"date"),
+         title="/ filters the findings by kind, reason or entry text"),
+    Shot("review-filter-80x24", size=(80, 24), press=("4",), settle=at("stale", "slash", *"date"),
+         title="The findings filter at 80x24"),
     Shot("review-goto", press=("4",), settle=at("similar", "o"),
          title="o opens memory mode on the finding's entry (the first of a pair)"),
 ]
