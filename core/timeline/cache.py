@@ -29,7 +29,7 @@ import platformdirs
 from core.store.atomic import private_dir, read_regular, write_private
 from core.sessions.memory_calls import Harvest, Open
 
-VERSION = 4  # 4: patch calls and new_text arguments are harvested
+VERSION = 5  # 4: patch calls and new_text arguments are harvested; 5: writes keep logs, not copies of the store
 MAX_CACHE_BYTES = 256 * 1024 * 1024
 
 
