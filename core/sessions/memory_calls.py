@@ -255,10 +255,14 @@ def memory_calls(tool_calls: Any, harvest: Harvest) -> list[tuple[str, Any]]:
 
 def parse_arguments(raw: Any, harvest: Harvest) -> dict | None:
     """The call's arguments as a dict, or None (counted) when they can't be a memory write."""
+    short = False
     if isinstance(raw, str):
         if len(raw) > MAX_ARGUMENT_CHARS:
             harvest.skip("oversized arguments")
             return None
+        # JSON text re-encoded grows by less than 8x (a space after ':' and ',', a float such as
+        # 1e15 spelled out: 4.5x; escapes only shrink): a short text needn't be encoded to be measured
+        short = 8 * len(raw) <= MAX_ARGUMENT_CHARS
         try:
             raw = json.loads(raw)
         except (ValueError, RecursionError):
@@ -267,7 +271,7 @@ def parse_arguments(raw: Any, harvest: Harvest) -> dict | None:
     if not isinstance(raw, dict):
         harvest.skip("malformed arguments")
         return None
-    if len(json.dumps(raw, ensure_ascii=False, default=str)) > MAX_ARGUMENT_CHARS:
+    if not short and len(json.dumps(raw, ensure_ascii=False, default=str)) > MAX_ARGUMENT_CHARS:
         harvest.skip("oversized arguments")
         return None
     return raw

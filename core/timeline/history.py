@@ -323,18 +323,17 @@ class _Builder:
     # the agent's calls
     def call(self, call: Call, ts: float, source: str) -> None:
         state = self.states[call.target]
-        if call.action == "batch":
-            ops = [Op(o.get("action", ""), content=o.get("content") or "", old_text=o.get("old_text") or "")
-                   for o in call.operations or ()]
-        else:
-            ops = [Op(call.action, content=call.content or "", old_text=call.old_text or "")]
         wid = f"m{call.result_id}"
         note = None
         touched: list[Line] = []
         try:
-            for i, op in enumerate(ops):
-                pos = f"Operation {i + 1} ({op.action or 'unknown'})" if call.action == "batch" else None
-                self._apply(state, op, pos, touched)
+            if call.action == "batch":
+                for i, o in enumerate(call.operations or ()):
+                    action = o.get("action", "")
+                    self._apply(state, action, o.get("content") or "", o.get("old_text") or "",
+                                f"Operation {i + 1} ({action or 'unknown'})", touched)
+            else:
+                self._apply(state, call.action, call.content or "", call.old_text or "", None, touched)
         except OpError as exc:
             state.undo()  # put back what a partly replayed batch changed
             touched = []
@@ -373,34 +372,36 @@ class _Builder:
         lines = list(state.alive())
         return lines[locate([line.text for line in lines], old_text, None, self.release, action, pos)]
 
-    def _apply(self, state: State, op: Op, pos: str | None, touched: list[Line]) -> None:
-        content = (op.content or "").strip()
-        if op.action == "add":
+    def _apply(self, state: State, action: str, content: str, old_text: str, pos: str | None,
+               touched: list[Line]) -> None:
+        """One operation (an add, replace, remove or 0.22 patch) on the store, by the release's rules."""
+        raw = content
+        content = content.strip()
+        if action == "add":
             if not content:
                 raise OpError(f"{pos}: content is required." if pos else "Content cannot be empty.")
-            if state.first_with(content) is None:
+            if content not in state.by_text:
                 touched.append(state.append(content))
             return
-        if op.action == "replace":
+        if action == "replace":
             if not content:
                 raise OpError("new_content cannot be empty.")
-            line = self._locate(state, op.old_text, "replace", pos)
+            line = self._locate(state, old_text, "replace", pos)
             if line.text != content:
                 state.set_text(line, content)
                 line.revisions += 1
                 touched.append(line)
             return
-        if op.action == "remove":
-            state.kill(self._locate(state, op.old_text, "remove", pos))
+        if action == "remove":
+            state.kill(self._locate(state, old_text, "remove", pos))
             return
-        if op.action == "patch":  # 0.22: one span inside the entry; the release's scan passed it
-            line = self._locate(state, op.old_text or "", "patch", pos)
-            state.set_text(line, patch_entry(line.text, op.old_text or "", op.content or "", self.release,
-                                             scan=False))
+        if action == "patch":  # 0.22: one span inside the entry; the release's scan passed it
+            line = self._locate(state, old_text, "patch", pos)
+            state.set_text(line, patch_entry(line.text, old_text, raw, self.release, scan=False))
             line.revisions += 1
             touched.append(line)
             return
-        raise OpError(f"Unknown action '{op.action}'.")
+        raise OpError(f"Unknown action '{action}'.")
 
     # hmc's journal
     def record(self, rec: Record) -> None:

@@ -57,7 +57,9 @@ def timeline(ctx: CliContext):
 
 
 def _day(text: str | None, today: date, flag: str) -> date | None:
-    from core.sessions.search import QueryError, parse_day
+    if text is None:  # (the day parser's imports cost more than a warm `hmc log`)
+        return None
+    from core.sessions.model import QueryError, parse_day
 
     try:
         return parse_day(text, today)
