@@ -663,7 +663,7 @@ class _Replay:
                     and clock() - saved >= CHECKPOINT_SECONDS:
                 checkpoint()
                 saved = clock()
-        if progress is not None:
+        if progress is not None and done:
             progress(done, total)
 
     def continue_with(self, harvest, records: Sequence[Record],

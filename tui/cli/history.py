@@ -46,11 +46,16 @@ def timeline(ctx: CliContext):
     from core.sessions.db import SessionsError
     from core.timeline import build_timeline
 
+    from tui.cli.progress import Progress
+
     curator = ctx.curator()
+    progress = Progress("rebuilding the memory history")
     try:
-        tl = build_timeline(curator)
+        tl = build_timeline(curator, progress=progress)
     except SessionsError as exc:
         raise CliError(f"can't read the agent's history: {exc}", 2) from None
+    finally:
+        progress.close()
     if tl.stats.get("journal"):
         say(f"{tl.stats['journal']}: hmc's own writes are left out")
     return curator, tl
