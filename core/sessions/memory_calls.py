@@ -73,7 +73,7 @@ class Call:
     @classmethod
     def from_cache(cls, d: dict) -> "Call":
         """From a cache whose digest checked out (written by to_json): only the shape is checked."""
-        if d["target"] not in TARGETS or d["action"] not in ("add", "replace", "remove", "batch"):
+        if d["target"] not in TARGETS or d["action"] not in ("add", "replace", "remove", "patch", "batch"):
             raise ValueError("call")
         ops, entries = d["operations"], d["entries"]
         return cls(d["message_id"], d["result_id"], d["session_id"], d["timestamp"], d["call_id"], d["target"],
@@ -89,7 +89,7 @@ class Call:
             message_id=_int(data["message_id"]), result_id=_int(data["result_id"]),
             session_id=_str(data["session_id"]), timestamp=_opt_float(data["timestamp"]),
             call_id=_str(data["call_id"]), target=_choice(data["target"], TARGETS),
-            action=_choice(data["action"], ("add", "replace", "remove", "batch")),
+            action=_choice(data["action"], ("add", "replace", "remove", "patch", "batch")),
             content=_opt_str(data["content"]), old_text=_opt_str(data["old_text"]),
             operations=tuple(_op_dict(o) for o in _list(ops)) if ops is not None else None,
             entries=tuple(_str(e) for e in _list(entries)) if entries is not None else None,

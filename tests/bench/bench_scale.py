@@ -229,6 +229,130 @@ def bench_history(folder: Path, scratch: Path, sizes: list[int], repeat: int) ->
     print()
 
 
+# -- 1. review ---------------------------------------------------------------------------------------
+
+def demo_with_entries(folder: Path, n: int) -> Path:
+    """The demo home (its state.db and history) with n more short entries in MEMORY.md."""
+    from core.demo.build import build_demo_home
+
+    home = build_demo_home(folder / f"review-{n}")
+    memory = home / "memories" / "MEMORY.md"
+    rng = random.Random(n)  # unrelated pseudo-words: the duplicate detector has no pairs to weigh
+    letters = "bcdfghjklmnprstvz"
+    extra = "\n§\n".join(" ".join("".join(rng.choice(letters) + rng.choice("aeiou") for _ in range(3))
+                                    for _ in range(6)) for _ in range(n))
+    memory.write_text(memory.read_text(encoding="utf-8") + "\n§\n" + extra, encoding="utf-8")
+    config = home / "config.yaml"
+    config.write_text(config.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+    return home
+
+
+def bench_review(scratch: Path, sizes: tuple[int, int], repeat: int) -> None:
+    from core.curator import open_curator
+    from core.review.ages import entry_ages
+
+    small, big = (demo_with_entries(scratch, n) for n in sizes)
+    print(f"1. review with the demo's history: {sizes[1]:,} vs {sizes[0]:,} more entries in MEMORY.md")
+    print(f"   {'':<52} {f'{sizes[0]:,}':>13} {f'{sizes[1]:,}':>13}  ratio")
+    for home in (small, big):
+        hmc("review", "--json", home=home)  # the history's cache written, as after a first run
+    t_a, t_b, ratio = side_by_side(lambda: hmc("review", "--json", home=small), lambda: hmc("review", "--json", home=big),
+                                   repeat)
+    row("`hmc review --json` (every detector, warm cache)", t_a, t_b, ratio, 2.0)
+    cur_a, cur_b = open_curator(small), open_curator(big)
+    t_a, t_b, ratio = side_by_side(lambda: entry_ages(cur_a), lambda: entry_ages(cur_b), repeat)
+    row("entry ages alone (history from the cache, reconciled)", t_a, t_b, ratio, None)
+    print(f"   (the entries are {sizes[1] // sizes[0]}x as many: a linear review is {sizes[1] // sizes[0]}x)\n")
+
+
+# -- 3. search -------------------------------------------------------------------------------------
+
+def bench_search(folder: Path, messages: int, repeat: int) -> None:
+    from core.demo.build import RARE_TERM, build_state_db
+
+    shared = {1_000_000: folder.parent / "full" / "big", 100_000: folder.parent / "quick" / "big"}
+    home = shared.get(messages, folder / f"search-{messages}")  # bench_search.py's databases, when built
+    db = home / "state.db"
+    if not db.exists():
+        print(f"   building a {messages:,}-message state.db (once)…", flush=True)
+        big = min(100_000, messages // 10)
+        build_state_db(db, sessions=max(60, (messages - big) // 100), messages=messages - big,
+                       big_session_messages=big)
+    print(f"3. `hmc search` end to end at {messages:,} messages: a 2-character CJK word (plain scan) vs a rare word (FTS)")
+    print(f"   {'':<52} {'rare word':>13} {CJK_WORD:>12}  ratio")
+    out = json.loads(hmc("search", CJK_WORD, "--json", home=home).stdout)
+    t_a, t_b, ratio = side_by_side(lambda: hmc("search", RARE_TERM, home=home), lambda: hmc("search", CJK_WORD, home=home),
+                                   repeat)
+    row(f"first page ({out['total']:,}{'+' if out['count_is_bound'] else ''} hits counted)", t_a, t_b, ratio, 1.5)
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    like = f"%{CJK_WORD}%"
+
+    def bare_page() -> None:
+        conn.execute("SELECT id FROM messages WHERE content LIKE ? ORDER BY id DESC LIMIT 21", (like,)).fetchall()
+
+    def bare_count() -> None:
+        conn.execute("SELECT COUNT(*) FROM messages WHERE content LIKE ?", (like,)).fetchone()
+
+    t_a, t_b, ratio = side_by_side(bare_page, bare_count, max(3, repeat // 2))
+    row("(for scale: sqlite3's bare page vs its full count)", t_a, t_b, ratio, None)
+    print()
+
+
+# -- 4. log ------------------------------------------------------------------------------------------
+
+def bench_log(scratch: Path, repeat: int) -> None:
+    from core.demo.build import build_demo_home
+
+    home = build_demo_home(scratch / "log-demo")
+    hmc("log", "--json", home=home)  # the cache is warm from here on
+    print("4. `hmc log --json` with a warm cache vs `hmc memory list` (the demo home)")
+    t_a, t_b, ratio = side_by_side(lambda: hmc("memory", "list", home=home), lambda: hmc("log", "--json", home=home),
+                                   repeat)
+    row("log vs memory list", t_a, t_b, ratio, 1.5)
+    print()
+
+
+# -- 5. approve-all -----------------------------------------------------------------------------------
+
+def bench_approve(scratch: Path, n: int, repeat: int) -> None:
+    from core.curator import open_curator
+    from tests.conformance.oracle import OraclePool, copy_home, write_home
+
+    version = "0.22.2"
+    limits = (10_000_000, 1_000_000)
+    config = f"memory:\n  write_approval: true\n  memory_char_limit: {limits[0]}\n  user_char_limit: {limits[1]}\n"
+    pool = OraclePool()
+    try:
+        oracle = pool.get(version)
+        base = write_home(scratch / "approve-base", memory="Seed entry", config=config)
+        writes = [{"action": "add", "target": "memory", "content": f"Staged fact {i}: service s{i % 41} "
+                   f"listens on port {8000 + i}"} for i in range(n)]
+        staged = oracle.stage(base, writes, limits=limits)
+        assert staged["gate"] is True and len(staged["pending_ids"]) == n, staged.get("raised")
+        print(f"5. approve all of {n:,} staged records: Hermes {version}'s /memory approve all (the oracle) vs hmc")
+        count = iter(range(10_000))
+        homes = {}
+
+        def fresh(side: str):
+            def make() -> None:
+                homes[side] = copy_home(base, scratch / f"approve-{side}-{next(count)}")
+            return make
+
+        def theirs() -> None:
+            out = oracle.approve_all(homes["o"], limits=limits)
+            assert out.get("raised") is None and not out["pending"], out.get("raised")
+
+        def ours() -> None:
+            report = open_curator(homes["h"], hermes_version=version).pending.approve_all()
+            assert len(report.done) == n and not report.failed, (len(report.done), report.failed[:3])
+
+        t_a, t_b, ratio = side_by_side(theirs, ours, repeat, before_a=fresh("o"), before_b=fresh("h"))
+        row("hmc vs Hermes", t_a, t_b, ratio, 1.5)
+        print()
+    finally:
+        pool.close()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes, fewer repeats")
@@ -245,10 +369,26 @@ def main(argv: list[str] | None = None) -> int:
           f"medians of alternating pairs\n", flush=True)
     folder.mkdir(parents=True, exist_ok=True)
     base_db(folder)  # built with the real HOME's cache dir known: before the sandbox
+    if "approve" in only:
+        from tests.conformance import releases  # the oracle's releases live in the real user cache
+
+        releases.release_dir("0.22.2")
     sandbox(scratch)
+    # bytecode cached as an installed hmc has it (PYTHONDONTWRITEBYTECODE would recompile every module
+    # in every `hmc` subprocess, which no installed hmc does)
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    os.environ["PYTHONPYCACHEPREFIX"] = str(scratch / "pycache")
     try:
+        if "review" in only:
+            bench_review(scratch, (200, 2_000) if args.quick else (2_000, 20_000), repeat)
         if "history" in only:
             bench_history(folder, scratch, [500, 5_000] if args.quick else [5_000, 50_000], repeat)
+        if "search" in only:
+            bench_search(folder, args.messages or (100_000 if args.quick else 1_000_000), repeat)
+        if "log" in only:
+            bench_log(scratch, max(repeat, 9))
+        if "approve" in only:
+            bench_approve(scratch, 100 if args.quick else 1_000, repeat)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return 0

@@ -89,3 +89,11 @@ def test_progress_hears_every_event(tmp_path):
     build_timeline(open_curator(home, None, date(2026, 10, 1)), progress=lambda d, t: heard.append((d, t)))
     assert heard and heard[-1][0] == heard[-1][1] >= 200 + 200 // 7
     assert [d for d, _ in heard] == sorted(d for d, _ in heard)
+
+
+def test_a_cached_patch_call_reads_back():
+    """0.22's patch calls are harvested; the cache's calls file must take them back, or every full
+    replay would read state.db again from the start."""
+    call = history.Call(1, 2, "s1", 5.0, "c1", "memory", "patch", "new", "old")
+    assert history.Call.from_cache(call.to_json()) == call
+    assert history.Call.from_json(call.to_json()) == call
