@@ -844,8 +844,9 @@ def _build(curator: "Curator", cache: bool, route: str | None, trust_cache: bool
         checkpoint = None
         if cache and conn is not None:
             def checkpoint() -> None:  # what is replayed so far: a build cut short resumes from here
-                calls_cache.save(db_path, conn, harvest, replay.dump())
-                stats["checkpoints"] = stats.get("checkpoints", 0) + 1
+                if stats.get("checkpoints", 0) >= 0:
+                    problem = calls_cache.save(db_path, conn, harvest, replay.dump())
+                    stats["checkpoints"] = -1 if problem else stats.get("checkpoints", 0) + 1  # -1: stop trying
         if replay is not None and todo is not None:
             stats["replayed"] = "new"
             replay.feed(*todo, harvest.sources, checkpoint=checkpoint, progress=progress)
@@ -856,7 +857,9 @@ def _build(curator: "Curator", cache: bool, route: str | None, trust_cache: bool
         fresh = stats["replayed"] == "all"
         grew = harvest.last_id - stats["new_messages_from"]
         if cache and conn is not None and (fresh or grew > SAVE_AFTER_MESSAGES or replay.events > SAVE_AFTER_EVENTS):
-            calls_cache.save(db_path, conn, harvest, replay.dump())
+            problem = calls_cache.save(db_path, conn, harvest, replay.dump())
+            if problem is not None and problem.bound:
+                stats["cache_problem"] = str(problem)  # a cache over its size limit: named to the user
             stats["saved"] = True
     except sqlite3.Error as exc:
         raise translate_error(exc, db_path) from None

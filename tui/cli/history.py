@@ -58,6 +58,8 @@ def timeline(ctx: CliContext):
         progress.close()
     if tl.stats.get("journal"):
         say(f"{tl.stats['journal']}: hmc's own writes are left out")
+    if tl.stats.get("cache_problem"):
+        say(tl.stats["cache_problem"])
     return curator, tl
 
 
