@@ -276,6 +276,7 @@ class _Parser:
         self.tree_committed: dict[int, TreeRecord] = {}
         self.commits: set[int] = set()
         self.aborts: set[int] = set()
+        self.open: dict[int, Record] = {}  # prepared memory records with no commit or abort yet
         self.last = 0
         self.offset = 0  # bytes consumed: up to the end of the last complete line
         self._result: Journal | None = Journal()
@@ -303,6 +304,7 @@ class _Parser:
             ref = obj.get("commit", obj.get("abort"))
             if isinstance(ref, int) and not isinstance(ref, bool):
                 (self.commits if "commit" in obj else self.aborts).add(ref)
+                self.open.pop(ref, None)
                 self.last = max(self.last, ref)
             return
         state = obj.pop("state", None)
@@ -324,6 +326,8 @@ class _Parser:
         self.last = max(self.last, rec.id)
         if state == PREPARED:
             prepared[rec.id] = rec
+            if prepared is self.prepared and rec.id not in self.commits and rec.id not in self.aborts:
+                self.open[rec.id] = rec  # (kept as lines come: a write asks for these every time)
         elif state is None:
             committed[rec.id] = rec
 
@@ -373,6 +377,11 @@ class History:
         """The journal as it is now (only the lines added since the last call are parsed). One that
         can't be read (a FIFO or folder in its place, unreadable, over MAX_JOURNAL_BYTES) reads as
         empty, and `problem` says why."""
+        parser = self._read()
+        return parser.result() if parser is not None else Journal()
+
+    def _read(self) -> "_Parser | None":
+        """The parser caught up with the journal (None: it can't be read; `problem` says why)."""
         with self._lock:
             try:
                 fd = open_regular(self.path)
@@ -393,17 +402,22 @@ class History:
                 self._parser, self._inode = None, None
                 self.problem = None if isinstance(exc, FileNotFoundError) else (
                     f"hmc's history journal can't be read ({_why(exc)})")
-                return Journal()
+                return None
             self.problem = None
-            return self._parser.result()
+            return self._parser
 
     def records(self) -> list[Record]:
         """All committed records, oldest first; a torn last line (crash mid-append) is skipped."""
         return list(self.journal().records)
 
     def in_doubt(self) -> list[Record]:
-        """Prepared records with no commit or abort (a writer killed mid-write)."""
-        return list(self.journal().in_doubt)
+        """Prepared records with no commit or abort (a writer killed mid-write), oldest first. Every
+        write asks (to settle them first): kept as the lines are parsed, never re-derived from all."""
+        parser = self._read()
+        if parser is None:
+            return []
+        with self._lock:
+            return [rec for _, rec in sorted(parser.open.items())]
 
     # -- writing -------------------------------------------------------------------------------
 
