@@ -21,9 +21,11 @@ back).
 
 from __future__ import annotations
 
+import gc
 import heapq
 import os
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date, datetime, time as dt_time
 from pathlib import Path
@@ -741,6 +743,19 @@ class _Replay:
         return self
 
 
+@contextmanager
+def _no_gc() -> Iterator[None]:
+    """No garbage collection while the cache is decoded: it makes tens of thousands of tuples and no
+    cycles, and the collector would walk them all again and again (a third of an update's time)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def _all_calls(harvest) -> list[Call]:
     try:
         return harvest.all_calls()
@@ -819,7 +834,8 @@ def _build(curator: "Curator", cache: bool, route: str | None, trust_cache: bool
         try:
             conn = conns.get()
             schema = probe(conn, db_path)
-            cached = calls_cache.load(db_path, conn) if cache and trust_cache else None
+            with _no_gc():
+                cached = calls_cache.load(db_path, conn) if cache and trust_cache else None
             if cached is not None:
                 (harvest, saved_state), stats["cache"] = cached, "hit"
             elif cache:
@@ -842,7 +858,8 @@ def _build(curator: "Curator", cache: bool, route: str | None, trust_cache: bool
         replay, todo = None, None
         if saved_state is not None:
             try:
-                replay = _Replay.load(saved_state, curator.release)
+                with _no_gc():
+                    replay = _Replay.load(saved_state, curator.release)
                 todo = replay.continue_with(harvest, records, snaps)
             except (TypeError, ValueError, KeyError, IndexError, AttributeError):
                 replay = None
