@@ -91,3 +91,31 @@ def test_a_cache_over_its_limit_is_not_kept_and_the_cli_says_so(tmp_path, monkey
     monkeypatch.setattr(tl_cache, "MAX_CACHE_BYTES", 256 * 1024 * 1024)
     _, fine = timeline(home)
     assert "cache_problem" not in fine.stats
+
+
+def _outcome(fn, text):
+    try:
+        return "ok", fn(text)
+    except RecursionError:
+        return "deep", None
+    except ValueError as exc:
+        return "error", str(exc)
+
+
+def test_the_fast_json_reader_answers_as_json_loads_does():
+    """memory_calls reads rows with the C scanner directly; on anything it can't take whole it
+    falls back to json.loads: results and error messages are json.loads's, on odd inputs too."""
+    import json
+    import os
+    import random
+
+    from core.sessions.memory_calls import _loads
+
+    fixed = ["", " ", "{}", " {}", "{} ", "{}x", "{} {}", "[1, 2", "NaN", "-Infinity", '"\\ud800"', "1e400",
+             '{"a": 1, "a": 2}', "\t[true]\n", "[" * 100_000 + "]" * 100_000, "\ufeff{}", "nul", "0123", '"a\nb"']
+    seed = int(os.environ.get("HMC_SEED", "20261202"))
+    rng = random.Random(seed)
+    pieces = ['{"k": ', "[", "]", "}", '"s"', "1", "-2.5e3", "true", "null", ",", " ", ":", '"\\u00e9"', "\n"]
+    fuzz = ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 12))) for _ in range(2_000)]
+    for text in fixed + fuzz:
+        assert _outcome(_loads, text) == _outcome(json.loads, text), f"seed {seed}: {text[:60]!r}"
