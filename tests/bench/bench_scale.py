@@ -27,16 +27,16 @@ import os
 import random
 import shutil
 import sqlite3
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from datetime import date
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
+
+from tests.bench.bench_timeline import side_by_side, verdict  # noqa: E402  (the pairs, timed alike)
 
 BARE_SQL = ("SELECT id, session_id, role, tool_call_id, tool_calls, tool_name, content, timestamp FROM messages "
             "WHERE tool_name = 'memory' OR (role = 'assistant' AND tool_calls LIKE '%\"memory\"%') ORDER BY id")
@@ -61,41 +61,8 @@ def sandbox(folder: Path) -> dict[str, str]:
     return env
 
 
-def timed(fn) -> float:
-    started = time.perf_counter()
-    fn()
-    return time.perf_counter() - started
-
-
-def side_by_side(a, b, repeat: int, before_a=None, before_b=None) -> tuple[float, float, float]:
-    """Median seconds of a() and b() in alternating pairs, and the median of the pairs' ratios b/a.
-    `before_a` / `before_b` run untimed before each side (restoring its starting point)."""
-    pa, pb = before_a or (lambda: None), before_b or (lambda: None)
-    pa(), a(), pb(), b()
-    ta, tb, ratios = [], [], []
-    for i in range(repeat):
-        if i % 2:
-            pb()
-            y = timed(b)
-            pa()
-            x = timed(a)
-        else:
-            pa()
-            x = timed(a)
-            pb()
-            y = timed(b)
-        ta.append(x)
-        tb.append(y)
-        ratios.append(y / x)
-    return statistics.median(ta), statistics.median(tb), statistics.median(ratios)
-
-
 def ms(seconds: float) -> str:
     return f"{seconds * 1000:10.1f} ms"
-
-
-def verdict(ratio: float, goal: float) -> str:
-    return "ok" if ratio <= goal else "OVER GOAL"
 
 
 def row(name: str, ta: float, tb: float, ratio: float, goal: float | None, pct: bool = False) -> None:
