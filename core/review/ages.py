@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 from datetime import date
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING, Callable, Mapping
 
 from core.timefmt import local_datetime
 
@@ -127,7 +127,7 @@ def ages_from(timeline: "Timeline") -> dict[tuple[str, str], Age]:
     return out
 
 
-def entry_ages(curator: "Curator") -> Ages:
+def entry_ages(curator: "Curator", progress: Callable[[int, int], None] | None = None) -> Ages:
     """The ages of the curator's current entries; none (and a note) without a readable state.db.
 
     Never raises: a history that can't be rebuilt means no ages, not a failed review."""
@@ -140,7 +140,7 @@ def entry_ages(curator: "Curator") -> Ages:
     try:
         from core.timeline import build_timeline
 
-        timeline = build_timeline(_Detached(curator), cache=True)  # type: ignore[arg-type]
+        timeline = build_timeline(_Detached(curator), cache=True, progress=progress)  # type: ignore[arg-type]
         return Ages(ages_from(timeline))
     except Exception as exc:  # noqa: BLE001 - any failure of the history only costs the `old` finding
         return Ages(note=f"state.db can't be read for entry ages ({exc})")

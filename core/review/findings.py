@@ -18,7 +18,7 @@ from functools import lru_cache
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 
 from core.review import textnorm as tn
 from core.review.ages import SEEN, Age, Ages, entry_ages, short_date
@@ -563,17 +563,19 @@ def decisions(curator: "Curator") -> ReviewStore:
 
 
 def run_review(curator: "Curator", *, include_kept: bool = False, fresh: bool = True,
-               stale_days: int = STALE_DAYS, old_days: int | None = OLD_DAYS) -> list[Finding]:
+               stale_days: int = STALE_DAYS, old_days: int | None = OLD_DAYS,
+               progress: Callable[[int, int], None] | None = None) -> list[Finding]:
     """All findings for the curator's home (sort_findings order); kept ones left out by default.
 
     `fresh` re-reads both files; the TUI passes False to review the snapshots its file poll keeps
     (reading here would update them behind the poll's back, so it would miss an external change).
-    `old_days` None leaves the history alone (no `old` findings).
+    `old_days` None leaves the history alone (no `old` findings); `progress` hears how far a
+    rebuild of the history has got (core.timeline.build_timeline).
     """
     snapshots = {t: (curator.stores[t].read() if fresh else curator.stores[t].last)
                  for t in TARGETS if t in curator.stores}
     stores = {t: (list(s.entries), curator.stores[t].limit) for t, s in snapshots.items()}
-    ages = entry_ages(curator) if old_days is not None else None
+    ages = entry_ages(curator, progress) if old_days is not None else None
     findings = review_entries(stores, curator.today, load_sources(curator.home.root), snapshots, stale_days,
                               curator.release, ages, old_days if old_days is not None else OLD_DAYS)
     if include_kept:

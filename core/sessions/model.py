@@ -80,7 +80,8 @@ class SearchResult:
     notice: str | None = None  # why a slower route was taken, for the UI
     terms: tuple[Term, ...] = ()  # for highlighting inside opened messages
     total: int | None = None  # every hit of the query (when asked for), counted up to COUNT_CAP
-    total_capped: bool = False  # there are more than `total`
+    total_capped: bool = False  # `total` is a lower bound: there may be more (the cap, or a count stopped early)
+    total_partial: bool = False  # a plain-scan count stopped early (its step budget), not at the cap
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ class ProfilesResult:
     has_more: bool
     total: int  # hits in every profile searched (each counted up to COUNT_CAP)
     total_capped: bool
+    total_partial: bool  # some profile's plain-scan count stopped early (core.sessions.search.SCAN_COUNT_STEPS)
     searched: tuple[str, ...]  # profiles whose state.db was searched
     missing: tuple[str, ...]  # profiles with no state.db
     problems: tuple[tuple[str, str], ...]  # (profile, why its state.db couldn't be searched)
@@ -51,7 +52,7 @@ def search_profiles(
     missing: list[str] = []
     problems: list[tuple[str, str]] = []
     notices: list[tuple[str, str]] = []
-    total, capped = 0, False
+    total, capped, partial = 0, False, False
     for name, db in dbs.items():
         db = db if isinstance(db, SessionDB) else SessionDB(Path(db))
         try:
@@ -67,11 +68,12 @@ def search_profiles(
             notices.append((name, result.notice))
         total += result.total or 0
         capped = capped or result.total_capped
+        partial = partial or result.total_partial
         per.append([replace(h, profile=name) for h in hits])
     merged = _merge(per, sort)
     return ProfilesResult(
         query=query, hits=tuple(merged[offset:offset + limit]), offset=offset, limit=limit,
-        has_more=len(merged) > offset + limit, total=total, total_capped=capped,
+        has_more=len(merged) > offset + limit, total=total, total_capped=capped, total_partial=partial,
         searched=tuple(searched), missing=tuple(missing), problems=tuple(problems), notices=tuple(notices),
     )
 

@@ -26,6 +26,7 @@ in reads.py, the value objects and shared parsers in model.py. Callers import th
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 import time
@@ -63,8 +64,19 @@ __all__ = [
 
 SORTS = ("relevance", "newest", "oldest")
 COUNT_CAP = 10_000  # hits counted for "20 of 45 hits"; past it, "10,000+"
+# A plain-scan count (the like route: short CJK terms, no index) stops after this many SQLite VM
+# steps and says "N+", so it never holds the hits back: about a first page's cost (~40 ms, some
+# 20,000 messages scanned: a smaller db is counted whole). tests/bench/bench_scale.py measures it.
+SCAN_COUNT_STEPS = 200_000
+PROGRESS_STRIDE = 1_000  # VM steps between two calls of a progress handler
 SNIPPET_TOKENS = 24
 INDEX_STATE_TTL = 1.0  # seconds an fts_stale / rebuild check stays valid
+
+
+def scan_count_steps() -> int:
+    """SCAN_COUNT_STEPS, or HMC_SCAN_COUNT_STEPS when set to a whole number (a knob for tests)."""
+    value = os.environ.get("HMC_SCAN_COUNT_STEPS", "")
+    return int(value) if value.strip().isdigit() else SCAN_COUNT_STEPS
 
 
 def _index_problem(exc: BaseException) -> bool:
@@ -238,7 +250,8 @@ class SessionDB(SessionReads):
         """One page of hits for *query* (raises QueryError, DatabaseError, SearchCancelled).
 
         With *count*, ``total`` says how many hits there are in all (counted up to COUNT_CAP:
-        ``total_capped`` says there are more), for "20 of 45 hits".
+        ``total_capped`` says there may be more), for "20 of 45 hits"; ``total_partial`` says a
+        plain-scan count stopped early (SCAN_COUNT_STEPS), so ``total`` is what it found by then.
         """
         q = query if isinstance(query, Query) else parse_query(query)
         if sort not in SORTS:
@@ -268,12 +281,14 @@ class SessionDB(SessionReads):
                         break
             terms = highlight_terms(q, plan.route)
             hits = self._hits(conn, schema, rows[:limit], terms)
-            total, capped = None, False
+            total, capped, partial = None, False, False
             if count:
                 if offset == 0 and len(rows) <= limit:
                     total = len(rows)  # the page holds every hit
                 else:
-                    total, capped = self._count(conn, schema, plan, q, filters)
+                    total, capped, partial = self._count(conn, schema, plan, q, filters, should_stop)
+                    total = max(total, offset + len(rows[:limit]) + (1 if len(rows) > limit else 0)) \
+                        if partial else total
             return SearchResult(
                 query=q.raw,
                 hits=tuple(hits),
@@ -285,15 +300,47 @@ class SessionDB(SessionReads):
                 terms=terms,
                 total=total,
                 total_capped=capped,
+                total_partial=partial,
             )
 
         return self._run(go, should_stop)
 
-    def _count(self, conn, schema: Schema, plan: _Plan, q: Query, f: _Filters) -> tuple[int, bool]:
-        """(hits, more than that): every row the query matches, counted up to COUNT_CAP."""
-        sql, params = self._stream_sql(schema, plan, q, f, None, None, columns="1")
-        n = conn.execute(f"SELECT COUNT(*) FROM ({sql} LIMIT ?)", (*params, COUNT_CAP + 1)).fetchone()[0]
-        return min(int(n), COUNT_CAP), int(n) > COUNT_CAP
+    def _count(self, conn, schema: Schema, plan: _Plan, q: Query, f: _Filters,
+               should_stop: Callable[[], bool] | None = None) -> tuple[int, bool, bool]:
+        """(hits, at least that many, the count stopped early): every row the query matches,
+        counted up to COUNT_CAP; a plain scan (the like route) also stops after SCAN_COUNT_STEPS
+        VM steps, so a short CJK term's count costs about what its first page costs."""
+        # a scan counts newest first, as the page reads: a count stopped early covers the newest messages
+        sql, params = self._stream_sql(schema, plan, q, f, "desc" if plan.route == "like" else None, None,
+                                       columns="1")
+        if plan.route != "like":
+            n = conn.execute(f"SELECT COUNT(*) FROM ({sql} LIMIT ?)", (*params, COUNT_CAP + 1)).fetchone()[0]
+            return min(int(n), COUNT_CAP), int(n) > COUNT_CAP, False
+        budget = [scan_count_steps() // PROGRESS_STRIDE]
+        cancelled = [False]
+
+        def step() -> int:
+            if should_stop is not None and should_stop():
+                cancelled[0] = True
+                return 1
+            budget[0] -= 1
+            return 1 if budget[0] < 0 else 0
+
+        n, stopped = 0, False
+        conn.set_progress_handler(step, PROGRESS_STRIDE)
+        try:
+            for _ in conn.execute(f"{sql} LIMIT ?", (*params, COUNT_CAP + 1)):
+                n += 1
+        except sqlite3.OperationalError as exc:
+            if cancelled[0] or "interrupt" not in str(exc).lower():
+                raise
+            stopped = True
+        finally:
+            if should_stop is not None:
+                conn.set_progress_handler(lambda: 1 if should_stop() else 0, 2_000)
+            else:
+                conn.set_progress_handler(None, 0)
+        return min(n, COUNT_CAP), n > COUNT_CAP or stopped, stopped
 
     def _filters(self, sources, roles, since, until, include_hidden) -> _Filters:
         since_ts, until_ts = _epoch(since), _epoch(until, end_of_day=True)
@@ -442,8 +489,8 @@ class SessionDB(SessionReads):
         rows = conn.execute(sql1 + " LIMIT ? OFFSET ?", (*p1, want, offset)).fetchall()
         if len(rows) >= want or first_only:
             return rows
-        if rows:
-            first_total = offset + len(rows)
+        if rows or not offset:
+            first_total = offset + len(rows)  # (with no offset, how many there are doesn't matter)
         else:
             first_total = conn.execute(f"SELECT COUNT(*) FROM ({sql1})", p1).fetchone()[0]
         sql2, p2 = self._stream_sql(schema, plan, q, f, "rank", demoted)

@@ -62,6 +62,8 @@ PREPARED = "prepared"
 TREE = "tree"  # the "type" of a folder-tree record line
 MAX_TREE_BYTES = 4 << 20  # file bytes one tree record keeps for undo; beyond, it keeps hashes only
 MAX_JOURNAL_BYTES = 1 << 30  # new journal bytes one read takes in; beyond, the journal can't be read
+TAIL_BLOCK = 65_536  # the next id is read back from the journal's end in blocks of this size
+TAIL_SCAN = 4 << 20  # new bytes (another process's writes) parsed forward; beyond, read back from the end
 
 # A tag the next journal records carry (the pending queue sets its claim's name, so that after a
 # crash it can tell from the journal whether the write it was making happened).
@@ -274,6 +276,7 @@ class _Parser:
         self.tree_committed: dict[int, TreeRecord] = {}
         self.commits: set[int] = set()
         self.aborts: set[int] = set()
+        self.open: dict[int, Record] = {}  # prepared memory records with no commit or abort yet
         self.last = 0
         self.offset = 0  # bytes consumed: up to the end of the last complete line
         self._result: Journal | None = Journal()
@@ -301,6 +304,7 @@ class _Parser:
             ref = obj.get("commit", obj.get("abort"))
             if isinstance(ref, int) and not isinstance(ref, bool):
                 (self.commits if "commit" in obj else self.aborts).add(ref)
+                self.open.pop(ref, None)
                 self.last = max(self.last, ref)
             return
         state = obj.pop("state", None)
@@ -322,6 +326,8 @@ class _Parser:
         self.last = max(self.last, rec.id)
         if state == PREPARED:
             prepared[rec.id] = rec
+            if prepared is self.prepared and rec.id not in self.commits and rec.id not in self.aborts:
+                self.open[rec.id] = rec  # (kept as lines come: a write asks for these every time)
         elif state is None:
             committed[rec.id] = rec
 
@@ -363,6 +369,7 @@ class History:
         self._parser: _Parser | None = None
         self._inode: tuple[int, int] | None = None
         self.problem: str | None = None  # why the journal couldn't be read, at the last read
+        self._tail: tuple[tuple[int, int], int, int] | None = None  # (file, size, last id) after our last append
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -370,6 +377,11 @@ class History:
         """The journal as it is now (only the lines added since the last call are parsed). One that
         can't be read (a FIFO or folder in its place, unreadable, over MAX_JOURNAL_BYTES) reads as
         empty, and `problem` says why."""
+        parser = self._read()
+        return parser.result() if parser is not None else Journal()
+
+    def _read(self) -> "_Parser | None":
+        """The parser caught up with the journal (None: it can't be read; `problem` says why)."""
         with self._lock:
             try:
                 fd = open_regular(self.path)
@@ -390,17 +402,22 @@ class History:
                 self._parser, self._inode = None, None
                 self.problem = None if isinstance(exc, FileNotFoundError) else (
                     f"hmc's history journal can't be read ({_why(exc)})")
-                return Journal()
+                return None
             self.problem = None
-            return self._parser.result()
+            return self._parser
 
     def records(self) -> list[Record]:
         """All committed records, oldest first; a torn last line (crash mid-append) is skipped."""
         return list(self.journal().records)
 
     def in_doubt(self) -> list[Record]:
-        """Prepared records with no commit or abort (a writer killed mid-write)."""
-        return list(self.journal().in_doubt)
+        """Prepared records with no commit or abort (a writer killed mid-write), oldest first. Every
+        write asks (to settle them first): kept as the lines are parsed, never re-derived from all."""
+        parser = self._read()
+        if parser is None:
+            return []
+        with self._lock:
+            return [rec for _, rec in sorted(parser.open.items())]
 
     # -- writing -------------------------------------------------------------------------------
 
@@ -459,18 +476,33 @@ class History:
             raise StoreError(f"can't write hmc's history journal ({_why(exc)}); nothing was written") from None
 
     def _last_id(self, fd: int) -> int:
-        """The highest record id in the journal: from its last 64 KB when a record line is there
-        (ids only grow, so the newest record line holds the highest), else from all of it."""
-        size = os.fstat(fd).st_size
-        start = max(0, size - 65536)
-        os.lseek(fd, start, os.SEEK_SET)
-        tail = _read_all(fd)
-        parser = _Parser()
-        parser.feed((tail.split(b"\n", 1)[1] if start and b"\n" in tail else b"" if start else tail) + b"\n")
-        if parser.any_record or not start:
-            return parser.last
-        os.lseek(fd, 0, os.SEEK_SET)
-        return parse_journal(_read_all(fd)).last_id
+        """The highest id in the journal (ids only grow, so the newest record line holds it). Never
+        a read of the whole journal: the id this History appended last when the file hasn't grown
+        since; else the parsed journal caught up with what was added since it was read; else a scan
+        back from the end to the last complete record line (the size of that line, however large)."""
+        st = os.fstat(fd)
+        key = (st.st_dev, st.st_ino)
+        tail = self._tail
+        if tail is not None and tail[:2] == (key, st.st_size):
+            return tail[2]
+        with self._lock:
+            parser = self._parser
+            if parser is not None and self._inode == key and parser.offset <= st.st_size \
+                    and st.st_size - parser.offset <= TAIL_SCAN:
+                parser.feed(_read_range(fd, parser.offset, st.st_size - parser.offset))
+                last = parser.last
+            else:
+                last = _scan_last_id(fd, st.st_size)
+        self._tail = (key, st.st_size, last)
+        return last
+
+    def _appended(self, fd: int, before: tuple[int, int, int] | None, last: int) -> None:
+        """Remember the id after an append that started from the remembered size (`before`)."""
+        st = os.fstat(fd)
+        if before is not None and before[:2] == (self._tail or (None, None))[:2]:
+            self._tail = ((st.st_dev, st.st_ino), st.st_size, max(before[2], last))
+        else:
+            self._tail = None
 
     def _write_record(self, target: str, path: Path, before: str, after: str, action: str, detail: str,
                       undoes: int | None, state: str | None) -> Record:
@@ -481,7 +513,9 @@ class History:
             if state is not None:
                 data["state"] = state
             line = _line(data)
+            known = self._tail
             self._append_locked(fd, line, os.fstat(fd).st_size)
+            self._appended(fd, known, rec.id)
         return rec
 
     def _mark(self, kind: str, rid: int) -> bool:
@@ -490,7 +524,10 @@ class History:
         the file exactly as the line would have."""
         try:
             with self._locked() as fd:
-                self._append_locked(fd, _line({kind: rid}), os.fstat(fd).st_size, sync=False)
+                size = os.fstat(fd).st_size
+                known = self._tail if self._tail is not None and self._tail[1] == size else None
+                self._append_locked(fd, _line({kind: rid}), size, sync=False)
+                self._appended(fd, known, rid)
             return True
         except StoreError:
             return False
@@ -568,7 +605,9 @@ class History:
                              detail, tuple(changes), kept, undoes, _TAG.get())
             data = rec.to_json()
             data["state"] = PREPARED
+            known = self._tail
             self._append_locked(fd, _line(data), os.fstat(fd).st_size)
+            self._appended(fd, known, rec.id)
         return rec
 
     def commit(self, rid: int) -> bool:
@@ -647,6 +686,44 @@ def _private(fd: int) -> None:
             os.fchmod(fd, PRIVATE_FILE)
     except OSError:
         pass
+
+
+def _read_range(fd: int, offset: int, size: int) -> bytes:
+    """`size` bytes of the file from `offset` (fewer at its end)."""
+    chunks = []
+    while size > 0:
+        chunk = os.pread(fd, min(size, 1 << 20), offset)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        offset += len(chunk)
+        size -= len(chunk)
+    return b"".join(chunks)
+
+
+def _scan_last_id(fd: int, size: int) -> int:
+    """The highest id from the journal's end back to its last record line (damaged lines are
+    passed over; the last line counts as the full parse counts it, newline or not); the whole file
+    only when it holds no record line at all."""
+    parser = _Parser()
+    pos = size
+    rest = b""  # the end of a line whose start is further back
+    while pos > 0:
+        start = max(0, pos - TAIL_BLOCK)
+        data = _read_range(fd, start, pos - start) + rest
+        pos = start
+        if pos > 0:
+            cut = data.find(b"\n")
+            if cut < 0:
+                rest = data  # one long line so far: read further back
+                continue
+            rest, data = data[:cut], data[cut + 1:]
+        for raw in reversed(data.split(b"\n")):  # a torn last line counts when it parses (a whole
+            # record whose newline didn't land: the next append puts that newline first)
+            parser._line(raw)
+            if parser.any_record:
+                return parser.last
+    return parser.last
 
 
 def _read_all(fd: int) -> bytes:

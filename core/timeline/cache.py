@@ -2,15 +2,17 @@
 
 `<user cache dir>/hmc/timeline/<slug>-<hash of the db path>.cache`, private (folder 0700, files
 0600): a SHA-256 line, then the data it is the digest of (a torn or edited file fails the check,
-and is never decoded): the read position, the calls still open, the counts and the replay's state,
-in Python's `marshal` form (plain tuples, lists, dicts and strings; an entry text shared by many
-writes is stored once, and loads fast), tagged with the Python and marshal versions that wrote it. The harvested calls
-are in `<same name>.calls.json`, whose digest the main file holds; they are read only when the
-history has to be replayed from the start. The cache is keyed by the database's identity (path, device, inode) and the last message id
-it covered, and checked, not trusted: the row with that id must still be there with the same
-session and time (a database replaced, restored or rewound is read again from scratch), and every
-field must have the shape hmc writes. Anything else (a corrupt, foreign or truncated file) is
-ignored and rebuilt.
+and is never decoded): the read position, the calls still open, the counts and the replay's state
+(its writes as columns, one tuple per field, each write with its short log rather than a copy of
+the store), in Python's `marshal` form (plain tuples, lists, dicts and strings; an entry text
+shared by many writes is stored once, and loads fast; decoded with the garbage collector paused),
+tagged with the Python and marshal versions that wrote it. The harvested calls are in `<same
+name>.calls.json`, whose digest the main file holds; they are read only when the history has to be
+replayed from the start. The cache is keyed by the database's identity (path, device, inode) and
+the last message id it covered, and checked, not trusted: the row with that id must still be there
+with the same session and time (a database replaced, restored or rewound is read again from
+scratch), and every field must have the shape hmc writes. Anything else (a corrupt, foreign or
+truncated file) is ignored and rebuilt. A cache over MAX_CACHE_BYTES is not written (`save` says so).
 """
 
 from __future__ import annotations
@@ -27,9 +29,9 @@ from typing import Any
 import platformdirs
 
 from core.store.atomic import private_dir, read_regular, write_private
-from core.sessions.memory_calls import Harvest, Open
+from core.sessions.memory_calls import MAX_CACHED_CALLS_BYTES, Harvest, Open
 
-VERSION = 4  # 4: patch calls and new_text arguments are harvested
+VERSION = 5  # 4: patch calls and new_text arguments are harvested; 5: writes keep logs, not copies of the store
 MAX_CACHE_BYTES = 256 * 1024 * 1024
 
 
@@ -114,11 +116,26 @@ def _sources(value: Any) -> dict[str, str]:
     return dict(value)
 
 
-def save(db_path: Path, conn: sqlite3.Connection, harvest: Harvest, replay: dict | None = None) -> bool:
-    """Write the cache (private, atomic); False when it couldn't be written (the run goes on)."""
+class NotKept(str):
+    """Why the cache wasn't written; `bound` when it was over a size limit (hmc names that to the
+    user: every run then replays the history from the start)."""
+
+    bound = False
+
+
+def _over(message: str) -> NotKept:
+    reason = NotKept(message)
+    reason.bound = True
+    return reason
+
+
+def save(db_path: Path, conn: sqlite3.Connection, harvest: Harvest, replay: dict | None = None) -> NotKept | None:
+    """Write the cache (private, atomic); None when it is written, else why not (the run goes on:
+    the next run replays from the start). A cache over MAX_CACHE_BYTES (which `load` refuses) or
+    calls over MAX_CACHED_CALLS_BYTES are not written, and the reason says so."""
     ident = identity(db_path)
     if ident is None:
-        return False
+        return NotKept("state.db can't be identified")
     obj = {
         "version": _version(), "db": ident, "last_id": harvest.last_id, "anchor": _anchor(conn, harvest.last_id),
         "calls_digest": None, "n_calls": 0, "open": [o.to_json() for o in harvest.open],
@@ -130,10 +147,14 @@ def save(db_path: Path, conn: sqlite3.Connection, harvest: Harvest, replay: dict
                            separators=(",", ":")).encode("ascii")
         obj["calls_digest"], obj["n_calls"] = hashlib.sha256(calls).hexdigest(), len(harvest.calls)
         body = marshal.dumps(obj, 4)
+        for size, limit in ((len(body), MAX_CACHE_BYTES), (len(calls), MAX_CACHED_CALLS_BYTES)):
+            if size > limit:
+                return _over(f"the history's cache would be {size / 2**20:,.0f} MiB, over hmc's {limit / 2**20:,.0f} "
+                             "MiB limit: not kept, so each run replays the history from the start")
         data = hashlib.sha256(body).hexdigest().encode("ascii") + b"\n" + body
         private_dir(path.parent, up_to=Path(platformdirs.user_cache_path("hmc")))
         write_private(calls_path(path), calls)  # first: the main file names its digest
         write_private(path, data)
-    except (OSError, ValueError, TypeError, KeyError, sqlite3.Error):
-        return False
-    return True
+    except (OSError, ValueError, TypeError, KeyError, sqlite3.Error) as exc:
+        return NotKept(f"the history's cache can't be written ({getattr(exc, 'strerror', None) or exc})")
+    return None

@@ -21,12 +21,15 @@ back).
 
 from __future__ import annotations
 
+import gc
 import heapq
 import os
+import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date, datetime, time as dt_time
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Sequence
 
 from core.hermes.memory import DELIMITER, Op, OpError, decode, locate, parse, patch_entry, preview
 from core.hermes.release import NEWEST, Release
@@ -34,6 +37,7 @@ from core.store.atomic import read_regular
 from core.store.journal import Record, tagged
 from core.store.memory import FILE_NAMES, TARGETS, Conflict, StoreError, WriteResult
 from core.sessions.memory_calls import Call
+from core.timeline.state import SEP, Line, State, replay_log
 
 if TYPE_CHECKING:  # pragma: no cover
     from core.curator import Curator
@@ -69,15 +73,31 @@ class Write:
     old_text: str | None = None
     content: str | None = None
     operations: tuple[dict, ...] | None = None
-    before: tuple[str, ...] = ()
-    after: tuple[str, ...] = ()
     changes: tuple[Change, ...] = ()
     note: str | None = None  # what the replay found wrong here (a divergence)
     detail: str | None = None  # hmc's journal detail / tag
+    log: tuple = ()  # what it did to the replay's store (core.timeline.state): `before`/`after` come from it
+    history: "Writes | None" = field(default=None, repr=False)
 
     @property
     def changed(self) -> bool:
         return bool(self.changes)
+
+    @property
+    def before(self) -> tuple[str, ...]:
+        """The store's entries just before this write (replayed from the history's logs)."""
+        return self.history.entries(self, after=False) if self.history is not None else ()
+
+    @property
+    def after(self) -> tuple[str, ...]:
+        """The store's entries just after this write."""
+        return self.history.entries(self, after=True) if self.history is not None else ()
+
+    def row(self) -> tuple:
+        """The cache's form: every field but `history`, in order."""
+        return (self.id, self.timestamp, self.by, self.source, self.target, self.action, self.session_id,
+                self.message_id, self.old_text, self.content, self.operations, self.changes, self.note,
+                self.detail, self.log)
 
     def to_json(self) -> dict:
         return {
@@ -91,6 +111,9 @@ class Write:
     def origin_json(self) -> dict:
         return {"id": self.id, "session_id": self.session_id, "message_id": self.message_id,
                 "timestamp": self.timestamp, "source": self.source, "by": self.by}
+
+
+ROW = len(Write.__dataclass_fields__) - 1  # a cached row: every field but `history`
 
 
 @dataclass(frozen=True)
@@ -133,18 +156,6 @@ class Divergence:
     detail: str
 
 
-class _Line:
-    """One entry through its life (same identity across replaces)."""
-
-    __slots__ = ("text", "origin", "first", "revisions")
-
-    def __init__(self, text: str, origin: Write | None = None):
-        self.text = text
-        self.origin = origin
-        self.first = origin
-        self.revisions = 1
-
-
 def as_epoch(when: float | int | datetime | date | None, end_of_day: bool = False) -> float | None:
     """A moment as Unix seconds: a naive datetime or a date is local time (a date: its start, or
     its end with `end_of_day`)."""
@@ -161,50 +172,45 @@ def as_epoch(when: float | int | datetime | date | None, end_of_day: bool = Fals
 # -- the rebuild -------------------------------------------------------------------------------------
 
 class Writes:
-    """The history's writes, oldest first. Those loaded from the cache stay rows (the cache's form)
-    until used: an update that appends a few writes, or a blame that needs a few origins, doesn't
-    build thousands of objects. Iterating, indexing and len() work like a list's."""
+    """The history's writes, oldest first. Those loaded from the cache stay columns (the cache's
+    form) until used: an update that appends a few writes, or a blame that needs a few origins, doesn't
+    build thousands of objects. Iterating, indexing and len() work like a list's. A write's entries
+    before and after it are replayed from the writes' logs when asked for (`entries`), so the
+    history holds each change once, not a copy of the store per write."""
 
     def __init__(self) -> None:
-        self._rows: list[tuple] = []  # cached rows: `after` None when unchanged (see _Replay.dump)
-        self._befores: list[tuple] = []
-        self._afters: list[tuple] = []
+        self._cols: list[tuple] = [()] * ROW  # the cached writes: one tuple per field (Write.row's order)
+        self._n = 0  # how many writes came from the cache
         self._made: dict[int, Write] = {}
         self._tail: list[Write] = []
         self._position: dict[int, int] = {}  # id(Write) -> its index
-        self._last: dict[str, tuple[str, ...]] = {t: () for t in TARGETS}  # each target's last cached `after`
+        self._memo: tuple[str, int, dict] | None = None  # (target, next index, entries): sequential asks
 
-    def load_rows(self, rows: list) -> None:
-        """Take the cache's rows (checked here: shape, target, author, entry tuples)."""
-        last: dict[str, tuple[str, ...]] = {t: () for t in TARGETS}
-        agents = ("agent", "hmc", "unknown")
-        befores, afters = self._befores, self._afters
-        for row in rows:
-            if type(row) is not tuple or len(row) != 15 or row[4] not in TARGETS or row[2] not in agents:
-                raise ValueError("write")
-            before = last[row[4]]
-            after = before if row[11] is None else row[11]
-            if type(after) is not tuple:
-                raise ValueError("entries")
-            last[row[4]] = after
-            befores.append(before)
-            afters.append(after)
-        self._rows, self._last = rows, last
+    def load_columns(self, cols: list) -> None:
+        """Take the cache's writes, one tuple per field (columns load faster than rows), their shape
+        checked here: as many columns as fields, all as long, targets, authors and logs."""
+        if type(cols) is not list or len(cols) != ROW or any(type(c) is not tuple for c in cols):
+            raise ValueError("writes")
+        n = len(cols[0])
+        if any(len(c) != n for c in cols) or not set(cols[4]) <= set(TARGETS) \
+                or not set(cols[2]) <= {"agent", "hmc", "unknown"} \
+                or any(type(log) is not tuple or len(log) % 2 for log in cols[14]):
+            raise ValueError("write")
+        self._cols, self._n = cols, n
 
     def __len__(self) -> int:
-        return len(self._rows) + len(self._tail)
+        return self._n + len(self._tail)
 
     def _get(self, i: int) -> Write:
         w = self._made.get(i)
         if w is None:
-            row = self._rows[i]
-            w = Write(*row[:11], self._befores[i], self._afters[i], *row[12:])
+            w = Write(*[c[i] for c in self._cols], history=self)
             self._made[i] = w
             self._position[id(w)] = i
         return w
 
     def __getitem__(self, i: int) -> Write:
-        n = len(self._rows)
+        n = self._n
         if i < 0:
             i += len(self)
         if not 0 <= i < len(self):
@@ -212,7 +218,7 @@ class Writes:
         return self._get(i) if i < n else self._tail[i - n]
 
     def __iter__(self) -> Iterator[Write]:
-        for i in range(len(self._rows)):
+        for i in range(self._n):
             yield self._get(i)
         yield from self._tail
 
@@ -221,83 +227,73 @@ class Writes:
 
     def append(self, w: Write) -> None:
         self._position[id(w)] = len(self)
+        w.history = self
         self._tail.append(w)
 
     def position(self, w: Write) -> int:
         return self._position[id(w)]
 
-    def rows(self) -> list[tuple]:
-        """The cache's form of every write (cached rows as they were, new ones encoded)."""
-        out = list(self._rows)
-        last = dict(self._last)
+    def columns(self) -> list[tuple]:
+        """The cache's form of every write (cached columns as they were, new writes added)."""
+        if not self._tail:
+            return list(self._cols)
+        rows = [w.row() for w in self._tail]
+        return [col + tuple(row[k] for row in rows) for k, col in enumerate(self._cols)]
+
+    def scan(self) -> Iterator[tuple[int, float, str, str]]:
+        """(index, timestamp, target, id) of each write, without building Write objects."""
+        i = 0
+        for ts, target, wid in zip(self._cols[1], self._cols[4], self._cols[0]):
+            yield i, ts, target, wid
+            i += 1
         for w in self._tail:
-            out.append((w.id, w.timestamp, w.by, w.source, w.target, w.action, w.session_id, w.message_id,
-                        w.old_text, w.content, w.operations, w.after if w.after != last[w.target] else None,
-                        w.changes, w.note, w.detail))
-            last[w.target] = w.after
-        return out
+            yield i, w.timestamp, w.target, w.id
+            i += 1
 
+    def _log(self, i: int) -> tuple[str, tuple]:
+        if i < self._n:
+            return self._cols[4][i], self._cols[14][i]
+        w = self._tail[i - self._n]
+        return w.target, w.log
 
-@dataclass
-class _State:
-    target: str
-    lines: list[_Line] = field(default_factory=list)
+    def entries_until(self, target: str, end: int) -> tuple[str, ...]:
+        """`target`'s entries after the writes before index `end` (its logs replayed in order)."""
+        memo = self._memo
+        if memo is not None and memo[0] == target and memo[1] <= end:
+            _, start, state = memo
+        else:
+            start, state = 0, {}
+        for i in range(start, end):
+            t, log = self._log(i)
+            if t == target:
+                replay_log(state, log)
+        self._memo = (target, end, state)
+        return tuple(state.values())
 
-    @property
-    def texts(self) -> tuple[str, ...]:
-        return tuple(line.text for line in self.lines)
+    def entries(self, w: Write, after: bool = True) -> tuple[str, ...]:
+        i = self.position(w)
+        return self.entries_until(w.target, i + 1 if after else i)
+
+    def index_of(self, write_id: str) -> int | None:
+        for i, _, _, wid in self.scan():
+            if wid == write_id:
+                return i
+        return None
 
 
 class _Builder:
     def __init__(self, release: Release):
         self.release = release
-        self.states = {t: _State(t) for t in TARGETS}
+        self.states = {t: State(t) for t in TARGETS}
         self.writes = Writes()
         self.divergences: list[Divergence] = []
         self._outside = 0
         # entries the release counted minus entries replayed, per target: a change means an unseen write
         self._offset = {t: 0 for t in TARGETS}
 
-    # generic: move a state to `new_texts`, keeping identities of unchanged entries
-    def _morph(self, state: _State, new_texts: Sequence[str]) -> tuple[list[_Line], list[_Line], list[Change]]:
-        pool: dict[str, _Line] = {}
-        for line in state.lines:
-            pool.setdefault(line.text, line)
-        used: set[int] = set()
-        out: list[_Line | None] = []
-        for text in dict.fromkeys(new_texts):
-            line = pool.get(text)
-            if line is not None and id(line) not in used:
-                used.add(id(line))
-                out.append(line)
-            else:
-                out.append(None)
-        gone = [line for line in state.lines if id(line) not in used]
-        fresh = [i for i, line in enumerate(out) if line is None]
-        texts = list(dict.fromkeys(new_texts))
-        touched: list[_Line] = []
-        changes: list[Change] = []
-        if len(gone) == 1 and len(fresh) == 1:  # one entry edited: the same entry, revised
-            line = gone[0]
-            changes.append((line.text, texts[fresh[0]]))
-            line.text = texts[fresh[0]]
-            line.revisions += 1
-            out[fresh[0]] = line
-            touched.append(line)
-        else:
-            for line in gone:
-                changes.append((line.text, None))
-            for i in fresh:
-                line = _Line(texts[i])
-                out[i] = line
-                touched.append(line)
-                changes.append((None, texts[i]))
-        state.lines = [line for line in out if line is not None]
-        return touched, [], changes
-
-    def _record(self, write: Write, touched: Iterable[_Line], *, unknown: bool = False) -> Write:
+    def _record(self, write: Write, touched: Iterable[Line]) -> Write:
         for line in touched:
-            line.origin = None if unknown else write
+            line.origin = write
             if line.first is None:
                 line.first = write
         self.writes.append(write)
@@ -310,8 +306,7 @@ class _Builder:
         self._offset[target] = 0  # seen whole: any count difference so far is accounted for
         if state.texts == texts:
             return
-        before = state.texts
-        touched, _, changes = self._morph(state, texts)
+        touched, changes, log = state.morph(texts)
         self._outside += 1
         added = sum(1 for b, _ in changes if b is None)
         removed = sum(1 for _, a in changes if a is None)
@@ -319,15 +314,15 @@ class _Builder:
         parts = [f"{n} {what}" for n, what in ((added, "added"), (removed, "removed"), (edited, "edited")) if n]
         summary = ", ".join(parts) or "reordered"
         detail = f"{where} shows changes no recorded write explains ({summary})"
-        write = Write(f"x{self._outside}", ts, "unknown", "outside", target, "outside", before=before,
-                      after=state.texts, changes=tuple(changes),
-                      note="changed outside the agent: a hand edit or an unrecorded write", detail=detail)
+        write = Write(f"x{self._outside}", ts, "unknown", "outside", target, "outside", changes=tuple(changes),
+                      note="changed outside the agent: a hand edit or an unrecorded write", detail=detail, log=log)
         for line in touched:
             line.origin = None
             if line.first is None:
                 line.first = write
-        for line in state.lines:  # an edited entry's text now comes from nobody known
-            if any(line.text == a for b, a in changes if a is not None):
+        afters = {a for _, a in changes if a is not None}
+        for line in state.alive():  # an edited entry's text now comes from nobody known
+            if line.text in afters:
                 line.origin = None
         self.writes.append(write)
         self.divergences.append(Divergence(target, found_at, detail))
@@ -335,84 +330,85 @@ class _Builder:
     # the agent's calls
     def call(self, call: Call, ts: float, source: str) -> None:
         state = self.states[call.target]
-        before = state.texts
-        lines = list(state.lines)
-        snapshot = {id(line): (line.text, line.revisions) for line in lines}
-        if call.action == "batch":
-            ops = [Op(o.get("action", ""), content=o.get("content") or "", old_text=o.get("old_text") or "")
-                   for o in call.operations or ()]
-        else:
-            ops = [Op(call.action, content=call.content or "", old_text=call.old_text or "")]
         wid = f"m{call.result_id}"
         note = None
-        new_lines: list[_Line] | None = list(lines)
-        touched: list[_Line] = []
+        touched: list[Line] = []
         try:
-            for i, op in enumerate(ops):
-                pos = f"Operation {i + 1} ({op.action or 'unknown'})" if call.action == "batch" else None
-                new_lines = self._apply(new_lines, op, pos, touched)
+            if call.action == "batch":
+                for i, o in enumerate(call.operations or ()):
+                    action = o.get("action", "")
+                    self._apply(state, action, o.get("content") or "", o.get("old_text") or "",
+                                f"Operation {i + 1} ({action or 'unknown'})", touched)
+            else:
+                self._apply(state, call.action, call.content or "", call.old_text or "", None, touched)
         except OpError as exc:
-            new_lines = None
+            state.undo()  # put back what a partly replayed batch changed
             touched = []
-            for line in lines:  # put back texts a partly replayed batch changed
-                line.text, line.revisions = snapshot[id(line)]
             note = (f"the release reported success, but replayed on the store as hmc rebuilt it the call "
                     f"fails: {exc}")
             self.divergences.append(Divergence(call.target, wid, note))
-        if new_lines is not None:
-            count_after = len(new_lines)
-            seen: dict[str, _Line] = {}
-            for line in new_lines:  # the next load drops a duplicate a replace made
-                seen.setdefault(line.text, line)
-            state.lines = list(seen.values())
+            changes, log = [], ()
+        else:
+            count_after = len(state)
+            changes, log = state.commit()  # the next load drops a duplicate a replace made
             offset = call.entry_count - count_after if call.entry_count is not None else None
             if call.entries is None and offset is not None and offset != self._offset[call.target]:
                 self._offset[call.target] = offset
                 note = (f"the release counted {call.entry_count} entries after this call, the replay "
                         f"{count_after}: the store had changed outside the agent before it")
                 self.divergences.append(Divergence(call.target, wid, note))
-        after = state.texts
-        changes = _net(lines, state.lines, snapshot, before)
         write = Write(wid, ts, "agent", source or "agent", call.target, call.action, call.session_id,
-                      call.message_id, call.old_text, call.content, call.operations, before, after,
-                      tuple(changes), note)
-        touched_ids = {id(line) for line in touched}
-        self._record(write, [line for line in state.lines if id(line) in touched_ids])
+                      call.message_id, call.old_text, call.content, call.operations, tuple(changes), note, log=log)
+        self._record(write, [line for line in dict.fromkeys(touched) if not line.dead])
         if call.entries is not None:  # the release echoed the store: an observation right after the call
             self.observe(call.target, call.entries, ts, f"the result of {wid}", wid)
 
-    def _apply(self, lines: list[_Line], op: Op, pos: str | None, touched: list[_Line]) -> list[_Line]:
-        texts = [line.text for line in lines]
-        content = (op.content or "").strip()
-        if op.action == "add":
+    def _locate(self, state: State, old_text: str, action: str, pos: str | None) -> Line:
+        """The line an old_text selects, by the release's rules: the indexes answer a unique match;
+        anything else (no match, an ambiguous one, 0.22's folded retry) goes to the release's own
+        rule over the whole store, which also words its refusal."""
+        old = old_text if action == "patch" else old_text.strip()
+        if old.strip() and SEP not in old:
+            if self.release.exact_entry_first:
+                line = state.first_with(old)
+                if line is not None:
+                    return line
+            line, unique = state.find(old)
+            if line is not None and unique:
+                return line
+        lines = list(state.alive())
+        return lines[locate([line.text for line in lines], old_text, None, self.release, action, pos)]
+
+    def _apply(self, state: State, action: str, content: str, old_text: str, pos: str | None,
+               touched: list[Line]) -> None:
+        """One operation (an add, replace, remove or 0.22 patch) on the store, by the release's rules."""
+        raw = content
+        content = content.strip()
+        if action == "add":
             if not content:
                 raise OpError(f"{pos}: content is required." if pos else "Content cannot be empty.")
-            if content in texts:
-                return lines
-            line = _Line(content)
-            touched.append(line)
-            return [*lines, line]
-        if op.action == "replace":
+            if content not in state.by_text:
+                touched.append(state.append(content))
+            return
+        if action == "replace":
             if not content:
                 raise OpError("new_content cannot be empty.")
-            index = locate(texts, op.old_text, None, self.release, "replace", pos)
-            line = lines[index]
+            line = self._locate(state, old_text, "replace", pos)
             if line.text != content:
-                line.text = content
+                state.set_text(line, content)
                 line.revisions += 1
                 touched.append(line)
-            return lines
-        if op.action == "remove":
-            index = locate(texts, op.old_text, None, self.release, "remove", pos)
-            return lines[:index] + lines[index + 1:]
-        if op.action == "patch":  # 0.22: one span inside the entry; the release's scan passed it
-            index = locate(texts, op.old_text or "", None, self.release, "patch", pos)
-            line = lines[index]
-            line.text = patch_entry(line.text, op.old_text or "", op.content or "", self.release, scan=False)
+            return
+        if action == "remove":
+            state.kill(self._locate(state, old_text, "remove", pos))
+            return
+        if action == "patch":  # 0.22: one span inside the entry; the release's scan passed it
+            line = self._locate(state, old_text, "patch", pos)
+            state.set_text(line, patch_entry(line.text, old_text, raw, self.release, scan=False))
             line.revisions += 1
             touched.append(line)
-            return lines
-        raise OpError(f"Unknown action '{op.action}'.")
+            return
+        raise OpError(f"Unknown action '{action}'.")
 
     # hmc's journal
     def record(self, rec: Record) -> None:
@@ -420,36 +416,19 @@ class _Builder:
         self.observe(rec.target, parse(decode_text(rec.before)), rec.ts, f"the text hmc found before its write {wid}",
                      wid)
         state = self.states[rec.target]
-        before = state.texts
-        touched, _, changes = self._morph(state, parse(decode_text(rec.after)))
+        touched, changes, log = state.morph(parse(decode_text(rec.after)))
         detail = rec.tag or rec.detail
-        write = Write(wid, rec.ts, "hmc", "hmc", rec.target, rec.action or "edit", before=before,
-                      after=state.texts, changes=tuple(changes), detail=detail)
+        write = Write(wid, rec.ts, "hmc", "hmc", rec.target, rec.action or "edit", changes=tuple(changes),
+                      detail=detail, log=log)
         self._record(write, touched)
-        for line in state.lines:
-            if any(line.text == a for b, a in changes if a is not None):
+        afters = {a for _, a in changes if a is not None}
+        for line in state.alive():
+            if line.text in afters:
                 line.origin = write
 
 
 def decode_text(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
-
-
-def _net(old_lines: Sequence[_Line], new_lines: Sequence[_Line], snapshot: dict, before: Sequence[str]) -> list[Change]:
-    """Each entry's net change across one call: by identity, so a batch's chain counts once."""
-    changes: list[Change] = []
-    new_ids = {id(line) for line in new_lines}
-    for line in old_lines:
-        old_text = snapshot[id(line)][0]
-        if id(line) not in new_ids:
-            changes.append((old_text, None))
-        elif line.text != old_text:
-            changes.append((old_text, line.text))
-    old_ids = {id(line) for line in old_lines}
-    for line in new_lines:
-        if id(line) not in old_ids:
-            changes.append((None, line.text))
-    return changes
 
 
 # -- the timeline --------------------------------------------------------------------------------------
@@ -483,10 +462,12 @@ class Timeline:
         return out
 
     def write(self, write_id: str) -> Write:
-        for w in self.writes:
-            if w.id == write_id:
-                return w
-        raise TimelineError(f"no write {write_id!r} in this profile's history (see `hmc log`)")
+        writes = self.writes
+        i = writes.index_of(write_id) if isinstance(writes, Writes) else next(
+            (n for n, w in enumerate(writes) if w.id == write_id), None)
+        if i is None:
+            raise TimelineError(f"no write {write_id!r} in this profile's history (see `hmc log`)")
+        return writes[i]
 
     def blame(self, target: str | None = None) -> list[Blame]:
         """Each current entry (the files as they are now), in file order."""
@@ -499,11 +480,18 @@ class Timeline:
         moment = as_epoch(when, end_of_day=True)
         out: dict[str, tuple[str, ...]] = {}
         for t in ([target] if target else TARGETS):
-            state: tuple[str, ...] = ()
-            for w in self.writes:
-                if w.target == t and w.timestamp <= moment:
-                    state = w.after
-            out[t] = state
+            if not isinstance(self.writes, Writes):
+                state: tuple[str, ...] = ()
+                for w in self.writes:
+                    if w.target == t and w.timestamp <= moment:
+                        state = w.after
+                out[t] = state
+                continue
+            last = -1
+            for i, ts, wt, _ in self.writes.scan():
+                if wt == t and ts <= moment:
+                    last = i
+            out[t] = self.writes.entries_until(t, last + 1) if last >= 0 else ()
         return out
 
     def diff(self, t1, t2, target: str | None = None) -> list[Diff]:
@@ -628,6 +616,10 @@ def _events(calls: Sequence[Call], records: Sequence[Record], snaps: dict[str, l
     return heapq.merge(agent(), hmc(), baks, key=lambda e: e[0])
 
 
+CHECKPOINT_SECONDS = 5.0  # a long replay saves what it has done this often (an interrupted build resumes)
+PROGRESS_EVERY = 64  # events between two progress reports
+
+
 class _Replay:
     """A builder and what it has consumed: the key for continuing it on a later run."""
 
@@ -642,25 +634,44 @@ class _Replay:
         self.events = 0
 
     def feed(self, calls: Sequence[Call], records: Sequence[Record], snaps: dict[str, list[tuple[float, str]]],
-             sources: dict[str, str]) -> None:
+             sources: dict[str, str], *, checkpoint: Callable[[], None] | None = None,
+             progress: Callable[[int, int], None] | None = None) -> None:
+        """Replay these events (merged by time). What is consumed is counted as it goes, so that
+        `checkpoint` (called every CHECKPOINT_SECONDS, between two events of different times: a
+        later run resumes exactly there) saves a replay a later run can continue."""
         builder = self.builder
-        for ts, kind, item in _events(calls, records, snaps):
+        total = len(calls) + len(records) + sum(len(items) for items in snaps.values())
+        events = _events(calls, records, snaps)
+        clock = time.monotonic
+        saved = clock()
+        done = 0
+        pending = next(events, None)
+        while pending is not None:
+            ts, kind, item = pending
             self.last_ts = max(self.last_ts, ts)
             self.events += 1
             if kind == 1:
                 builder.call(item, ts, sources.get(item.session_id, ""))
+                self.n_calls += 1
             elif kind == 2:
                 builder.record(item)
+                self.record_id = max(self.record_id, item.id)
+                self.n_records += 1
             else:
                 target, stamp, text = item
                 builder.observe(target, parse(text), stamp, f"the snapshot {FILE_NAMES[target]}.bak.{int(stamp)}",
                                 None)
-        self.n_calls += len(calls)
-        if records:
-            self.record_id = max(self.record_id, max(r.id for r in records))
-            self.n_records += len(records)
-        for target, items in snaps.items():
-            self.baks.update((target, int(ts)) for ts, _ in items)
+                self.baks.add((target, int(stamp)))
+            done += 1
+            pending = next(events, None)
+            if progress is not None and not done % PROGRESS_EVERY:
+                progress(done, total)
+            if checkpoint is not None and pending is not None and pending[0] > self.last_ts \
+                    and clock() - saved >= CHECKPOINT_SECONDS:
+                checkpoint()
+                saved = clock()
+        if progress is not None and done:
+            progress(done, total)
 
     def continue_with(self, harvest, records: Sequence[Record],
                       snaps: dict[str, list[tuple[float, str]]]) -> tuple | None:
@@ -682,16 +693,14 @@ class _Replay:
     # -- the cache form: plain tuples (core.timeline.cache marshals them; a shared text is stored once) --
     def dump(self) -> dict:
         b = self.builder
-        # a write's `before` is the `after` of the last write of its target: only `after` is kept, and
-        # only when it differs (None: unchanged)
-        writes = b.writes.rows()
         index = b.writes.position
         states = {target: [(line.text, index(line.origin) if line.origin is not None else -1,
-                            index(line.first) if line.first is not None else -1, line.revisions)
-                           for line in state.lines] for target, state in b.states.items()}
+                            index(line.first) if line.first is not None else -1, line.revisions, line.seq)
+                           for line in state.alive()] for target, state in b.states.items()}
         return {"release": self.release.name, "n_calls": self.n_calls, "record_id": self.record_id,
                 "n_records": self.n_records, "baks": sorted(self.baks), "last_ts": self.last_ts,
-                "writes": writes, "states": states, "offset": dict(b._offset), "outside": b._outside,
+                "writes": b.writes.columns(), "states": states, "offset": dict(b._offset), "outside": b._outside,
+                "seq": {t: state.next_seq for t, state in b.states.items()},
                 "divergences": [(d.target, d.write_id, d.detail) for d in b.divergences]}
 
     @classmethod
@@ -702,7 +711,7 @@ class _Replay:
         self = cls(release)
         b = self.builder
         writes = b.writes
-        writes.load_rows(data["writes"])
+        writes.load_columns(data["writes"])
         m = len(writes)
 
         def write(i) -> Write | None:
@@ -711,15 +720,18 @@ class _Replay:
             return None if i == -1 else writes._get(i)
 
         for target in TARGETS:
-            lines = []
-            for text, origin, first, revisions in data["states"][target]:
-                if type(text) is not str or type(revisions) is not int or revisions < 1:
+            lines: list[Line] = []
+            for text, origin, first, revisions, seq in data["states"][target]:
+                if type(text) is not str or type(revisions) is not int or revisions < 1 or type(seq) is not int \
+                        or seq < 0 or (lines and seq <= lines[-1].seq):
                     raise ValueError("entry")
-                line = _Line(text)
+                line = Line(text, seq=seq)
                 line.origin, line.first = write(origin), write(first)
                 line.revisions = revisions
                 lines.append(line)
-            b.states[target].lines = lines
+            state = b.states[target]
+            state.reset(lines)
+            state.next_seq = max(state.next_seq, int(data["seq"][target]))
         offset = data["offset"]
         b._offset = {t: int(offset[t]) for t in TARGETS}
         b._outside = int(data["outside"])
@@ -729,6 +741,19 @@ class _Replay:
         self.baks = {(str(t), int(s)) for t, s in data["baks"]}
         self.last_ts = float(data["last_ts"])
         return self
+
+
+@contextmanager
+def _no_gc() -> Iterator[None]:
+    """No garbage collection while the cache is decoded: it makes tens of thousands of tuples and no
+    cycles, and the collector would walk them all again and again (a third of an update's time)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _all_calls(harvest) -> list[Call]:
@@ -757,7 +782,7 @@ def finish(builder: _Builder, current: dict[str, tuple[str, ...] | None], last: 
             when = min(when, now) if when > last else when
         builder.observe(target, entries, when, f"{FILE_NAMES[target]} as it is now", None)
         out = []
-        for i, line in enumerate(builder.states[target].lines):
+        for i, line in enumerate(builder.states[target].alive()):
             origin = line.origin if line.origin is not None and line.origin.by != "unknown" else None
             out.append(Blame(target, i, line.text, origin, line.first, line.revisions))
         blame[target] = out
@@ -779,16 +804,19 @@ SAVE_AFTER_MESSAGES = 5_000  # an update reading fewer new messages than this (a
 SAVE_AFTER_EVENTS = 100  # leaves the cache as it was: the next run reads those few rows again
 
 
-def build_timeline(curator: "Curator", *, cache: bool = True, route: str | None = None) -> Timeline:
+def build_timeline(curator: "Curator", *, cache: bool = True, route: str | None = None,
+                   progress: Callable[[int, int], None] | None = None) -> Timeline:
     """Rebuild one profile's history: state.db (read-only; cached), hmc's journal, the snapshots and
-    the files now. Raises core.sessions.db.DatabaseError when state.db exists but can't be read."""
+    the files now. Raises core.sessions.db.DatabaseError when state.db exists but can't be read.
+    `progress(done, total)` hears how far a replay has got (events: calls, hmc's writes, snapshots)."""
     try:
-        return _build(curator, cache, route, trust_cache=True)
+        return _build(curator, cache, route, trust_cache=True, progress=progress)
     except _StaleCache:
-        return _build(curator, cache, route, trust_cache=False)
+        return _build(curator, cache, route, trust_cache=False, progress=progress)
 
 
-def _build(curator: "Curator", cache: bool, route: str | None, trust_cache: bool) -> Timeline:
+def _build(curator: "Curator", cache: bool, route: str | None, trust_cache: bool,
+           progress: Callable[[int, int], None] | None = None) -> Timeline:
     import sqlite3
 
     from core.sessions.db import DatabaseError, ReadOnlyConnections, present, probe, translate_error
@@ -806,7 +834,8 @@ def _build(curator: "Curator", cache: bool, route: str | None, trust_cache: bool
         try:
             conn = conns.get()
             schema = probe(conn, db_path)
-            cached = calls_cache.load(db_path, conn) if cache and trust_cache else None
+            with _no_gc():
+                cached = calls_cache.load(db_path, conn) if cache and trust_cache else None
             if cached is not None:
                 (harvest, saved_state), stats["cache"] = cached, "hit"
             elif cache:
@@ -829,20 +858,30 @@ def _build(curator: "Curator", cache: bool, route: str | None, trust_cache: bool
         replay, todo = None, None
         if saved_state is not None:
             try:
-                replay = _Replay.load(saved_state, curator.release)
+                with _no_gc():
+                    replay = _Replay.load(saved_state, curator.release)
                 todo = replay.continue_with(harvest, records, snaps)
             except (TypeError, ValueError, KeyError, IndexError, AttributeError):
                 replay = None
+        checkpoint = None
+        if cache and conn is not None:
+            def checkpoint() -> None:  # what is replayed so far: a build cut short resumes from here
+                if stats.get("checkpoints", 0) >= 0:
+                    problem = calls_cache.save(db_path, conn, harvest, replay.dump())
+                    stats["checkpoints"] = -1 if problem else stats.get("checkpoints", 0) + 1  # -1: stop trying
         if replay is not None and todo is not None:
             stats["replayed"] = "new"
-            replay.feed(*todo, harvest.sources)
+            replay.feed(*todo, harvest.sources, checkpoint=checkpoint, progress=progress)
         else:
             replay = _Replay(curator.release)
-            replay.feed(_all_calls(harvest), records, snaps, harvest.sources)
+            replay.feed(_all_calls(harvest), records, snaps, harvest.sources, checkpoint=checkpoint,
+                        progress=progress)
         fresh = stats["replayed"] == "all"
         grew = harvest.last_id - stats["new_messages_from"]
         if cache and conn is not None and (fresh or grew > SAVE_AFTER_MESSAGES or replay.events > SAVE_AFTER_EVENTS):
-            calls_cache.save(db_path, conn, harvest, replay.dump())
+            problem = calls_cache.save(db_path, conn, harvest, replay.dump())
+            if problem is not None and problem.bound:
+                stats["cache_problem"] = str(problem)  # a cache over its size limit: named to the user
             stats["saved"] = True
     except sqlite3.Error as exc:
         raise translate_error(exc, db_path) from None

@@ -59,22 +59,22 @@ def timed(fn) -> float:
     return time.perf_counter() - started
 
 
-def side_by_side(a, b, repeat: int, before_b=None) -> tuple[float, float, float]:
+def side_by_side(a, b, repeat: int, before_b=None, before_a=None) -> tuple[float, float, float]:
     """Median seconds of a() and b() in alternating pairs, and the median of the pairs' ratios b/a.
-    `before_b` runs untimed before each b() (restoring its starting point)."""
-    prepare = before_b or (lambda: None)
-    a()
-    prepare()
-    b()
+    `before_a` / `before_b` run untimed before each side (restoring its starting point)."""
+    pa, pb = before_a or (lambda: None), before_b or (lambda: None)
+    pa(), a(), pb(), b()
     ta, tb, ratios = [], [], []
     for i in range(repeat):
         if i % 2:
-            prepare()
+            pb()
             y = timed(b)
+            pa()
             x = timed(a)
         else:
+            pa()
             x = timed(a)
-            prepare()
+            pb()
             y = timed(b)
         ta.append(x)
         tb.append(y)

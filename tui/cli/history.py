@@ -55,18 +55,27 @@ def timeline(ctx: CliContext):
     from core.sessions.db import SessionsError
     from core.timeline import build_timeline
 
+    from tui.cli.progress import Progress
+
     curator = ctx.curator()
+    progress = Progress("rebuilding the memory history")
     try:
-        tl = build_timeline(curator)
+        tl = build_timeline(curator, progress=progress)
     except SessionsError as exc:
         raise CliError(f"can't read the agent's history: {exc}", 2) from None
+    finally:
+        progress.close()
     if tl.stats.get("journal"):
         say(f"{tl.stats['journal']}: hmc's own writes are left out")
+    if tl.stats.get("cache_problem"):
+        say(tl.stats["cache_problem"])
     return curator, tl
 
 
 def _day(text: str | None, today: date, flag: str) -> date | None:
-    from core.sessions.search import QueryError, parse_day
+    if text is None:  # (the day parser's imports cost more than a warm `hmc log`)
+        return None
+    from core.sessions.model import QueryError, parse_day
 
     try:
         return parse_day(text, today)

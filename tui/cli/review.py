@@ -66,7 +66,14 @@ def run(args, ctx: CliContext) -> int:
     curator = ctx.curator()
     last = R.last_review_date(curator)
     stale_days, old_days = thresholds()
-    findings = R.run_review(curator, include_kept=True, stale_days=stale_days, old_days=old_days)
+    from tui.cli.progress import Progress
+
+    progress = Progress("rebuilding the memory history for entry ages")
+    try:
+        findings = R.run_review(curator, include_kept=True, stale_days=stale_days, old_days=old_days,
+                                progress=progress)
+    finally:
+        progress.close()
     kept_keys = R.decisions(curator).kept_keys()
     shown = findings if args.all else [f for f in findings if f.key not in kept_keys]
     n_kept = sum(1 for f in findings if f.key in kept_keys)

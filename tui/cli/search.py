@@ -176,6 +176,10 @@ def run_search(args, ctx: CliContext) -> int:
             "has_more": result.has_more,
             "total": result.total,
             "total_capped": result.total_capped,
+            # the total is a lower bound ("N+"): why, "cap" (COUNT_CAP reached) or "scan" (a plain-scan
+            # count stopped early so the hits aren't held back)
+            "count_is_bound": result.total_capped,
+            "count_bound": ("scan" if result.total_partial else "cap") if result.total_capped else None,
             "hits": [hit_json(h, profile, mask) for h in result.hits],
             "suggestions": [mask.obj(hint.to_json()) for hint in suggestions],
         }
@@ -220,6 +224,8 @@ def run_search(args, ctx: CliContext) -> int:
         tail += f" in {len(result.searched)} profile{'s' if len(result.searched) != 1 else ''}"
     if result.has_more:
         tail += f" · more with --offset {last}"
+    if result.total_partial:
+        tail += " · counted only in the newest messages (a plain scan stops early)"
     ctx.text(tail, style="dim")
     ctx.text("open one: hmc " + ("--profile NAME " if args.all_profiles else "")
              + "session ID --around MESSAGE_ID", style="dim")

@@ -1,0 +1,274 @@
+"""One store's entries as the history's replay holds them, indexed so a write costs what it touches.
+
+- the entries in file order: an insertion-ordered dict `seq -> line` (an add appends, an edit keeps
+  its place, a removal deletes; positions are never counted, so nothing walks the store);
+- `text -> lines` for exact lookups (an add's "already there", 0.22's exact-entry-first match);
+- the texts joined once for substring lookups (old_text), rebuilt only when a lookup comes after a
+  change: C's `str.find` over one string instead of a Python loop over the entries.
+
+A call is applied as a transaction: every line it touches is noted with its text before, so that a
+call the replay can't apply is put back exactly (a removal only marks the line until the call ends:
+an ordered dict can't put a key back in the middle), and the call's net changes and its *log* come
+from the noted lines alone. The log is what the write did to this structure, `(seq, text)` pairs:
+text None deletes, a known seq takes the new text in place, a new seq appends; seq -1 clears (an
+observation that reorders). Replaying the logs of one target's writes in order gives the entries
+after any write (core.timeline.history.Writes), so no write keeps a copy of the whole store.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from typing import Iterator, Sequence
+
+SEP = "\x00"  # joins the texts for substring lookups; an old_text holding it takes the slow path
+CLEAR = -1  # a log's "start again" marker
+
+
+class Line:
+    """One entry through its life (same identity across replaces)."""
+
+    __slots__ = ("text", "origin", "first", "revisions", "seq", "dead")
+
+    def __init__(self, text: str, origin=None, seq: int = 0):
+        self.text = text
+        self.origin = origin
+        self.first = origin
+        self.revisions = 1
+        self.seq = seq
+        self.dead = False
+
+
+def replay_log(entries: dict, log: Sequence) -> None:
+    """Apply one write's log to `entries` (seq -> text, insertion-ordered)."""
+    for k in range(0, len(log), 2):
+        seq, text = log[k], log[k + 1]
+        if seq == CLEAR:
+            entries.clear()
+        elif text is None:
+            entries.pop(seq, None)
+        else:
+            entries[seq] = text
+
+
+class State:
+    def __init__(self, target: str):
+        self.target = target
+        self.lines: dict[int, Line] = {}
+        self.by_text: dict[str, list[Line]] = {}
+        self.next_seq = 0
+        self.dead = 0
+        self._blob: tuple[str, list[int], list[Line]] | None = None
+        self._noted: dict[int, tuple[Line, str | None, int, bool]] = {}  # the open call's lines
+
+    # -- reading -------------------------------------------------------------------------------
+    def alive(self) -> Iterator[Line]:
+        if not self.dead:
+            return iter(self.lines.values())
+        return (line for line in self.lines.values() if not line.dead)
+
+    @property
+    def texts(self) -> tuple[str, ...]:
+        return tuple(line.text for line in self.alive())
+
+    def __len__(self) -> int:
+        return len(self.lines) - self.dead
+
+    def first_with(self, text: str) -> Line | None:
+        """The first line (in file order) holding exactly `text`."""
+        found = self.by_text.get(text)
+        if not found:
+            return None
+        return found[0] if len(found) == 1 else min(found, key=lambda line: line.seq)
+
+    def find(self, needle: str) -> tuple[Line | None, bool]:
+        """The first line containing `needle`, and whether every line containing it has its text
+        (False: two different entries match). `needle` must not hold SEP."""
+        if self._blob is None:
+            lines = list(self.alive())
+            texts = [line.text for line in lines]
+            starts, at = [], 0
+            for text in texts:
+                starts.append(at)
+                at += len(text) + 1
+            self._blob = (SEP.join(texts), starts, lines)
+        blob, starts, lines = self._blob
+        pos = blob.find(needle)
+        if pos < 0:
+            return None, False
+        i = bisect_right(starts, pos) - 1
+        first = lines[i]
+        last = len(starts) - 1
+        pos = blob.find(needle, starts[i + 1]) if i < last else -1
+        while pos >= 0:
+            j = bisect_right(starts, pos) - 1
+            if lines[j].text != first.text:
+                return first, False
+            pos = blob.find(needle, starts[j + 1]) if j < last else -1
+        return first, True
+
+    # -- one call's changes --------------------------------------------------------------------
+    def _note(self, line: Line, existed: bool = True) -> None:
+        if id(line) not in self._noted:
+            self._noted[id(line)] = (line, line.text if existed else None, line.revisions, existed)
+
+    def _index(self, line: Line) -> None:
+        self.by_text.setdefault(line.text, []).append(line)
+
+    def _unindex(self, line: Line) -> None:
+        found = self.by_text[line.text]
+        found.remove(line)
+        if not found:
+            del self.by_text[line.text]
+
+    def append(self, text: str) -> Line:
+        line = Line(text, seq=self.next_seq)
+        self.next_seq += 1
+        self.lines[line.seq] = line
+        self._index(line)
+        self._note(line, existed=False)
+        self._blob = None
+        return line
+
+    def set_text(self, line: Line, text: str) -> None:
+        self._note(line)
+        self._unindex(line)
+        line.text = text
+        self._index(line)
+        self._blob = None
+
+    def kill(self, line: Line) -> None:
+        """Remove a line (marked until the call ends, then deleted)."""
+        self._note(line)
+        self._unindex(line)
+        line.dead = True
+        self.dead += 1
+        self._blob = None
+
+    def undo(self) -> None:
+        """Put back everything the open call changed."""
+        for line, text, revisions, existed in self._noted.values():
+            if not existed:
+                if not line.dead:
+                    self._unindex(line)
+                    line.dead = True
+                    self.dead += 1
+                continue
+            if line.dead:
+                line.dead = False
+                self.dead -= 1
+            else:
+                self._unindex(line)
+            line.text, line.revisions = text, revisions
+            self._index(line)
+        self._blob = None
+        self._close()
+
+    def commit(self, dedupe: bool = True) -> tuple[list[tuple], tuple]:
+        """End the open call: (its net changes, by identity so a batch's chain counts once; its
+        log). `dedupe` drops a later line a replace made equal to another (the next load would)."""
+        noted = self._noted
+        if dedupe:
+            for line, *_ in list(noted.values()):
+                if line.dead:
+                    continue
+                same = self.by_text.get(line.text, ())
+                if len(same) > 1:
+                    keep = min(same, key=lambda other: other.seq)
+                    for other in list(same):
+                        if other is not keep:
+                            self.kill(other)
+        changes: list[tuple] = []
+        fresh: list[tuple] = []
+        log: list = []
+        for line, text, _, existed in sorted(noted.values(), key=lambda n: n[0].seq):
+            if existed:
+                if line.dead:
+                    changes.append((text, None))
+                    log += (line.seq, None)
+                elif line.text != text:
+                    changes.append((text, line.text))
+                    log += (line.seq, line.text)
+            elif not line.dead:
+                fresh.append((None, line.text))
+                log += (line.seq, line.text)
+        self._close()
+        return changes + fresh, tuple(log)
+
+    def _close(self) -> None:
+        if self.dead:
+            for line, *_ in self._noted.values():
+                if line.dead:
+                    self.lines.pop(line.seq, None)
+            self.dead = 0
+        self._noted = {}
+
+    # -- a whole new text (an observation, an hmc write) ------------------------------------------
+    def morph(self, new_texts: Sequence[str]) -> tuple[list[Line], list[tuple], tuple]:
+        """Move to `new_texts` keeping the identity of unchanged entries (and of the one entry
+        edited, when exactly one went and one came): (lines touched, changes, log)."""
+        pool: dict[str, Line] = {}
+        for line in self.alive():
+            pool.setdefault(line.text, line)
+        used: set[int] = set()
+        texts = list(dict.fromkeys(new_texts))
+        out: list[Line | None] = []
+        for text in texts:
+            line = pool.get(text)
+            if line is not None and id(line) not in used:
+                used.add(id(line))
+                out.append(line)
+            else:
+                out.append(None)
+        gone = [line for line in self.alive() if id(line) not in used]
+        fresh = [i for i, line in enumerate(out) if line is None]
+        touched: list[Line] = []
+        changes: list[tuple] = []
+        revised: Line | None = None
+        if len(gone) == 1 and len(fresh) == 1:  # one entry edited: the same entry, revised
+            revised = gone[0]
+            changes.append((revised.text, texts[fresh[0]]))
+            revised.text = texts[fresh[0]]
+            revised.revisions += 1
+            out[fresh[0]] = revised
+            touched.append(revised)
+            gone = []
+        else:
+            for line in gone:
+                changes.append((line.text, None))
+            for i in fresh:
+                line = Line(texts[i], seq=-1)
+                out[i] = line
+                touched.append(line)
+                changes.append((None, texts[i]))
+        kept = [line for line in out if line is not None and line.seq >= 0]
+        in_place = all(a.seq < b.seq for a, b in zip(kept, kept[1:])) and all(
+            line.seq >= 0 for line in out[:len(kept)])  # type: ignore[union-attr]
+        log: list = []
+        if in_place:
+            for line in gone:
+                log += (line.seq, None)
+            if revised is not None:
+                log += (revised.seq, revised.text)
+            for line in out[len(kept):]:
+                line.seq = self.next_seq  # type: ignore[union-attr]
+                self.next_seq += 1
+                log += (line.seq, line.text)  # type: ignore[union-attr]
+        else:
+            log += (CLEAR, None)
+            for line in out:
+                line.seq = self.next_seq  # type: ignore[union-attr]
+                self.next_seq += 1
+                log += (line.seq, line.text)  # type: ignore[union-attr]
+        self.reset(out)  # type: ignore[arg-type]
+        return touched, changes, tuple(log)
+
+    def reset(self, lines: list[Line]) -> None:
+        """Hold exactly `lines`, in that order (their seqs increasing)."""
+        self.lines = {line.seq: line for line in lines}
+        self.by_text = {}
+        for line in lines:
+            self._index(line)
+        self.next_seq = max(self.next_seq, max((line.seq for line in lines), default=-1) + 1)
+        self.dead = 0
+        self._noted = {}
+        self._blob = None

@@ -1,0 +1,99 @@
+"""A history build that is cut short keeps what it finished: the replay saves a checkpoint as it
+goes (every CHECKPOINT_SECONDS; 0 here, so every event), and the next run resumes from it instead of
+starting over, ending exactly where a build from scratch ends. Progress is reported as it goes."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.timeline import build_timeline
+from core.timeline import history
+from tests.core.test_timeline import add, make_home, timeline, write_files
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
+
+
+def _home(tmp_path, n=30):
+    home, db = make_home(tmp_path)
+    db.session("s1")
+    for i in range(n):
+        db.call("s1", add(f"fact {i}"))
+        if i % 7 == 3:
+            db.call("s1", {"action": "replace", "target": "memory", "old_text": f"fact {i}", "content": f"fact {i}!"})
+    write_files(home, [f"fact {i}" + ("!" if i % 7 == 3 else "") for i in range(n)])
+    return home
+
+
+def _shape(tl):
+    return ([(w.id, w.action, w.changes, w.after) for w in tl.writes],
+            [(b.text, b.origin.id if b.origin else None, b.revisions) for b in tl.blame()])
+
+
+class Cut(Exception):
+    pass
+
+
+def test_an_interrupted_build_resumes_where_it_stopped(tmp_path, monkeypatch):
+    home = _home(tmp_path)
+    monkeypatch.setattr(history, "CHECKPOINT_SECONDS", 0.0)
+    real = history._Builder.call
+    seen = {"n": 0}
+
+    def call(self, *args, **kwargs):
+        seen["n"] += 1
+        if seen["n"] == 20:
+            raise Cut()  # the user's ctrl+c, a crash
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(history._Builder, "call", call)
+    with pytest.raises(Cut):
+        timeline(home)
+    monkeypatch.setattr(history._Builder, "call", real)
+    replayed = {"n": 0}
+
+    def counting(self, *args, **kwargs):
+        replayed["n"] += 1
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(history._Builder, "call", counting)
+    _, resumed = timeline(home)
+    assert resumed.stats["cache"] == "hit" and resumed.stats["replayed"] == "new"
+    assert replayed["n"] == 34 - 19  # only what the cut build hadn't done
+    monkeypatch.setattr(history._Builder, "call", real)
+    _, full = timeline(home, cache=False)
+    assert _shape(resumed) == _shape(full)
+    _, again = timeline(home)  # and the resumed build's cache is whole
+    assert _shape(again) == _shape(full) and again.stats["replayed"] == "new"
+
+
+def test_no_checkpoint_inside_a_run_of_equal_times(monkeypatch):
+    """A checkpoint between two events of the same time could resume them in another order."""
+    monkeypatch.setattr(history, "CHECKPOINT_SECONDS", 0.0)
+    calls = [history.Call(i, 100 + i, "s1", 5.0 if i < 3 else 6.0 + i, f"c{i}", "memory", "add", f"x{i}")
+             for i in range(5)]
+    replay = history._Replay(history.NEWEST)
+    points: list[int] = []
+    replay.feed(calls, [], {}, {}, checkpoint=lambda: points.append(replay.n_calls))
+    assert points == [3, 4]  # never after the first or second of the three calls at time 5, nor at the end
+
+
+def test_progress_hears_every_event(tmp_path):
+    home = _home(tmp_path, n=200)
+    heard = []
+    from core.curator import open_curator
+    from datetime import date
+
+    build_timeline(open_curator(home, None, date(2026, 10, 1)), progress=lambda d, t: heard.append((d, t)))
+    assert heard and heard[-1][0] == heard[-1][1] >= 200 + 200 // 7
+    assert [d for d, _ in heard] == sorted(d for d, _ in heard)
+
+
+def test_a_cached_patch_call_reads_back():
+    """0.22's patch calls are harvested; the cache's calls file must take them back, or every full
+    replay would read state.db again from the start."""
+    call = history.Call(1, 2, "s1", 5.0, "c1", "memory", "patch", "new", "old")
+    assert history.Call.from_cache(call.to_json()) == call
+    assert history.Call.from_json(call.to_json()) == call
