@@ -3,9 +3,10 @@ the writers that grew it most."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 from datetime import date, datetime, timedelta
 
-from core.timeline.history import Write
 from core.timeline.usage import usage_series, week_of
 from tests.core.test_timeline import T0, Db, add, timeline, write_files
 
@@ -62,8 +63,9 @@ def test_today_extends_the_series_and_no_writes_is_empty(tmp_path):
 
 def test_shrinking_writes_grow_nothing_and_hand_edits_are_named():
     def w(ts, before, after, by="agent", sid="s", source="cli"):
-        return Write("x", ts, by, source, "memory", "edit", session_id=sid if by == "agent" else None,
-                     before=tuple(before), after=tuple(after))
+        # a write's before/after come from its history's logs: a stand-in carries them itself
+        return SimpleNamespace(id="x", timestamp=ts, by=by, source=source, target="memory", action="edit",
+                               session_id=sid if by == "agent" else None, before=tuple(before), after=tuple(after))
 
     writes = [w(T0, [], ["a" * 50]), w(T0 + 60, ["a" * 50], ["a" * 10]),
               w(T0 + 90, ["a" * 10], [], sid="t"),  # a session that only shrank it is not listed

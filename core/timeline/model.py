@@ -1,0 +1,139 @@
+"""What the rebuilt history is made of: a write (who, when, what it changed), an entry's blame, a
+diff between two moments, a divergence the replay found, and the errors a rollback raises. Values
+only; history.py rebuilds them, view.py and the interfaces read them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date, datetime, time as dt_time
+from typing import Sequence
+
+from core.store.memory import StoreError
+
+
+MAX_BACKUP_BYTES = 1 << 20
+
+
+class TimelineError(StoreError):
+    """A history request that can't be met (unknown write id, nothing to roll back…)."""
+
+
+class RollbackConflict(StoreError):
+    """The entries a write touched have changed since: rolling it back would overwrite that change."""
+
+    def __init__(self, message: str, problems: Sequence[str]):
+        super().__init__(message)
+        self.problems = list(problems)
+
+
+Change = tuple  # (text before or None, text after or None): one entry's net change in one write
+
+
+@dataclass(slots=True, eq=False)
+class Write:
+    id: str
+    timestamp: float
+    by: str  # agent | hmc | unknown
+    source: str  # the session's source (cli, telegram…) for the agent; "hmc"; "outside"
+    target: str
+    action: str  # add | replace | remove | batch | hmc's action (edit, approve, undo, rollback…) | outside
+    session_id: str | None = None
+    message_id: int | None = None
+    old_text: str | None = None
+    content: str | None = None
+    operations: tuple[dict, ...] | None = None
+    changes: tuple[Change, ...] = ()
+    note: str | None = None  # what the replay found wrong here (a divergence)
+    detail: str | None = None  # hmc's journal detail / tag
+    log: tuple = ()  # what it did to the replay's store (core.timeline.state): `before`/`after` come from it
+    history: object = field(default=None, repr=False)  # the history.Writes it belongs to (None: on its own)
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.changes)
+
+    @property
+    def before(self) -> tuple[str, ...]:
+        """The store's entries just before this write (replayed from the history's logs)."""
+        return self.history.entries(self, after=False) if self.history is not None else ()
+
+    @property
+    def after(self) -> tuple[str, ...]:
+        """The store's entries just after this write."""
+        return self.history.entries(self, after=True) if self.history is not None else ()
+
+    def row(self) -> tuple:
+        """The cache's form: every field but `history`, in order."""
+        return (self.id, self.timestamp, self.by, self.source, self.target, self.action, self.session_id,
+                self.message_id, self.old_text, self.content, self.operations, self.changes, self.note,
+                self.detail, self.log)
+
+    def to_json(self) -> dict:
+        return {
+            "id": self.id, "timestamp": self.timestamp, "session_id": self.session_id,
+            "message_id": self.message_id, "source": self.source, "by": self.by, "target": self.target,
+            "action": self.action, "old_text": self.old_text, "content": self.content,
+            "operations": list(self.operations) if self.operations is not None else None,
+            "changes": [{"before": b, "after": a} for b, a in self.changes], "note": self.note,
+        }
+
+    def origin_json(self) -> dict:
+        return {"id": self.id, "session_id": self.session_id, "message_id": self.message_id,
+                "timestamp": self.timestamp, "source": self.source, "by": self.by}
+
+
+ROW = len(Write.__dataclass_fields__) - 1  # a cached row: every field but `history`
+
+
+@dataclass(frozen=True)
+class Blame:
+    target: str
+    index: int
+    text: str
+    origin: Write | None  # the write that produced this text; None: a hand edit or unknown writer
+    first_seen: Write | None  # the write where the entry first appeared (an outside one included)
+    revisions: int  # how many texts the entry has had (1: added and never changed)
+
+    def to_json(self) -> dict:
+        return {"index": self.index, "text": self.text,
+                "origin": self.origin.origin_json() if self.origin else None,
+                "first_seen": self.first_seen.origin_json() if self.first_seen else None,
+                "revisions": self.revisions}
+
+
+@dataclass(frozen=True)
+class Diff:
+    target: str
+    before: tuple[str, ...]
+    after: tuple[str, ...]
+
+    @property
+    def added(self) -> list[str]:
+        old = set(self.before)
+        return [e for e in self.after if e not in old]
+
+    @property
+    def removed(self) -> list[str]:
+        new = set(self.after)
+        return [e for e in self.before if e not in new]
+
+
+@dataclass(frozen=True)
+class Divergence:
+    target: str
+    write_id: str | None  # the write where it was found (None: the files now)
+    detail: str
+
+
+def as_epoch(when: float | int | datetime | date | None, end_of_day: bool = False) -> float | None:
+    """A moment as Unix seconds: a naive datetime or a date is local time (a date: its start, or
+    its end with `end_of_day`)."""
+    if when is None:
+        return None
+    if isinstance(when, datetime):
+        return when.timestamp()
+    if isinstance(when, date):
+        moment = datetime.combine(when, dt_time.max if end_of_day else dt_time.min)
+        return moment.timestamp()
+    return float(when)
