@@ -15,7 +15,10 @@ from pathlib import Path
 
 from core.hermes.memory import FILE_NAMES, EmptiesStore, Op, OpError, matching, op_from_call
 from core.hermes.release import Release
+from core.store.atomic import read_regular
 from core.store.memory import DriftError, MemoryStore, ScanRefused, StoreError
+
+MAX_STORE_BYTES = 4 << 20  # a scratch home's store, written by the cases themselves
 
 S = "\n§\n"
 DEFAULT_LIMITS = (2200, 1375)
@@ -196,7 +199,7 @@ def store_bytes(home: Path) -> dict:
     out = {}
     for name in FILE_NAMES.values():
         p = Path(home) / "memories" / name
-        out[name] = p.read_bytes() if p.is_file() else None
+        out[name] = read_regular(p, MAX_STORE_BYTES) if p.is_file() else None
     return out
 
 

@@ -21,6 +21,7 @@ from core.doctor import cases as C
 from core.hermes import probe
 from core.hermes.memory import prompt_block
 from core.hermes.release import Release, VersionError, for_version, parse_version
+from core.store.atomic import read_regular
 
 SHOWN = 90  # characters of each side a difference line shows (around the first difference)
 
@@ -109,7 +110,7 @@ def hmc_digest() -> str:
     digest = hashlib.sha256()
     core = Path(__file__).resolve().parents[1]
     for path in sorted(p for package in CHECKED for p in (core / package).glob("*.py")):
-        digest.update(f"{path.parent.name}/{path.name}".encode() + b"\0" + path.read_bytes() + b"\0")
+        digest.update(f"{path.parent.name}/{path.name}".encode() + b"\0" + read_regular(path, 1 << 20) + b"\0")
     return digest.hexdigest()
 
 

@@ -170,13 +170,18 @@ def run(installed: Installed, requests: list[dict], scratch: Path, *, timeout: f
     shutil.copyfile(driver, script)
     lines = "".join(json.dumps({"id": i, **req}, ensure_ascii=True) + "\n"
                     for i, req in enumerate(requests, 1))
-    log = scratch / "driver" / "stderr.log"  # whatever Hermes prints: only its last line is shown
+    # whatever Hermes prints goes to an anonymous file in the scratch folder: only its last line is shown
+    err_file = tempfile.TemporaryFile(dir=scratch / "driver")
+    with err_file:
+        return _talk(installed, script, scratch, requests, lines, err_file, timeout)
+
+
+def _talk(installed, script: Path, scratch: Path, requests: list, lines: str, err_file, timeout: float) -> list:
     try:
-        with open(log, "wb") as err_file:
-            proc = subprocess.Popen([str(installed.python), str(script)], stdin=subprocess.PIPE,
-                                    stdout=subprocess.PIPE, stderr=err_file, text=True, encoding="utf-8",
-                                    errors="replace", cwd=scratch / "cwd", env=_env(scratch, installed.pythonpath),
-                                    start_new_session=True)  # its own process group: a timeout stops all of it
+        proc = subprocess.Popen([str(installed.python), str(script)], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=err_file, text=True, encoding="utf-8",
+                                errors="replace", cwd=scratch / "cwd", env=_env(scratch, installed.pythonpath),
+                                start_new_session=True)  # its own process group: a timeout stops all of it
     except OSError as exc:
         raise ProbeError(f"can't start {installed.python}: {exc.strerror or exc}") from None
     try:
@@ -199,7 +204,7 @@ def run(installed: Installed, requests: list[dict], scratch: Path, *, timeout: f
             raise ProbeError(f"the driver printed something that isn't an answer: {line[:120]!r}")
         answers.append(answer)
     if len(answers) < len(requests) or proc.returncode != 0:
-        tail = _tail(log).strip().splitlines()[-1:] or [""]
+        tail = _tail(err_file).strip().splitlines()[-1:] or [""]
         raise ProbeError(f"the driver stopped (exit {proc.returncode}) after {len(answers)} of "
                          f"{len(requests)} answers" + (f": {tail[0][:200]}" if tail[0] else ""))
     for i, answer in enumerate(answers[:len(requests)], 1):
@@ -208,11 +213,12 @@ def run(installed: Installed, requests: list[dict], scratch: Path, *, timeout: f
     return answers[:len(requests)]
 
 
-def _tail(path: Path, size: int = 4096) -> str:
+def _tail(err_file, size: int = 4096) -> str:
+    """The end of what the driver printed on stderr (its file, still open)."""
     try:
-        with open(path, "rb") as fh:
-            fh.seek(max(0, os.path.getsize(path) - size))
-            return fh.read().decode("utf-8", "replace")
+        end = err_file.seek(0, os.SEEK_END)
+        err_file.seek(max(0, end - size))
+        return err_file.read().decode("utf-8", "replace")
     except OSError:
         return ""
 

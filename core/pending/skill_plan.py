@@ -167,7 +167,7 @@ class Planner:
             target = rel / PurePosixPath(file_path)
         else:
             target = rel / "SKILL.md"
-        content = self.view.read_text(target)
+        content = self.view.text_of(target)
         if content is None:
             raise _Refuse(MISSING, f"File not found: {target.relative_to(rel)}")
         if old == new:

@@ -155,7 +155,7 @@ class TreeView:
     def _bytes(self, rel: PurePosixPath) -> bytes | None:
         return read_regular(self.skills / rel, MAX_TEXT_BYTES, follow_symlinks=False)
 
-    def read_text(self, rel: PurePosixPath) -> str | None:
+    def text_of(self, rel: PurePosixPath) -> str | None:
         """A file's text as Hermes reads it (UTF-8, universal newlines), None when absent."""
         self.check_no_links(rel)
         key = rel.as_posix()

@@ -182,7 +182,8 @@ def test_demo_no_tui_builds_once_and_reuses(tmp_path):
     # the demo is a home as the newest known release writes it: status names it, with no notice
     status = hmc("status", "--json", home=target)
     assert json.loads(status.stdout)["hermes"] == {"version": "0.22.2", "source": "state.db", "found": None,
-                                                   "detail": "state.db schema version 31", "notice": None}
+                                                   "detail": "state.db schema version 31", "notice": None,
+                                                   "doctor": None}  # no Hermes installed: nothing to check
     text = hmc("status", home=target).stdout
     assert "hermes     0.22.2's rules — state.db schema version 31\n" in text and "newer" not in text
 

@@ -18,9 +18,14 @@ READERS = {"read_text", "read_bytes"}
 OS_OPEN_ALLOWED = {"core/store/atomic.py", "core/pending/skill_undo.py"}
 
 
+# runs only inside the user's Hermes interpreter (stdlib and Hermes, no hmc), on scratch homes hmc made
+RUNS_IN_HERMES = {"core/hermes/driver.py"}
+
+
 def _sources():
     for folder in ("core", "tui"):
-        yield from sorted((ROOT / folder).rglob("*.py"))
+        yield from (p for p in sorted((ROOT / folder).rglob("*.py"))
+                    if p.relative_to(ROOT).as_posix() not in RUNS_IN_HERMES)
 
 
 def _reads(path: Path) -> list[str]:

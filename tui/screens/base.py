@@ -35,7 +35,7 @@ class ModeScreen(Screen):
 
         bars = self.query(FilterBar)
         if bars:
-            bars.first().open()
+            bars.first().start()
 
     def on_filter_bar_typed(self, message) -> None:
         self.filter_text = message.text

@@ -133,7 +133,7 @@ every action by name.
             title = f"{FILE_NAMES[t]}  ·  {n} entr{'y' if n == 1 else 'ies'}"
             only = self.filtered(snap.entries)
             if only is not None:
-                title += f"  ·  {len(only)} match"
+                title += f"  ·  {len(only)} match the filter"
             if self.travel_at is not None:
                 title += "  ·  then"
             origins = self._origins.get(t) if self.travel_at is None else None  # they describe the entries now

@@ -11,7 +11,8 @@ from textual.widgets import Input
 
 class FilterBar(Input):
     DEFAULT_CSS = """
-    FilterBar { display: none; height: 1; border: none; padding: 0 1; margin: 0; }
+    FilterBar { display: none; height: 1; border: none; padding: 0 1; margin: 0; background: $boost; }
+    FilterBar:focus { background: $accent 20%; }
     FilterBar.-open { display: block; }
     """
 
@@ -31,7 +32,7 @@ class FilterBar(Input):
         kwargs.setdefault("placeholder", "filter: type to narrow this list · Enter keeps it · Esc clears")
         super().__init__(compact=True, select_on_focus=False, **kwargs)
 
-    def open(self) -> None:
+    def start(self) -> None:
         self.add_class("-open")
         self.focus()
 
