@@ -387,10 +387,12 @@ def shown_value(value) -> str:
     return f'"{value}"' if isinstance(value, str) else f"{value:g}" if isinstance(value, float) else str(value)
 
 
-def view_lines(view: SettingsView, problems: Sequence[str]) -> list[tuple[str, str]]:
+def view_lines(view: SettingsView, problems: Sequence[str], path: str | None = None) -> list[tuple[str, str]]:
     """What `hmc config` prints and the palette's "Show settings" shows, as (text, kind) lines: kind is
-    "path", "setting", "about", "problem" or "hint" (each interface styles its kinds)."""
-    lines = [(f"{view.path}" + ("" if view.exists else " (not created yet: every value is the default)"), "path")]
+    "path", "setting", "about", "problem" or "hint" (each interface styles its kinds). `path`: how to
+    show the file's path (default: as it is)."""
+    shown = str(view.path) if path is None else path
+    lines = [(shown + ("" if view.exists else " (not created yet: every value is the default)"), "path")]
     width = max(len(r.key) for r in view.rows)
     for row in view.rows:
         default = ("" if row.source == "default" else " (default: the built-in key)" if row.key.startswith(KEY_PREFIX)

@@ -204,7 +204,9 @@ class CuratorApp(App):
         problems = list(view.problems) + [p for p in self.unknown_key_ids() if p not in view.problems]
         if self.settings.theme and self.settings.theme not in self.available_themes:
             problems.append(f"there is no theme named {self.settings.theme!r}")
-        body = "\n".join(text for text, _ in view_lines(view, problems))
+        from core.home import tilde
+
+        body = "\n".join(text for text, _ in view_lines(view, problems, tilde(view.path)))
         self.push_screen(TextDialog("hmc settings (config.toml)", body,
                                     note="ctrl+p → Change theme saves the theme here; the rest: edit the file, "
                                          "or `hmc config set KEY VALUE`."))

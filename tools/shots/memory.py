@@ -80,8 +80,13 @@ async def dialog_help(pilot) -> None:
 
 
 async def settings(pilot) -> None:
-    """The palette's "app: Show settings" (hmc's config.toml, as `hmc config` lists it)."""
-    pilot.app.action_settings()
+    """The palette's "app: Show settings" (hmc's config.toml, as `hmc config` lists it), read from where
+    Linux keeps it under the home folder (the tests' config folder is a fresh temporary one)."""
+    import dataclasses
+
+    app = pilot.app
+    app.settings = dataclasses.replace(app.settings, path=Path.home() / ".config" / "hmc" / "config.toml")
+    app.action_settings()
     await pilot.pause(0.3)
 
 
