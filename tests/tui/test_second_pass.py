@@ -391,3 +391,18 @@ async def test_the_timeline_charts_each_stores_usage_by_week(hermes_home, make_a
         assert any(c in LEVELS for c in lines[0]) and "of 2,200 now" in lines[0]
         series = {s.target: s for s in screen.series}
         assert series["memory"].buckets and series["memory"].buckets[-1].chars == app.curator.stores["memory"].last.usage
+
+
+async def test_a_filtered_review_says_it_is_filtered(hermes_home, make_app):
+    from tui.widgets.findings import FindingsList
+
+    home = build_home(hermes_home, memory=MEMORY + ["As of 2020-03-01 the VPN is OpenVPN on port 1194."])
+    app = make_app(home)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("4")
+        await settle(app, pilot)
+        assert await until(pilot, lambda: app.screen.loaded and app.screen.query_one(FindingsList).findings)
+        await pilot.press("slash", *"zzzz")
+        await settle(app, pilot)
+        summary = shown(app.screen.query_one("#review-summary"))
+        assert "0 of" in summary and "match the filter" in summary and "Nothing to fix" not in summary

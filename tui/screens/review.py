@@ -285,7 +285,11 @@ Secrets stay masked here.
         shown = self.findings
         n_kept = sum(1 for f in everything if f.key in kept)
         text = Text()
-        if not shown:
+        if self.filter_text.strip():  # say it is a filtered view: "Nothing to fix" would be wrong
+            unfiltered = sum(1 for f in everything if self.show_kept or f.key not in kept)
+            text.append(f"{len(shown)} of {unfiltered} finding{'s' if unfiltered != 1 else ''} match the filter",
+                        style="bold")
+        elif not shown:
             text.append("Nothing to fix.", style="bold green")
         else:
             by_sev = [(s, sum(1 for f in shown if f.severity == s)) for s in reversed(R.SEVERITIES)]
