@@ -21,6 +21,7 @@ from core.sessions.query import QueryError, parse_query
 
 MAX_SCAN = 50_000  # vocabulary rows read for one word's near spellings at the most
 MIN_WORD = 3  # shorter words have too many neighbours to be worth suggesting
+FEW_HITS = 3  # a first page with fewer hits than this gets suggestions (the TUI and `hmc search` alike)
 
 
 @dataclass(frozen=True)

@@ -162,9 +162,9 @@ def run_search(args, ctx: CliContext) -> int:
     mask = Masker(args.reveal)
     total = None if result.total is None else f"{result.total:,}{'+' if result.total_capped else ''}"
     suggestions = []
-    if not args.all_profiles and not result.offset and len(result.hits) < FEW:
-        from core.sessions.suggest import suggestions_for
+    from core.sessions.suggest import FEW_HITS, suggestions_for
 
+    if not args.all_profiles and not result.offset and len(result.hits) < FEW_HITS:
         suggestions = suggestions_for(db.path, query)
     if args.json:
         data = {
@@ -231,9 +231,6 @@ def run_search(args, ctx: CliContext) -> int:
              + "session ID --around MESSAGE_ID", style="dim")
     print_suggestions(ctx, query, suggestions, mask)
     return 0
-
-
-FEW = 3  # a first page with fewer hits than this gets the index's suggestions
 
 
 def print_suggestions(ctx: CliContext, query: str, suggestions: list, mask: Masker) -> None:

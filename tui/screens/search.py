@@ -40,7 +40,6 @@ from tui.widgets.transcript import Transcript
 PAGE = 50
 DEBOUNCE = 0.15
 SLOW = 0.3  # show the loading indicator for searches slower than this
-FEW = 3  # a first page with fewer hits than this gets suggestions from the index's vocabulary
 NARROW = 130  # below this many columns the filter row (127 columns wide) takes two lines
 PROMOTE_CHARS = 4_000  # text offered to the edit dialog when promoting a long message
 MAX_QUERY = 2_048  # as core's query parser: a longer query is explained, and the text kept
@@ -430,9 +429,9 @@ the search box · **ctrl+y** searches the first suggestion under a search that f
                                     **filters)
             elapsed = time.perf_counter() - started
             suggestions: tuple = ()
-            if not append and len(result.hits) < FEW and not worker.is_cancelled:
-                from core.sessions.suggest import suggestions_for
+            from core.sessions.suggest import FEW_HITS, suggestions_for
 
+            if not append and len(result.hits) < FEW_HITS and not worker.is_cancelled:
                 suggestions = tuple(suggestions_for(self.db.path, query))
             if not worker.is_cancelled:
                 self.post_message(HitsLoaded(token, result, elapsed, append, suggestions))
