@@ -13,6 +13,7 @@ from textual.signal import Signal
 
 from core import timefmt
 from core.home import list_profiles
+from core.progress import Jobs
 from core.settings import Settings, SettingsError, load as load_settings, save_theme
 from core.store.memory import FILE_NAMES, Conflict, Op, ScanRefused, StoreError, WriteResult, token_of
 from tui.literal import literal, visible
@@ -72,6 +73,7 @@ class CuratorApp(App):
         self.memory_changed: Signal[str] = Signal(self, "memory_changed")
         self.pending_changed: Signal[None] = Signal(self, "pending_changed")
         self.header_changed: Signal[None] = Signal(self, "header_changed")
+        self.long_work = Jobs()  # long jobs (a history rebuild): each screen's WorkProgress shows them
         self._pending_token: object = None
         self._config_token: object = None
         self._pending_count = 0

@@ -64,6 +64,22 @@ async def time_travel_dialog(pilot) -> None:
     await pilot.pause(0.2)
 
 
+async def rebuilding(pilot) -> None:
+    """The timeline while a long rebuild runs (a job past its threshold, at 12,345 of 50,000 events:
+    what a first start on years of history shows)."""
+    await timeline(pilot)
+    job = pilot.app.long_work("rebuilding the memory history")
+    progress = job.__enter__()  # left running: the shot is taken mid-build
+    pilot.app.held_job = job  # (a context manager that is collected would end the job)
+    progress.after = 0
+    progress(12_345, 50_000)
+    from tui.widgets.work_progress import WorkProgress
+
+    pilot.app.screen.query_one(WorkProgress).poll()  # now, not at the next tick of its timer
+    await pilot.pause()
+    await pilot.pause()
+
+
 async def time_travel_diff(pilot) -> None:
     await time_travel(pilot)
     await pilot.press("n")
@@ -85,5 +101,6 @@ SCENARIOS = [
     Shot("history-rollback-80x24", settle=rollback_confirm, size=(80, 24), title="The rollback confirm at 80x24"),
     Shot("history-entry-80x24", settle=entry_history, size=(80, 24), title="An entry's history at 80x24"),
     Shot("history-time-travel-80x24", settle=time_travel, size=(80, 24), title="Time travel at 80x24"),
+    Shot("history-rebuilding", settle=rebuilding, title="A long rebuild of the history shows its progress"),
     Shot("history-time-travel-diff-80x24", settle=time_travel_diff, size=(80, 24), title="Then and now at 80x24"),
 ]

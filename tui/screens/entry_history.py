@@ -19,6 +19,7 @@ from tui.widgets.footer import KeyFooter
 from tui.widgets.header import HmcHeader
 from tui.widgets.write_view import OneLine, change_lines, masked, who_text
 from tui.widgets.lists import HmcList
+from tui.widgets.work_progress import WorkProgress
 
 
 class EntryHistoryScreen(ModeScreen):
@@ -62,6 +63,7 @@ call, hmc, or a change outside both), with what it changed. **Enter** opens the 
             yield HmcList(id="eh-list")
             with VerticalScroll(id="eh-diff-box"):
                 yield Static("", id="eh-diff", markup=False)
+        yield WorkProgress(self.app.long_work)
         yield KeyFooter()
 
     def on_mount(self) -> None:
@@ -75,7 +77,8 @@ call, hmc, or a change outside both), with what it changed. **Enter** opens the 
         from core.timeline.view import entry_history
 
         try:
-            timeline = build_timeline(self.app.curator)
+            with self.app.long_work("rebuilding the memory history") as progress:
+                timeline = build_timeline(self.app.curator, progress=progress)
         except (SessionsError, StoreError, OSError) as exc:
             self.app.call_from_thread(self._status, f"Can't read the agent's history: {exc}", True)
             return

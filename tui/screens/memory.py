@@ -20,6 +20,7 @@ from tui.widgets.filter_bar import FilterBar
 from tui.widgets.footer import KeyFooter
 from tui.widgets.header import HmcHeader
 from tui.widgets.store_pane import StorePane
+from tui.widgets.work_progress import WorkProgress
 
 
 SCAN_DELAY = 0.25  # seconds after the first frame before the first scan (it competes with the frame's write)
@@ -88,6 +89,7 @@ every action by name.
         with Horizontal(id="panes"):
             for target in TARGETS:
                 yield StorePane(target)
+        yield WorkProgress(self.app.long_work)
         yield KeyFooter()
 
     def on_mount(self) -> None:
@@ -187,7 +189,8 @@ every action by name.
 
         worker = get_current_worker()
         try:
-            timeline = build_timeline(curator)
+            with self.app.long_work("rebuilding the memory history") as progress:
+                timeline = build_timeline(curator, progress=progress)
         except (SessionsError, _StoreError, OSError):
             return
         lines = origin_lines(timeline, curator.now())
@@ -470,7 +473,8 @@ every action by name.
         timeline = self.timeline
         if timeline is None or timeline.curator is not self.app.curator:
             try:
-                timeline = await asyncio.to_thread(build_timeline, self.app.curator)
+                with self.app.long_work("rebuilding the memory history") as progress:
+                    timeline = await asyncio.to_thread(build_timeline, self.app.curator, progress=progress)
             except (SessionsError, StoreError, OSError) as exc:
                 self.notify(f"Can't read the agent's history: {exc}", title="Time travel", severity="error",
                             markup=False)

@@ -32,6 +32,7 @@ from tui.widgets.findings import SEVERITY_STYLE, FindingsList
 from tui.widgets.gauge import CapacityGauge
 from tui.widgets.header import HmcHeader
 from tui.widgets.sidebyside import SideBySide, diff_pair, mark_spans
+from tui.widgets.work_progress import WorkProgress
 
 REPORTS = "reports"
 
@@ -217,6 +218,7 @@ Secrets stay masked here.
                 yield Static("", id="finding-hint", markup=False)
                 yield CapacityGauge(id="finding-gauge")
                 yield SideBySide(id="finding-sides")
+        yield WorkProgress(self.app.long_work)
         yield KeyFooter()
 
     def on_mount(self) -> None:
@@ -238,8 +240,9 @@ Secrets stay masked here.
     def recompute(self) -> None:
         curator = self.app.curator
         settings = self.app.settings
-        findings = R.run_review(curator, include_kept=True, fresh=False, stale_days=settings.stale_days,
-                                old_days=settings.old_days)
+        with self.app.long_work("rebuilding the memory history for entry ages") as progress:
+            findings = R.run_review(curator, include_kept=True, fresh=False, stale_days=settings.stale_days,
+                                    old_days=settings.old_days, progress=progress)
         if get_current_worker().is_cancelled:  # a newer recompute started (a write, a change on disk):
             return  # these findings may predate it, and must not be shown after its own
         kept = R.decisions(curator).kept_keys()

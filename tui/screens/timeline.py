@@ -24,6 +24,7 @@ from tui.widgets.write_view import change_lines, masked, write_detail, write_row
 from tui.widgets.lists import HmcList
 from tui.widgets.filter_bar import FilterBar
 from tui.widgets.usage_chart import usage_lines
+from tui.widgets.work_progress import WorkProgress
 
 
 class TimelineScreen(ModeScreen):
@@ -84,6 +85,7 @@ edit dialog instead. **Esc** goes back.
             yield HmcList(id="tl-writes")
             with VerticalScroll(id="tl-diff-box"):
                 yield Static("", id="tl-diff", markup=False)
+        yield WorkProgress(self.app.long_work)
         yield KeyFooter()
 
     def on_mount(self) -> None:
@@ -103,7 +105,8 @@ edit dialog instead. **Esc** goes back.
 
         curator = self.app.curator
         try:
-            timeline = build_timeline(curator)
+            with self.app.long_work("rebuilding the memory history") as progress:
+                timeline = build_timeline(curator, progress=progress)
         except (SessionsError, StoreError, OSError) as exc:
             self.app.call_from_thread(self._failed, f"Can't read the agent's history: {exc}")
             return

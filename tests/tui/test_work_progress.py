@@ -1,0 +1,89 @@
+"""Long work in the TUI: a history rebuild that runs past the threshold (10 s; HMC_PROGRESS_AFTER,
+0 here) shows a progress line with a bar above the footer of the screen waiting on it (memory
+mode's origins, the timeline, an entry's history, review's ages), and the line goes when the
+build ends. The build is held in the middle by a real progress report, never by a timer."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from textual.widgets import ProgressBar, Static
+
+from tests.tui.helpers import settle, shown, until
+from tests.tui.test_timeline import history_home
+from tui.widgets.work_progress import WorkProgress
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
+
+
+@pytest.fixture
+def held(monkeypatch):
+    """build_timeline reports 64 of 200 events, then waits for `release` before the real build."""
+    import core.timeline as timeline
+
+    real = timeline.build_timeline
+    reached, release = threading.Event(), threading.Event()
+
+    def build(curator, *args, progress=None, **kwargs):
+        if progress is not None and not release.is_set():
+            progress(0, 200)
+            progress(64, 200)
+            reached.set()
+            release.wait(20)
+        return real(curator, *args, progress=progress, **kwargs)
+
+    monkeypatch.setattr(timeline, "build_timeline", build)
+    return reached, release
+
+
+def line(screen) -> WorkProgress:
+    return screen.query_one(WorkProgress)
+
+
+async def test_a_long_rebuild_shows_its_progress_then_goes(hermes_home, make_app, held, monkeypatch):
+    monkeypatch.setenv("HMC_PROGRESS_AFTER", "0")
+    reached, release = held
+    history_home(hermes_home)
+    app = make_app(hermes_home)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("t")
+        assert await until(pilot, lambda: reached.is_set() and line(app.screen).has_class("-busy"), 20)
+        progress = line(app.screen)
+        assert shown(progress.query_one(Static)) == "Rebuilding the memory history: 64 of 200 events (32%)"
+        bar = progress.query_one(ProgressBar)
+        assert (bar.progress, bar.total) == (64, 200)
+        release.set()
+        assert await until(pilot, lambda: not line(app.screen).has_class("-busy"), 20)
+        assert app.screen.timeline is not None and len(app.screen.timeline.writes) == 5  # four calls, one hand edit
+
+
+async def test_under_the_threshold_nothing_is_shown(hermes_home, make_app, held, monkeypatch):
+    monkeypatch.setenv("HMC_PROGRESS_AFTER", "3600")
+    reached, release = held
+    history_home(hermes_home)
+    app = make_app(hermes_home)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("t")
+        assert await until(pilot, reached.is_set, 20)
+        await pilot.pause(0.6)  # more than two polls
+        assert not line(app.screen).has_class("-busy") and not line(app.screen).query(ProgressBar)
+        release.set()
+        await settle(app, pilot)
+
+
+async def test_review_shows_the_rebuild_for_entry_ages(hermes_home, make_app, held, monkeypatch):
+    monkeypatch.setenv("HMC_PROGRESS_AFTER", "0")
+    reached, release = held
+    history_home(hermes_home)
+    app = make_app(hermes_home)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("4")
+        assert await until(pilot, lambda: app.screen.MODE == "review" and line(app.screen).has_class("-busy"), 20)
+        assert shown(line(app.screen).query_one(Static)).startswith(
+            "Rebuilding the memory history for entry ages: 64 of 200 events")
+        release.set()
+        assert await until(pilot, lambda: not line(app.screen).has_class("-busy"), 20)
