@@ -2,8 +2,9 @@
 
 Top-level modules: home.py (where the Hermes home is, its profiles, config.yaml, creating one),
 curator.py (the one context object: home, config, stores, both queues, state.db, clock),
-timefmt.py (times for people), errors.py (the refusal both interfaces report), settings.py (hmc's
-own config.toml). The packages below mirror the product; each one's docstring says what it holds.
+timefmt.py (times for people), errors.py (the refusal both interfaces report), progress.py (when
+long work is worth showing, and the jobs running now: stdlib only), settings.py (hmc's own
+config.toml). The packages below mirror the product; each one's docstring says what it holds.
 
 May import: the standard library, pyyaml and platformdirs. Never textual, rich or tui/ (a test
 imports every module and checks textual stays out). Lower packages never import higher ones, in
