@@ -140,6 +140,8 @@ async def test_slash_filters_the_pending_queue_by_text(home, make_app):
         await settle(app, pilot)
         assert screen.query_one("#pending-list", OptionList).option_count == 1
         assert screen.current.id == "0000000b"
+        bar = shown(screen.query_one("#pending-bar"))
+        assert "1 of 2 shown" in bar and "approval on" in bar  # what the list shows, of the queue
         await pilot.press(*"zzz")
         await settle(app, pilot)
         assert screen.current is None
@@ -147,6 +149,7 @@ async def test_slash_filters_the_pending_queue_by_text(home, make_app):
         await pilot.press("escape")
         await settle(app, pilot)
         assert [ins.id for ins in (screen.row_ins(screen.rows[n]) for n in screen.shown_rows)] == ["0000000a", "0000000b"]
+        assert "shown" not in shown(screen.query_one("#pending-bar"))
 
 
 # -- one undo rule: it asks first ------------------------------------------------------------------------

@@ -285,6 +285,7 @@ class QueueScreen(ModeScreen):
 
     def apply_filter(self) -> None:
         self._fill_list()
+        self._fill_bar()
         self.row_changed()
         self.show_detail()
         self.refresh_bindings()
@@ -298,7 +299,11 @@ class QueueScreen(ModeScreen):
         narrow = self.app.size.width < 110
         bar, spans = queue_tabs(*self.tab_counts(self.app.header_state(quick=True)), self.QUEUE.tab)
         bar.append("  ")
-        self.describe_queue(bar, narrow)
+        if self.rows and len(self.shown_rows) < len(self.rows):  # filtered: what the list shows, of how many
+            bar.append(f"{len(self.shown_rows)} of {len(self.rows)} shown", style="bold cyan")
+            bar.append(" · ")
+        else:
+            self.describe_queue(bar, narrow)
         bar.append("approval " if narrow else f"{self.QUEUE.approval} ")
         bar.append("on" if self.write_approval else "off", style="bold")
         bar.append(" (w)", style="dim")
