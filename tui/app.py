@@ -208,7 +208,18 @@ class CuratorApp(App):
             problems.append(f"there is no theme named {self.settings.theme!r}")
         from core.home import tilde
 
-        body = "\n".join(text for text, _ in view_lines(view, problems, tilde(view.path)))
+        from rich.console import Group
+        from rich.padding import Padding
+
+        styles = {"path": "bold", "setting": "", "problem": "bold red", "hint": "dim italic"}
+        parts = []
+        for text, kind in view_lines(view, problems, tilde(view.path)):
+            if kind == "about":  # under its value, wrapped lines too (a hanging indent)
+                words = text.lstrip(" ")
+                parts.append(Padding(literal(words, "dim"), (0, 0, 0, len(text) - len(words))))
+            else:
+                parts.append(literal(text, styles.get(kind, "")))
+        body = Group(*parts)
         self.push_screen(TextDialog("hmc settings (config.toml)", body,
                                     note="ctrl+p → Change theme saves the theme here; the rest: edit the file, "
                                          "or `hmc config set KEY VALUE`."))

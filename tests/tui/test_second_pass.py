@@ -365,17 +365,21 @@ async def test_the_palette_shows_the_settings_as_hmc_config_does(home, make_app,
     from tui.screens.dialogs import TextDialog
 
     path = tmp_path / "config.toml"
-    path.write_text('poll_interval = 2\n[keys]\n"memory.addd" = "a"\n', encoding="utf-8")
+    path.write_text('theme = "[b]odd[/b]"\npoll_interval = 2\n[keys]\n"memory.addd" = "a"\n', encoding="utf-8")
     app = make_app(home, settings=load(path))
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(app, pilot)
         app.action_settings()
         dialog = await until_dialog(pilot, TextDialog)
         await pilot.pause()
-        text = dialog.query_one("#text-body").text
+        text = shown(dialog.query_one("#text-body"))
         assert str(path) in text and "poll_interval" in text and "file" in text
+        indent = " " * len("review.stale_days  ")  # under its value, as `hmc config` shows it, wrapped lines too
+        assert next(line for line in text.splitlines() if "seconds between checks" in line).startswith(indent)
+        assert next(line for line in text.splitlines() if "(0.1–60)" in line).startswith(indent)
         assert "review.stale_days" in text and "default" in text
         assert "'memory.addd' is not a binding id" in text
+        assert '"[b]odd[/b]"' in text  # the file's text, literally: never markup
         assert "app: Show settings" in [c.title for c in app.palette_commands()]
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterator, Sequence, TypeVar
 
+from rich.console import Group
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -429,11 +430,13 @@ def undo_question(rec, when: str) -> Text:
 
 
 class TextDialog(Dialog[None]):
-    """Read-only text (a prompt preview, a raw payload), shown exactly as it is."""
+    """Read-only text (a prompt preview, a raw payload), shown exactly as it is: a string in a
+    read-only text area (select and copy), or styled rich Text (built with tui.literal; a Group of
+    them, padded) in a scrolling view, whose indentation and styles stay as given."""
 
     BINDINGS = [Binding("escape,q", "close", "Close", id="text.close", tooltip="Close")]
 
-    def __init__(self, title: str, text: str, note: str = "") -> None:
+    def __init__(self, title: str, text: str | Text | Group, note: str = "") -> None:
         super().__init__()
         self.title_text, self.text, self.note = title, text, note
 
@@ -442,12 +445,16 @@ class TextDialog(Dialog[None]):
             yield Label(literal(self.title_text, "bold"), classes="dialog-title")
             if self.note:
                 yield Static(literal(self.note, "dim"), markup=False)
-            yield SafeTextArea(self.text, read_only=True, soft_wrap=True, id="text-body")
+            if not isinstance(self.text, str):
+                with VerticalScroll(id="text-scroll"):
+                    yield Static(self.text, id="text-body", markup=False)
+            else:
+                yield SafeTextArea(self.text, read_only=True, soft_wrap=True, id="text-body")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Close (esc)", id="close", variant="primary")
 
     def on_mount(self) -> None:
-        self.query_one(TextArea).focus()
+        self.query_one("#text-body" if isinstance(self.text, str) else "#text-scroll").focus()
 
     @on(Button.Pressed)
     def pressed(self) -> None:
