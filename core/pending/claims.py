@@ -31,22 +31,27 @@ class Claim:
     pid: int | None  # the claiming process (None: not a number)
 
 
-def take(path: Path) -> Path:
+def take(path: Path, token: str | None = None, *, sync: bool = True) -> Path:
     """Claim the record at `path` (made durable: recovery finds it after a crash, never a lost
-    record). Raises FileNotFoundError (someone else has it, or it's gone), OSError."""
-    claim = path.with_name(f".{path.name}{CLAIM_MARK}{os.getpid()}-{os.urandom(4).hex()}")
+    record). `token` names the claim (default: a random one; claims taken together share theirs);
+    without `sync` the caller makes the folder durable (`fsync_dir`) once for many claims.
+    Raises FileNotFoundError (someone else has it, or it's gone), OSError."""
+    claim = path.with_name(f".{path.name}{CLAIM_MARK}{os.getpid()}-{token or os.urandom(4).hex()}")
     os.rename(path, claim)
-    fsync_dir(path.parent)
+    if sync:
+        fsync_dir(path.parent)
     return claim
 
 
-def remove(claim: Path) -> None:
-    """Delete a claim (the record was applied or rejected), or any file, durably."""
+def remove(claim: Path, *, sync: bool = True) -> None:
+    """Delete a claim (the record was applied or rejected), or any file, durably (or, without
+    `sync`, once the caller fsyncs the folder)."""
     try:
         os.unlink(claim)
     except FileNotFoundError:
         pass
-    fsync_dir(claim.parent)
+    if sync:
+        fsync_dir(claim.parent)
 
 
 def put_back(claim: Path, path: Path) -> bool:
@@ -59,6 +64,11 @@ def put_back(claim: Path, path: Path) -> bool:
         return False
     fsync_dir(path.parent)
     return True
+
+
+def token_of(name: str) -> str:
+    """What follows the pid in a claim's name (its token)."""
+    return name.partition(CLAIM_MARK)[2].partition("-")[2]
 
 
 @contextmanager
@@ -119,7 +129,7 @@ def parse(name: str) -> Claim | None:
 
 
 def stale_claims(folder: Path, max_age: float = STALE_CLAIM_SECONDS) -> Iterator[Claim]:
-    """The claims in `folder` whose process is gone, or that are older than `max_age` seconds."""
+    """The claims in `folder` whose process is gone, or held longer than `max_age` seconds."""
     try:
         names = os.listdir(folder)
     except OSError:
@@ -130,9 +140,11 @@ def stale_claims(folder: Path, max_age: float = STALE_CLAIM_SECONDS) -> Iterator
         if claim is None:
             continue
         try:
-            age = now - os.lstat(folder / name).st_mtime
+            st = os.lstat(folder / name)
         except OSError:
             continue
+        # held since the rename, which sets the change time (a record's mtime is when it was staged)
+        age = now - max(st.st_mtime, st.st_ctime)
         if claim.pid is not None and alive(claim.pid) and age < max_age:
             continue
         yield claim

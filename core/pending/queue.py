@@ -24,21 +24,24 @@ import os
 import re
 import stat
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
 from core import timefmt
 from core.pending import claims
+from core.pending.approve_all import GROUP_TOKEN, approve_together, approved_by, group_tag  # noqa: F401
 from core.pending.claims import CLAIM_MARK, STALE_CLAIM_SECONDS  # noqa: F401  (re-exported)
+from core.pending.results import Approval, Failure, Report  # noqa: F401  (re-exported)
 from core.pending.inspection import (
     EntryChange, Inspection, Scanned, _classify, _is_batch, _pin_message, entry_changes, group_key, inline_diff,
     inspect_ops,
 )
 from core.pending.records import (
     BROKEN, CHANGED, DESTRUCTIVE, ID_RE, LIMIT, MALFORMED, MAX_RECORD_BYTES, NEVER_APPLIES, PIN_CHANGED, REFUSED,
-    UNPINNED, ApproveRefused, PendingError, PendingRecord, describe, parse_record, printable, unpinned_reason,
+    UNPINNED, ApproveRefused, PendingError, PendingRecord, cannot_take, describe, parse_record, printable, unpinned_reason,
 )
+from core.pending.records import why as _why
 from core.pending.records import (  # noqa: F401  (re-exported: the reason kinds callers compare with)
     AMBIGUOUS, DISABLED, DRIFT, EMPTIES_STORE, EMPTY, FORCIBLE, HERMES_SCAN, NO_MATCH, SCANNER, TOO_LARGE, UNREADABLE,
 )
@@ -52,43 +55,6 @@ from core.store.memory import (
 if TYPE_CHECKING:  # pragma: no cover
     from core.store.journal import History
     from core.store.memory import MemoryStore
-
-
-# ---------------------------------------------------------------------------------------------
-# Results
-
-
-@dataclass(frozen=True)
-class Approval:
-    id: str
-    target: str
-    result: WriteResult
-    edited: bool = False
-    warnings: tuple[str, ...] = ()
-
-    @property
-    def changed(self) -> bool:
-        return self.result.changed
-
-
-@dataclass(frozen=True)
-class Failure:
-    id: str
-    kind: str
-    reason: str
-
-
-@dataclass(frozen=True)
-class Report:
-    """What `approve_all` / `reject_all` did: each success, each failure (the record kept)."""
-
-    done: tuple[Any, ...] = ()  # Approval (approve) or record ids (reject)
-    failed: tuple[Failure, ...] = ()
-    skipped: tuple[str, ...] = ()  # staged after the person looked: left for them
-
-    @property
-    def ok(self) -> bool:
-        return not self.failed
 
 
 # ---------------------------------------------------------------------------------------------
@@ -308,8 +274,7 @@ class PendingQueue:
         self.recover_claims()
         path = self._path_for(record_id)
         rid = printable(path.name[:-5] if path.name.endswith(".json") else path.name)
-        refused = lambda exc: PendingError(f"can't take pending write {rid} ({_why(exc)}); nothing was done")  # noqa: E731
-        with claims.claimed(path, lambda: self._unknown(rid), refused=refused,
+        with claims.claimed(path, lambda: self._unknown(rid), refused=lambda exc: cannot_take(rid, exc),
                             applied=lambda name: self._outcome(name) == "applied") as claim, tagged(claim.name):
             yield claim, path, rid
         self._cache.pop(path.name, None)
@@ -320,8 +285,15 @@ class PendingQueue:
         history = self.history
         if history is None:
             return "not applied"
+        tag = claim_name
+        token = claims.token_of(claim_name)
+        if token.startswith(GROUP_TOKEN):  # claimed by an approve-all: its file's group write says
+            target = self._claimed_target(claim_name)
+            if target is None:
+                return "not applied"
+            tag = group_tag(token, target)
         try:
-            state, rec = history.outcome(claim_name)
+            state, rec = history.outcome(tag)
         except Exception:  # noqa: BLE001 - an unreadable journal knows nothing
             return "not applied"
         if state == "committed":
@@ -337,6 +309,18 @@ class PendingQueue:
                 return "unknown"
             return "applied" if rec.id in committed else "not applied"
         return "not applied"
+
+    def _claimed_target(self, claim_name: str) -> str | None:
+        """The target of the record held under this claim (None: not a usable record, so never
+        applied)."""
+        claim, parsed = self.folder / claim_name, claims.parse(claim_name)
+        try:
+            st = os.lstat(claim)
+        except OSError:
+            return None
+        record = self._read(claim, (st.st_mtime_ns, st.st_size), st.st_mtime, st.st_size,
+                            name=parsed.original if parsed else None)
+        return record.target if record.usable else None
 
     def _claim_holder(self, rid: str) -> str | None:
         return claims.holder(self.folder, f"{rid}.json")
@@ -370,7 +354,9 @@ class PendingQueue:
             return self._apply_claimed(claim, path, rid, edited, target, force, seen)
 
     def _apply_claimed(self, claim: Path, path: Path, rid: str, edited, target, force: bool,
-                       seen: Inspection | None) -> Approval:
+                       seen: Inspection | None, write: Callable[..., WriteResult] | None = None) -> Approval:
+        """Approve the claimed record; `write(store, ops, **apply's keywords)` makes the write
+        (default: `store.apply`; approve-all passes its group's)."""
         st = os.lstat(claim)
         record = self._read(claim, (st.st_mtime_ns, st.st_size), st.st_mtime, st.st_size, name=path.name)
         if record.broken:
@@ -399,8 +385,8 @@ class PendingQueue:
             # A staged write replays the release's rules exactly (its scan refuses outright, no
             # shrinking exception); hmc only asks more: its wider scan and a batch emptying the file
             # need `force`. An edited version is the person's own write.
-            result = store.apply(list(ops), force=force, action=action, person=edited_by_person,
-                                 batch=_is_batch(record, edited_by_person))
+            result = (write or _store_apply)(store, list(ops), force=force, action=action, person=edited_by_person,
+                                             batch=_is_batch(record, edited_by_person))
         except Conflict as exc:
             message = _pin_message(exc) if seen is None or record.ops == ops else \
                 "the entry you saw changed since you looked (another writer); look again before approving"
@@ -417,24 +403,23 @@ class PendingQueue:
         """Approve every record, oldest first, going on past failures (they stay, with reasons).
         Never forces past a scanner hit. With `seen` (the inspections a person looked at), only
         those records are approved, each exactly as seen (see `approve`); any staged since are
-        left for the person (`Report.skipped`)."""
+        left for the person (`Report.skipped`). Each record's outcome is the one `approve` one by
+        one would give; the writes are made together (core/pending/approve_all.py)."""
         shown = {i.id: i for i in seen} if seen is not None else None
-        done, failed, skipped = [], [], []
-        for record in self.list():
+        outcomes: dict[int, Approval | Failure] = {}
+        todo, skipped = [], []
+        for n, record in enumerate(self.list()):
             if shown is not None and record.id not in shown:
                 skipped.append(record.id)
-                continue
-            if not record.usable:
-                failed.append(Failure(record.id, BROKEN if record.broken else record.problem_kind,
-                                      f"{record.file}: {record.broken}" if record.broken else str(record.problem)))
-                continue
-            try:
-                done.append(self.approve(record.id, seen=shown.get(record.id) if shown else None))
-            except ApproveRefused as exc:
-                failed.append(Failure(record.id, exc.kind, str(exc)))
-            except PendingError as exc:
-                failed.append(Failure(record.id, REFUSED, str(exc)))
-        return Report(tuple(done), tuple(failed), tuple(skipped))
+            elif not record.usable:
+                outcomes[n] = Failure(record.id, BROKEN if record.broken else record.problem_kind,
+                                      f"{record.file}: {record.broken}" if record.broken else str(record.problem))
+            else:
+                todo.append((n, record))
+        outcomes.update(approve_together(self, todo, shown))
+        done = tuple(o for _, o in sorted(outcomes.items()) if isinstance(o, Approval))
+        failed = tuple(o for _, o in sorted(outcomes.items()) if isinstance(o, Failure))
+        return Report(done, failed, tuple(skipped))
 
     # -- rejecting -----------------------------------------------------------------------------
 
@@ -540,13 +525,13 @@ class PendingQueue:
         raise PendingError("no rejected record to bring back")
 
 
+def _store_apply(store: "MemoryStore", ops: list[Op], **kw: Any) -> WriteResult:
+    return store.apply(ops, **kw)
+
+
 def _order(record: PendingRecord) -> tuple[float, str]:
     """Oldest first, then by file name: a total order even for records with odd times."""
     return (record.created_at, record.path.name)
-
-
-def _why(exc: OSError) -> str:
-    return printable((exc.strerror or str(exc)).lower())
 
 
 def _mode(path: Path) -> int:
@@ -557,5 +542,5 @@ def _mode(path: Path) -> int:
 __all__ = [
     "PendingQueue", "PendingRecord", "Inspection", "EntryChange", "Scanned", "Approval", "Failure", "Report",
     "PendingError", "ApproveRefused", "NEVER_APPLIES", "parse_record", "inspect_ops", "entry_changes", "inline_diff",
-    "group_key", "describe",
+    "group_key", "describe", "approved_by",
 ]

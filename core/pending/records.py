@@ -191,6 +191,16 @@ def printable(text: str) -> str:
     return _SURROGATE.sub("\ufffd", text) if _SURROGATE.search(text) else text
 
 
+def why(exc: OSError) -> str:
+    """An OS error's reason, lowercase and printable."""
+    return printable((exc.strerror or str(exc)).lower())
+
+
+def cannot_take(rid: str, exc: OSError) -> PendingError:
+    """The OS refused to claim record `rid` (core/pending/claims.py)."""
+    return PendingError(f"can't take pending write {rid} ({why(exc)}); nothing was done")
+
+
 def _printable_obj(obj: Any) -> Any:
     """A copy of parsed JSON (already depth-checked) with printable strings, for showing."""
     if isinstance(obj, str):

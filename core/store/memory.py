@@ -270,11 +270,17 @@ class MemoryStore:
                       + ("Hermes reads it as empty and refuses to write it" if self.release.unreadable_is_empty
                          else "Hermes can't load it either"),
             )
+        return self.snapshot_of(raw, token=tok, digest=digest, symlink=symlink)
+
+    def snapshot_of(self, raw: str, *, token: Token = MISSING, digest: str = "", symlink: bool = False,
+                    tidy_check: bool = True) -> Snapshot:
+        """The snapshot of a file holding `raw` (decoded), read as the release reads it. Without
+        `tidy_check` the (display-only) `untidy` list is left empty."""
         text = rules.newlines(raw.removeprefix(BOM) if self.release.strips_bom else raw)
         return Snapshot(
             self.target, entries=tuple(parse(text)), raw=raw, exists=True,
             drift=rules.drift(text, self.limit, self.release), bom=raw.startswith(BOM), symlink=symlink,
-            token=tok, digest=digest, untidy=untidy(raw, self.release),
+            token=token, digest=digest, untidy=untidy(raw, self.release) if tidy_check else (),
         )
 
     # -- locking -------------------------------------------------------------------------------
@@ -306,12 +312,18 @@ class MemoryStore:
 
     def _writable_snapshot(self, *, allow_drift: bool = False) -> Snapshot:
         """Re-read under the lock and refuse anything the release would refuse."""
+        self._refuse_disabled()
+        return self._refuse_unwritable(self.read(), allow_drift=allow_drift)
+
+    def _refuse_disabled(self) -> None:
         if not self.enabled:
             if self.release.boolean_store_flags:  # 0.22 refuses them too, in these words
                 raise StoreError(f"Built-in {self.name} writes are disabled in memory config.")
             key = "memory_enabled" if self.target == "memory" else "user_profile_enabled"
             raise StoreError(f"{self.label} is disabled in config.yaml (memory.{key}: false); writes are refused")
-        snap = self.read()
+
+    def _refuse_unwritable(self, snap: Snapshot, *, allow_drift: bool = False) -> Snapshot:
+        """`snap` if the release would write over it, else the refusal it (and hmc) would give."""
         if snap.symlink:
             raise StoreError(f"{self.name} is a symbolic link; hmc won't replace it with a file (edit the file it points to)")
         if snap.error:
@@ -348,9 +360,22 @@ class MemoryStore:
         rules); by default several ops are a batch. `tool=True` replays the model's own memory_tool
         call (0.22 refuses `replace` there); otherwise a staged write's approval.
         """
-        allow_empty = force if allow_empty is None else allow_empty
-        # what the release refuses before its lock (and drift guard)
-        rules.precheck(ops, batch, self.release, tool=tool, entries=lambda: self.read().entries, person=person)
+        findings = self._refuse_before_lock(ops, force=force, person=person, batch=batch, tool=tool,
+                                            entries=lambda: self.read().entries)
+        with self.locked():
+            snap = self._writable_snapshot(allow_drift=self._drift_allowed(ops, batch))
+            result, new_text, write, backup = self._plan_write(snap, ops, force=force, person=person,
+                                                               allow_empty=allow_empty, batch=batch)
+            if write:
+                kind = action or (ops[0].action if len(ops) == 1 else "batch")
+                self._replace_locked(snap, new_text, kind, "; ".join(result.messages))
+        return self._result(result, findings, backup)
+
+    def _refuse_before_lock(self, ops: Sequence[Op], *, force: bool, person: bool, batch: bool | None, tool: bool,
+                            entries) -> list:
+        """What the release (and hmc's wider scan, unless forced) refuses before its lock and drift
+        guard; `entries` gives the file's entries now. Returns the scan's findings."""
+        rules.precheck(ops, batch, self.release, tool=tool, entries=entries, person=person)
         findings = self.scan_ops(ops)
         if not person:
             refusal = self.release_refusal(ops, batch)
@@ -367,17 +392,23 @@ class MemoryStore:
                     + ("; Hermes will block the entry from the prompt" if any(f.hermes_blocks for f in blocking) else ""),
                     findings,
                 )
+        return findings
+
+    def _plan_write(self, snap: Snapshot, ops: Sequence[Op], *, force: bool, person: bool,
+                    allow_empty: bool | None, batch: bool | None) -> tuple[Plan, str, bool, Path | None]:
+        """Under the lock, on the writable `snap`: the plan, the text to write, whether to write it,
+        and the backup of a drifted file the write replaces (saved now). Raises like apply."""
+        allow_empty = force if allow_empty is None else allow_empty
+        result = plan(snap.entries, ops, self.limit, self.label, self.release, person=person,
+                      allow_empty=allow_empty, batch=batch, file_name=self.name)
+        new_text = serialize(result.after)
+        write = result.changed or (rules.is_batch(ops, batch) and snap.raw != new_text)
         backup = None
-        with self.locked():
-            snap = self._writable_snapshot(allow_drift=self._drift_allowed(ops, batch))
-            result = plan(snap.entries, ops, self.limit, self.label, self.release, person=person,
-                          allow_empty=allow_empty, batch=batch, file_name=self.name)
-            new_text = serialize(result.after)
-            if result.changed or (rules.is_batch(ops, batch) and snap.raw != new_text):
-                if snap.drift:  # an add the release lets through: it rewrites the file; keep the original
-                    backup = self._backup(snap.raw.encode("utf-8") if snap.raw is not None else b"")
-                kind = action or (ops[0].action if len(ops) == 1 else "batch")
-                self._replace_locked(snap, new_text, kind, "; ".join(result.messages))
+        if write and snap.drift:  # an add the release lets through: it rewrites the file; keep the original
+            backup = self._backup(snap.raw.encode("utf-8") if snap.raw is not None else b"")
+        return result, new_text, write, backup
+
+    def _result(self, result: Plan, findings: Sequence[object], backup: Path | None) -> WriteResult:
         return WriteResult(
             self.target, result.before, result.after, result.messages,
             usage_label(usage(result.after), self.limit), result.changed, tuple(findings), backup=backup,
@@ -488,10 +519,7 @@ class MemoryStore:
                         undoes: int | None = None) -> None:
         """Atomically replace the file, journaled: the journal commits the record only when the
         replace succeeded (a refused or failed write leaves no record). Caller holds the lock."""
-        try:
-            data = new_text.encode("utf-8")
-        except UnicodeEncodeError:
-            raise StoreError("the text holds a lone surrogate, which no UTF-8 file can hold; nothing was written") from None
+        data = _encode(new_text)
         mode = None
         try:
             mode = os.stat(self.path).st_mode & 0o777
@@ -503,6 +531,14 @@ class MemoryStore:
             with self.history.writing(self.target, self.path, snap.raw or "", new_text, action, detail, undoes):
                 _atomic_write(self.path, data, mode)
         self.read()
+
+
+def _encode(text: str) -> bytes:
+    """The file's bytes for `text` (StoreError for a lone surrogate: nothing is written)."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise StoreError("the text holds a lone surrogate, which no UTF-8 file can hold; nothing was written") from None
 
 
 def _atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from core.curator import open_curator
+from core.pending.queue import approved_by
 from core.store.memory import parse
 from tests.core.pending_support import MEMORY, make_home, pending_files, stage
 
@@ -82,7 +83,7 @@ def check(home: Path) -> None:
     assert [n for n in os.listdir(home / "memories") if n.endswith(".tmp")] == [], "an orphan temp file was left"
     history = cur.history
     records = [r for r in history.records() if r.target == "memory"]
-    applied = [r.action.split()[1] for r in records if r.action.startswith("approve ")]
+    applied = [rid for r in records for rid in approved_by(r)]  # one approval, or an approve-all's group
     assert len(applied) == len(set(applied)), "a record was applied twice"
     waiting = {n[:-5] for n in pending_files(home)}
     assert not waiting & set(applied), f"applied records came back: {sorted(waiting & set(applied))}"

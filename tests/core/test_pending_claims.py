@@ -131,3 +131,17 @@ def test_claims_module_takes_finds_stale_and_puts_back(tmp_path):
     claims.remove(gone)  # already gone: no error
     assert claims.holder(folder, "0000000b.json") is None
     assert not claims.alive(0) and not claims.alive(-1) and claims.alive(os.getpid())
+
+
+def test_a_live_hmcs_claim_on_a_record_staged_long_ago_is_not_stale(home):
+    """A claim is as old as its rename, not as the record: an approve-all holding the claim of a
+    record staged an hour ago must not have it put back by another hmc's recovery meanwhile."""
+    rid = stage(home, content="Likes espresso")
+    folder = home / "pending" / "memory"
+    os.utime(folder / f"{rid}.json", (os.path.getmtime(folder / f"{rid}.json") - 3600,) * 2)
+    from core.pending import claims
+
+    mine = claims.take(folder / f"{rid}.json")
+    assert os.lstat(mine).st_mtime < os.lstat(mine).st_ctime - 3000  # the record's own time is kept
+    assert list(claims.stale_claims(folder)) == []
+    assert curator(home).pending.recover_claims() == [] and os.listdir(folder) == [mine.name]
