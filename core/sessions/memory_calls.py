@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from dataclasses import asdict, dataclass, field
-from typing import Any, Iterable
+from dataclasses import dataclass, field
+from typing import Any, Iterable, NamedTuple
 
 from core.sessions.db import Schema, as_epoch
 from core.store.atomic import read_regular
@@ -46,9 +46,9 @@ _WANTED_CALLS_AND_NAMED = ("((role = 'assistant' AND tool_calls IS NOT NULL AND 
                            "OR (role = 'tool' AND tool_name = 'memory'))")
 
 
-@dataclass(frozen=True)
-class Call:
-    """One memory tool call that really wrote (succeeded, not staged)."""
+class Call(NamedTuple):
+    """One memory tool call that really wrote (succeeded, not staged). A named tuple: tens of
+    thousands are made per history build, and the cache's calls file is their JSON arrays as they are."""
 
     message_id: int  # the assistant message holding the call
     result_id: int  # the tool message holding its result
@@ -71,14 +71,17 @@ class Call:
                 "entries": list(self.entries) if self.entries is not None else None, "entry_count": self.entry_count}
 
     @classmethod
-    def from_cache(cls, d: dict) -> "Call":
-        """From a cache whose digest checked out (written by to_json): only the shape is checked."""
-        if d["target"] not in TARGETS or d["action"] not in ("add", "replace", "remove", "patch", "batch"):
+    def from_cache(cls, d: list) -> "Call":
+        """From the cache's calls file (a call's fields as a JSON array, in order), whose digest
+        checked out: only the shape is checked."""
+        if type(d) is not list or len(d) != CALL_FIELDS or d[5] not in TARGETS or d[6] not in ACTIONS:
             raise ValueError("call")
-        ops, entries = d["operations"], d["entries"]
-        return cls(d["message_id"], d["result_id"], d["session_id"], d["timestamp"], d["call_id"], d["target"],
-                   d["action"], d["content"], d["old_text"], tuple(ops) if ops is not None else None,
-                   tuple(entries) if entries is not None else None, d["entry_count"])
+        ops, entries = d[9], d[10]
+        if ops is not None:
+            d[9] = tuple(ops)
+        if entries is not None:
+            d[10] = tuple(entries)
+        return cls._make(d)
 
     @classmethod
     def from_json(cls, data: dict) -> "Call":
@@ -89,7 +92,7 @@ class Call:
             message_id=_int(data["message_id"]), result_id=_int(data["result_id"]),
             session_id=_str(data["session_id"]), timestamp=_opt_float(data["timestamp"]),
             call_id=_str(data["call_id"]), target=_choice(data["target"], TARGETS),
-            action=_choice(data["action"], ("add", "replace", "remove", "patch", "batch")),
+            action=_choice(data["action"], ACTIONS),
             content=_opt_str(data["content"]), old_text=_opt_str(data["old_text"]),
             operations=tuple(_op_dict(o) for o in _list(ops)) if ops is not None else None,
             entries=tuple(_str(e) for e in _list(entries)) if entries is not None else None,
@@ -98,8 +101,11 @@ class Call:
         return call
 
 
-@dataclass(frozen=True)
-class Open:
+ACTIONS = ("add", "replace", "remove", "patch", "batch")
+CALL_FIELDS = len(Call._fields)
+
+
+class Open(NamedTuple):
     """A memory call whose result row hasn't been read yet (it comes in a later message)."""
 
     message_id: int
@@ -108,7 +114,7 @@ class Open:
     arguments: dict
 
     def to_json(self) -> dict:
-        return asdict(self)
+        return self._asdict()
 
     @classmethod
     def from_json(cls, data: dict) -> "Open":

@@ -31,7 +31,8 @@ import platformdirs
 from core.store.atomic import private_dir, read_regular, write_private
 from core.sessions.memory_calls import MAX_CACHED_CALLS_BYTES, Harvest, Open
 
-VERSION = 5  # 4: patch calls and new_text arguments are harvested; 5: writes keep logs, not copies of the store
+VERSION = 6  # 4: patch calls and new_text arguments are harvested; 5: writes keep logs, not copies of the store;
+# 6: the calls file holds each call as an array of its fields, entries name their writes by index
 MAX_CACHE_BYTES = 256 * 1024 * 1024
 
 
@@ -143,8 +144,7 @@ def save(db_path: Path, conn: sqlite3.Connection, harvest: Harvest, replay: dict
     }
     path = cache_path(db_path)
     try:
-        calls = json.dumps([c.to_json() for c in harvest.all_calls()], ensure_ascii=True,
-                           separators=(",", ":")).encode("ascii")
+        calls = json.dumps(harvest.all_calls(), ensure_ascii=True, separators=(",", ":")).encode("ascii")
         obj["calls_digest"], obj["n_calls"] = hashlib.sha256(calls).hexdigest(), len(harvest.calls)
         body = marshal.dumps(obj, 4)
         for size, limit in ((len(body), MAX_CACHE_BYTES), (len(calls), MAX_CACHED_CALLS_BYTES)):

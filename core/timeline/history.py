@@ -41,22 +41,25 @@ from core.timeline.state import SEP, Line, State, replay_log
 if TYPE_CHECKING:  # pragma: no cover
     from core.curator import Curator
 
-from core.timeline.model import (MAX_BACKUP_BYTES, TimelineError, RollbackConflict, Write, ROW, Blame, Diff, Divergence, as_epoch)  # noqa: F401  (what callers import from here)
+from core.timeline.model import (MAX_BACKUP_BYTES, TimelineError, RollbackConflict, Write, ROW, Blame, Blames, Diff, Divergence, as_epoch)  # noqa: F401  (what callers import from here)
 
 # -- the rebuild -------------------------------------------------------------------------------------
 
 class Writes:
-    """The history's writes, oldest first. Those loaded from the cache stay columns (the cache's
-    form) until used: an update that appends a few writes, or a blame that needs a few origins, doesn't
-    build thousands of objects. Iterating, indexing and len() work like a list's. A write's entries
-    before and after it are replayed from the writes' logs when asked for (`entries`), so the
-    history holds each change once, not a copy of the store per write."""
+    """The history's writes, oldest first, held as rows (Write.row's order): those loaded from the
+    cache as its columns (one tuple per field: columns load faster than rows), those this run added
+    as tuples. A Write object is made only when one is asked for (a log, a blame's origin, a
+    rollback), so an update that appends a few writes, or a blame that needs a few origins, doesn't
+    build thousands of objects; entries and lines name their writes by index. Iterating, indexing
+    and len() work like a list's. A write's entries before and after it are replayed from the
+    writes' logs when asked for (`entries`), so the history holds each change once, not a copy of
+    the store per write."""
 
     def __init__(self) -> None:
         self._cols: list[tuple] = [()] * ROW  # the cached writes: one tuple per field (Write.row's order)
         self._n = 0  # how many writes came from the cache
+        self._rows: list[tuple] = []  # the writes added since, one tuple each
         self._made: dict[int, Write] = {}
-        self._tail: list[Write] = []
         self._position: dict[int, int] = {}  # id(Write) -> its index
         self._memo: tuple[str, int, dict] | None = None  # (target, next index, entries): sequential asks
 
@@ -73,46 +76,55 @@ class Writes:
         self._cols, self._n = cols, n
 
     def __len__(self) -> int:
-        return self._n + len(self._tail)
+        return self._n + len(self._rows)
+
+    def field(self, i: int, k: int):
+        """Field `k` (Write.row's order) of write `i`, without making the Write."""
+        n = self._n
+        return self._cols[k][i] if i < n else self._rows[i - n][k]
 
     def _get(self, i: int) -> Write:
         w = self._made.get(i)
         if w is None:
-            w = Write(*[c[i] for c in self._cols], history=self)
+            n = self._n
+            w = Write(*([c[i] for c in self._cols] if i < n else self._rows[i - n]), history=self)
             self._made[i] = w
             self._position[id(w)] = i
         return w
 
     def __getitem__(self, i: int) -> Write:
-        n = self._n
         if i < 0:
             i += len(self)
         if not 0 <= i < len(self):
             raise IndexError(i)
-        return self._get(i) if i < n else self._tail[i - n]
+        return self._get(i)
 
     def __iter__(self) -> Iterator[Write]:
-        for i in range(self._n):
+        for i in range(len(self)):
             yield self._get(i)
-        yield from self._tail
 
     def __bool__(self) -> bool:
         return len(self) > 0
 
+    def add(self, row: tuple) -> int:
+        """Append a write given as its row (Write.row's order); its index."""
+        self._rows.append(row)
+        return len(self) - 1
+
     def append(self, w: Write) -> None:
-        self._position[id(w)] = len(self)
+        i = self.add(w.row())
         w.history = self
-        self._tail.append(w)
+        self._made[i] = w
+        self._position[id(w)] = i
 
     def position(self, w: Write) -> int:
         return self._position[id(w)]
 
     def columns(self) -> list[tuple]:
         """The cache's form of every write (cached columns as they were, new writes added)."""
-        if not self._tail:
+        if not self._rows:
             return list(self._cols)
-        rows = [w.row() for w in self._tail]
-        return [col + tuple(row[k] for row in rows) for k, col in enumerate(self._cols)]
+        return [col + new for col, new in zip(self._cols, zip(*self._rows))]
 
     def scan(self) -> Iterator[tuple[int, float, str, str]]:
         """(index, timestamp, target, id) of each write, without building Write objects."""
@@ -120,15 +132,15 @@ class Writes:
         for ts, target, wid in zip(self._cols[1], self._cols[4], self._cols[0]):
             yield i, ts, target, wid
             i += 1
-        for w in self._tail:
-            yield i, w.timestamp, w.target, w.id
+        for row in self._rows:
+            yield i, row[1], row[4], row[0]
             i += 1
 
     def _log(self, i: int) -> tuple[str, tuple]:
         if i < self._n:
             return self._cols[4][i], self._cols[14][i]
-        w = self._tail[i - self._n]
-        return w.target, w.log
+        row = self._rows[i - self._n]
+        return row[4], row[14]
 
     def entries_until(self, target: str, end: int) -> tuple[str, ...]:
         """`target`'s entries after the writes before index `end` (its logs replayed in order)."""
@@ -165,13 +177,14 @@ class _Builder:
         # entries the release counted minus entries replayed, per target: a change means an unseen write
         self._offset = {t: 0 for t in TARGETS}
 
-    def _record(self, write: Write, touched: Iterable[Line]) -> Write:
+    def _record(self, row: tuple, touched: Iterable[Line]) -> int:
+        """Add a write (its row, Write.row's order): the lines it touched now come from it."""
+        i = self.writes.add(row)
         for line in touched:
-            line.origin = write
+            line.origin = i
             if line.first is None:
-                line.first = write
-        self.writes.append(write)
-        return write
+                line.first = i
+        return i
 
     def observe(self, target: str, texts: Sequence[str], ts: float, where: str, found_at: str | None) -> None:
         """The store was seen holding `texts` at `ts`: anything the replay doesn't explain is outside."""
@@ -188,17 +201,17 @@ class _Builder:
         parts = [f"{n} {what}" for n, what in ((added, "added"), (removed, "removed"), (edited, "edited")) if n]
         summary = ", ".join(parts) or "reordered"
         detail = f"{where} shows changes no recorded write explains ({summary})"
-        write = Write(f"x{self._outside}", ts, "unknown", "outside", target, "outside", changes=tuple(changes),
-                      note="changed outside the agent: a hand edit or an unrecorded write", detail=detail, log=log)
+        i = self.writes.add((f"x{self._outside}", ts, "unknown", "outside", target, "outside", None, None, None,
+                             None, None, tuple(changes),
+                             "changed outside the agent: a hand edit or an unrecorded write", detail, log))
         for line in touched:
             line.origin = None
             if line.first is None:
-                line.first = write
+                line.first = i
         afters = {a for _, a in changes if a is not None}
         for line in state.alive():  # an edited entry's text now comes from nobody known
             if line.text in afters:
                 line.origin = None
-        self.writes.append(write)
         self.divergences.append(Divergence(target, found_at, detail))
 
     # the agent's calls
@@ -231,9 +244,9 @@ class _Builder:
                 note = (f"the release counted {call.entry_count} entries after this call, the replay "
                         f"{count_after}: the store had changed outside the agent before it")
                 self.divergences.append(Divergence(call.target, wid, note))
-        write = Write(wid, ts, "agent", source or "agent", call.target, call.action, call.session_id,
-                      call.message_id, call.old_text, call.content, call.operations, tuple(changes), note, log=log)
-        self._record(write, [line for line in dict.fromkeys(touched) if not line.dead])
+        row = (wid, ts, "agent", source or "agent", call.target, call.action, call.session_id, call.message_id,
+               call.old_text, call.content, call.operations, tuple(changes), note, None, log)
+        self._record(row, [line for line in dict.fromkeys(touched) if not line.dead])
         if call.entries is not None:  # the release echoed the store: an observation right after the call
             self.observe(call.target, call.entries, ts, f"the result of {wid}", wid)
 
@@ -292,13 +305,12 @@ class _Builder:
         state = self.states[rec.target]
         touched, changes, log = state.morph(parse(decode_text(rec.after)))
         detail = rec.tag or rec.detail
-        write = Write(wid, rec.ts, "hmc", "hmc", rec.target, rec.action or "edit", changes=tuple(changes),
-                      detail=detail, log=log)
-        self._record(write, touched)
+        i = self._record((wid, rec.ts, "hmc", "hmc", rec.target, rec.action or "edit", None, None, None, None, None,
+                          tuple(changes), None, detail, log), touched)
         afters = {a for _, a in changes if a is not None}
         for line in state.alive():
             if line.text in afters:
-                line.origin = write
+                line.origin = i
 
 
 def decode_text(text: str) -> str:
@@ -567,9 +579,8 @@ class _Replay:
     # -- the cache form: plain tuples (core.timeline.cache marshals them; a shared text is stored once) --
     def dump(self) -> dict:
         b = self.builder
-        index = b.writes.position
-        states = {target: [(line.text, index(line.origin) if line.origin is not None else -1,
-                            index(line.first) if line.first is not None else -1, line.revisions, line.seq)
+        states = {target: [(line.text, -1 if line.origin is None else line.origin,
+                            -1 if line.first is None else line.first, line.revisions, line.seq)
                            for line in state.alive()] for target, state in b.states.items()}
         return {"release": self.release.name, "n_calls": self.n_calls, "record_id": self.record_id,
                 "n_records": self.n_records, "baks": sorted(self.baks), "last_ts": self.last_ts,
@@ -587,20 +598,18 @@ class _Replay:
         writes = b.writes
         writes.load_columns(data["writes"])
         m = len(writes)
-
-        def write(i) -> Write | None:
-            if type(i) is not int or not -1 <= i < m:
-                raise ValueError("write index")
-            return None if i == -1 else writes._get(i)
-
         for target in TARGETS:
             lines: list[Line] = []
+            last = -1
             for text, origin, first, revisions, seq in data["states"][target]:
                 if type(text) is not str or type(revisions) is not int or revisions < 1 or type(seq) is not int \
-                        or seq < 0 or (lines and seq <= lines[-1].seq):
+                        or seq <= last or type(origin) is not int or not -1 <= origin < m \
+                        or type(first) is not int or not -1 <= first < m:
                     raise ValueError("entry")
+                last = seq
                 line = Line(text, seq=seq)
-                line.origin, line.first = write(origin), write(first)
+                line.origin = None if origin == -1 else origin
+                line.first = None if first == -1 else first
                 line.revisions = revisions
                 lines.append(line)
             state = b.states[target]
@@ -655,11 +664,7 @@ def finish(builder: _Builder, current: dict[str, tuple[str, ...] | None], last: 
         if now is not None:
             when = min(when, now) if when > last else when
         builder.observe(target, entries, when, f"{FILE_NAMES[target]} as it is now", None)
-        out = []
-        for i, line in enumerate(builder.states[target].alive()):
-            origin = line.origin if line.origin is not None and line.origin.by != "unknown" else None
-            out.append(Blame(target, i, line.text, origin, line.first, line.revisions))
-        blame[target] = out
+        blame[target] = Blames(target, list(builder.states[target].alive()), builder.writes)
     return blame
 
 
