@@ -320,42 +320,50 @@ def make_call(pending: Open, result_row: tuple, result: dict | None, harvest: Ha
     if result is None:
         harvest.ignore("result unreadable")
         return None
-    if result.get("success") is not True:
+    get = result.get
+    if get("success") is not True:
         harvest.ignore("failed")
         return None
-    if result.get("staged"):
+    if get("staged"):
         harvest.ignore("staged for approval")
         return None
     args = pending.arguments
     target = args.get("target")
-    target = "memory" if target is None else target
+    if target is None:
+        target = "memory"
     if target not in TARGETS:
         harvest.skip("malformed arguments")
         return None
     ops = args.get("operations")
     try:
-        entries = result.get("entries")
+        entries = get("entries")
         entries = tuple(_str(e) for e in entries) if isinstance(entries, list) else None
-        count = result.get("entry_count")
+        count = get("entry_count")
         count = count if isinstance(count, int) and not isinstance(count, bool) else None
         rid, ts = result_row[0], as_epoch(result_row[7])
         if ops:
             operations = tuple(_op_dict(o) for o in _list(ops))
             return Call(pending.message_id, rid, pending.session_id, ts, pending.call_id, target, "batch",
-                        operations=operations, entries=entries, entry_count=count)
+                        None, None, operations, entries, count)
         action = args.get("action")
-        if action not in ("add", "replace", "remove", "patch"):
+        if action not in _SINGLE:
             harvest.skip("malformed arguments")
             return None
         # 0.20+ take `new_text` for a missing content; 0.19 refused the keyword, so a call that
         # wrote with it was one of theirs
-        content = _opt_str(args.get("content")) or _opt_str(args.get("new_text"))
+        content = args.get("content")
+        if content is not None and type(content) is not str:
+            raise TypeError("str")
+        if not content:
+            content = _opt_str(args.get("new_text"))
         return Call(pending.message_id, rid, pending.session_id, ts, pending.call_id, target, action,
-                    content=content, old_text=_opt_str(args.get("old_text")),
-                    entries=entries, entry_count=count)
+                    content, _opt_str(args.get("old_text")), None, entries, count)
     except (TypeError, ValueError):
         harvest.skip("malformed arguments")
         return None
+
+
+_SINGLE = ("add", "replace", "remove", "patch")
 
 
 # -- reading rows ------------------------------------------------------------------------------------
@@ -387,13 +395,19 @@ def harvest_rows(rows: Iterable[tuple], harvest: Harvest, conn: sqlite3.Connecti
     for o in harvest.open:
         if not o.call_id:
             anonymous.setdefault(o.session_id, []).append(o)
-    for row in rows:
+    found = harvest.calls.append
+    last = harvest.last_id
+    for row in rows:  # tens of thousands: the common path stays in this loop
         mid, sid, role, call_id, tool_calls, tool_name, content = row[:7]
-        if not isinstance(mid, int):
+        if type(mid) is not int:  # what SQLite gives: int, float, str, bytes or None
             continue
-        harvest.last_id = max(harvest.last_id, mid)
-        sid = sid if isinstance(sid, str) else str(sid)
+        if mid > last:
+            last = mid
+        if type(sid) is not str:
+            sid = str(sid)
         if role == "assistant":
+            if type(tool_calls) is not str:
+                continue
             for cid, raw in memory_calls(tool_calls, harvest):
                 args = parse_arguments(raw, harvest)
                 if args is None:
@@ -404,15 +418,15 @@ def harvest_rows(rows: Iterable[tuple], harvest: Harvest, conn: sqlite3.Connecti
                 else:
                     anonymous.setdefault(sid, []).append(pending)
         elif role == "tool":
-            key = (sid, call_id if isinstance(call_id, str) else "")
-            pending = by_id.pop(key, None) if key[1] else None
+            pending = by_id.pop((sid, call_id), None) if call_id and type(call_id) is str else None
             if pending is None and tool_name == TOOL and anonymous.get(sid):
                 pending = anonymous[sid].pop(0)
             if pending is None:
                 continue
             call = make_call(pending, row, parse_result(content), harvest)
             if call is not None:
-                harvest.calls.append(call)
+                found(call)
+    harvest.last_id = last
     harvest.open = sorted([*by_id.values(), *(o for q in anonymous.values() for o in q)], key=lambda o: o.message_id)
 
 

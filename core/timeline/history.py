@@ -176,6 +176,7 @@ class _Builder:
         self._outside = 0
         # entries the release counted minus entries replayed, per target: a change means an unseen write
         self._offset = {t: 0 for t in TARGETS}
+        self._note: str | None = None  # what _counted found about the last call
 
     def _record(self, row: tuple, touched: Iterable[Line]) -> int:
         """Add a write (its row, Write.row's order): the lines it touched now come from it."""
@@ -220,6 +221,21 @@ class _Builder:
         wid = f"m{call.result_id}"
         note = None
         touched: list[Line] = []
+        if call.action == "add" and call.content and call.content.strip():
+            # the common write, on its own: it can't fail, so no transaction to note and undo
+            content = call.content.strip()
+            line = state.add_new(content)
+            if line is None:  # an exact re-add: nothing changes
+                changes, log = (), ()
+            else:
+                changes, log, touched = ((None, content),), (line.seq, content), [line]
+            self._counted(call, state, wid)
+            row = (wid, ts, "agent", source or "agent", call.target, "add", call.session_id, call.message_id,
+                   call.old_text, call.content, call.operations, changes, self._note, None, log)
+            self._record(row, touched)
+            if call.entries is not None:
+                self.observe(call.target, call.entries, ts, f"the result of {wid}", wid)
+            return
         try:
             if call.action == "batch":
                 for i, o in enumerate(call.operations or ()):
@@ -238,17 +254,27 @@ class _Builder:
         else:
             count_after = len(state)
             changes, log = state.commit()  # the next load drops a duplicate a replace made
-            offset = call.entry_count - count_after if call.entry_count is not None else None
-            if call.entries is None and offset is not None and offset != self._offset[call.target]:
-                self._offset[call.target] = offset
-                note = (f"the release counted {call.entry_count} entries after this call, the replay "
-                        f"{count_after}: the store had changed outside the agent before it")
-                self.divergences.append(Divergence(call.target, wid, note))
+            self._counted(call, state, wid, count_after)
+            note = self._note
         row = (wid, ts, "agent", source or "agent", call.target, call.action, call.session_id, call.message_id,
                call.old_text, call.content, call.operations, tuple(changes), note, None, log)
         self._record(row, [line for line in dict.fromkeys(touched) if not line.dead])
         if call.entries is not None:  # the release echoed the store: an observation right after the call
             self.observe(call.target, call.entries, ts, f"the result of {wid}", wid)
+
+    def _counted(self, call: Call, state: State, wid: str, count_after: int | None = None) -> None:
+        """Compare the entries the release counted after the call with the replay's: a change in
+        the difference means an unseen write before it (noted in `_note`, else None)."""
+        self._note = None
+        if call.entry_count is None or call.entries is not None:
+            return
+        count_after = len(state) if count_after is None else count_after
+        offset = call.entry_count - count_after
+        if offset != self._offset[call.target]:
+            self._offset[call.target] = offset
+            self._note = (f"the release counted {call.entry_count} entries after this call, the replay "
+                          f"{count_after}: the store had changed outside the agent before it")
+            self.divergences.append(Divergence(call.target, wid, self._note))
 
     def _locate(self, state: State, old_text: str, action: str, pos: str | None) -> Line:
         """The line an old_text selects, by the release's rules: the indexes answer a unique match;
@@ -499,6 +525,8 @@ def _events(calls: Sequence[Call], records: Sequence[Record], snaps: dict[str, l
                 yield ts, 0, (target, ts, text)
 
     baks = sorted(bak(), key=lambda e: e[0])
+    if not records and not baks:  # only the agent's calls (a cold build's bulk): nothing to merge
+        return agent()
     return heapq.merge(agent(), hmc(), baks, key=lambda e: e[0])
 
 
@@ -628,8 +656,9 @@ class _Replay:
 
 @contextmanager
 def _no_gc() -> Iterator[None]:
-    """No garbage collection while the cache is decoded: it makes tens of thousands of tuples and no
-    cycles, and the collector would walk them all again and again (a third of an update's time)."""
+    """No garbage collection while the history is read, replayed and cached: it makes hundreds of
+    thousands of tuples and lines and no cycles, and the collector would walk them all again and
+    again (a third of an update's time, a fifth of a cold build's)."""
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -688,10 +717,11 @@ def build_timeline(curator: "Curator", *, cache: bool = True, route: str | None 
     """Rebuild one profile's history: state.db (read-only; cached), hmc's journal, the snapshots and
     the files now. Raises core.sessions.db.DatabaseError when state.db exists but can't be read.
     `progress(done, total)` hears how far a replay has got (events: calls, hmc's writes, snapshots)."""
-    try:
-        return _build(curator, cache, route, trust_cache=True, progress=progress)
-    except _StaleCache:
-        return _build(curator, cache, route, trust_cache=False, progress=progress)
+    with _no_gc():  # a build makes hundreds of thousands of objects and no cycles: the collector
+        try:        # walked them again and again (a fifth of a cold build)
+            return _build(curator, cache, route, trust_cache=True, progress=progress)
+        except _StaleCache:
+            return _build(curator, cache, route, trust_cache=False, progress=progress)
 
 
 def _build(curator: "Curator", cache: bool, route: str | None, trust_cache: bool,

@@ -129,6 +129,19 @@ class State:
         self._blob = None
         return line
 
+    def add_new(self, text: str) -> Line | None:
+        """An add on its own, outside a call's transaction (nothing to note: it can't fail): the new
+        line, or None when `text` is already an entry."""
+        if text in self.by_text:
+            return None
+        seq = self.next_seq
+        line = Line(text, seq=seq)
+        self.next_seq = seq + 1
+        self.lines[seq] = line
+        self.by_text[text] = [line]
+        self._blob = None
+        return line
+
     def set_text(self, line: Line, text: str) -> None:
         self._note(line)
         self._unindex(line)
