@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import gc
 import heapq
+import operator
 import os
 import time
 from contextlib import contextmanager
@@ -69,10 +70,11 @@ class Writes:
         if type(cols) is not list or len(cols) != ROW or any(type(c) is not tuple for c in cols):
             raise ValueError("writes")
         n = len(cols[0])
+        logs = cols[14]
         if any(len(c) != n for c in cols) or not set(cols[4]) <= set(TARGETS) \
                 or not set(cols[2]) <= {"agent", "hmc", "unknown"} \
-                or any(type(log) is not tuple or len(log) % 2 for log in cols[14]):
-            raise ValueError("write")
+                or not set(map(type, logs)) <= {tuple} or any(k % 2 for k in set(map(len, logs))):
+            raise ValueError("write")  # (checked with C's loops: an update's load stays small)
         self._cols, self._n = cols, n
 
     def __len__(self) -> int:
@@ -300,7 +302,7 @@ class _Builder:
         if action == "add":
             if not content:
                 raise OpError(f"{pos}: content is required." if pos else "Content cannot be empty.")
-            if content not in state.by_text:
+            if not state.has(content):
                 touched.append(state.append(content))
             return
         if action == "replace":
@@ -607,9 +609,7 @@ class _Replay:
     # -- the cache form: plain tuples (core.timeline.cache marshals them; a shared text is stored once) --
     def dump(self) -> dict:
         b = self.builder
-        states = {target: [(line.text, -1 if line.origin is None else line.origin,
-                            -1 if line.first is None else line.first, line.revisions, line.seq)
-                           for line in state.alive()] for target, state in b.states.items()}
+        states = {target: state.columns() for target, state in b.states.items()}
         return {"release": self.release.name, "n_calls": self.n_calls, "record_id": self.record_id,
                 "n_records": self.n_records, "baks": sorted(self.baks), "last_ts": self.last_ts,
                 "writes": b.writes.columns(), "states": states, "offset": dict(b._offset), "outside": b._outside,
@@ -627,21 +627,17 @@ class _Replay:
         writes.load_columns(data["writes"])
         m = len(writes)
         for target in TARGETS:
-            lines: list[Line] = []
-            last = -1
-            for text, origin, first, revisions, seq in data["states"][target]:
-                if type(text) is not str or type(revisions) is not int or revisions < 1 or type(seq) is not int \
-                        or seq <= last or type(origin) is not int or not -1 <= origin < m \
-                        or type(first) is not int or not -1 <= first < m:
-                    raise ValueError("entry")
-                last = seq
-                line = Line(text, seq=seq)
-                line.origin = None if origin == -1 else origin
-                line.first = None if first == -1 else first
-                line.revisions = revisions
-                lines.append(line)
+            cols = data["states"][target]
+            if type(cols) is not tuple or len(cols) != 5 or any(type(c) is not tuple or len(c) != len(cols[0])
+                                                                  for c in cols):
+                raise ValueError("entries")
+            texts, origins, firsts, revisions, seqs = cols
+            if texts and (not set(map(type, texts)) <= {str} or not set(map(type, origins + firsts + revisions + seqs))
+                          <= {int} or min(origins + firsts) < -1 or max(origins + firsts) >= m or min(revisions) < 1
+                          or seqs[0] < 0 or not all(map(operator.lt, seqs, seqs[1:]))):
+                raise ValueError("entry")
             state = b.states[target]
-            state.reset(lines)
+            state.load_columns(texts, origins, firsts, revisions, seqs)
             state.next_seq = max(state.next_seq, int(data["seq"][target]))
         offset = data["offset"]
         b._offset = {t: int(offset[t]) for t in TARGETS}
@@ -693,7 +689,7 @@ def finish(builder: _Builder, current: dict[str, tuple[str, ...] | None], last: 
         if now is not None:
             when = min(when, now) if when > last else when
         builder.observe(target, entries, when, f"{FILE_NAMES[target]} as it is now", None)
-        blame[target] = Blames(target, list(builder.states[target].alive()), builder.writes)
+        blame[target] = Blames(target, builder.states[target].columns(), builder.writes)
     return blame
 
 

@@ -149,34 +149,36 @@ class Blame:
 
 class Blames(SequenceABC):
     """One store's blame, entry by entry, each Blame made when it is asked for (an update that
-    nobody asks for a blame builds none). `lines` are the replay's final entries (text, origin and
-    first as write indexes, revisions), `writes` the history (`field(i, k)`, indexing): neither may
-    change after."""
+    nobody asks for a blame builds none). `entries` are the replay's final entries as columns
+    (texts, origins, firsts, revisions, ...: write indexes, -1 for none), `writes` the history
+    (`field(i, k)`, indexing)."""
 
-    def __init__(self, target: str, lines: list, writes) -> None:
-        self._target, self._lines, self._writes = target, lines, writes
+    def __init__(self, target: str, entries: tuple, writes) -> None:
+        self._target, self._writes = target, writes
+        self._texts, self._origins, self._firsts, self._revisions = entries[:4]
 
     def __len__(self) -> int:
-        return len(self._lines)
+        return len(self._texts)
 
-    def _make(self, i: int, line) -> Blame:
-        origin = line.origin
-        if origin is not None and self._writes.field(origin, 2) == "unknown":
+    def _make(self, i: int) -> Blame:
+        origin, first = self._origins[i], self._firsts[i]
+        if origin < 0 or self._writes.field(origin, 2) == "unknown":
             origin = None  # an outside write made this text: nobody known
-        return Blame(self._target, i, line.text, origin, line.first, line.revisions, self._writes)
+        return Blame(self._target, i, self._texts[i], origin, first if first >= 0 else None, self._revisions[i],
+                     self._writes)
 
     def __getitem__(self, i):
         if isinstance(i, slice):
             return [self[k] for k in range(*i.indices(len(self)))]
         if i < 0:
-            i += len(self._lines)
-        if not 0 <= i < len(self._lines):
+            i += len(self)
+        if not 0 <= i < len(self):
             raise IndexError(i)
-        return self._make(i, self._lines[i])
+        return self._make(i)
 
     def __iter__(self):
-        for i, line in enumerate(self._lines):
-            yield self._make(i, line)
+        for i in range(len(self)):
+            yield self._make(i)
 
 
 @dataclass(frozen=True)
