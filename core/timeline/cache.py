@@ -144,7 +144,8 @@ def save(db_path: Path, conn: sqlite3.Connection, harvest: Harvest, replay: dict
     }
     path = cache_path(db_path)
     try:
-        calls = json.dumps(harvest.all_calls(), ensure_ascii=True, separators=(",", ":")).encode("ascii")
+        calls = json.dumps(harvest.all_calls(), ensure_ascii=True, separators=(",", ":"),
+                           check_circular=False).encode("ascii")  # plain arrays: no cycle to look for
         obj["calls_digest"], obj["n_calls"] = hashlib.sha256(calls).hexdigest(), len(harvest.calls)
         body = marshal.dumps(obj, 4)
         for size, limit in ((len(body), MAX_CACHE_BYTES), (len(calls), MAX_CACHED_CALLS_BYTES)):

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import gc
 import heapq
+import marshal
 import operator
 import os
 import time
@@ -51,31 +52,59 @@ class Writes:
     cache as its columns (one tuple per field: columns load faster than rows), those this run added
     as tuples. A Write object is made only when one is asked for (a log, a blame's origin, a
     rollback), so an update that appends a few writes, or a blame that needs a few origins, doesn't
-    build thousands of objects; entries and lines name their writes by index. Iterating, indexing
-    and len() work like a list's. A write's entries before and after it are replayed from the
-    writes' logs when asked for (`entries`), so the history holds each change once, not a copy of
-    the store per write."""
+    build thousands of objects; entries and lines name their writes by index. The cached columns
+    stay in the cache's encoded chunks until a write is read (an update that only appends never
+    decodes them, and saves them as they were, the new writes as one more chunk). Iterating,
+    indexing and len() work like a list's. A write's entries before and after it are replayed from
+    the writes' logs when asked for (`entries`), so the history holds each change once, not a copy
+    of the store per write."""
+
+    MAX_CHUNKS = 16  # more and a save joins them into one
 
     def __init__(self) -> None:
-        self._cols: list[tuple] = [()] * ROW  # the cached writes: one tuple per field (Write.row's order)
+        self._cols: list[tuple] | None = [()] * ROW  # the cached writes, one tuple per field; None: not decoded
+        self._chunks: list[tuple[int, bytes]] = []  # the cached writes as the cache holds them: (count, columns)
         self._n = 0  # how many writes came from the cache
         self._rows: list[tuple] = []  # the writes added since, one tuple each
         self._made: dict[int, Write] = {}
         self._position: dict[int, int] = {}  # id(Write) -> its index
         self._memo: tuple[str, int, dict] | None = None  # (target, next index, entries): sequential asks
 
-    def load_columns(self, cols: list) -> None:
-        """Take the cache's writes, one tuple per field (columns load faster than rows), their shape
-        checked here: as many columns as fields, all as long, targets, authors and logs."""
-        if type(cols) is not list or len(cols) != ROW or any(type(c) is not tuple for c in cols):
+    def load_chunks(self, chunks: list) -> None:
+        """Take the cache's writes: (count, marshalled columns) chunks, decoded when first read."""
+        if type(chunks) is not list or any(type(c) is not tuple or len(c) != 2 or type(c[0]) is not int or c[0] < 0
+                                           or type(c[1]) is not bytes for c in chunks):
             raise ValueError("writes")
-        n = len(cols[0])
-        logs = cols[14]
-        if any(len(c) != n for c in cols) or not set(cols[4]) <= set(TARGETS) \
-                or not set(cols[2]) <= {"agent", "hmc", "unknown"} \
-                or not set(map(type, logs)) <= {tuple} or any(k % 2 for k in set(map(len, logs))):
-            raise ValueError("write")  # (checked with C's loops: an update's load stays small)
-        self._cols, self._n = cols, n
+        self._chunks, self._n, self._cols = chunks, sum(c[0] for c in chunks), None
+
+    def _columns(self) -> list[tuple]:
+        """The cached writes' columns, decoded (once) and checked: as many columns as fields, all
+        as long as the chunk says, targets, authors and logs. The chunks are the digest-checked
+        cache's own bytes; one that doesn't hold together is hmc's bug, named as such."""
+        if self._cols is None:
+            cols: list[tuple] | None = None
+            for count, blob in self._chunks:
+                try:
+                    part = marshal.loads(blob)
+                    _check_columns(part, count)
+                except (ValueError, TypeError, EOFError) as exc:
+                    from core.timeline.cache import cache_root
+
+                    raise TimelineError(f"the history's cache holds writes that don't read back ({exc}); "
+                                        f"delete {cache_root()} and run again") from None
+                cols = part if cols is None else [a + b for a, b in zip(cols, part)]
+            self._cols = cols if cols is not None else [()] * ROW
+        return self._cols
+
+    def chunks(self) -> list[tuple[int, bytes]]:
+        """The cache's form of every write: the cached chunks as they were, the new writes as one
+        more (all joined in one when there would be more than MAX_CHUNKS)."""
+        chunks = list(self._chunks)
+        if self._rows:
+            chunks.append((len(self._rows), marshal.dumps(list(zip(*self._rows)), 4)))
+        if len(chunks) > self.MAX_CHUNKS:
+            chunks = [(len(self), marshal.dumps(self.columns(), 4))]
+        return chunks
 
     def __len__(self) -> int:
         return self._n + len(self._rows)
@@ -83,13 +112,13 @@ class Writes:
     def field(self, i: int, k: int):
         """Field `k` (Write.row's order) of write `i`, without making the Write."""
         n = self._n
-        return self._cols[k][i] if i < n else self._rows[i - n][k]
+        return self._columns()[k][i] if i < n else self._rows[i - n][k]
 
     def _get(self, i: int) -> Write:
         w = self._made.get(i)
         if w is None:
             n = self._n
-            w = Write(*([c[i] for c in self._cols] if i < n else self._rows[i - n]), history=self)
+            w = Write(*([c[i] for c in self._columns()] if i < n else self._rows[i - n]), history=self)
             self._made[i] = w
             self._position[id(w)] = i
         return w
@@ -110,8 +139,9 @@ class Writes:
 
     def add(self, row: tuple) -> int:
         """Append a write given as its row (Write.row's order); its index."""
-        self._rows.append(row)
-        return len(self) - 1
+        rows = self._rows
+        rows.append(row)
+        return self._n + len(rows) - 1
 
     def append(self, w: Write) -> None:
         i = self.add(w.row())
@@ -123,15 +153,17 @@ class Writes:
         return self._position[id(w)]
 
     def columns(self) -> list[tuple]:
-        """The cache's form of every write (cached columns as they were, new writes added)."""
+        """Every write as columns, one tuple per field (cached columns, new writes added)."""
+        cols = self._columns()
         if not self._rows:
-            return list(self._cols)
-        return [col + new for col, new in zip(self._cols, zip(*self._rows))]
+            return list(cols)
+        return [col + new for col, new in zip(cols, zip(*self._rows))]
 
     def scan(self) -> Iterator[tuple[int, float, str, str]]:
         """(index, timestamp, target, id) of each write, without building Write objects."""
         i = 0
-        for ts, target, wid in zip(self._cols[1], self._cols[4], self._cols[0]):
+        cols = self._columns()
+        for ts, target, wid in zip(cols[1], cols[4], cols[0]):
             yield i, ts, target, wid
             i += 1
         for row in self._rows:
@@ -140,7 +172,8 @@ class Writes:
 
     def _log(self, i: int) -> tuple[str, tuple]:
         if i < self._n:
-            return self._cols[4][i], self._cols[14][i]
+            cols = self._columns()
+            return cols[4][i], cols[14][i]
         row = self._rows[i - self._n]
         return row[4], row[14]
 
@@ -167,6 +200,17 @@ class Writes:
             if wid == write_id:
                 return i
         return None
+
+
+def _check_columns(cols, n: int) -> None:
+    """Raise ValueError unless `cols` are n writes' columns as Writes.chunks wrote them (checked
+    with C's loops)."""
+    if type(cols) is not list or len(cols) != ROW or any(type(c) is not tuple or len(c) != n for c in cols):
+        raise ValueError("writes")
+    logs = cols[14]
+    if not set(cols[4]) <= set(TARGETS) or not set(cols[2]) <= {"agent", "hmc", "unknown"} \
+            or not set(map(type, logs)) <= {tuple} or any(k % 2 for k in set(map(len, logs))):
+        raise ValueError("write")
 
 
 class _Builder:
@@ -224,19 +268,7 @@ class _Builder:
         note = None
         touched: list[Line] = []
         if call.action == "add" and call.content and call.content.strip():
-            # the common write, on its own: it can't fail, so no transaction to note and undo
-            content = call.content.strip()
-            line = state.add_new(content)
-            if line is None:  # an exact re-add: nothing changes
-                changes, log = (), ()
-            else:
-                changes, log, touched = ((None, content),), (line.seq, content), [line]
-            self._counted(call, state, wid)
-            row = (wid, ts, "agent", source or "agent", call.target, "add", call.session_id, call.message_id,
-                   call.old_text, call.content, call.operations, changes, self._note, None, log)
-            self._record(row, touched)
-            if call.entries is not None:
-                self.observe(call.target, call.entries, ts, f"the result of {wid}", wid)
+            self._add(state, call, call.content.strip(), wid, ts, source)
             return
         try:
             if call.action == "batch":
@@ -262,6 +294,27 @@ class _Builder:
                call.old_text, call.content, call.operations, tuple(changes), note, None, log)
         self._record(row, [line for line in dict.fromkeys(touched) if not line.dead])
         if call.entries is not None:  # the release echoed the store: an observation right after the call
+            self.observe(call.target, call.entries, ts, f"the result of {wid}", wid)
+
+    def _add(self, state: State, call: Call, content: str, wid: str, ts: float, source: str) -> None:
+        """The common write on its own (a non-empty add): it can't fail, so no transaction to note
+        and undo, and the write's row is made directly."""
+        line = state.add_new(content)
+        if line is None:  # an exact re-add: nothing changes
+            changes, log = (), ()
+        else:
+            changes, log = ((None, content),), (line.seq, content)
+        if call.entry_count is not None:
+            self._counted(call, state, wid)
+            note = self._note
+        else:
+            note = None
+        writes = self.writes
+        i = writes.add((wid, ts, "agent", source or "agent", call.target, "add", call.session_id, call.message_id,
+                        call.old_text, call.content, call.operations, changes, note, None, log))
+        if line is not None:
+            line.origin = line.first = i
+        if call.entries is not None:
             self.observe(call.target, call.entries, ts, f"the result of {wid}", wid)
 
     def _counted(self, call: Call, state: State, wid: str, count_after: int | None = None) -> None:
@@ -612,7 +665,7 @@ class _Replay:
         states = {target: state.columns() for target, state in b.states.items()}
         return {"release": self.release.name, "n_calls": self.n_calls, "record_id": self.record_id,
                 "n_records": self.n_records, "baks": sorted(self.baks), "last_ts": self.last_ts,
-                "writes": b.writes.columns(), "states": states, "offset": dict(b._offset), "outside": b._outside,
+                "writes": b.writes.chunks(), "states": states, "offset": dict(b._offset), "outside": b._outside,
                 "seq": {t: state.next_seq for t, state in b.states.items()},
                 "divergences": [(d.target, d.write_id, d.detail) for d in b.divergences]}
 
@@ -624,7 +677,7 @@ class _Replay:
         self = cls(release)
         b = self.builder
         writes = b.writes
-        writes.load_columns(data["writes"])
+        writes.load_chunks(data["writes"])
         m = len(writes)
         for target in TARGETS:
             cols = data["states"][target]

@@ -22,6 +22,7 @@ from typing import Iterator, Sequence
 
 SEP = "\x00"  # joins the texts for substring lookups; an old_text holding it takes the slow path
 CLEAR = -1  # a log's "start again" marker
+COLD_SCANS = 32  # adds checked against the cached texts by a scan before a set of them is made
 
 
 class Line:
@@ -64,6 +65,7 @@ class State:
         # `by_text` then hold only the lines added since (all after them)
         self._cold: tuple[tuple, ...] | None = None
         self._cold_texts: set[str] | None = None
+        self._cold_looks = 0
 
     def load_columns(self, texts: tuple, origins: tuple, firsts: tuple, revisions: tuple, seqs: tuple) -> None:
         """Hold these entries (the cache's columns, checked by the caller), made Lines only when needed."""
@@ -191,9 +193,14 @@ class State:
         if text in self.by_text:
             return None
         if self._cold is not None:
-            if self._cold_texts is None:
-                self._cold_texts = set(self._cold[0])
-            if text in self._cold_texts:
+            cold = self._cold_texts
+            if cold is None:  # a few adds scan the texts (C's loop); more make a set of them once
+                self._cold_looks += 1
+                if self._cold_looks > COLD_SCANS:
+                    cold = self._cold_texts = set(self._cold[0])
+                else:
+                    cold = self._cold[0]
+            if text in cold:
                 return None
         seq = self.next_seq
         line = Line(text, seq=seq)
