@@ -39,6 +39,9 @@ TARGETS = ("memory", "user")
 MAX_CACHED_CALLS_BYTES = 1 << 30  # the timeline cache's calls file
 
 _COLUMNS = "id, session_id, role, tool_call_id, tool_calls, tool_name, content, timestamp"
+# the same, with only what harvest_rows reads of each role (an assistant's text, often long, stays in SQLite)
+_ROW_COLUMNS = ("id, session_id, role, tool_call_id, CASE WHEN role = 'assistant' THEN tool_calls END, tool_name, "
+                "CASE WHEN role = 'tool' THEN content END, timestamp")
 # The rows a memory call or its result can be in (the LIKE is only a cheap pre-filter: the JSON decides).
 _WANTED = ("((role = 'assistant' AND tool_calls IS NOT NULL AND instr(tool_calls, 'memory') > 0) "
            "OR (role = 'tool' AND (tool_name = 'memory' OR tool_name IS NULL)))")
@@ -381,10 +384,10 @@ def route_for(schema: Schema) -> str:
 def query_for(route: str, after_id: int, upto: int) -> tuple[str, tuple]:
     """The SQL reading the rows a memory call or result can be in, with after_id < id <= upto."""
     if after_id > 0 or route == "scan":
-        return (f"SELECT {_COLUMNS} FROM messages WHERE id > ? AND id <= ? AND {_WANTED} ORDER BY id",
+        return (f"SELECT {_ROW_COLUMNS} FROM messages WHERE id > ? AND id <= ? AND {_WANTED} ORDER BY id",
                 (after_id, upto))
     match = "{tool_name tool_calls} : memory" if route == "fts-columns" else "memory"
-    return (f"SELECT {_COLUMNS} FROM messages WHERE id IN (SELECT rowid FROM messages_fts WHERE messages_fts "
+    return (f"SELECT {_ROW_COLUMNS} FROM messages WHERE id IN (SELECT rowid FROM messages_fts WHERE messages_fts "
             f"MATCH ?) AND id <= ? AND {_WANTED_CALLS_AND_NAMED} ORDER BY id", (match, upto))
 
 
