@@ -264,9 +264,11 @@ def memory_calls(tool_calls: Any, harvest: Harvest) -> list[tuple[str, Any]]:
         return []
     out = []
     for call in calls:
-        if not isinstance(call, dict):
+        if type(call) is not dict:  # json gives plain dicts
             continue
-        fn = call.get("function") if isinstance(call.get("function"), dict) else call
+        fn = call.get("function")
+        if type(fn) is not dict:
+            fn = call
         name = fn.get("name")
         if name != TOOL:
             if isinstance(name, str) and TOOL in name.lower():
@@ -343,7 +345,9 @@ def make_call(pending: Open, result_row: tuple, result: dict | None, harvest: Ha
         entries = tuple(_str(e) for e in entries) if isinstance(entries, list) else None
         count = get("entry_count")
         count = count if isinstance(count, int) and not isinstance(count, bool) else None
-        rid, ts = result_row[0], as_epoch(result_row[7])
+        rid, ts = result_row[0], result_row[7]
+        if type(ts) is not float or not -1e11 <= ts <= 1e11:  # Hermes's REAL seconds are taken as they are
+            ts = as_epoch(ts)
         if ops:
             operations = tuple(_op_dict(o) for o in _list(ops))
             return Call(pending.message_id, rid, pending.session_id, ts, pending.call_id, target, "batch",

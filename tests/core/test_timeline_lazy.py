@@ -181,3 +181,19 @@ def test_cached_writes_that_dont_read_back_are_named_not_misread(tmp_path):
     assert tl.stats["replayed"] == "new"
     with pytest.raises(history.TimelineError, match="don't read back.*run again"):
         tl.log()
+
+
+@pytest.mark.parametrize("stamp", [1.5, -1e11, 1e11, 1e11 + 1, -1e11 - 1, float("inf"), float("-inf"), float("nan"),
+                                   0, 7, True, "12.5", " 2026-10-20T10:00:00Z ", "garbage", None, b"1"])
+def test_a_results_time_is_read_as_as_epoch_reads_it(stamp):
+    """A REAL time is taken as it is on the fast path; every other value goes through as_epoch."""
+    from core.sessions.db import as_epoch
+
+    tool_calls = json.dumps([{"id": "c1", "type": "function", "function": {
+        "name": "memory", "arguments": json.dumps(add("x"))}}])
+    rows = [(1, "s", "assistant", None, tool_calls, None, None, 5.0),
+            (2, "s", "tool", "c1", None, "memory", json.dumps({"success": True}), stamp)]
+    harvest = Harvest()
+    harvest_rows(rows, harvest)
+    got, want = harvest.calls[0].timestamp, as_epoch(stamp)
+    assert got == want or (got is want is None)
