@@ -3,12 +3,14 @@
 `<user cache dir>/hmc/timeline/<slug>-<hash of the db path>.cache`, private (folder 0700, files
 0600): a SHA-256 line, then the data it is the digest of (a torn or edited file fails the check,
 and is never decoded): the read position, the calls still open, the counts and the replay's state
-(its writes as columns, one tuple per field, each write with its short log rather than a copy of
-the store), in Python's `marshal` form (plain tuples, lists, dicts and strings; an entry text
-shared by many writes is stored once, and loads fast; decoded with the garbage collector paused),
-tagged with the Python and marshal versions that wrote it. The harvested calls are in `<same
-name>.calls.json`, whose digest the main file holds; they are read only when the history has to be
-replayed from the start. The cache is keyed by the database's identity (path, device, inode) and
+(each store's entries as columns; its writes as chunks of columns, one tuple per field, each write
+with its short log rather than a copy of the store, a chunk kept encoded until a write is read, so
+that an update appending a few writes decodes none and saves them as they were), in Python's
+`marshal` form (plain tuples, lists, dicts, strings and bytes; a text shared by many writes of a
+chunk is stored once, and loads fast; decoded with the garbage collector paused), tagged with the
+Python and marshal versions that wrote it. The harvested calls are in `<same name>.calls.json`
+(each call the JSON array of its fields), whose digest the main file holds; they are read only when
+the history has to be replayed from the start. The cache is keyed by the database's identity (path, device, inode) and
 the last message id it covered, and checked, not trusted: the row with that id must still be there
 with the same session and time (a database replaced, restored or rewound is read again from
 scratch), and every field must have the shape hmc writes. Anything else (a corrupt, foreign or

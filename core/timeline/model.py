@@ -48,7 +48,7 @@ class Write:
     note: str | None = None  # what the replay found wrong here (a divergence)
     detail: str | None = None  # hmc's journal detail / tag
     log: tuple = ()  # what it did to the replay's store (core.timeline.state): `before`/`after` come from it
-    history: object = field(default=None, repr=False)  # the history.Writes it belongs to (None: on its own)
+    history: object = field(default=None, repr=False)  # the writes.Writes it belongs to (None: on its own)
 
     @property
     def changed(self) -> bool:

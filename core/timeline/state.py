@@ -12,7 +12,7 @@ an ordered dict can't put a key back in the middle), and the call's net changes 
 from the noted lines alone. The log is what the write did to this structure, `(seq, text)` pairs:
 text None deletes, a known seq takes the new text in place, a new seq appends; seq -1 clears (an
 observation that reorders). Replaying the logs of one target's writes in order gives the entries
-after any write (core.timeline.history.Writes), so no write keeps a copy of the whole store.
+after any write (core.timeline.writes.Writes), so no write keeps a copy of the whole store.
 """
 
 from __future__ import annotations
