@@ -81,7 +81,10 @@ def load(db_path: Path, conn: sqlite3.Connection) -> tuple[Harvest, dict | None]
     path = cache_path(db_path)
     try:
         data = read_regular(path, MAX_CACHE_BYTES)  # a FIFO or an oversized file: not hmc's cache
-        digest, _, body = data.partition(b"\n")
+        newline = data.find(b"\n")
+        if newline < 0:
+            return None
+        digest, body = data[:newline], memoryview(data)[newline + 1:]  # the body not copied: megabytes
         if digest != hashlib.sha256(body).hexdigest().encode("ascii"):
             return None  # torn, corrupt or edited: not what hmc wrote
         obj = marshal.loads(body)

@@ -28,6 +28,7 @@ import os
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
+from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Sequence
 
@@ -519,9 +520,10 @@ class _Replay:
                                                                   for c in cols):
                 raise ValueError("entries")
             texts, origins, firsts, revisions, seqs = cols
-            if texts and (not set(map(type, texts)) <= {str} or not set(map(type, origins + firsts + revisions + seqs))
-                          <= {int} or min(origins + firsts) < -1 or max(origins + firsts) >= m or min(revisions) < 1
-                          or seqs[0] < 0 or not all(map(operator.lt, seqs, seqs[1:]))):
+            if texts and (not set(map(type, texts)) <= {str} or not set(map(type, chain(origins, firsts, revisions,
+                                                                                        seqs))) <= {int}
+                          or min(min(origins), min(firsts)) < -1 or max(max(origins), max(firsts)) >= m
+                          or min(revisions) < 1 or seqs[0] < 0 or not all(map(operator.lt, seqs, seqs[1:]))):
                 raise ValueError("entry")
             state = b.states[target]
             state.load_columns(texts, origins, firsts, revisions, seqs)
