@@ -57,7 +57,6 @@ class _Builder:
         self._outside = 0
         # entries the release counted minus entries replayed, per target: a change means an unseen write
         self._offset = {t: 0 for t in TARGETS}
-        self._note: str | None = None  # what _counted found about the last call
 
     def _record(self, row: tuple, touched: Iterable[Line]) -> int:
         """Add a write (its row, Write.row's order): the lines it touched now come from it."""
@@ -123,8 +122,7 @@ class _Builder:
         else:
             count_after = len(state)
             changes, log = state.commit()  # the next load drops a duplicate a replace made
-            self._counted(call, state, wid, count_after)
-            note = self._note
+            note = self._counted(call, state, wid, count_after)
         row = (wid, ts, "agent", source or "agent", call.target, call.action, call.session_id, call.message_id,
                call.old_text, call.content, call.operations, tuple(changes), note, None, log)
         self._record(row, [line for line in dict.fromkeys(touched) if not line.dead])
@@ -139,11 +137,7 @@ class _Builder:
             changes, log = (), ()
         else:
             changes, log = ((None, content),), (line.seq, content)
-        if call.entry_count is not None:
-            self._counted(call, state, wid)
-            note = self._note
-        else:
-            note = None
+        note = self._counted(call, state, wid) if call.entry_count is not None else None
         writes = self.writes
         i = writes.add((wid, ts, "agent", source or "agent", call.target, "add", call.session_id, call.message_id,
                         call.old_text, call.content, call.operations, changes, note, None, log))
@@ -152,19 +146,20 @@ class _Builder:
         if call.entries is not None:
             self.observe(call.target, call.entries, ts, f"the result of {wid}", wid)
 
-    def _counted(self, call: Call, state: State, wid: str, count_after: int | None = None) -> None:
+    def _counted(self, call: Call, state: State, wid: str, count_after: int | None = None) -> str | None:
         """Compare the entries the release counted after the call with the replay's: a change in
-        the difference means an unseen write before it (noted in `_note`, else None)."""
-        self._note = None
+        the difference means an unseen write before it (a divergence: its note, else None)."""
         if call.entry_count is None or call.entries is not None:
-            return
+            return None
         count_after = len(state) if count_after is None else count_after
         offset = call.entry_count - count_after
-        if offset != self._offset[call.target]:
-            self._offset[call.target] = offset
-            self._note = (f"the release counted {call.entry_count} entries after this call, the replay "
-                          f"{count_after}: the store had changed outside the agent before it")
-            self.divergences.append(Divergence(call.target, wid, self._note))
+        if offset == self._offset[call.target]:
+            return None
+        self._offset[call.target] = offset
+        note = (f"the release counted {call.entry_count} entries after this call, the replay "
+                f"{count_after}: the store had changed outside the agent before it")
+        self.divergences.append(Divergence(call.target, wid, note))
+        return note
 
     def _locate(self, state: State, old_text: str, action: str, pos: str | None) -> Line:
         """The line an old_text selects, by the release's rules: the indexes answer a unique match;
