@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from dataclasses import asdict, dataclass, field
-from typing import Any, Iterable
+from dataclasses import dataclass, field
+from typing import Any, Iterable, NamedTuple
 
 from core.sessions.db import Schema, as_epoch
 from core.store.atomic import read_regular
@@ -39,6 +39,9 @@ TARGETS = ("memory", "user")
 MAX_CACHED_CALLS_BYTES = 1 << 30  # the timeline cache's calls file
 
 _COLUMNS = "id, session_id, role, tool_call_id, tool_calls, tool_name, content, timestamp"
+# the same, with only what harvest_rows reads of each role (an assistant's text, often long, stays in SQLite)
+_ROW_COLUMNS = ("id, session_id, role, tool_call_id, CASE WHEN role = 'assistant' THEN tool_calls END, tool_name, "
+                "CASE WHEN role = 'tool' THEN content END, timestamp")
 # The rows a memory call or its result can be in (the LIKE is only a cheap pre-filter: the JSON decides).
 _WANTED = ("((role = 'assistant' AND tool_calls IS NOT NULL AND instr(tool_calls, 'memory') > 0) "
            "OR (role = 'tool' AND (tool_name = 'memory' OR tool_name IS NULL)))")
@@ -46,9 +49,9 @@ _WANTED_CALLS_AND_NAMED = ("((role = 'assistant' AND tool_calls IS NOT NULL AND 
                            "OR (role = 'tool' AND tool_name = 'memory'))")
 
 
-@dataclass(frozen=True)
-class Call:
-    """One memory tool call that really wrote (succeeded, not staged)."""
+class Call(NamedTuple):
+    """One memory tool call that really wrote (succeeded, not staged). A named tuple: tens of
+    thousands are made per history build, and the cache's calls file is their JSON arrays as they are."""
 
     message_id: int  # the assistant message holding the call
     result_id: int  # the tool message holding its result
@@ -71,14 +74,17 @@ class Call:
                 "entries": list(self.entries) if self.entries is not None else None, "entry_count": self.entry_count}
 
     @classmethod
-    def from_cache(cls, d: dict) -> "Call":
-        """From a cache whose digest checked out (written by to_json): only the shape is checked."""
-        if d["target"] not in TARGETS or d["action"] not in ("add", "replace", "remove", "patch", "batch"):
+    def from_cache(cls, d: list) -> "Call":
+        """From the cache's calls file (a call's fields as a JSON array, in order), whose digest
+        checked out: only the shape is checked."""
+        if type(d) is not list or len(d) != CALL_FIELDS or d[5] not in TARGETS or d[6] not in ACTIONS:
             raise ValueError("call")
-        ops, entries = d["operations"], d["entries"]
-        return cls(d["message_id"], d["result_id"], d["session_id"], d["timestamp"], d["call_id"], d["target"],
-                   d["action"], d["content"], d["old_text"], tuple(ops) if ops is not None else None,
-                   tuple(entries) if entries is not None else None, d["entry_count"])
+        ops, entries = d[9], d[10]
+        if ops is not None:
+            d[9] = tuple(ops)
+        if entries is not None:
+            d[10] = tuple(entries)
+        return cls._make(d)
 
     @classmethod
     def from_json(cls, data: dict) -> "Call":
@@ -89,7 +95,7 @@ class Call:
             message_id=_int(data["message_id"]), result_id=_int(data["result_id"]),
             session_id=_str(data["session_id"]), timestamp=_opt_float(data["timestamp"]),
             call_id=_str(data["call_id"]), target=_choice(data["target"], TARGETS),
-            action=_choice(data["action"], ("add", "replace", "remove", "patch", "batch")),
+            action=_choice(data["action"], ACTIONS),
             content=_opt_str(data["content"]), old_text=_opt_str(data["old_text"]),
             operations=tuple(_op_dict(o) for o in _list(ops)) if ops is not None else None,
             entries=tuple(_str(e) for e in _list(entries)) if entries is not None else None,
@@ -98,8 +104,11 @@ class Call:
         return call
 
 
-@dataclass(frozen=True)
-class Open:
+ACTIONS = ("add", "replace", "remove", "patch", "batch")
+CALL_FIELDS = len(Call._fields)
+
+
+class Open(NamedTuple):
     """A memory call whose result row hasn't been read yet (it comes in a later message)."""
 
     message_id: int
@@ -108,7 +117,7 @@ class Open:
     arguments: dict
 
     def to_json(self) -> dict:
-        return asdict(self)
+        return self._asdict()
 
     @classmethod
     def from_json(cls, data: dict) -> "Open":
@@ -255,9 +264,11 @@ def memory_calls(tool_calls: Any, harvest: Harvest) -> list[tuple[str, Any]]:
         return []
     out = []
     for call in calls:
-        if not isinstance(call, dict):
+        if type(call) is not dict:  # json gives plain dicts
             continue
-        fn = call.get("function") if isinstance(call.get("function"), dict) else call
+        fn = call.get("function")
+        if type(fn) is not dict:
+            fn = call
         name = fn.get("name")
         if name != TOOL:
             if isinstance(name, str) and TOOL in name.lower():
@@ -314,42 +325,52 @@ def make_call(pending: Open, result_row: tuple, result: dict | None, harvest: Ha
     if result is None:
         harvest.ignore("result unreadable")
         return None
-    if result.get("success") is not True:
+    get = result.get
+    if get("success") is not True:
         harvest.ignore("failed")
         return None
-    if result.get("staged"):
+    if get("staged"):
         harvest.ignore("staged for approval")
         return None
     args = pending.arguments
     target = args.get("target")
-    target = "memory" if target is None else target
+    if target is None:
+        target = "memory"
     if target not in TARGETS:
         harvest.skip("malformed arguments")
         return None
     ops = args.get("operations")
     try:
-        entries = result.get("entries")
+        entries = get("entries")
         entries = tuple(_str(e) for e in entries) if isinstance(entries, list) else None
-        count = result.get("entry_count")
+        count = get("entry_count")
         count = count if isinstance(count, int) and not isinstance(count, bool) else None
-        rid, ts = result_row[0], as_epoch(result_row[7])
+        rid, ts = result_row[0], result_row[7]
+        if type(ts) is not float or not -1e11 <= ts <= 1e11:  # Hermes's REAL seconds are taken as they are
+            ts = as_epoch(ts)
         if ops:
             operations = tuple(_op_dict(o) for o in _list(ops))
             return Call(pending.message_id, rid, pending.session_id, ts, pending.call_id, target, "batch",
-                        operations=operations, entries=entries, entry_count=count)
+                        None, None, operations, entries, count)
         action = args.get("action")
-        if action not in ("add", "replace", "remove", "patch"):
+        if action not in _SINGLE:
             harvest.skip("malformed arguments")
             return None
         # 0.20+ take `new_text` for a missing content; 0.19 refused the keyword, so a call that
         # wrote with it was one of theirs
-        content = _opt_str(args.get("content")) or _opt_str(args.get("new_text"))
+        content = args.get("content")
+        if content is not None and type(content) is not str:
+            raise TypeError("str")
+        if not content:
+            content = _opt_str(args.get("new_text"))
         return Call(pending.message_id, rid, pending.session_id, ts, pending.call_id, target, action,
-                    content=content, old_text=_opt_str(args.get("old_text")),
-                    entries=entries, entry_count=count)
+                    content, _opt_str(args.get("old_text")), None, entries, count)
     except (TypeError, ValueError):
         harvest.skip("malformed arguments")
         return None
+
+
+_SINGLE = ("add", "replace", "remove", "patch")
 
 
 # -- reading rows ------------------------------------------------------------------------------------
@@ -367,10 +388,10 @@ def route_for(schema: Schema) -> str:
 def query_for(route: str, after_id: int, upto: int) -> tuple[str, tuple]:
     """The SQL reading the rows a memory call or result can be in, with after_id < id <= upto."""
     if after_id > 0 or route == "scan":
-        return (f"SELECT {_COLUMNS} FROM messages WHERE id > ? AND id <= ? AND {_WANTED} ORDER BY id",
+        return (f"SELECT {_ROW_COLUMNS} FROM messages WHERE id > ? AND id <= ? AND {_WANTED} ORDER BY id",
                 (after_id, upto))
     match = "{tool_name tool_calls} : memory" if route == "fts-columns" else "memory"
-    return (f"SELECT {_COLUMNS} FROM messages WHERE id IN (SELECT rowid FROM messages_fts WHERE messages_fts "
+    return (f"SELECT {_ROW_COLUMNS} FROM messages WHERE id IN (SELECT rowid FROM messages_fts WHERE messages_fts "
             f"MATCH ?) AND id <= ? AND {_WANTED_CALLS_AND_NAMED} ORDER BY id", (match, upto))
 
 
@@ -381,13 +402,19 @@ def harvest_rows(rows: Iterable[tuple], harvest: Harvest, conn: sqlite3.Connecti
     for o in harvest.open:
         if not o.call_id:
             anonymous.setdefault(o.session_id, []).append(o)
-    for row in rows:
+    found = harvest.calls.append
+    last = harvest.last_id
+    for row in rows:  # tens of thousands: the common path stays in this loop
         mid, sid, role, call_id, tool_calls, tool_name, content = row[:7]
-        if not isinstance(mid, int):
+        if type(mid) is not int:  # what SQLite gives: int, float, str, bytes or None
             continue
-        harvest.last_id = max(harvest.last_id, mid)
-        sid = sid if isinstance(sid, str) else str(sid)
+        if mid > last:
+            last = mid
+        if type(sid) is not str:
+            sid = str(sid)
         if role == "assistant":
+            if type(tool_calls) is not str:
+                continue
             for cid, raw in memory_calls(tool_calls, harvest):
                 args = parse_arguments(raw, harvest)
                 if args is None:
@@ -398,15 +425,15 @@ def harvest_rows(rows: Iterable[tuple], harvest: Harvest, conn: sqlite3.Connecti
                 else:
                     anonymous.setdefault(sid, []).append(pending)
         elif role == "tool":
-            key = (sid, call_id if isinstance(call_id, str) else "")
-            pending = by_id.pop(key, None) if key[1] else None
+            pending = by_id.pop((sid, call_id), None) if call_id and type(call_id) is str else None
             if pending is None and tool_name == TOOL and anonymous.get(sid):
                 pending = anonymous[sid].pop(0)
             if pending is None:
                 continue
             call = make_call(pending, row, parse_result(content), harvest)
             if call is not None:
-                harvest.calls.append(call)
+                found(call)
+    harvest.last_id = last
     harvest.open = sorted([*by_id.values(), *(o for q in anonymous.values() for o in q)], key=lambda o: o.message_id)
 
 

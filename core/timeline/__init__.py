@@ -1,6 +1,6 @@
 """Memory history: every write to MEMORY.md / USER.md rebuilt from state.db, hmc's journal and
 Hermes's snapshots (history.py, making model.py's values: writes, blame, diffs; a store's entries
-indexed for the replay in state.py; the read
+indexed for the replay in state.py; the writes held as rows in writes.py; the read
 calls' cache in cache.py), and the words for people on top of it (view.py: origin lines, an
 entry's origin and history, time travel's dates and diff; usage.py: each store's usage per week,
 `hmc log --chart`).

@@ -3,12 +3,14 @@
 `<user cache dir>/hmc/timeline/<slug>-<hash of the db path>.cache`, private (folder 0700, files
 0600): a SHA-256 line, then the data it is the digest of (a torn or edited file fails the check,
 and is never decoded): the read position, the calls still open, the counts and the replay's state
-(its writes as columns, one tuple per field, each write with its short log rather than a copy of
-the store), in Python's `marshal` form (plain tuples, lists, dicts and strings; an entry text
-shared by many writes is stored once, and loads fast; decoded with the garbage collector paused),
-tagged with the Python and marshal versions that wrote it. The harvested calls are in `<same
-name>.calls.json`, whose digest the main file holds; they are read only when the history has to be
-replayed from the start. The cache is keyed by the database's identity (path, device, inode) and
+(each store's entries as columns; its writes as chunks of columns, one tuple per field, each write
+with its short log rather than a copy of the store, a chunk kept encoded until a write is read, so
+that an update appending a few writes decodes none and saves them as they were), in Python's
+`marshal` form (plain tuples, lists, dicts, strings and bytes; a text shared by many writes of a
+chunk is stored once, and loads fast; decoded with the garbage collector paused), tagged with the
+Python and marshal versions that wrote it. The harvested calls are in `<same name>.calls.json`
+(each call the JSON array of its fields), whose digest the main file holds; they are read only when
+the history has to be replayed from the start. The cache is keyed by the database's identity (path, device, inode) and
 the last message id it covered, and checked, not trusted: the row with that id must still be there
 with the same session and time (a database replaced, restored or rewound is read again from
 scratch), and every field must have the shape hmc writes. Anything else (a corrupt, foreign or
@@ -31,7 +33,8 @@ import platformdirs
 from core.store.atomic import private_dir, read_regular, write_private
 from core.sessions.memory_calls import MAX_CACHED_CALLS_BYTES, Harvest, Open
 
-VERSION = 5  # 4: patch calls and new_text arguments are harvested; 5: writes keep logs, not copies of the store
+VERSION = 6  # 4: patch calls and new_text arguments are harvested; 5: writes keep logs, not copies of the store;
+# 6: the calls file holds each call as an array of its fields, entries name their writes by index
 MAX_CACHE_BYTES = 256 * 1024 * 1024
 
 
@@ -78,7 +81,10 @@ def load(db_path: Path, conn: sqlite3.Connection) -> tuple[Harvest, dict | None]
     path = cache_path(db_path)
     try:
         data = read_regular(path, MAX_CACHE_BYTES)  # a FIFO or an oversized file: not hmc's cache
-        digest, _, body = data.partition(b"\n")
+        newline = data.find(b"\n")
+        if newline < 0:
+            return None
+        digest, body = data[:newline], memoryview(data)[newline + 1:]  # the body not copied: megabytes
         if digest != hashlib.sha256(body).hexdigest().encode("ascii"):
             return None  # torn, corrupt or edited: not what hmc wrote
         obj = marshal.loads(body)
@@ -111,7 +117,8 @@ def _counts(value: Any) -> dict[str, int]:
 
 
 def _sources(value: Any) -> dict[str, str]:
-    if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+    """session id -> source, checked with C's loops (a database has thousands of sessions)."""
+    if type(value) is not dict or not set(map(type, value)) <= {str} or not set(map(type, value.values())) <= {str}:
         raise TypeError("sources")
     return dict(value)
 
@@ -143,8 +150,8 @@ def save(db_path: Path, conn: sqlite3.Connection, harvest: Harvest, replay: dict
     }
     path = cache_path(db_path)
     try:
-        calls = json.dumps([c.to_json() for c in harvest.all_calls()], ensure_ascii=True,
-                           separators=(",", ":")).encode("ascii")
+        calls = json.dumps(harvest.all_calls(), ensure_ascii=True, separators=(",", ":"),
+                           check_circular=False).encode("ascii")  # plain arrays: no cycle to look for
         obj["calls_digest"], obj["n_calls"] = hashlib.sha256(calls).hexdigest(), len(harvest.calls)
         body = marshal.dumps(obj, 4)
         for size, limit in ((len(body), MAX_CACHE_BYTES), (len(calls), MAX_CACHED_CALLS_BYTES)):

@@ -23,10 +23,12 @@ from __future__ import annotations
 
 import gc
 import heapq
+import operator
 import os
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
+from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Sequence
 
@@ -36,124 +38,15 @@ from core.store.atomic import read_regular
 from core.store.journal import Record, tagged
 from core.store.memory import FILE_NAMES, TARGETS, Conflict, StoreError, WriteResult
 from core.sessions.memory_calls import Call
-from core.timeline.state import SEP, Line, State, replay_log
+from core.timeline.state import SEP, Line, State
+from core.timeline.writes import Writes
 
 if TYPE_CHECKING:  # pragma: no cover
     from core.curator import Curator
 
-from core.timeline.model import (MAX_BACKUP_BYTES, TimelineError, RollbackConflict, Write, ROW, Blame, Diff, Divergence, as_epoch)  # noqa: F401  (what callers import from here)
+from core.timeline.model import (MAX_BACKUP_BYTES, TimelineError, RollbackConflict, Write, ROW, Blame, Blames, Diff, Divergence, as_epoch)  # noqa: F401  (what callers import from here)
 
 # -- the rebuild -------------------------------------------------------------------------------------
-
-class Writes:
-    """The history's writes, oldest first. Those loaded from the cache stay columns (the cache's
-    form) until used: an update that appends a few writes, or a blame that needs a few origins, doesn't
-    build thousands of objects. Iterating, indexing and len() work like a list's. A write's entries
-    before and after it are replayed from the writes' logs when asked for (`entries`), so the
-    history holds each change once, not a copy of the store per write."""
-
-    def __init__(self) -> None:
-        self._cols: list[tuple] = [()] * ROW  # the cached writes: one tuple per field (Write.row's order)
-        self._n = 0  # how many writes came from the cache
-        self._made: dict[int, Write] = {}
-        self._tail: list[Write] = []
-        self._position: dict[int, int] = {}  # id(Write) -> its index
-        self._memo: tuple[str, int, dict] | None = None  # (target, next index, entries): sequential asks
-
-    def load_columns(self, cols: list) -> None:
-        """Take the cache's writes, one tuple per field (columns load faster than rows), their shape
-        checked here: as many columns as fields, all as long, targets, authors and logs."""
-        if type(cols) is not list or len(cols) != ROW or any(type(c) is not tuple for c in cols):
-            raise ValueError("writes")
-        n = len(cols[0])
-        if any(len(c) != n for c in cols) or not set(cols[4]) <= set(TARGETS) \
-                or not set(cols[2]) <= {"agent", "hmc", "unknown"} \
-                or any(type(log) is not tuple or len(log) % 2 for log in cols[14]):
-            raise ValueError("write")
-        self._cols, self._n = cols, n
-
-    def __len__(self) -> int:
-        return self._n + len(self._tail)
-
-    def _get(self, i: int) -> Write:
-        w = self._made.get(i)
-        if w is None:
-            w = Write(*[c[i] for c in self._cols], history=self)
-            self._made[i] = w
-            self._position[id(w)] = i
-        return w
-
-    def __getitem__(self, i: int) -> Write:
-        n = self._n
-        if i < 0:
-            i += len(self)
-        if not 0 <= i < len(self):
-            raise IndexError(i)
-        return self._get(i) if i < n else self._tail[i - n]
-
-    def __iter__(self) -> Iterator[Write]:
-        for i in range(self._n):
-            yield self._get(i)
-        yield from self._tail
-
-    def __bool__(self) -> bool:
-        return len(self) > 0
-
-    def append(self, w: Write) -> None:
-        self._position[id(w)] = len(self)
-        w.history = self
-        self._tail.append(w)
-
-    def position(self, w: Write) -> int:
-        return self._position[id(w)]
-
-    def columns(self) -> list[tuple]:
-        """The cache's form of every write (cached columns as they were, new writes added)."""
-        if not self._tail:
-            return list(self._cols)
-        rows = [w.row() for w in self._tail]
-        return [col + tuple(row[k] for row in rows) for k, col in enumerate(self._cols)]
-
-    def scan(self) -> Iterator[tuple[int, float, str, str]]:
-        """(index, timestamp, target, id) of each write, without building Write objects."""
-        i = 0
-        for ts, target, wid in zip(self._cols[1], self._cols[4], self._cols[0]):
-            yield i, ts, target, wid
-            i += 1
-        for w in self._tail:
-            yield i, w.timestamp, w.target, w.id
-            i += 1
-
-    def _log(self, i: int) -> tuple[str, tuple]:
-        if i < self._n:
-            return self._cols[4][i], self._cols[14][i]
-        w = self._tail[i - self._n]
-        return w.target, w.log
-
-    def entries_until(self, target: str, end: int) -> tuple[str, ...]:
-        """`target`'s entries after the writes before index `end` (its logs replayed in order)."""
-        memo = self._memo
-        if memo is not None and memo[0] == target and memo[1] <= end:
-            _, start, state = memo
-        else:
-            start, state = 0, {}
-        for i in range(start, end):
-            t, log = self._log(i)
-            if t == target:
-                replay_log(state, log)
-        self._memo = (target, end, state)
-        return tuple(state.values())
-
-    def entries(self, w: Write, after: bool = True) -> tuple[str, ...]:
-        i = self.position(w)
-        return self.entries_until(w.target, i + 1 if after else i)
-
-    def index_of(self, write_id: str) -> int | None:
-        for i, _, _, wid in self.scan():
-            if wid == write_id:
-                return i
-        return None
-
 
 class _Builder:
     def __init__(self, release: Release):
@@ -165,13 +58,14 @@ class _Builder:
         # entries the release counted minus entries replayed, per target: a change means an unseen write
         self._offset = {t: 0 for t in TARGETS}
 
-    def _record(self, write: Write, touched: Iterable[Line]) -> Write:
+    def _record(self, row: tuple, touched: Iterable[Line]) -> int:
+        """Add a write (its row, Write.row's order): the lines it touched now come from it."""
+        i = self.writes.add(row)
         for line in touched:
-            line.origin = write
+            line.origin = i
             if line.first is None:
-                line.first = write
-        self.writes.append(write)
-        return write
+                line.first = i
+        return i
 
     def observe(self, target: str, texts: Sequence[str], ts: float, where: str, found_at: str | None) -> None:
         """The store was seen holding `texts` at `ts`: anything the replay doesn't explain is outside."""
@@ -188,17 +82,17 @@ class _Builder:
         parts = [f"{n} {what}" for n, what in ((added, "added"), (removed, "removed"), (edited, "edited")) if n]
         summary = ", ".join(parts) or "reordered"
         detail = f"{where} shows changes no recorded write explains ({summary})"
-        write = Write(f"x{self._outside}", ts, "unknown", "outside", target, "outside", changes=tuple(changes),
-                      note="changed outside the agent: a hand edit or an unrecorded write", detail=detail, log=log)
+        i = self.writes.add((f"x{self._outside}", ts, "unknown", "outside", target, "outside", None, None, None,
+                             None, None, tuple(changes),
+                             "changed outside the agent: a hand edit or an unrecorded write", detail, log))
         for line in touched:
             line.origin = None
             if line.first is None:
-                line.first = write
+                line.first = i
         afters = {a for _, a in changes if a is not None}
         for line in state.alive():  # an edited entry's text now comes from nobody known
             if line.text in afters:
                 line.origin = None
-        self.writes.append(write)
         self.divergences.append(Divergence(target, found_at, detail))
 
     # the agent's calls
@@ -207,6 +101,9 @@ class _Builder:
         wid = f"m{call.result_id}"
         note = None
         touched: list[Line] = []
+        if call.action == "add" and call.content and call.content.strip():
+            self._add(state, call, call.content.strip(), wid, ts, source)
+            return
         try:
             if call.action == "batch":
                 for i, o in enumerate(call.operations or ()):
@@ -225,17 +122,44 @@ class _Builder:
         else:
             count_after = len(state)
             changes, log = state.commit()  # the next load drops a duplicate a replace made
-            offset = call.entry_count - count_after if call.entry_count is not None else None
-            if call.entries is None and offset is not None and offset != self._offset[call.target]:
-                self._offset[call.target] = offset
-                note = (f"the release counted {call.entry_count} entries after this call, the replay "
-                        f"{count_after}: the store had changed outside the agent before it")
-                self.divergences.append(Divergence(call.target, wid, note))
-        write = Write(wid, ts, "agent", source or "agent", call.target, call.action, call.session_id,
-                      call.message_id, call.old_text, call.content, call.operations, tuple(changes), note, log=log)
-        self._record(write, [line for line in dict.fromkeys(touched) if not line.dead])
+            note = self._counted(call, state, wid, count_after)
+        row = (wid, ts, "agent", source or "agent", call.target, call.action, call.session_id, call.message_id,
+               call.old_text, call.content, call.operations, tuple(changes), note, None, log)
+        self._record(row, [line for line in dict.fromkeys(touched) if not line.dead])
         if call.entries is not None:  # the release echoed the store: an observation right after the call
             self.observe(call.target, call.entries, ts, f"the result of {wid}", wid)
+
+    def _add(self, state: State, call: Call, content: str, wid: str, ts: float, source: str) -> None:
+        """The common write on its own (a non-empty add): it can't fail, so no transaction to note
+        and undo, and the write's row is made directly."""
+        line = state.add_new(content)
+        if line is None:  # an exact re-add: nothing changes
+            changes, log = (), ()
+        else:
+            changes, log = ((None, content),), (line.seq, content)
+        note = self._counted(call, state, wid) if call.entry_count is not None else None
+        writes = self.writes
+        i = writes.add((wid, ts, "agent", source or "agent", call.target, "add", call.session_id, call.message_id,
+                        call.old_text, call.content, call.operations, changes, note, None, log))
+        if line is not None:
+            line.origin = line.first = i
+        if call.entries is not None:
+            self.observe(call.target, call.entries, ts, f"the result of {wid}", wid)
+
+    def _counted(self, call: Call, state: State, wid: str, count_after: int | None = None) -> str | None:
+        """Compare the entries the release counted after the call with the replay's: a change in
+        the difference means an unseen write before it (a divergence: its note, else None)."""
+        if call.entry_count is None or call.entries is not None:
+            return None
+        count_after = len(state) if count_after is None else count_after
+        offset = call.entry_count - count_after
+        if offset == self._offset[call.target]:
+            return None
+        self._offset[call.target] = offset
+        note = (f"the release counted {call.entry_count} entries after this call, the replay "
+                f"{count_after}: the store had changed outside the agent before it")
+        self.divergences.append(Divergence(call.target, wid, note))
+        return note
 
     def _locate(self, state: State, old_text: str, action: str, pos: str | None) -> Line:
         """The line an old_text selects, by the release's rules: the indexes answer a unique match;
@@ -261,7 +185,7 @@ class _Builder:
         if action == "add":
             if not content:
                 raise OpError(f"{pos}: content is required." if pos else "Content cannot be empty.")
-            if content not in state.by_text:
+            if not state.has(content):
                 touched.append(state.append(content))
             return
         if action == "replace":
@@ -292,13 +216,12 @@ class _Builder:
         state = self.states[rec.target]
         touched, changes, log = state.morph(parse(decode_text(rec.after)))
         detail = rec.tag or rec.detail
-        write = Write(wid, rec.ts, "hmc", "hmc", rec.target, rec.action or "edit", changes=tuple(changes),
-                      detail=detail, log=log)
-        self._record(write, touched)
+        i = self._record((wid, rec.ts, "hmc", "hmc", rec.target, rec.action or "edit", None, None, None, None, None,
+                          tuple(changes), None, detail, log), touched)
         afters = {a for _, a in changes if a is not None}
         for line in state.alive():
             if line.text in afters:
-                line.origin = write
+                line.origin = i
 
 
 def decode_text(text: str) -> str:
@@ -487,6 +410,8 @@ def _events(calls: Sequence[Call], records: Sequence[Record], snaps: dict[str, l
                 yield ts, 0, (target, ts, text)
 
     baks = sorted(bak(), key=lambda e: e[0])
+    if not records and not baks:  # only the agent's calls (a cold build's bulk): nothing to merge
+        return agent()
     return heapq.merge(agent(), hmc(), baks, key=lambda e: e[0])
 
 
@@ -564,16 +489,13 @@ class _Replay:
             return None
         return new_calls, new_records, new_snaps
 
-    # -- the cache form: plain tuples (core.timeline.cache marshals them; a shared text is stored once) --
+    # -- the cache form: plain tuples and the writes' encoded chunks (core.timeline.cache marshals them) --
     def dump(self) -> dict:
         b = self.builder
-        index = b.writes.position
-        states = {target: [(line.text, index(line.origin) if line.origin is not None else -1,
-                            index(line.first) if line.first is not None else -1, line.revisions, line.seq)
-                           for line in state.alive()] for target, state in b.states.items()}
+        states = {target: state.columns() for target, state in b.states.items()}
         return {"release": self.release.name, "n_calls": self.n_calls, "record_id": self.record_id,
                 "n_records": self.n_records, "baks": sorted(self.baks), "last_ts": self.last_ts,
-                "writes": b.writes.columns(), "states": states, "offset": dict(b._offset), "outside": b._outside,
+                "writes": b.writes.chunks(), "states": states, "offset": dict(b._offset), "outside": b._outside,
                 "seq": {t: state.next_seq for t, state in b.states.items()},
                 "divergences": [(d.target, d.write_id, d.detail) for d in b.divergences]}
 
@@ -585,26 +507,21 @@ class _Replay:
         self = cls(release)
         b = self.builder
         writes = b.writes
-        writes.load_columns(data["writes"])
+        writes.load_chunks(data["writes"])
         m = len(writes)
-
-        def write(i) -> Write | None:
-            if type(i) is not int or not -1 <= i < m:
-                raise ValueError("write index")
-            return None if i == -1 else writes._get(i)
-
         for target in TARGETS:
-            lines: list[Line] = []
-            for text, origin, first, revisions, seq in data["states"][target]:
-                if type(text) is not str or type(revisions) is not int or revisions < 1 or type(seq) is not int \
-                        or seq < 0 or (lines and seq <= lines[-1].seq):
-                    raise ValueError("entry")
-                line = Line(text, seq=seq)
-                line.origin, line.first = write(origin), write(first)
-                line.revisions = revisions
-                lines.append(line)
+            cols = data["states"][target]
+            if type(cols) is not tuple or len(cols) != 5 or any(type(c) is not tuple or len(c) != len(cols[0])
+                                                                  for c in cols):
+                raise ValueError("entries")
+            texts, origins, firsts, revisions, seqs = cols
+            if texts and (not set(map(type, texts)) <= {str} or not set(map(type, chain(origins, firsts, revisions,
+                                                                                        seqs))) <= {int}
+                          or min(min(origins), min(firsts)) < -1 or max(max(origins), max(firsts)) >= m
+                          or min(revisions) < 1 or seqs[0] < 0 or not all(map(operator.lt, seqs, seqs[1:]))):
+                raise ValueError("entry")
             state = b.states[target]
-            state.reset(lines)
+            state.load_columns(texts, origins, firsts, revisions, seqs)
             state.next_seq = max(state.next_seq, int(data["seq"][target]))
         offset = data["offset"]
         b._offset = {t: int(offset[t]) for t in TARGETS}
@@ -619,8 +536,9 @@ class _Replay:
 
 @contextmanager
 def _no_gc() -> Iterator[None]:
-    """No garbage collection while the cache is decoded: it makes tens of thousands of tuples and no
-    cycles, and the collector would walk them all again and again (a third of an update's time)."""
+    """No garbage collection while the history is read, replayed and cached: it makes hundreds of
+    thousands of tuples and lines and no cycles, and the collector would walk them all again and
+    again (a third of an update's time, a fifth of a cold build's)."""
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -655,11 +573,7 @@ def finish(builder: _Builder, current: dict[str, tuple[str, ...] | None], last: 
         if now is not None:
             when = min(when, now) if when > last else when
         builder.observe(target, entries, when, f"{FILE_NAMES[target]} as it is now", None)
-        out = []
-        for i, line in enumerate(builder.states[target].alive()):
-            origin = line.origin if line.origin is not None and line.origin.by != "unknown" else None
-            out.append(Blame(target, i, line.text, origin, line.first, line.revisions))
-        blame[target] = out
+        blame[target] = Blames(target, builder.states[target].columns(), builder.writes)
     return blame
 
 
@@ -683,10 +597,11 @@ def build_timeline(curator: "Curator", *, cache: bool = True, route: str | None 
     """Rebuild one profile's history: state.db (read-only; cached), hmc's journal, the snapshots and
     the files now. Raises core.sessions.db.DatabaseError when state.db exists but can't be read.
     `progress(done, total)` hears how far a replay has got (events: calls, hmc's writes, snapshots)."""
-    try:
-        return _build(curator, cache, route, trust_cache=True, progress=progress)
-    except _StaleCache:
-        return _build(curator, cache, route, trust_cache=False, progress=progress)
+    with _no_gc():  # a build makes hundreds of thousands of objects and no cycles: the collector
+        try:        # walked them again and again (a fifth of a cold build)
+            return _build(curator, cache, route, trust_cache=True, progress=progress)
+        except _StaleCache:
+            return _build(curator, cache, route, trust_cache=False, progress=progress)
 
 
 def _build(curator: "Curator", cache: bool, route: str | None, trust_cache: bool,

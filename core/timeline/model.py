@@ -5,6 +5,7 @@ only; history.py rebuilds them, view.py and the interfaces read them.
 
 from __future__ import annotations
 
+from collections.abc import Sequence as SequenceABC
 from dataclasses import dataclass, field
 from datetime import date, datetime, time as dt_time
 from typing import Sequence
@@ -47,7 +48,7 @@ class Write:
     note: str | None = None  # what the replay found wrong here (a divergence)
     detail: str | None = None  # hmc's journal detail / tag
     log: tuple = ()  # what it did to the replay's store (core.timeline.state): `before`/`after` come from it
-    history: object = field(default=None, repr=False)  # the history.Writes it belongs to (None: on its own)
+    history: object = field(default=None, repr=False)  # the writes.Writes it belongs to (None: on its own)
 
     @property
     def changed(self) -> bool:
@@ -86,20 +87,98 @@ class Write:
 ROW = len(Write.__dataclass_fields__) - 1  # a cached row: every field but `history`
 
 
-@dataclass(frozen=True)
 class Blame:
-    target: str
-    index: int
-    text: str
-    origin: Write | None  # the write that produced this text; None: a hand edit or unknown writer
-    first_seen: Write | None  # the write where the entry first appeared (an outside one included)
-    revisions: int  # how many texts the entry has had (1: added and never changed)
+    """One current entry: the write that produced its text (`origin`; None: a hand edit or an
+    unknown writer), the write where it first appeared (`first_seen`, an outside one included) and
+    how many texts it has had (`revisions`: 1 for an entry added and never changed). `origin` and
+    `first_seen` may be given as indexes into the history's writes (`writes`): the Write is made
+    when it is first read, so a blame nobody looks at costs no objects. Immutable."""
+
+    __slots__ = ("target", "index", "text", "revisions", "_origin", "_first", "_writes")
+
+    def __init__(self, target: str, index: int, text: str, origin: "Write | int | None",
+                 first_seen: "Write | int | None", revisions: int, writes: "Sequence[Write] | None" = None):
+        put = object.__setattr__
+        put(self, "target", target)
+        put(self, "index", index)
+        put(self, "text", text)
+        put(self, "revisions", revisions)
+        put(self, "_origin", origin)
+        put(self, "_first", first_seen)
+        put(self, "_writes", writes)
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"Blame is immutable (can't set {name})")
+
+    def _resolve(self, slot: str) -> "Write | None":
+        value = getattr(self, slot)
+        if type(value) is int:
+            value = self._writes[value]
+            object.__setattr__(self, slot, value)
+        return value
+
+    @property
+    def origin(self) -> Write | None:
+        """The write that produced this text; None: a hand edit or an unknown writer."""
+        return self._resolve("_origin")
+
+    @property
+    def first_seen(self) -> Write | None:
+        """The write where the entry first appeared (an outside one included)."""
+        return self._resolve("_first")
+
+    def _key(self) -> tuple:
+        return (self.target, self.index, self.text, self.origin, self.first_seen, self.revisions)
+
+    def __eq__(self, other) -> bool:
+        return self._key() == other._key() if isinstance(other, Blame) else NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return (f"Blame(target={self.target!r}, index={self.index!r}, text={self.text!r}, origin={self.origin!r}, "
+                f"first_seen={self.first_seen!r}, revisions={self.revisions!r})")
 
     def to_json(self) -> dict:
         return {"index": self.index, "text": self.text,
                 "origin": self.origin.origin_json() if self.origin else None,
                 "first_seen": self.first_seen.origin_json() if self.first_seen else None,
                 "revisions": self.revisions}
+
+
+class Blames(SequenceABC):
+    """One store's blame, entry by entry, each Blame made when it is asked for (an update that
+    nobody asks for a blame builds none). `entries` are the replay's final entries as columns
+    (texts, origins, firsts, revisions, ...: write indexes, -1 for none), `writes` the history
+    (`field(i, k)`, indexing)."""
+
+    def __init__(self, target: str, entries: tuple, writes) -> None:
+        self._target, self._writes = target, writes
+        self._texts, self._origins, self._firsts, self._revisions = entries[:4]
+
+    def __len__(self) -> int:
+        return len(self._texts)
+
+    def _make(self, i: int) -> Blame:
+        origin, first = self._origins[i], self._firsts[i]
+        if origin < 0 or self._writes.field(origin, 2) == "unknown":
+            origin = None  # an outside write made this text: nobody known
+        return Blame(self._target, i, self._texts[i], origin, first if first >= 0 else None, self._revisions[i],
+                     self._writes)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        return self._make(i)
+
+    def __iter__(self):
+        for i in range(len(self)):
+            yield self._make(i)
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ an ordered dict can't put a key back in the middle), and the call's net changes 
 from the noted lines alone. The log is what the write did to this structure, `(seq, text)` pairs:
 text None deletes, a known seq takes the new text in place, a new seq appends; seq -1 clears (an
 observation that reorders). Replaying the logs of one target's writes in order gives the entries
-after any write (core.timeline.history.Writes), so no write keeps a copy of the whole store.
+after any write (core.timeline.writes.Writes), so no write keeps a copy of the whole store.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from typing import Iterator, Sequence
 
 SEP = "\x00"  # joins the texts for substring lookups; an old_text holding it takes the slow path
 CLEAR = -1  # a log's "start again" marker
+COLD_SCANS = 32  # adds checked against the cached texts by a scan before a set of them is made
 
 
 class Line:
@@ -59,22 +60,73 @@ class State:
         self.dead = 0
         self._blob: tuple[str, list[int], list[Line]] | None = None
         self._noted: dict[int, tuple[Line, str | None, int, bool]] = {}  # the open call's lines
+        # entries loaded from the cache and not yet made Lines (texts, origins, firsts, revisions,
+        # seqs: columns, -1 for no write): an update that only adds never makes them; `lines` and
+        # `by_text` then hold only the lines added since (all after them)
+        self._cold: tuple[tuple, ...] | None = None
+        self._cold_texts: set[str] | None = None
+        self._cold_looks = 0
+
+    def load_columns(self, texts: tuple, origins: tuple, firsts: tuple, revisions: tuple, seqs: tuple) -> None:
+        """Hold these entries (the cache's columns, checked by the caller), made Lines only when needed."""
+        self.reset([])
+        self._cold = (texts, origins, firsts, revisions, seqs)
+        self.next_seq = max(self.next_seq, seqs[-1] + 1 if seqs else 0)
+
+    def _thaw(self) -> None:
+        """Make the cached entries Lines, before the lines added since."""
+        texts, origins, firsts, revisions, seqs = self._cold
+        self._cold = self._cold_texts = None
+        added = list(self.lines.values())
+        lines = []
+        for text, origin, first, revs, seq in zip(texts, origins, firsts, revisions, seqs):
+            line = Line(text, seq=seq)
+            line.origin = origin if origin >= 0 else None
+            line.first = first if first >= 0 else None
+            line.revisions = revs
+            lines.append(line)
+        next_seq = self.next_seq
+        self.reset(lines + added)
+        self.next_seq = max(self.next_seq, next_seq)
+
+    def columns(self) -> tuple[tuple, ...]:
+        """The entries as columns: (texts, origins, firsts, revisions, seqs), -1 for no write."""
+        lines = list(self.alive()) if self._cold is None else list(self.lines.values())
+        new = (tuple(line.text for line in lines), tuple(-1 if line.origin is None else line.origin for line in lines),
+               tuple(-1 if line.first is None else line.first for line in lines),
+               tuple(line.revisions for line in lines), tuple(line.seq for line in lines))
+        if self._cold is None:
+            return new
+        return tuple(old + more for old, more in zip(self._cold, new))
 
     # -- reading -------------------------------------------------------------------------------
     def alive(self) -> Iterator[Line]:
+        if self._cold is not None:
+            self._thaw()
         if not self.dead:
             return iter(self.lines.values())
         return (line for line in self.lines.values() if not line.dead)
 
     @property
     def texts(self) -> tuple[str, ...]:
+        if self._cold is not None:  # the lines added since can't be dead: only add_new runs cold
+            return self._cold[0] + tuple(line.text for line in self.lines.values())
         return tuple(line.text for line in self.alive())
 
     def __len__(self) -> int:
-        return len(self.lines) - self.dead
+        cold = len(self._cold[0]) if self._cold is not None else 0
+        return cold + len(self.lines) - self.dead
+
+    def has(self, text: str) -> bool:
+        """Whether an entry holds exactly `text`."""
+        if self._cold is not None:
+            self._thaw()
+        return text in self.by_text
 
     def first_with(self, text: str) -> Line | None:
         """The first line (in file order) holding exactly `text`."""
+        if self._cold is not None:
+            self._thaw()
         found = self.by_text.get(text)
         if not found:
             return None
@@ -83,6 +135,8 @@ class State:
     def find(self, needle: str) -> tuple[Line | None, bool]:
         """The first line containing `needle`, and whether every line containing it has its text
         (False: two different entries match). `needle` must not hold SEP."""
+        if self._cold is not None:
+            self._thaw()
         if self._blob is None:
             lines = list(self.alive())
             texts = [line.text for line in lines]
@@ -107,7 +161,9 @@ class State:
         return first, True
 
     # -- one call's changes --------------------------------------------------------------------
-    def _note(self, line: Line, existed: bool = True) -> None:
+    def _note(self, line: Line, existed: bool = True) -> None:  # every change notes first: thawed here
+        if self._cold is not None:
+            self._thaw()
         if id(line) not in self._noted:
             self._noted[id(line)] = (line, line.text if existed else None, line.revisions, existed)
 
@@ -121,11 +177,36 @@ class State:
             del self.by_text[line.text]
 
     def append(self, text: str) -> Line:
+        if self._cold is not None:
+            self._thaw()
         line = Line(text, seq=self.next_seq)
         self.next_seq += 1
         self.lines[line.seq] = line
         self._index(line)
         self._note(line, existed=False)
+        self._blob = None
+        return line
+
+    def add_new(self, text: str) -> Line | None:
+        """An add on its own, outside a call's transaction (nothing to note: it can't fail): the new
+        line, or None when `text` is already an entry."""
+        if text in self.by_text:
+            return None
+        if self._cold is not None:
+            cold = self._cold_texts
+            if cold is None:  # a few adds scan the texts (C's loop); more make a set of them once
+                self._cold_looks += 1
+                if self._cold_looks > COLD_SCANS:
+                    cold = self._cold_texts = set(self._cold[0])
+                else:
+                    cold = self._cold[0]
+            if text in cold:
+                return None
+        seq = self.next_seq
+        line = Line(text, seq=seq)
+        self.next_seq = seq + 1
+        self.lines[seq] = line
+        self.by_text[text] = [line]
         self._blob = None
         return line
 
@@ -206,6 +287,8 @@ class State:
     def morph(self, new_texts: Sequence[str]) -> tuple[list[Line], list[tuple], tuple]:
         """Move to `new_texts` keeping the identity of unchanged entries (and of the one entry
         edited, when exactly one went and one came): (lines touched, changes, log)."""
+        if self._cold is not None:
+            self._thaw()
         pool: dict[str, Line] = {}
         for line in self.alive():
             pool.setdefault(line.text, line)
@@ -264,6 +347,7 @@ class State:
 
     def reset(self, lines: list[Line]) -> None:
         """Hold exactly `lines`, in that order (their seqs increasing)."""
+        self._cold = self._cold_texts = None
         self.lines = {line.seq: line for line in lines}
         self.by_text = {}
         for line in lines:

@@ -17,6 +17,7 @@ import pytest
 
 from core.curator import open_curator
 from core.sessions.db import DatabaseError
+from core.sessions.memory_calls import Call
 from core.store.memory import Op
 from core.timeline import build_timeline
 from core.timeline import cache as tl_cache
@@ -320,7 +321,7 @@ def test_a_cache_that_isnt_this_databases_is_rebuilt(tmp_path, damage):
     elif damage == "wrong types":  # calls that don't parse, and no replay to continue: read again
         calls_file = tl_cache.calls_path(path)
         calls = json.loads(calls_file.read_bytes())
-        calls[0]["target"] = "elsewhere"
+        calls[0][Call._fields.index("target")] = "elsewhere"  # each call is an array of its fields
         calls_file.write_bytes(json.dumps(calls).encode())
         data["calls_digest"] = hashlib.sha256(calls_file.read_bytes()).hexdigest()
         data["replay"] = None

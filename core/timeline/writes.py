@@ -1,0 +1,177 @@
+"""The rebuilt history's writes, oldest first, held as rows rather than objects (history.py
+appends them as it replays; the cache keeps them as encoded chunks of columns)."""
+
+from __future__ import annotations
+
+import marshal
+from typing import Iterator
+
+from core.store.memory import TARGETS
+from core.timeline.model import ROW, TimelineError, Write
+from core.timeline.state import replay_log
+
+
+class Writes:
+    """The history's writes, oldest first, held as rows (Write.row's order): those loaded from the
+    cache as its columns (one tuple per field: columns load faster than rows), those this run added
+    as tuples. A Write object is made only when one is asked for (a log, a blame's origin, a
+    rollback), so an update that appends a few writes, or a blame that needs a few origins, doesn't
+    build thousands of objects; entries and lines name their writes by index. The cached columns
+    stay in the cache's encoded chunks until a write is read (an update that only appends never
+    decodes them, and saves them as they were, the new writes as one more chunk). Iterating,
+    indexing and len() work like a list's. A write's entries before and after it are replayed from
+    the writes' logs when asked for (`entries`), so the history holds each change once, not a copy
+    of the store per write."""
+
+    MAX_CHUNKS = 16  # more and a save joins them into one
+
+    def __init__(self) -> None:
+        self._cols: list[tuple] | None = [()] * ROW  # the cached writes, one tuple per field; None: not decoded
+        self._chunks: list[tuple[int, bytes]] = []  # the cached writes as the cache holds them: (count, columns)
+        self._n = 0  # how many writes came from the cache
+        self._rows: list[tuple] = []  # the writes added since, one tuple each
+        self._made: dict[int, Write] = {}
+        self._position: dict[int, int] = {}  # id(Write) -> its index
+        self._memo: tuple[str, int, dict] | None = None  # (target, next index, entries): sequential asks
+
+    def load_chunks(self, chunks: list) -> None:
+        """Take the cache's writes: (count, marshalled columns) chunks, decoded when first read."""
+        if type(chunks) is not list or any(type(c) is not tuple or len(c) != 2 or type(c[0]) is not int or c[0] < 0
+                                           or type(c[1]) is not bytes for c in chunks):
+            raise ValueError("writes")
+        self._chunks, self._n, self._cols = chunks, sum(c[0] for c in chunks), None
+
+    def _columns(self) -> list[tuple]:
+        """The cached writes' columns, decoded (once) and checked: as many columns as fields, all
+        as long as the chunk says, targets, authors and logs. The chunks are the digest-checked
+        cache's own bytes; one that doesn't hold together is hmc's bug, named as such."""
+        if self._cols is None:
+            cols: list[tuple] | None = None
+            for count, blob in self._chunks:
+                try:
+                    part = marshal.loads(blob)
+                    _check_columns(part, count)
+                except (ValueError, TypeError, EOFError) as exc:
+                    from core.timeline.cache import cache_root
+
+                    raise TimelineError(f"the history's cache holds writes that don't read back ({exc}); "
+                                        f"delete {cache_root()} and run again") from None
+                cols = part if cols is None else [a + b for a, b in zip(cols, part)]
+            self._cols = cols if cols is not None else [()] * ROW
+        return self._cols
+
+    def chunks(self) -> list[tuple[int, bytes]]:
+        """The cache's form of every write: the cached chunks as they were, the new writes as one
+        more (all joined in one when there would be more than MAX_CHUNKS)."""
+        chunks = list(self._chunks)
+        if self._rows:
+            chunks.append((len(self._rows), marshal.dumps(list(zip(*self._rows)), 4)))
+        if len(chunks) > self.MAX_CHUNKS:
+            chunks = [(len(self), marshal.dumps(self.columns(), 4))]
+        return chunks
+
+    def __len__(self) -> int:
+        return self._n + len(self._rows)
+
+    def field(self, i: int, k: int):
+        """Field `k` (Write.row's order) of write `i`, without making the Write."""
+        n = self._n
+        return self._columns()[k][i] if i < n else self._rows[i - n][k]
+
+    def _get(self, i: int) -> Write:
+        w = self._made.get(i)
+        if w is None:
+            n = self._n
+            w = Write(*([c[i] for c in self._columns()] if i < n else self._rows[i - n]), history=self)
+            self._made[i] = w
+            self._position[id(w)] = i
+        return w
+
+    def __getitem__(self, i: int) -> Write:
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        return self._get(i)
+
+    def __iter__(self) -> Iterator[Write]:
+        for i in range(len(self)):
+            yield self._get(i)
+
+    def __bool__(self) -> bool:
+        return len(self) > 0
+
+    def add(self, row: tuple) -> int:
+        """Append a write given as its row (Write.row's order); its index."""
+        rows = self._rows
+        rows.append(row)
+        return self._n + len(rows) - 1
+
+    def append(self, w: Write) -> None:
+        i = self.add(w.row())
+        w.history = self
+        self._made[i] = w
+        self._position[id(w)] = i
+
+    def position(self, w: Write) -> int:
+        return self._position[id(w)]
+
+    def columns(self) -> list[tuple]:
+        """Every write as columns, one tuple per field (cached columns, new writes added)."""
+        cols = self._columns()
+        if not self._rows:
+            return list(cols)
+        return [col + new for col, new in zip(cols, zip(*self._rows))]
+
+    def scan(self) -> Iterator[tuple[int, float, str, str]]:
+        """(index, timestamp, target, id) of each write, without building Write objects."""
+        i = 0
+        cols = self._columns()
+        for ts, target, wid in zip(cols[1], cols[4], cols[0]):
+            yield i, ts, target, wid
+            i += 1
+        for row in self._rows:
+            yield i, row[1], row[4], row[0]
+            i += 1
+
+    def _log(self, i: int) -> tuple[str, tuple]:
+        if i < self._n:
+            cols = self._columns()
+            return cols[4][i], cols[14][i]
+        row = self._rows[i - self._n]
+        return row[4], row[14]
+
+    def entries_until(self, target: str, end: int) -> tuple[str, ...]:
+        """`target`'s entries after the writes before index `end` (its logs replayed in order)."""
+        memo = self._memo
+        if memo is not None and memo[0] == target and memo[1] <= end:
+            _, start, state = memo
+        else:
+            start, state = 0, {}
+        for i in range(start, end):
+            t, log = self._log(i)
+            if t == target:
+                replay_log(state, log)
+        self._memo = (target, end, state)
+        return tuple(state.values())
+
+    def entries(self, w: Write, after: bool = True) -> tuple[str, ...]:
+        i = self.position(w)
+        return self.entries_until(w.target, i + 1 if after else i)
+
+    def index_of(self, write_id: str) -> int | None:
+        for i, _, _, wid in self.scan():
+            if wid == write_id:
+                return i
+        return None
+
+
+def _check_columns(cols, n: int) -> None:
+    """Raise ValueError unless `cols` are n writes' columns as Writes.chunks wrote them (checked
+    with C's loops)."""
+    if type(cols) is not list or len(cols) != ROW or any(type(c) is not tuple or len(c) != n for c in cols):
+        raise ValueError("writes")
+    logs = cols[14]
+    if not set(cols[4]) <= set(TARGETS) or not set(cols[2]) <= {"agent", "hmc", "unknown"} \
+            or not set(map(type, logs)) <= {tuple} or any(k % 2 for k in set(map(len, logs))):
+        raise ValueError("write")

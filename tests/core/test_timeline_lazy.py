@@ -1,0 +1,199 @@
+"""The history's cheap paths (issue 19) give what the full replay gives: an update keeps the cached
+entries as columns until a write needs them as lines, blames resolve their writes when read, and a
+cache in the previous format is rebuilt, never misread."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import pytest
+
+from core.sessions.memory_calls import Call, Harvest, harvest_rows
+from core.timeline import cache as tl_cache
+from core.timeline import history, state
+from tests.core.test_timeline import add, cache_body, make_home, timeline, write_cache, write_files
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
+
+
+def _shape(tl):
+    writes = [(w.id, w.by, w.action, w.changes, w.note, w.before, w.after) for w in tl.log()]
+    blame = [(b.target, b.index, b.text, b.origin.id if b.origin else None,
+              b.first_seen.id if b.first_seen else None, b.revisions) for b in tl.blame()]
+    return writes, blame, [(d.target, d.write_id, d.detail) for d in tl.divergences]
+
+
+def _cached_home(tmp_path, n=6):
+    home, db = make_home(tmp_path)
+    db.session("s")
+    for i in range(n):
+        db.call("s", add(f"fact {i}"))
+    write_files(home, [f"fact {i}" for i in range(n)])
+    _, first = timeline(home)
+    assert first.stats["cache"] == "rebuilt"
+    return home, db
+
+
+@pytest.mark.parametrize("scans", [0, 32], ids=["set", "scan"])  # how an add looks among the cached texts
+@pytest.mark.parametrize("then", ["adds", "re-add", "replace", "remove", "batch", "hand edit"])
+def test_an_update_over_cached_entries_equals_a_full_replay(tmp_path, monkeypatch, then, scans):
+    monkeypatch.setattr(history, "SAVE_AFTER_EVENTS", 0)  # every update saves: the next one loads it again
+    monkeypatch.setattr(state, "COLD_SCANS", scans)
+    home, db = _cached_home(tmp_path)
+    entries = [f"fact {i}" for i in range(6)]
+    if then == "adds":
+        db.call("s", add("fact 6"))
+        entries.append("fact 6")
+    elif then == "re-add":  # exactly a cached entry: nothing changes (checked without making lines)
+        db.call("s", add("  fact 2 "))
+    elif then == "replace":
+        db.call("s", {"action": "replace", "target": "memory", "old_text": "fact 3", "content": "fact three"})
+        entries[3] = "fact three"
+    elif then == "remove":
+        db.call("s", {"action": "remove", "target": "memory", "old_text": "fact 0"})
+        entries.pop(0)
+    elif then == "batch":
+        db.call("s", {"target": "memory", "operations": [{"action": "add", "content": "fact 7"},
+                                                          {"action": "remove", "old_text": "fact 5"}]})
+        entries = entries[:5] + ["fact 7"]
+    else:  # the file changed by hand: an outside write, found by comparing with the cached columns
+        entries[1] = "fact one, by hand"
+    write_files(home, entries)
+    _, updated = timeline(home)
+    assert updated.stats["cache"] == "hit" and updated.stats["replayed"] == "new"
+    _, again = timeline(home)  # the update's own save, loaded
+    _, full = timeline(home, cache=False)
+    assert _shape(updated) == _shape(full) == _shape(again)
+    assert [b.text for b in updated.blame("memory")] == entries
+
+
+def test_an_update_that_only_adds_makes_no_lines_for_the_cached_entries(tmp_path):
+    home, db = _cached_home(tmp_path)
+    db.call("s", add("fact 6"))
+    write_files(home, [f"fact {i}" for i in range(7)])
+    made = []
+    real = history.Line.__init__
+
+    def counting(self, *args, **kwargs):
+        made.append(args[0])
+        real(self, *args, **kwargs)
+
+    history.Line.__init__ = counting
+    try:
+        _, tl = timeline(home)
+    finally:
+        history.Line.__init__ = real
+    assert tl.stats["replayed"] == "new"
+    assert made == ["fact 6"]
+    blame = tl.blame("memory")
+    assert [b.revisions for b in blame] == [1] * 7
+    assert [b.origin.id for b in blame] == [w.id for w in tl.log()]
+
+
+def test_a_blame_resolves_to_the_logs_own_writes(tmp_path):
+    home, _ = _cached_home(tmp_path, n=3)
+    _, tl = timeline(home)
+    blame = tl.blame("memory")
+    assert all(b.origin is tl.write(b.origin.id) and b.first_seen is b.origin for b in blame)
+    assert blame[-1].text == "fact 2" and blame[-1] == tl.blame("memory")[-1]
+    with pytest.raises(AttributeError):
+        blame[0].text = "changed"
+
+
+def test_a_cache_in_the_previous_format_is_rebuilt(tmp_path):
+    """Version 5 kept entries as rows and calls as objects: read as version 6 it would be nonsense."""
+    home, db = _cached_home(tmp_path)
+    _, fresh = timeline(home, cache=False)
+    path = tl_cache.cache_path(db.path)
+    data = cache_body(path)
+    old_calls = [Call(*c).to_json() for c in json.loads(tl_cache.calls_path(path).read_bytes())]
+    calls = json.dumps(old_calls).encode()
+    tl_cache.calls_path(path).write_bytes(calls)
+    data["calls_digest"] = hashlib.sha256(calls).hexdigest()
+    replay = data["replay"]
+    replay["states"] = {t: list(zip(*cols)) for t, cols in replay["states"].items()}
+    data["version"] = "5" + data["version"][1:]
+    write_cache(path, data)
+    _, tl = timeline(home)
+    assert tl.stats["cache"] == "rebuilt" and tl.stats["replayed"] == "all"
+    assert _shape(tl) == _shape(fresh)
+    assert tl_cache.VERSION == 6 and cache_body(path)["version"].startswith("6/")
+
+
+@pytest.mark.parametrize("args, content", [
+    ({"action": "add", "content": "", "new_text": "from new_text"}, "from new_text"),
+    ({"action": "add", "content": "", "new_text": None}, None),
+    ({"action": "add", "new_text": ""}, ""),
+    ({"action": "add", "content": "kept", "new_text": "ignored"}, "kept"),
+    ({"action": "add", "content": 5}, "skipped"),
+    ({"action": "add", "content": None, "new_text": 5}, "skipped"),
+    ({"action": "add", "content": "x", "old_text": 5}, "skipped"),
+])
+def test_content_falls_back_to_new_text_as_before(args, content):
+    tool_calls = json.dumps([{"id": "c1", "type": "function", "function": {"name": "memory",
+                                                                          "arguments": json.dumps(args)}}])
+    rows = [(1, "s", "assistant", None, tool_calls, None, "", 5.0),
+            (2, "s", "tool", "c1", None, "memory", json.dumps({"success": True}), 5.0)]
+    harvest = Harvest()
+    harvest_rows(rows, harvest)
+    assert harvest.last_id == 2
+    if content == "skipped":
+        assert harvest.calls == [] and harvest.skipped == {"malformed arguments": 1}
+    else:
+        assert [c.content for c in harvest.calls] == [content]
+
+
+def test_an_update_saves_the_cached_writes_as_they_were_and_the_new_ones_as_a_chunk(tmp_path, monkeypatch):
+    monkeypatch.setattr(history, "SAVE_AFTER_EVENTS", 0)
+    monkeypatch.setattr(history.Writes, "MAX_CHUNKS", 3)
+    home, db = _cached_home(tmp_path)
+    path = tl_cache.cache_path(db.path)
+    before = cache_body(path)["replay"]["writes"]
+    assert [n for n, _ in before] == [6]
+    entries = [f"fact {i}" for i in range(6)]
+    for i in range(6, 10):
+        db.call("s", add(f"fact {i}"))
+        entries.append(f"fact {i}")
+        write_files(home, entries)
+        _, tl = timeline(home)
+        assert tl.stats["replayed"] == "new"
+        chunks = cache_body(path)["replay"]["writes"]
+        assert [n for n, _ in chunks] == {6: [6, 1], 7: [6, 1, 1], 8: [9], 9: [9, 1]}[i]  # 8: over MAX_CHUNKS, joined
+        if i != 8:  # one more chunk per save, the older ones byte for byte
+            assert chunks[:-1] == before
+        before = chunks
+    _, full = timeline(home, cache=False)
+    _, cached = timeline(home)
+    assert _shape(cached) == _shape(full) and len(cached.log()) == 10
+
+
+def test_cached_writes_that_dont_read_back_are_named_not_misread(tmp_path):
+    home, db = _cached_home(tmp_path)
+    path = tl_cache.cache_path(db.path)
+    data = cache_body(path)
+    data["replay"]["writes"] = [(6, b"not marshal")]
+    write_cache(path, data)  # the digest matches: only a bug of hmc's could write this
+    _, tl = timeline(home)
+    assert tl.stats["replayed"] == "new"
+    with pytest.raises(history.TimelineError, match="don't read back.*run again"):
+        tl.log()
+
+
+@pytest.mark.parametrize("stamp", [1.5, -1e11, 1e11, 1e11 + 1, -1e11 - 1, float("inf"), float("-inf"), float("nan"),
+                                   0, 7, True, "12.5", " 2026-10-20T10:00:00Z ", "garbage", None, b"1"])
+def test_a_results_time_is_read_as_as_epoch_reads_it(stamp):
+    """A REAL time is taken as it is on the fast path; every other value goes through as_epoch."""
+    from core.sessions.db import as_epoch
+
+    tool_calls = json.dumps([{"id": "c1", "type": "function", "function": {
+        "name": "memory", "arguments": json.dumps(add("x"))}}])
+    rows = [(1, "s", "assistant", None, tool_calls, None, None, 5.0),
+            (2, "s", "tool", "c1", None, "memory", json.dumps({"success": True}), stamp)]
+    harvest = Harvest()
+    harvest_rows(rows, harvest)
+    got, want = harvest.calls[0].timestamp, as_epoch(stamp)
+    assert got == want or (got is want is None)
