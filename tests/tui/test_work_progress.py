@@ -88,7 +88,7 @@ async def test_review_shows_the_rebuild_for_entry_ages(hermes_home, make_app, mo
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.press("4")
         # (memory mode's own quick build may show for a moment first: the oldest job is shown)
-        assert await until(pilot, lambda: app.screen.MODE == "review" and "entry ages" in shown(line(app.screen)), 20)
+        assert await until(pilot, lambda: app.screen.MODE == "review" and "entry ages" in shown(line(app.screen).query_one(Static)), 20)
         assert shown(line(app.screen).query_one(Static)) == \
             "Rebuilding the memory history for entry ages: 64 of 200 events (32%)"
         release.set()
