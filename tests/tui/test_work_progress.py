@@ -10,7 +10,7 @@ import threading
 import pytest
 from textual.widgets import ProgressBar, Static
 
-from tests.tui.helpers import settle, shown, until
+from tests.tui.helpers import settle, shown
 from tests.tui.test_timeline import history_home
 from tui.widgets.work_progress import WorkProgress
 
@@ -43,6 +43,17 @@ def hold(monkeypatch, only: str = ""):
 @pytest.fixture
 def held(monkeypatch):
     return hold(monkeypatch)
+
+
+async def until(pilot, condition, timeout: float = 20.0) -> bool:
+    """Wait for `condition` by pausing only (tests.tui.helpers.until also waits for every worker,
+    and here a worker is held on purpose until the test releases it)."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while not condition() and time.monotonic() < deadline:
+        await pilot.pause(0.05)
+    return bool(condition())
 
 
 def line(screen) -> WorkProgress:
