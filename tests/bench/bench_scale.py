@@ -131,9 +131,10 @@ def adds_home(folder: Path, n: int) -> Path:
     return home
 
 
-def append_messages(db: Path, n: int) -> None:
-    """n new messages at the end of the db, the last two a memory call and its result."""
-    conn = sqlite3.connect(db)
+def append_messages(home: Path, n: int) -> None:
+    """n new messages at the end of the home's state.db, the last two a memory call and its result,
+    and the entry it added at the end of MEMORY.md (as Hermes leaves them: the file agrees)."""
+    conn = sqlite3.connect(home / "state.db")
     sid, last = conn.execute("SELECT session_id, MAX(timestamp) FROM messages").fetchone()
     rows = [(sid, "user" if i % 2 else "assistant", f"new message {i}", None, None, None, last + i + 1)
             for i in range(n - 2)]
@@ -145,6 +146,8 @@ def append_messages(db: Path, n: int) -> None:
         conn.executemany("INSERT INTO messages(session_id, role, content, tool_call_id, tool_calls, tool_name, "
                          "timestamp) VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
     conn.close()
+    memory = home / "memories" / "MEMORY.md"
+    memory.write_text(memory.read_text(encoding="utf-8") + "\n§\nA fact from the newest session", encoding="utf-8")
 
 
 # -- 2. the history ---------------------------------------------------------------------------------
@@ -181,7 +184,7 @@ def bench_history(folder: Path, scratch: Path, sizes: list[int], repeat: int) ->
     cache_file.unlink(missing_ok=True)
     build_timeline(curator)
     saved = cache_file.read_bytes()
-    append_messages(home / "state.db", NEW_MESSAGES)
+    append_messages(home, NEW_MESSAGES)
 
     def cold() -> None:
         cache_file.unlink(missing_ok=True)

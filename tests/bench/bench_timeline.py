@@ -250,6 +250,8 @@ def run(home: Path, scratch: Path, repeat: int, total: int) -> int:
              (sid, "tool", json.dumps({"success": True}), "call_new", None, "memory", last_ts + NEW_MESSAGES)]
     insert(db_path, new + extra)
     conn.close()
+    memory = work / "memories" / "MEMORY.md"  # the add landed, as Hermes writes it: the file agrees
+    memory.write_text(memory.read_text(encoding="utf-8") + "\n§\nA fact from the newest session", encoding="utf-8")
 
     def restore() -> None:
         cache_file.write_bytes(saved)
