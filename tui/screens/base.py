@@ -5,13 +5,63 @@ from __future__ import annotations
 
 from typing import TypeVar
 
+from textual._time import get_time
 from textual.binding import Binding
 from textual.screen import ModalScreen, Screen
 
 ResultT = TypeVar("ResultT")
 
 
-class ModeScreen(Screen):
+class OneFrame:
+    """A screen whose change reaches the terminal in one frame, not two or three.
+
+    - When Textual's update tick lays the screen out and then repaints it (a refresh() after a
+      mode switch, a dialog opening, a resize), it renders the new layout's dirty regions and,
+      in the same tick, the whole screen: two frames, the first soon painted over. While the
+      tick's repaint is still to come, the partial frame is skipped.
+    - A widget that asked for a repaint before a whole frame (its scroll bars, resized in that
+      layout) is drawn as it is in that frame; its request would arrive a moment later and paint
+      the same cells again. Requests from before a whole frame are dropped.
+    """
+
+    _repaint_follows = False
+    _whole_frame_at = float("-inf")
+
+    def _on_timer_update(self) -> None:
+        self._repaint_follows = True  # the tick repaints after its layout when a repaint is due
+        try:
+            super()._on_timer_update()
+        finally:
+            self._repaint_follows = False
+
+    def _compositor_refresh(self) -> None:
+        app = self.app
+        if self is app.screen and not app.is_inline and not app._batch_count:
+            if self._repaint_follows and self._repaint_required:
+                return
+            compositor = self._compositor
+            if compositor.size.region in compositor._dirty_regions:  # a whole frame
+                self._whole_frame_at = get_time()
+                for widget in compositor.visible_widgets:
+                    widget._repaint_required = False  # drawn as they are now (a repaint asked for
+                    # while this frame renders sets it again)
+        super()._compositor_refresh()
+
+    async def _on_update(self, message) -> None:
+        if message.time < self._whole_frame_at:
+            message.stop()
+            message.prevent_default()
+            return
+        await super()._on_update(message)
+
+    def remove(self):
+        """A popped screen (a dialog closed) is removed from the app, which Textual then lays out
+        and repaints once more: the screen below, already painted whole when it resumed. Removed
+        without that second frame (the pointer's hover is updated by that first frame)."""
+        return self.app._prune(self, parent=None)
+
+
+class ModeScreen(OneFrame, Screen):
     """A mode (memory, pending, search, review).
 
     Subclasses answer `why_not(action)`: None when the action can apply now, otherwise a short
@@ -70,9 +120,13 @@ class ModeScreen(Screen):
                 self._paint_pending = True
                 self.set_timer(0.005, self._paint_after_batch)
             return
+        if self is self.app.screen:
+            self._paint_pending = False  # this frame paints what was held back
         super()._compositor_refresh()
 
     def _paint_after_batch(self) -> None:
+        if not getattr(self, "_paint_pending", False):
+            return  # painted meanwhile: a batch's end repaints (switch_mode's delay_update does)
         if self.app._batch_count:
             self.set_timer(0.005, self._paint_after_batch)
             return
@@ -87,7 +141,7 @@ class ModeScreen(Screen):
         return None if self.why_not(action) else True
 
 
-class Dialog(ModalScreen[ResultT]):
+class Dialog(OneFrame, ModalScreen[ResultT]):
     """Every dialog: what is behind stays visible, dimmed, and the footer line at the bottom is the
     dialog's own (its keys, F1 help and quit), not the keys of the mode behind it. F1 opens help for
     the dialog (its keys, what each does), as it does everywhere else."""
