@@ -13,7 +13,8 @@ instrumented inside hmc). The terminal answers Textual's query for synchronized 
 WezTerm, iTerm2, foot, Ghostty and Windows Terminal do), so every frame reaches the pty between
 "begin update" and "end update" marks and frames can be counted exactly. After the first screen the
 bench waits until the start-up toasts are gone and the terminal is quiet, then presses each key of
-KEYS in turn; after each one it reads until the terminal has been quiet for IDLE seconds.
+KEYS in turn; after each one it reads until, once the key's first frame has begun, the terminal
+has been quiet for IDLE seconds.
 
 For each key:
 - first repaint: from writing the key to the first frame's first byte (Textual reads keys in a
@@ -52,7 +53,8 @@ from bench_startup import (  # noqa: E402  (the pty helpers: one copy of them)
 
 SETTLE_GOAL = 0.050  # seconds from a key's first repaint to its last
 FRAMES_GOAL = 1
-IDLE = 0.3  # seconds of quiet that end a key's repaints
+IDLE = 0.3  # seconds of quiet that end a key's repaints (counted from its first frame)
+FIRST_FRAME_WITHIN = 10.0  # seconds a key may take to its first frame (a mode's first visit builds it)
 START_QUIET = 7.0  # seconds after the first screen: the greeting toast (6 s) has come and gone
 
 SYNC_QUERY = b"\x1b[?2026$p"  # Textual asks whether the terminal does synchronized output
@@ -123,17 +125,22 @@ class Terminal:
             os.write(self.master, SYNC_REPLY)
             self.answered = True
 
-    def read_until_quiet(self, idle: float, at_least: float = 0.0, limit: float = 30.0) -> list[tuple[float, bytes]]:
+    def read_until_quiet(self, idle: float, at_least: float = 0.0, limit: float = 30.0,
+                         first_frame: float = 0.0) -> list[tuple[float, bytes]]:
         """(perf_counter, chunk) for everything that arrives until `idle` seconds pass with nothing
-        (and at least `at_least` seconds in all)."""
+        (and at least `at_least` seconds in all); with `first_frame`, the quiet counts only once a
+        frame has begun (or that many seconds have passed without one)."""
         chunks: list[tuple[float, bytes]] = []
         began = time.perf_counter()
         last = began
+        framed = not first_frame
         while True:
             now = time.perf_counter()
             if now - began > limit:
                 raise BenchError(f"{self.subject.name}: never quiet for {idle} s within {limit:.0f} s: {tail(self.raw)}")
             wait = max(idle - (now - last), at_least - (now - began))
+            if not framed:
+                wait = max(wait, first_frame - (now - began))
             if wait <= 0:
                 return chunks
             ready, _, _ = select.select([self.master], [], [], wait)
@@ -142,11 +149,12 @@ class Terminal:
                 last = time.perf_counter()
                 chunks.append((last, chunk))
                 self.answer()
+                framed = framed or SYNC_START in chunk
 
     def press(self, key: bytes, idle: float) -> Press:
         os.write(self.master, key)
         pressed = time.perf_counter()
-        return frames_of(self.read_until_quiet(idle), pressed)
+        return frames_of(self.read_until_quiet(idle, first_frame=FIRST_FRAME_WITHIN), pressed)
 
 
 def frames_of(chunks: list[tuple[float, bytes]], pressed: float) -> Press:

@@ -11,6 +11,8 @@ from textual.screen import ModalScreen, Screen
 
 ResultT = TypeVar("ResultT")
 
+SETTLE_AT_MOST = 0.1  # seconds a new screen may wait for its first frame (see OneFrame)
+
 
 class OneFrame:
     """A screen whose change reaches the terminal in one frame, not two or three.
@@ -26,6 +28,24 @@ class OneFrame:
 
     _repaint_follows = False
     _whole_frame_at = float("-inf")
+    _settled = False  # a new screen paints once it has taken in its resume and its size
+
+    def _on_mount(self, event) -> None:
+        self.set_timer(SETTLE_AT_MOST, self._settle)
+
+    def _on_screen_resume(self, event) -> None:
+        """A new screen painted itself before it had taken in its resume (which repaints it
+        whole) and its size (which lays it out again): three frames for one key. It paints once
+        the messages already waiting for it are handled, at the latest SETTLE_AT_MOST after it
+        was mounted. (Waiting also for Textual's last layout after mounting, one frame less,
+        made a dialog's text area wrap at one width or another by the set order of the run.)"""
+        if not self._settled:
+            self.call_later(self._settle)
+
+    def _settle(self) -> None:
+        if not self._settled:
+            self._settled = True
+            self.refresh()
 
     def _on_timer_update(self) -> None:
         self._repaint_follows = True  # the tick repaints after its layout when a repaint is due
@@ -37,7 +57,7 @@ class OneFrame:
     def _compositor_refresh(self) -> None:
         app = self.app
         if self is app.screen and not app.is_inline and not app._batch_count:
-            if self._repaint_follows and self._repaint_required:
+            if not self._settled or (self._repaint_follows and self._repaint_required):
                 return
             compositor = self._compositor
             if compositor.size.region in compositor._dirty_regions:  # a whole frame
@@ -149,7 +169,10 @@ class Dialog(OneFrame, ModalScreen[ResultT]):
     HELP = ""
     BINDINGS = [Binding("f1", "app.help", "Help", id="dialog.help", tooltip="Keys and help for this dialog")]
 
-    def on_mount(self) -> None:
+    def _extend_compose(self, widgets: list) -> None:
+        """The footer comes with what the dialog composes (mounted after it, the dialog was laid
+        out and painted once more)."""
         from tui.widgets.footer import KeyFooter
 
-        self.mount(KeyFooter())
+        super()._extend_compose(widgets)
+        widgets.append(KeyFooter())
