@@ -74,6 +74,13 @@ class OneFrame:
             return
         await super()._on_update(message)
 
+    def _screen_resized(self, size) -> None:
+        """Textual lays out every screen below a new one as if the terminal had been resized, which
+        then repaints the new one a second time: only a real new size is laid out."""
+        if size == self._compositor.size and self._compositor.size.area:
+            return
+        super()._screen_resized(size)
+
     def remove(self):
         """A popped screen (a dialog closed) is removed from the app, which Textual then lays out
         and repaints once more: the screen below, already painted whole when it resumed. Removed
