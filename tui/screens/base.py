@@ -5,13 +5,90 @@ from __future__ import annotations
 
 from typing import TypeVar
 
+from textual._time import get_time
 from textual.binding import Binding
 from textual.screen import ModalScreen, Screen
 
 ResultT = TypeVar("ResultT")
 
+SETTLE_AT_MOST = 0.1  # seconds a new screen may wait for its first frame (see OneFrame)
 
-class ModeScreen(Screen):
+
+class OneFrame:
+    """A screen whose change reaches the terminal in one frame, not two or three.
+
+    - When Textual's update tick lays the screen out and then repaints it (a refresh() after a
+      mode switch, a dialog opening, a resize), it renders the new layout's dirty regions and,
+      in the same tick, the whole screen: two frames, the first soon painted over. While the
+      tick's repaint is still to come, the partial frame is skipped.
+    - A widget that asked for a repaint before a whole frame (its scroll bars, resized in that
+      layout) is drawn as it is in that frame; its request would arrive a moment later and paint
+      the same cells again. Requests from before a whole frame are dropped.
+    """
+
+    _repaint_follows = False
+    _whole_frame_at = float("-inf")
+    _settled = False  # a new screen paints once it has taken in its resume and its size
+
+    def _on_mount(self, event) -> None:
+        self.set_timer(SETTLE_AT_MOST, self._settle)
+
+    def _on_screen_resume(self, event) -> None:
+        """A new screen painted itself before it had taken in its resume (which repaints it
+        whole) and its size (which lays it out again): three frames for one key. It paints once
+        the messages already waiting for it are handled, at the latest SETTLE_AT_MOST after it
+        was mounted. (Waiting also for Textual's last layout after mounting, one frame less,
+        made a dialog's text area wrap at one width or another by the set order of the run.)"""
+        if not self._settled:
+            self.call_later(self._settle)
+
+    def _settle(self) -> None:
+        if not self._settled:
+            self._settled = True
+            self.refresh()
+
+    def _on_timer_update(self) -> None:
+        self._repaint_follows = True  # the tick repaints after its layout when a repaint is due
+        try:
+            super()._on_timer_update()
+        finally:
+            self._repaint_follows = False
+
+    def _compositor_refresh(self) -> None:
+        app = self.app
+        if self is app.screen and not app.is_inline and not app._batch_count:
+            if not self._settled or (self._repaint_follows and self._repaint_required):
+                return
+            compositor = self._compositor
+            if compositor.size.region in compositor._dirty_regions:  # a whole frame
+                self._whole_frame_at = get_time()
+                for widget in compositor.visible_widgets:
+                    widget._repaint_required = False  # drawn as they are now (a repaint asked for
+                    # while this frame renders sets it again)
+        super()._compositor_refresh()
+
+    async def _on_update(self, message) -> None:
+        if message.time < self._whole_frame_at:
+            message.stop()
+            message.prevent_default()
+            return
+        await super()._on_update(message)
+
+    def _screen_resized(self, size) -> None:
+        """Textual lays out every screen below a new one as if the terminal had been resized, which
+        then repaints the new one a second time: only a real new size is laid out."""
+        if size == self._compositor.size and self._compositor.size.area:
+            return
+        super()._screen_resized(size)
+
+    def remove(self):
+        """A popped screen (a dialog closed) is removed from the app, which Textual then lays out
+        and repaints once more: the screen below, already painted whole when it resumed. Removed
+        without that second frame (the pointer's hover is updated by that first frame)."""
+        return self.app._prune(self, parent=None)
+
+
+class ModeScreen(OneFrame, Screen):
     """A mode (memory, pending, search, review).
 
     Subclasses answer `why_not(action)`: None when the action can apply now, otherwise a short
@@ -70,9 +147,13 @@ class ModeScreen(Screen):
                 self._paint_pending = True
                 self.set_timer(0.005, self._paint_after_batch)
             return
+        if self is self.app.screen:
+            self._paint_pending = False  # this frame paints what was held back
         super()._compositor_refresh()
 
     def _paint_after_batch(self) -> None:
+        if not getattr(self, "_paint_pending", False):
+            return  # painted meanwhile: a batch's end repaints (switch_mode's delay_update does)
         if self.app._batch_count:
             self.set_timer(0.005, self._paint_after_batch)
             return
@@ -87,7 +168,7 @@ class ModeScreen(Screen):
         return None if self.why_not(action) else True
 
 
-class Dialog(ModalScreen[ResultT]):
+class Dialog(OneFrame, ModalScreen[ResultT]):
     """Every dialog: what is behind stays visible, dimmed, and the footer line at the bottom is the
     dialog's own (its keys, F1 help and quit), not the keys of the mode behind it. F1 opens help for
     the dialog (its keys, what each does), as it does everywhere else."""
@@ -95,7 +176,10 @@ class Dialog(ModalScreen[ResultT]):
     HELP = ""
     BINDINGS = [Binding("f1", "app.help", "Help", id="dialog.help", tooltip="Keys and help for this dialog")]
 
-    def on_mount(self) -> None:
+    def _extend_compose(self, widgets: list) -> None:
+        """The footer comes with what the dialog composes (mounted after it, the dialog was laid
+        out and painted once more)."""
         from tui.widgets.footer import KeyFooter
 
-        self.mount(KeyFooter())
+        super()._extend_compose(widgets)
+        widgets.append(KeyFooter())

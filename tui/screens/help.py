@@ -8,9 +8,30 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Label, Markdown, Static
 
 from tui.screens.base import Dialog
+
+
+class ComposedMarkdown(Markdown):
+    """Markdown whose blocks are in the dialog's first frame. Textual's parses the text in a
+    thread once mounted and mounts the blocks after that, so `?` painted the dialog empty and
+    then again, two or three times; the help texts are short, so this one parses them as it is
+    composed."""
+
+    def compose(self) -> ComposeResult:
+        from markdown_it import MarkdownIt
+
+        markdown = self._initial_markdown or ""
+        self._initial_markdown = None
+        self._markdown = markdown
+        self._theme = self.app.theme
+        yield from self._parse_markdown(MarkdownIt("gfm-like").parse(markdown))
+
+    async def _on_mount(self, event) -> None:
+        event.prevent_default()  # Markdown's own would parse again and replace the blocks
+        Widget._on_mount(self, event)
 
 
 def key_table(screen: Screen) -> Table:
@@ -83,7 +104,7 @@ class HelpDialog(Dialog[None]):
             with VerticalScroll(id="help-body"):
                 help_text = getattr(self.target, "HELP", "") or ""
                 if help_text:
-                    yield Markdown(help_text.strip())
+                    yield ComposedMarkdown(help_text.strip())
                 yield Label(Text("Keys (greyed: can't apply right now; the last column is the binding id that "
                                  "config.toml's [keys] remaps)", style="bold"), classes="help-keys-title")
                 yield Static(self.keys, id="help-keys")
