@@ -3,7 +3,7 @@ run (not part of the test suite). Every row is a ratio of two timings taken in a
 
     python tests/bench/bench_scale.py                 # every row (the 1,000,000-message search db is built once)
     python tests/bench/bench_scale.py --quick         # smaller sizes, for a fast look
-    python tests/bench/bench_scale.py --only history  # one group: review, history, search, log, approve
+    python tests/bench/bench_scale.py --only history  # one group: review, history, search, log, approve, keys
 
 1. `hmc review --json` on the demo home with a 20,000-entry MEMORY.md vs the same with 2,000 entries
    (the history's ages included; goal <= 2x);
@@ -14,7 +14,10 @@ run (not part of the test suite). Every row is a ratio of two timings taken in a
    messages, end to end (goal <= 1.5x); `--messages` picks a smaller database;
 4. `hmc log --json` with a warm cache vs `hmc memory list` (goal <= 1.5x);
 5. approving 1,000 staged records with hmc vs Hermes's own approve-all of the same queue through
-   the conformance oracle (goal <= 1.5x; needs the Hermes release the oracle installs).
+   the conformance oracle (goal <= 1.5x; needs the Hermes release the oracle installs);
+6. each key of bench_keys.py (a mode switch, a dialog opening and closing) through a real pty:
+   frames and how long after its first repaint the screen settles (goal: one frame, <= 50 ms).
+   Start-up against a minimal Textual app is bench_startup.py's (`--runs 30`).
 
 Ratios are medians of the pairs' ratios. HOME and the XDG folders point into a temporary folder.
 """
@@ -323,10 +326,28 @@ def bench_approve(scratch: Path, n: int, repeat: int) -> None:
         pool.close()
 
 
+# -- 6. keys ----------------------------------------------------------------------------------------
+
+def bench_keys(runs: int) -> None:
+    """bench_keys.py's rows: each key through a real pty, fresh hmc processes on the demo home."""
+    import bench_keys
+
+    print(f"6. a key until the screen settles (through a pty, {runs} fresh starts; goal: one frame, "
+          f"settled <= {bench_keys.SETTLE_GOAL * 1000:.0f} ms after its first repaint)")
+    try:
+        rows = bench_keys.run(runs)
+    except bench_keys.BenchError as exc:
+        print(f"   bench failed: {exc}")
+        return
+    for r in rows:
+        print(r.line())
+    print()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes, fewer repeats")
-    parser.add_argument("--only", choices=("review", "history", "search", "log", "approve"), action="append")
+    parser.add_argument("--only", choices=("review", "history", "search", "log", "approve", "keys"), action="append")
     parser.add_argument("--repeat", type=int, default=None, help="timed pairs per row")
     parser.add_argument("--messages", type=int, default=None, help="the search database's size (default 1,000,000)")
     parser.add_argument("--cache", type=Path, default=None, help="where the built databases are kept")
@@ -334,7 +355,7 @@ def main(argv: list[str] | None = None) -> int:
     folder = (args.cache or cache_dir()) / "scale"
     scratch = Path(tempfile.mkdtemp(prefix="hmc-bench-scale-"))
     repeat = args.repeat or (3 if args.quick else 7)
-    only = set(args.only or ("review", "history", "search", "log", "approve"))
+    only = set(args.only or ("review", "history", "search", "log", "approve", "keys"))
     print(f"SQLite {sqlite3.sqlite_version} · Python {sys.version.split()[0]} · {os.cpu_count()} CPUs · "
           f"medians of alternating pairs\n", flush=True)
     folder.mkdir(parents=True, exist_ok=True)
@@ -359,6 +380,8 @@ def main(argv: list[str] | None = None) -> int:
             bench_log(scratch, max(repeat, 9))
         if "approve" in only:
             bench_approve(scratch, 100 if args.quick else 1_000, repeat)
+        if "keys" in only:
+            bench_keys(3 if args.quick else 10)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return 0
