@@ -8,7 +8,7 @@ import pytest
 from textual.widgets import OptionList
 
 from tests.core.pending_support import MEMORY, NOW, USER, build_home, entries, pending_files, stage, write_raw
-from tests.tui.helpers import settle
+from tests.tui.helpers import settle, until
 from tui.screens.dialogs import ConfirmDialog, EditEntryDialog, TextDialog
 from tui.screens.pending import PendingScreen
 from tui.widgets.diff import EntryDiff
@@ -179,11 +179,11 @@ async def test_queue_refreshes_when_hermes_stages_or_another_process_approves(ho
     async with app.run_test(size=(120, 36)) as pilot:
         screen = await open_pending(app, pilot)
         stage(home, content="Staged while you watched", rid="0000000e", created_at=NOW)
-        await pilot.pause(0.8)
-        assert "0000000e" in [ins.id for ins, _ in screen.rows] and app.header_state()["pending"] == 5
+        # the file poll (every 0.5 s) sees it: waited for, since a loaded box polls later
+        assert await until(pilot, lambda: "0000000e" in [ins.id for ins, _ in screen.rows])
+        assert await until(pilot, lambda: app.header_state()["pending"] == 5)
         (home / "pending" / "memory" / "0000000a.json").unlink()  # approved elsewhere
-        await pilot.pause(0.8)
-        assert "0000000a" not in [ins.id for ins, _ in screen.rows]
+        assert await until(pilot, lambda: "0000000a" not in [ins.id for ins, _ in screen.rows])
 
 
 async def test_memory_change_elsewhere_updates_the_verdict(home, make_app):
