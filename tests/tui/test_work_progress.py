@@ -60,16 +60,25 @@ def line(screen) -> WorkProgress:
     return screen.query_one(WorkProgress)
 
 
-async def test_a_long_rebuild_shows_its_progress_then_goes(hermes_home, make_app, held, monkeypatch):
-    monkeypatch.setenv("HMC_PROGRESS_AFTER", "0")
-    reached, release = held
+def words(screen) -> str:
+    return shown(line(screen).query_one(Static))
+
+
+def app_after(seconds: str, hermes_home, make_app, monkeypatch):
+    """The app on a home with a history, its progress shown after `seconds` (HMC_PROGRESS_AFTER)."""
+    monkeypatch.setenv("HMC_PROGRESS_AFTER", seconds)
     history_home(hermes_home)
-    app = make_app(hermes_home)
+    return make_app(hermes_home)
+
+
+async def test_a_long_rebuild_shows_its_progress_then_goes(hermes_home, make_app, held, monkeypatch):
+    reached, release = held
+    app = app_after("0", hermes_home, make_app, monkeypatch)
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.press("t")
         assert await until(pilot, lambda: reached.is_set() and line(app.screen).has_class("-busy"), 20)
         progress = line(app.screen)
-        assert shown(progress.query_one(Static)) == "Rebuilding the memory history: 64 of 200 events (32%)"
+        assert words(app.screen) == "Rebuilding the memory history: 64 of 200 events (32%)"
         bar = progress.query_one(ProgressBar)
         assert (bar.progress, bar.total) == (64, 200)
         release.set()
@@ -78,10 +87,8 @@ async def test_a_long_rebuild_shows_its_progress_then_goes(hermes_home, make_app
 
 
 async def test_under_the_threshold_nothing_is_shown(hermes_home, make_app, held, monkeypatch):
-    monkeypatch.setenv("HMC_PROGRESS_AFTER", "3600")
     reached, release = held
-    history_home(hermes_home)
-    app = make_app(hermes_home)
+    app = app_after("3600", hermes_home, make_app, monkeypatch)
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.press("t")
         assert await until(pilot, reached.is_set, 20)
@@ -92,15 +99,12 @@ async def test_under_the_threshold_nothing_is_shown(hermes_home, make_app, held,
 
 
 async def test_review_shows_the_rebuild_for_entry_ages(hermes_home, make_app, monkeypatch):
-    monkeypatch.setenv("HMC_PROGRESS_AFTER", "0")
     reached, release = hold(monkeypatch, only="for entry ages")  # memory mode's own build runs at once
-    history_home(hermes_home)
-    app = make_app(hermes_home)
+    app = app_after("0", hermes_home, make_app, monkeypatch)
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.press("4")
         # (memory mode's own quick build may show for a moment first: the oldest job is shown)
-        assert await until(pilot, lambda: app.screen.MODE == "review" and "entry ages" in shown(line(app.screen).query_one(Static)), 20)
-        assert shown(line(app.screen).query_one(Static)) == \
-            "Rebuilding the memory history for entry ages: 64 of 200 events (32%)"
+        assert await until(pilot, lambda: app.screen.MODE == "review" and "entry ages" in words(app.screen), 20)
+        assert words(app.screen) == "Rebuilding the memory history for entry ages: 64 of 200 events (32%)"
         release.set()
         assert await until(pilot, lambda: not line(app.screen).has_class("-busy"), 20)
