@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TypeVar
 
 from textual._time import get_time
+from textual.actions import SkipAction
 from textual.binding import Binding
 from textual.screen import ModalScreen, Screen
 
@@ -103,16 +104,26 @@ class ModeScreen(OneFrame, Screen):
     def why_not(self, action: str) -> str | None:
         return None
 
-    # -- filtering the list you are in (`/`; screens that have one yield a FilterBar) -------------
+    # -- filtering the list you are in (`/`; screens that have one yield a FilterBar and bind `/` --
+    # with priority=True, so that the keys typed right behind it reach the filter: FilterBar.start)
 
     filter_text = ""
 
     def action_filter(self) -> None:
         from tui.widgets.filter_bar import FilterBar
 
+        self.let_text_boxes_type("/")
         bars = self.query(FilterBar)
         if bars:
             bars.first().start()
+
+    def let_text_boxes_type(self, character: str) -> None:
+        """Give a key bound with priority back to the focused text box (the filter line, the search
+        box), which types it: Textual takes such a binding away from a text box only for keys it
+        knows a character of, and it knows none for `slash`."""
+        focused = self.focused
+        if focused is not None and focused.check_consume_key(character, character):
+            raise SkipAction()
 
     def on_filter_bar_typed(self, message) -> None:
         self.filter_text = message.text

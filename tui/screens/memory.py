@@ -78,7 +78,7 @@ every action by name.
                 tooltip="What changed between the date shown and now"),
         Binding("escape", "travel_back", "Back to now", id="memory.travel_back",
                 tooltip="Leave time travel: the stores as they are now"),
-        Binding("slash", "filter", "Filter entries", id="memory.filter", show=False,
+        Binding("slash", "filter", "Filter entries", id="memory.filter", show=False, priority=True,
                 tooltip="Filter the entries of both files as you type (Esc clears)"),
         Binding("tab", "other_pane", "Other file", id="memory.switch", tooltip="Switch between MEMORY.md and USER.md", show=False),
     ]

@@ -97,7 +97,7 @@ def queue_bindings(area: str, tooltips: dict[str, str], *, browse: Binding, undo
 
     first = [key(a) for a in ("approve", "reject", "edit", "approve_all", "reject_all", "reject_invalid")]
     find = Binding("slash", "filter", "Filter the queue" if area == "pending" else "Filter skill writes",
-                   id=f"{area}.filter", show=False,
+                   id=f"{area}.filter", show=False, priority=True,
                    tooltip="Filter the list as you type (Esc clears); approve all and reject all still mean the whole queue")
     # the footer drops keys from the end when the line is short: the other queue and write approval
     # come before the rarer ones, so at 80 columns s and w still show

@@ -190,7 +190,7 @@ Secrets stay masked here.
         Binding("space", "toggle_mark", "Mark", id="review.mark", tooltip="Mark or unmark this finding for a bulk remove or keep"),
         Binding("K", "toggle_kept", "Show kept", id="review.kept", tooltip="Show or hide the findings you kept (y on a kept one brings it back)"),
         Binding("o", "goto", "Go to", id="review.goto", tooltip="Open this entry's file in memory mode"),
-        Binding("slash", "filter", "Filter findings", id="review.filter", show=False,
+        Binding("slash", "filter", "Filter findings", id="review.filter", show=False, priority=True,
                 tooltip="Filter the findings as you type: kind, reason or entry text (Esc clears)"),
         Binding("x", "export", "Export", id="review.export", tooltip="Write the review as a Markdown report in hmc's state folder"),
     ]

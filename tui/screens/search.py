@@ -97,6 +97,8 @@ the search box · **ctrl+y** searches the first suggestion under a search that f
         Binding("escape", "back", "Back", id="search.back",
                 tooltip="Transcript: back to the results (selection kept), or to memory mode after its o; "
                         "results: back to the search box"),
+        Binding("slash", "focus_query", "Search box", id="search.box", show=False, priority=True,
+                tooltip="Jump to the search box (what you type right behind / goes into it)"),
         Binding("down", "to_results", "Results", id="search.results", show=False,
                 tooltip="From the search box to the results"),
         Binding("n", "hit(1)", "Next match", id="search.next", tooltip="Next match in this session"),
@@ -204,7 +206,12 @@ the search box · **ctrl+y** searches the first suggestion under a search that f
     def focus_query(self) -> None:
         if self.view != "results":
             self.show_results()
-        self.query_one("#search-query", Input).focus()
+        self.set_focus(self.query_one("#search-query", Input))  # now, not after the keys already
+        # waiting: typed right behind `/` (a priority binding), they belong to the box, not the results
+
+    def action_focus_query(self) -> None:
+        self.let_text_boxes_type("/")
+        self.focus_query()
 
     # -- state helpers -------------------------------------------------------------------------------
     @property

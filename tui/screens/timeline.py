@@ -44,7 +44,7 @@ edit dialog instead. **Esc** goes back.
                 tooltip="Undo the selected write's effect, as a new write (asks first)"),
         Binding("u", "undo", "Undo", id="timeline.undo", tooltip="Undo hmc's last write (a rollback included)"),
         Binding("escape", "back", "Back", id="timeline.back", tooltip="Back to where you were"),
-        Binding("slash", "filter", "Filter writes", id="timeline.filter", show=False,
+        Binding("slash", "filter", "Filter writes", id="timeline.filter", show=False, priority=True,
                 tooltip="Filter the writes as you type: entry text, writer, action (Esc clears)"),
     ]
     DEFAULT_CSS = """

@@ -33,8 +33,13 @@ class FilterBar(Input):
         super().__init__(compact=True, select_on_focus=False, **kwargs)
 
     def start(self) -> None:
+        """Open the line and take the keyboard at once: the keys typed right behind `/` (a burst,
+        as a terminal delivers fast typing) must reach this line, not the list. Widget.focus()
+        would move the focus only after the keys already waiting, which the list would act on
+        (`n` rejecting a staged write). The screens bind `/` with priority, so the app runs this
+        before it hands the next key to the focused widget."""
         self.add_class("-open")
-        self.focus()
+        self.screen.set_focus(self)
 
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()
