@@ -349,3 +349,18 @@ async def test_a_batch_lists_its_ops_and_y_applies_them_all(demo_home, make_app)
         await settle(app, pilot)
         assert await until(pilot, lambda: rid not in staged(demo_home))
     assert (demo_home / "skills" / skill / "references/batch-notes.md").read_text() == "notes\n"
+
+
+async def test_a_filter_that_hides_every_skill_write_says_so_not_an_empty_queue(demo_home, make_app):
+    app = make_app(demo_home)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_skills(app, pilot)
+        await pilot.press("slash", *"zzzz")
+        await settle(app, pilot)
+        detail = shown(screen.query_one("#skill-title")) + shown(screen.query_one("#skill-summary"))
+        assert "Nothing matches the filter" in detail and "hides all 7 staged writes" in detail
+        assert "No staged skill writes" not in detail
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert "Nothing matches" not in shown(screen.query_one("#skill-title"))
+    assert len(staged(demo_home)) == 7

@@ -146,6 +146,9 @@ async def test_slash_filters_the_pending_queue_by_text(home, make_app):
         await settle(app, pilot)
         assert screen.current is None
         assert "matches the filter" in shown(screen.query_one("#pending-list"))
+        detail = shown(screen.query_one("#detail-title")) + shown(screen.query_one("#detail-summary"))
+        assert "Nothing matches the filter" in detail and "hides all 2 staged writes" in detail
+        assert "No staged writes" not in detail  # the queue isn't empty: the filter hides it
         await pilot.press("escape")
         await settle(app, pilot)
         assert [ins.id for ins in (screen.row_ins(screen.rows[n]) for n in screen.shown_rows)] == ["0000000a", "0000000b"]

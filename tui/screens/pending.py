@@ -360,11 +360,13 @@ a drifted file stay) · **o** open the file in memory mode · **p** the raw reco
         gauges = q("#detail-gauges")
         if ins is None:
             approval = "on" if self.write_approval else "off"
-            self._set("#detail-title", Text("No staged writes", style="bold"))
-            self._set("#detail-summary", Text(
+            hidden = self.hidden_by_filter()
+            self._set("#detail-title", Text("Nothing matches the filter" if hidden else "No staged writes",
+                                            style="bold"))
+            self._set("#detail-summary", Text(hidden or (
                 f"Write approval is {approval}. With it on, Hermes stages every memory write in "
                 "pending/memory/ instead of applying it, and they wait here for you. w turns it "
-                + ("off." if self.write_approval else "on.")))
+                + ("off." if self.write_approval else "on."))))
             for name in ("#detail-status", "#detail-warnings", "#detail-findings", "#detail-raw"):
                 self._set(name, "")
             gauges.display = False

@@ -292,6 +292,7 @@ secrets · **w** skill write approval on/off in config.yaml · **m** the memory 
             return
         ins = self.current
         if ins is None:
+            self._detail_key = None  # the pane no longer shows a record: coming back to one rebuilds it
             self._apply(self._empty_detail())
             return
         key = (ins.id, ins.record.created_at, self.file_index, self.reveal, id(ins))
@@ -310,7 +311,11 @@ secrets · **w** skill write approval on/off in config.yaml · **m** the memory 
         if self.guard:
             summary.append("\n\n")
             summary.append_text(literal(self.guard, "yellow"))
-        title = Text("Reading the skills queue…" if not self.loaded else "No staged skill writes", style="bold")
+        hidden = self.hidden_by_filter()
+        if hidden:
+            summary = Text(hidden)
+        title = Text("Reading the skills queue…" if not self.loaded else
+                     "Nothing matches the filter" if hidden else "No staged skill writes", style="bold")
         return Detail(("empty",), title, summary, Text(), "", Text(), Text(), Text(), Text())
 
     def _build_detail(self, ins: SkillInspection, key: tuple, now: float) -> None:

@@ -266,6 +266,16 @@ class QueueScreen(ModeScreen):
         lst.add_options([Option(lines[n], id=f"{self.QUEUE.option}-{n}") for n in self.shown_rows])
         self.highlight_record(keep, min(old or 0, len(self.shown_rows) - 1))
 
+    def hidden_by_filter(self) -> str:
+        """What the detail pane says when the filter hides every staged write ("" otherwise: the
+        queue is empty, or something is shown)."""
+        if not self.rows or self.shown_rows:
+            return ""
+        n = len(self.rows)
+        return (f"The filter hides all {n} staged writes of this queue." if n > 1 else
+                "The filter hides the one staged write of this queue.") + \
+            " Esc in the filter line (or / then Esc) clears it; approve all and reject all still mean the whole queue."
+
     def highlight_record(self, record_id: str | None, otherwise: int | None = None) -> None:
         """Put the cursor on the row of `record_id` if the list shows it (else on row `otherwise`)."""
         lst = self.query_one(f"#{self.QUEUE.prefix}-list", OptionList)
