@@ -133,7 +133,9 @@ class Harvest:
 
     A harvest from the cache leaves its calls in the cache's calls file (`cached`: its path and the
     digest it must have; `n_cached` calls) until `all_calls()` needs them: an update that only
-    appends to the replay never reads them. `calls` then holds only the calls read in this run."""
+    appends to the replay never reads them. `calls` then holds only the calls read in this run.
+    A cache that didn't keep its calls (`cached` is (None, None)) can't give them: `all_calls()`
+    raises ValueError, and the caller reads state.db again from the start."""
 
     calls: list[Call] = field(default_factory=list)
     cached: tuple | None = None
@@ -155,6 +157,8 @@ class Harvest:
             import hashlib
 
             path, digest = self.cached
+            if path is None or not digest:
+                raise ValueError("the cache didn't keep its calls")
             try:
                 body = read_regular(path, MAX_CACHED_CALLS_BYTES)
             except OSError as exc:  # a FIFO, folder or oversized file in its place: not the calls

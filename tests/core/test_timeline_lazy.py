@@ -4,12 +4,11 @@ cache in the previous format is rebuilt, never misread."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 
 import pytest
 
-from core.sessions.memory_calls import Call, Harvest, harvest_rows
+from core.sessions.memory_calls import Harvest, harvest_rows
 from core.timeline import cache as tl_cache
 from core.timeline import history, state
 from tests.core.test_timeline import add, cache_body, make_home, timeline, write_cache, write_files
@@ -105,23 +104,18 @@ def test_a_blame_resolves_to_the_logs_own_writes(tmp_path):
 
 
 def test_a_cache_in_the_previous_format_is_rebuilt(tmp_path):
-    """Version 5 kept entries as rows and calls as objects: read as version 6 it would be nonsense."""
+    """Version 6 always kept the calls file: read as version 7 its replay would be trusted with a
+    calls file a later version may not have written."""
     home, db = _cached_home(tmp_path)
     _, fresh = timeline(home, cache=False)
     path = tl_cache.cache_path(db.path)
     data = cache_body(path)
-    old_calls = [Call(*c).to_json() for c in json.loads(tl_cache.calls_path(path).read_bytes())]
-    calls = json.dumps(old_calls).encode()
-    tl_cache.calls_path(path).write_bytes(calls)
-    data["calls_digest"] = hashlib.sha256(calls).hexdigest()
-    replay = data["replay"]
-    replay["states"] = {t: list(zip(*cols)) for t, cols in replay["states"].items()}
-    data["version"] = "5" + data["version"][1:]
+    data["version"] = "6" + data["version"][1:]
     write_cache(path, data)
     _, tl = timeline(home)
     assert tl.stats["cache"] == "rebuilt" and tl.stats["replayed"] == "all"
     assert _shape(tl) == _shape(fresh)
-    assert tl_cache.VERSION == 6 and cache_body(path)["version"].startswith("6/")
+    assert tl_cache.VERSION == 7 and cache_body(path)["version"].startswith("7/")
 
 
 @pytest.mark.parametrize("args, content", [

@@ -9,6 +9,7 @@ import json
 import pytest
 
 from core.timeline import build_timeline
+from core.timeline import cache as tl_cache
 from core.timeline import history
 from tests.core.test_timeline import add, make_home, timeline, write_files
 
@@ -53,6 +54,8 @@ def test_an_interrupted_build_resumes_where_it_stopped(tmp_path, monkeypatch):
     monkeypatch.setattr(history._Builder, "call", call)
     with pytest.raises(Cut):
         timeline(home)
+    calls_file = tl_cache.calls_path(tl_cache.cache_path(home / "state.db"))
+    assert calls_file.exists()  # a checkpoint keeps the calls the replay hasn't consumed
     monkeypatch.setattr(history._Builder, "call", real)
     replayed = {"n": 0}
 
