@@ -98,12 +98,14 @@ class _Builder:
     # the agent's calls
     def call(self, call: Call, ts: float, source: str) -> None:
         state = self.states[call.target]
+        if call.action == "add":
+            content = call.content
+            if content and (content := content.strip()):
+                self._add(state, call, content, ts, source)
+                return
         wid = f"m{call.result_id}"
         note = None
         touched: list[Line] = []
-        if call.action == "add" and call.content and call.content.strip():
-            self._add(state, call, call.content.strip(), wid, ts, source)
-            return
         try:
             if call.action == "batch":
                 for i, o in enumerate(call.operations or ()):
@@ -129,20 +131,19 @@ class _Builder:
         if call.entries is not None:  # the release echoed the store: an observation right after the call
             self.observe(call.target, call.entries, ts, f"the result of {wid}", wid)
 
-    def _add(self, state: State, call: Call, content: str, wid: str, ts: float, source: str) -> None:
+    def _add(self, state: State, call: Call, content: str, ts: float, source: str) -> None:
         """The common write on its own (a non-empty add): it can't fail, so no transaction to note
         and undo, and the write's row is made directly."""
-        line = state.add_new(content)
+        wid = f"m{call.result_id}"
+        i = len(self.writes)
+        line = state.add_new(content, i)
         if line is None:  # an exact re-add: nothing changes
             changes, log = (), ()
         else:
             changes, log = ((None, content),), (line.seq, content)
         note = self._counted(call, state, wid) if call.entry_count is not None else None
-        writes = self.writes
-        i = writes.add((wid, ts, "agent", source or "agent", call.target, "add", call.session_id, call.message_id,
-                        call.old_text, call.content, call.operations, changes, note, None, log))
-        if line is not None:
-            line.origin = line.first = i
+        self.writes.add((wid, ts, "agent", source or "agent", call.target, "add", call.session_id, call.message_id,
+                         call.old_text, call.content, call.operations, changes, note, None, log))
         if call.entries is not None:
             self.observe(call.target, call.entries, ts, f"the result of {wid}", wid)
 
@@ -440,6 +441,9 @@ class _Replay:
         later run resumes exactly there) saves a replay a later run can continue."""
         builder = self.builder
         total = len(calls) + len(records) + sum(len(items) for items in snaps.values())
+        if not records and not any(snaps.values()):  # only the agent's calls (a cold build's bulk)
+            self._feed_calls(calls, sources, checkpoint, progress)
+            return
         events = _events(calls, records, snaps)
         clock = time.monotonic
         saved = clock()
@@ -471,6 +475,45 @@ class _Replay:
                 saved = clock()
         if progress is not None and done:
             progress(done, total)
+
+    def _feed_calls(self, calls: Sequence[Call], sources: dict[str, str], checkpoint: Callable[[], None] | None,
+                    progress: Callable[[int, int], None] | None) -> None:
+        """`feed` when the events are the agent's calls alone, in their order: the same replay, the
+        same checkpoints and progress, without merging (a call's time is its result's, else the
+        time of the call before it, as `_events` gives it)."""
+        call = self.builder.call
+        source_of = sources.get
+        clock = time.monotonic
+        saved = clock()
+        total = len(calls)
+        last_ts = self.last_ts
+        at = 0.0  # the time `_events` gives a call without one
+        done = base = 0  # calls replayed; those of them already counted in n_calls and events
+        try:
+            for item in calls:
+                ts = item.timestamp
+                if ts is None:
+                    ts = at
+                else:
+                    at = ts
+                if ts > last_ts:
+                    last_ts = ts
+                call(item, ts, source_of(item.session_id, ""))
+                done += 1
+                if progress is not None and not done % PROGRESS_EVERY:
+                    progress(done, total)
+                if checkpoint is not None and done < total and clock() - saved >= CHECKPOINT_SECONDS:
+                    following = calls[done].timestamp
+                    if (at if following is None else following) > last_ts:
+                        self.last_ts, self.events, self.n_calls = last_ts, self.events + done - base, \
+                            self.n_calls + done - base
+                        base = done
+                        checkpoint()
+                        saved = clock()
+        finally:
+            self.last_ts, self.events, self.n_calls = last_ts, self.events + done - base, self.n_calls + done - base
+        if progress is not None and total:
+            progress(total, total)
 
     def continue_with(self, harvest, records: Sequence[Record],
                       snaps: dict[str, list[tuple[float, str]]]) -> tuple | None:
