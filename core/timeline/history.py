@@ -711,10 +711,12 @@ def _build(curator: "Curator", cache: bool, route: str | None, trust_cache: bool
         fresh = stats["replayed"] == "all"
         grew = harvest.last_id - stats["new_messages_from"]
         if cache and conn is not None and (fresh or grew > SAVE_AFTER_MESSAGES or replay.events > SAVE_AFTER_EVENTS):
-            problem = calls_cache.save(db_path, conn, harvest, replay.dump())
+            dumped = replay.dump()
+            problem = calls_cache.save(db_path, conn, harvest, dumped)
             if problem is not None and problem.bound:
                 stats["cache_problem"] = str(problem)  # a cache over its size limit: named to the user
             stats["saved"] = True
+            replay.builder.writes.seal(dumped["writes"])  # encoded, as saved: decoded when read
     except sqlite3.Error as exc:
         raise translate_error(exc, db_path) from None
     finally:

@@ -11,6 +11,7 @@ import pytest
 from core.sessions.memory_calls import Harvest, harvest_rows
 from core.timeline import cache as tl_cache
 from core.timeline import history, state
+from core.timeline.writes import Writes
 from tests.core.test_timeline import add, cache_body, make_home, timeline, write_cache, write_files
 
 
@@ -191,3 +192,36 @@ def test_a_results_time_is_read_as_as_epoch_reads_it(stamp):
     harvest_rows(rows, harvest)
     got, want = harvest.calls[0].timestamp, as_epoch(stamp)
     assert got == want or (got is want is None)
+
+
+def test_a_cold_build_holds_its_writes_encoded_as_saved(tmp_path):
+    """A build that saved the cache keeps the writes as the chunks it saved, not as rows (no
+    tuples left for the garbage collector to walk); reading them decodes the same writes."""
+    home, db = make_home(tmp_path)
+    db.session("s")
+    for i in range(5):
+        db.call("s", add(f"fact {i}"))
+    db.call("s", {"action": "replace", "target": "memory", "old_text": "fact 1", "content": "fact one"})
+    write_files(home, ["fact 0", "fact one", "fact 2", "fact 3", "fact 4"])
+    _, tl = timeline(home)
+    assert tl.stats["saved"] and tl.writes._rows == [] and tl.writes._cols is None
+    _, plain = timeline(home, cache=False)
+    assert plain.writes._rows  # nothing saved: nothing sealed
+    assert _shape(tl) == _shape(plain)
+
+
+def test_sealing_keeps_every_write_and_its_fields():
+    rows = [(f"m{i}", float(i), "agent", "cli", "memory", "add", "s", i, None, f"t{i}", None, ((None, f"t{i}"),),
+             None, None, (i, f"t{i}")) for i in range(6)]
+    writes = Writes()
+    for row in rows[:4]:
+        writes.add(row)
+    writes.seal(writes.chunks())
+    assert len(writes) == 4 and writes._rows == [] and writes.field(2, 9) == "t2"  # decoded here
+    for row in rows[4:]:
+        writes.add(row)
+    writes.seal(writes.chunks())  # decoded columns and new rows: joined
+    assert [writes.field(i, k) for i in range(6) for k in range(15)] == [v for row in rows for v in row]
+    assert writes.entries_until("memory", 6) == tuple(f"t{i}" for i in range(6))
+    with pytest.raises(ValueError):
+        writes.seal([(5, writes.chunks()[0][1])])
