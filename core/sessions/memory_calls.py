@@ -462,15 +462,19 @@ def read_sources(conn: sqlite3.Connection, ids: Iterable[str]) -> dict[str, str]
     return out
 
 
-def read_calls(conn: sqlite3.Connection, schema: Schema, harvest: Harvest, route: str | None = None) -> str:
-    """Read the memory rows after `harvest.last_id` into `harvest`; returns the route taken.
+def read_calls(conn: sqlite3.Connection, schema: Schema | None, harvest: Harvest, route: str | None = None) -> str:
+    """Read the memory rows after `harvest.last_id` into `harvest`; returns the route taken (`ids`:
+    after a cached position, by id, where no schema is needed).
 
     The read position and the rows come from one snapshot: the last message id is read first, in
     the same read transaction as the rows, and every query is bounded by it. (Read apart — the rows,
     then `MAX(id)` — a writer committing in between left its calls behind the read position, and
     later runs, reading only what comes after it, never saw them.)"""
-    route = route or route_for(schema)
     first = harvest.last_id == 0
+    if route is None or (first and route == "ids"):
+        if schema is None:
+            raise ValueError("reading from the start needs the schema")
+        route = route_for(schema)
     own = not conn.in_transaction
     if own:
         conn.execute("BEGIN")

@@ -42,7 +42,8 @@ from core.sessions.memory_calls import MAX_CACHED_CALLS_BYTES, Harvest, Open
 
 VERSION = 7  # 4: patch calls and new_text arguments are harvested; 5: writes keep logs, not copies of the store;
 # 6: the calls file holds each call as an array of its fields, entries name their writes by index;
-# 7: the calls file only while a replay hasn't consumed them (calls_digest None: not kept)
+# 7: the calls file only while a replay hasn't consumed them (calls_digest None: not kept); no sessions'
+# sources (read from state.db for the calls a run replays: an update's few)
 MAX_CACHE_BYTES = 256 * 1024 * 1024
 
 
@@ -50,8 +51,9 @@ def cache_root() -> Path:
     return Path(platformdirs.user_cache_path("hmc")) / "timeline"
 
 
-def cache_path(db_path: Path) -> Path:
-    resolved = str(Path(db_path).resolve())
+def cache_path(db_path: Path, resolved: str | None = None) -> Path:
+    """The cache file of a database (`resolved`: its path already resolved, not resolved again)."""
+    resolved = resolved or str(Path(db_path).resolve())
     digest = hashlib.sha256(resolved.encode("utf-8", "surrogatepass")).hexdigest()[:16]
     slug = Path(resolved).parent.name.strip(".")[:40] or "home"
     return cache_root() / f"{slug}-{digest}.cache"
@@ -67,12 +69,12 @@ def calls_path(path: Path) -> Path:
     return path.with_name(path.stem + ".calls.json")
 
 
-def identity(db_path: Path) -> dict[str, Any] | None:
+def identity(db_path: Path, resolved: str | None = None) -> dict[str, Any] | None:
     try:
         st = os.stat(db_path)
     except OSError:
         return None
-    return {"path": str(Path(db_path).resolve()), "dev": st.st_dev, "ino": st.st_ino}
+    return {"path": resolved or str(Path(db_path).resolve()), "dev": st.st_dev, "ino": st.st_ino}
 
 
 def _anchor(conn: sqlite3.Connection, last_id: int) -> list | None:
@@ -86,7 +88,8 @@ def _anchor(conn: sqlite3.Connection, last_id: int) -> list | None:
 def load(db_path: Path, conn: sqlite3.Connection) -> tuple[Harvest, dict | None] | None:
     """The cached harvest (and the replay state saved with it, checked when it is used) when the
     cache is this database's and still matches it; else None."""
-    path = cache_path(db_path)
+    resolved = str(Path(db_path).resolve())
+    path = cache_path(db_path, resolved)
     try:
         data = read_regular(path, MAX_CACHE_BYTES)  # a FIFO or an oversized file: not hmc's cache
         newline = data.find(b"\n")
@@ -96,7 +99,7 @@ def load(db_path: Path, conn: sqlite3.Connection) -> tuple[Harvest, dict | None]
         if digest != hashlib.sha256(body).hexdigest().encode("ascii"):
             return None  # torn, corrupt or edited: not what hmc wrote
         obj = marshal.loads(body)
-        if not isinstance(obj, dict) or obj.get("version") != _version() or obj.get("db") != identity(db_path):
+        if not isinstance(obj, dict) or obj.get("version") != _version() or obj.get("db") != identity(db_path, resolved):
             return None
         last_id = obj["last_id"]
         if not isinstance(last_id, int) or isinstance(last_id, bool) or last_id < 0:
@@ -110,7 +113,6 @@ def load(db_path: Path, conn: sqlite3.Connection) -> tuple[Harvest, dict | None]
             cached=(calls_path(path) if calls else None, calls), n_cached=n_calls,
             open=[Open.from_json(o) for o in obj["open"]],
             skipped=_counts(obj["skipped"]), ignored=_counts(obj["ignored"]), last_id=last_id,
-            sources=_sources(obj["sources"]),
         )
         replay = obj.get("replay")
     except (OSError, ValueError, TypeError, KeyError, AttributeError, RecursionError, EOFError, sqlite3.Error):
@@ -121,13 +123,6 @@ def load(db_path: Path, conn: sqlite3.Connection) -> tuple[Harvest, dict | None]
 def _counts(value: Any) -> dict[str, int]:
     if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, int) for k, v in value.items()):
         raise TypeError("counts")
-    return dict(value)
-
-
-def _sources(value: Any) -> dict[str, str]:
-    """session id -> source, checked with C's loops (a database has thousands of sessions)."""
-    if type(value) is not dict or not set(map(type, value)) <= {str} or not set(map(type, value.values())) <= {str}:
-        raise TypeError("sources")
     return dict(value)
 
 
@@ -148,15 +143,16 @@ def save(db_path: Path, conn: sqlite3.Connection, harvest: Harvest, replay: dict
     """Write the cache (private, atomic); None when it is written, else why not (the run goes on:
     the next run replays from the start). A cache over MAX_CACHE_BYTES (which `load` refuses) or
     calls over MAX_CACHED_CALLS_BYTES are not written, and the reason says so."""
-    ident = identity(db_path)
+    resolved = str(Path(db_path).resolve())
+    ident = identity(db_path, resolved)
     if ident is None:
         return NotKept("state.db can't be identified")
     obj = {
         "version": _version(), "db": ident, "last_id": harvest.last_id, "anchor": _anchor(conn, harvest.last_id),
         "calls_digest": None, "n_calls": harvest.total, "open": [o.to_json() for o in harvest.open],
-        "skipped": harvest.skipped, "ignored": harvest.ignored, "sources": harvest.sources, "replay": replay,
+        "skipped": harvest.skipped, "ignored": harvest.ignored, "replay": replay,
     }
-    path = cache_path(db_path)
+    path = cache_path(db_path, resolved)
     # the calls are kept only while the replay hasn't consumed them all (a checkpoint of a long
     # build): a finished replay continues from its own state, and one that must start over reads
     # state.db again

@@ -599,6 +599,18 @@ def _all_calls(harvest) -> list[Call]:
         raise _StaleCache() from None
 
 
+def _sources(conn, harvest, calls: Sequence[Call]) -> dict[str, str]:
+    """The sources of the sessions of `calls` (read_calls reads those of the calls it finds; the
+    cache doesn't keep them: calls taken from its calls file get theirs here)."""
+    from core.sessions.memory_calls import read_sources
+
+    if conn is not None:
+        missing = {c.session_id for c in calls}.difference(harvest.sources)
+        if missing:
+            harvest.sources.update(read_sources(conn, missing))
+    return harvest.sources
+
+
 class _StaleCache(Exception):
     """The cached calls don't parse: the caller reads state.db again from the start."""
 
@@ -665,15 +677,17 @@ def _build(curator: "Curator", cache: bool, route: str | None, trust_cache: bool
         conns = ReadOnlyConnections(db_path)
         try:
             conn = conns.get()
-            schema = probe(conn, db_path)
             with _no_gc():
                 cached = calls_cache.load(db_path, conn) if cache and trust_cache else None
             if cached is not None:
                 (harvest, saved_state), stats["cache"] = cached, "hit"
             elif cache:
                 stats["cache"] = "rebuilt"
+            # a cache of this database (its identity and its last row checked) is read on by id:
+            # no route to choose, so the schema isn't probed again
+            schema = probe(conn, db_path) if not harvest.last_id else None
             stats["new_messages_from"] = harvest.last_id
-            stats["route"] = read_calls(conn, schema, harvest, route)
+            stats["route"] = read_calls(conn, schema, harvest, route or ("ids" if schema is None else None))
         except DatabaseError:
             conns.close()
             raise
@@ -703,10 +717,11 @@ def _build(curator: "Curator", cache: bool, route: str | None, trust_cache: bool
                     stats["checkpoints"] = -1 if problem else stats.get("checkpoints", 0) + 1  # -1: stop trying
         if replay is not None and todo is not None:
             stats["replayed"] = "new"
-            replay.feed(*todo, harvest.sources, checkpoint=checkpoint, progress=progress)
+            replay.feed(*todo, _sources(conn, harvest, todo[0]), checkpoint=checkpoint, progress=progress)
         else:
             replay = _Replay(curator.release)
-            replay.feed(_all_calls(harvest), records, snaps, harvest.sources, checkpoint=checkpoint,
+            calls = _all_calls(harvest)
+            replay.feed(calls, records, snaps, _sources(conn, harvest, calls), checkpoint=checkpoint,
                         progress=progress)
         fresh = stats["replayed"] == "all"
         grew = harvest.last_id - stats["new_messages_from"]

@@ -397,6 +397,30 @@ def test_a_finished_build_keeps_no_calls_file_and_a_replay_from_the_start_reads_
     assert not tl_cache.calls_path(path).exists()
 
 
+def test_an_update_reads_on_by_id_without_probing_the_schema_again(tmp_path, monkeypatch):
+    import core.sessions.db as sessions_db
+
+    home, db = make_home(tmp_path)
+    db.session("s")
+    db.call("s", add("one"))
+    write_files(home, ["one"])
+    _, first = timeline(home)
+    assert first.stats["route"] == "fts-columns"
+    probed = []
+    real = sessions_db.probe
+    monkeypatch.setattr(sessions_db, "probe", lambda *a: probed.append(a) or real(*a))
+    db.session("t", "discord")
+    db.call("t", add("two"))
+    write_files(home, ["one", "two"])
+    _, tl = timeline(home)
+    assert tl.stats["cache"] == "hit" and tl.stats["route"] == "ids"
+    assert [(w.content, w.source) for w in tl.log()] == [("one", "cli"), ("two", "discord")]
+    on_hit = len(probed)  # opening the home probes too (the release's detection)
+    tl_cache.cache_path(db.path).unlink()
+    _, cold = timeline(home)
+    assert cold.stats["route"] == "fts-columns" and len(probed) == 2 * on_hit + 1
+
+
 def test_the_cache_is_written_without_fsync(tmp_path, monkeypatch):
     """A cache lost in a crash is rebuilt (its digest catches a torn one): its writes stay atomic
     (a rename) but skip the fsyncs that make hmc's own writes durable."""

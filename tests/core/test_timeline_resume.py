@@ -102,3 +102,30 @@ def test_a_cached_patch_call_reads_back():
     call = history.Call(1, 2, "s1", 5.0, "c1", "memory", "patch", "new", "old")
     assert history.Call.from_cache(json.loads(json.dumps(call))) == call  # the calls file's form
     assert history.Call.from_json(call.to_json()) == call
+
+
+def test_a_resumed_build_reads_the_sources_of_the_calls_it_replays(tmp_path, monkeypatch):
+    """The cache keeps no session sources: calls resumed from a checkpoint's calls file get
+    theirs from state.db."""
+    home, db = make_home(tmp_path)
+    db.session("s1", "telegram")
+    for i in range(6):
+        db.call("s1", add(f"fact {i}"))
+    write_files(home, [f"fact {i}" for i in range(6)])
+    monkeypatch.setattr(history, "CHECKPOINT_SECONDS", 0.0)
+    real = history._Builder.call
+    seen = {"n": 0}
+
+    def call(self, *args, **kwargs):
+        seen["n"] += 1
+        if seen["n"] == 3:
+            raise Cut()
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(history._Builder, "call", call)
+    with pytest.raises(Cut):
+        timeline(home)
+    monkeypatch.setattr(history._Builder, "call", real)
+    _, resumed = timeline(home)
+    assert resumed.stats["replayed"] == "new"
+    assert [w.source for w in resumed.log()] == ["telegram"] * 6
