@@ -557,3 +557,10 @@ def test_an_origin_hmc_wrote_says_so(tmp_path):
     origin = origin_of(tl, "Deploys go through staging, then canary", now=T0)
     assert origin.write is None and origin.why.startswith("hmc wrote this text (edit, ")
     assert "i shows the entry's history" in origin.why
+
+
+def test_the_cache_folder_follows_the_environment(tmp_path, monkeypatch):
+    """platformdirs is asked once per environment (it costs more than an update's other lookups)."""
+    for name in ("a", "b", "a"):
+        monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / name))
+        assert tl_cache.cache_root() == tmp_path / name / "hmc" / "timeline"
