@@ -129,3 +129,16 @@ def test_a_resumed_build_reads_the_sources_of_the_calls_it_replays(tmp_path, mon
     _, resumed = timeline(home)
     assert resumed.stats["replayed"] == "new"
     assert [w.source for w in resumed.log()] == ["telegram"] * 6
+
+
+def test_calls_alone_take_the_times_the_merge_gives_them():
+    """The calls-only feed gives a call without a time the time of the call before it, as the
+    merge of calls, records and snapshots does."""
+    times = [None, 5.0, None, None, 7.0, None]
+    calls = [history.Call(i, 100 + i, "s1", t, f"c{i}", "memory", "add", f"x{i}") for i, t in enumerate(times)]
+    replay = history._Replay(history.NEWEST)
+    replay.feed(calls, [], {}, {"s1": "cli"})
+    merged = [ts for ts, _, _ in history._events(calls, [], {})]
+    assert [w.timestamp for w in replay.builder.writes] == merged == [0.0, 5.0, 5.0, 5.0, 7.0, 7.0]
+    assert (replay.last_ts, replay.n_calls, replay.events) == (7.0, 6, 6)
+    assert [w.source for w in replay.builder.writes] == ["cli"] * 6
