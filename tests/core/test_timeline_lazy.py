@@ -225,3 +225,21 @@ def test_sealing_keeps_every_write_and_its_fields():
     assert writes.entries_until("memory", 6) == tuple(f"t{i}" for i in range(6))
     with pytest.raises(ValueError):
         writes.seal([(5, writes.chunks()[0][1])])
+
+
+@pytest.mark.parametrize("column, value", [(0, None), (0, 3), (1, 1.5), (1, "2"), (2, None), (3, 0), (4, 2.0),
+                                           (1, 99), (4, -1)], ids=lambda v: repr(v))
+def test_cached_entries_that_dont_hold_together_are_replayed_again(tmp_path, column, value):
+    """Entry columns of the wrong type or range (in a cache whose digest checks out) are never
+    used: the replay starts over from state.db."""
+    home, db = _cached_home(tmp_path)
+    _, fresh = timeline(home, cache=False)
+    path = tl_cache.cache_path(db.path)
+    data = cache_body(path)
+    cols = list(data["replay"]["states"]["memory"])
+    cols[column] = (value,) + cols[column][1:]
+    data["replay"]["states"]["memory"] = tuple(cols)
+    write_cache(path, data)
+    _, tl = timeline(home)
+    assert tl.stats["replayed"] == "all"
+    assert _shape(tl) == _shape(fresh)
