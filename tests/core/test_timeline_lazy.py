@@ -76,17 +76,17 @@ def test_an_update_that_only_adds_makes_no_lines_for_the_cached_entries(tmp_path
     db.call("s", add("fact 6"))
     write_files(home, [f"fact {i}" for i in range(7)])
     made = []
-    real = history.Line.__init__
+    real = state.Line.__init__
 
     def counting(self, *args, **kwargs):
         made.append(args[0])
         real(self, *args, **kwargs)
 
-    history.Line.__init__ = counting
+    state.Line.__init__ = counting
     try:
         _, tl = timeline(home)
     finally:
-        history.Line.__init__ = real
+        state.Line.__init__ = real
     assert tl.stats["replayed"] == "new"
     assert made == ["fact 6"]
     blame = tl.blame("memory")

@@ -11,6 +11,7 @@ import pytest
 from core.timeline import build_timeline
 from core.timeline import cache as tl_cache
 from core.timeline import history
+from core.timeline import replay as tl_replay
 from tests.core.test_timeline import add, make_home, timeline, write_files
 
 
@@ -41,7 +42,7 @@ class Cut(Exception):
 
 def test_an_interrupted_build_resumes_where_it_stopped(tmp_path, monkeypatch):
     home = _home(tmp_path)
-    monkeypatch.setattr(history, "CHECKPOINT_SECONDS", 0.0)
+    monkeypatch.setattr(tl_replay, "CHECKPOINT_SECONDS", 0.0)
     real = history._Builder.call
     seen = {"n": 0}
 
@@ -76,7 +77,7 @@ def test_an_interrupted_build_resumes_where_it_stopped(tmp_path, monkeypatch):
 
 def test_no_checkpoint_inside_a_run_of_equal_times(monkeypatch):
     """A checkpoint between two events of the same time could resume them in another order."""
-    monkeypatch.setattr(history, "CHECKPOINT_SECONDS", 0.0)
+    monkeypatch.setattr(tl_replay, "CHECKPOINT_SECONDS", 0.0)
     calls = [history.Call(i, 100 + i, "s1", 5.0 if i < 3 else 6.0 + i, f"c{i}", "memory", "add", f"x{i}")
              for i in range(5)]
     replay = history._Replay(history.NEWEST)
@@ -112,7 +113,7 @@ def test_a_resumed_build_reads_the_sources_of_the_calls_it_replays(tmp_path, mon
     for i in range(6):
         db.call("s1", add(f"fact {i}"))
     write_files(home, [f"fact {i}" for i in range(6)])
-    monkeypatch.setattr(history, "CHECKPOINT_SECONDS", 0.0)
+    monkeypatch.setattr(tl_replay, "CHECKPOINT_SECONDS", 0.0)
     real = history._Builder.call
     seen = {"n": 0}
 
