@@ -133,7 +133,9 @@ class Harvest:
 
     A harvest from the cache leaves its calls in the cache's calls file (`cached`: its path and the
     digest it must have; `n_cached` calls) until `all_calls()` needs them: an update that only
-    appends to the replay never reads them. `calls` then holds only the calls read in this run."""
+    appends to the replay never reads them. `calls` then holds only the calls read in this run.
+    A cache that didn't keep its calls (`cached` is (None, None)) can't give them: `all_calls()`
+    raises ValueError, and the caller reads state.db again from the start."""
 
     calls: list[Call] = field(default_factory=list)
     cached: tuple | None = None
@@ -155,6 +157,8 @@ class Harvest:
             import hashlib
 
             path, digest = self.cached
+            if path is None or not digest:
+                raise ValueError("the cache didn't keep its calls")
             try:
                 body = read_regular(path, MAX_CACHED_CALLS_BYTES)
             except OSError as exc:  # a FIFO, folder or oversized file in its place: not the calls
@@ -332,42 +336,51 @@ def make_call(pending: Open, result_row: tuple, result: dict | None, harvest: Ha
     if get("staged"):
         harvest.ignore("staged for approval")
         return None
-    args = pending.arguments
-    target = args.get("target")
+    message_id, session_id, call_id, args = pending
+    aget = args.get
+    target = aget("target")
     if target is None:
         target = "memory"
     if target not in TARGETS:
         harvest.skip("malformed arguments")
         return None
-    ops = args.get("operations")
+    ops = aget("operations")
     try:
         entries = get("entries")
-        entries = tuple(_str(e) for e in entries) if isinstance(entries, list) else None
+        if entries is not None:
+            entries = tuple(_str(e) for e in entries) if isinstance(entries, list) else None
         count = get("entry_count")
-        count = count if isinstance(count, int) and not isinstance(count, bool) else None
+        if count is not None and (type(count) is not int and (not isinstance(count, int) or isinstance(count, bool))):
+            count = None
         rid, ts = result_row[0], result_row[7]
         if type(ts) is not float or not -1e11 <= ts <= 1e11:  # Hermes's REAL seconds are taken as they are
             ts = as_epoch(ts)
         if ops:
             operations = tuple(_op_dict(o) for o in _list(ops))
-            return Call(pending.message_id, rid, pending.session_id, ts, pending.call_id, target, "batch",
-                        None, None, operations, entries, count)
-        action = args.get("action")
+            return _new_call(Call, (message_id, rid, session_id, ts, call_id, target, "batch", None, None, operations,
+                                    entries, count))
+        action = aget("action")
         if action not in _SINGLE:
             harvest.skip("malformed arguments")
             return None
         # 0.20+ take `new_text` for a missing content; 0.19 refused the keyword, so a call that
         # wrote with it was one of theirs
-        content = args.get("content")
+        content = aget("content")
         if content is not None and type(content) is not str:
             raise TypeError("str")
         if not content:
-            content = _opt_str(args.get("new_text"))
-        return Call(pending.message_id, rid, pending.session_id, ts, pending.call_id, target, action,
-                    content, _opt_str(args.get("old_text")), None, entries, count)
+            content = _opt_str(aget("new_text"))
+        old_text = aget("old_text")
+        if old_text is not None and not isinstance(old_text, str):
+            raise TypeError("str")
+        return _new_call(Call, (message_id, rid, session_id, ts, call_id, target, action, content, old_text, None,
+                                entries, count))
     except (TypeError, ValueError):
         harvest.skip("malformed arguments")
         return None
+
+
+_new_call = tuple.__new__  # a named tuple made from its fields' tuple, without the Python-level __new__
 
 
 _SINGLE = ("add", "replace", "remove", "patch")
@@ -419,7 +432,7 @@ def harvest_rows(rows: Iterable[tuple], harvest: Harvest, conn: sqlite3.Connecti
                 args = parse_arguments(raw, harvest)
                 if args is None:
                     continue
-                pending = Open(mid, sid, cid, args)
+                pending = _new_call(Open, (mid, sid, cid, args))
                 if cid:
                     by_id[(sid, cid)] = pending
                 else:
@@ -449,15 +462,19 @@ def read_sources(conn: sqlite3.Connection, ids: Iterable[str]) -> dict[str, str]
     return out
 
 
-def read_calls(conn: sqlite3.Connection, schema: Schema, harvest: Harvest, route: str | None = None) -> str:
-    """Read the memory rows after `harvest.last_id` into `harvest`; returns the route taken.
+def read_calls(conn: sqlite3.Connection, schema: Schema | None, harvest: Harvest, route: str | None = None) -> str:
+    """Read the memory rows after `harvest.last_id` into `harvest`; returns the route taken (`ids`:
+    after a cached position, by id, where no schema is needed).
 
     The read position and the rows come from one snapshot: the last message id is read first, in
     the same read transaction as the rows, and every query is bounded by it. (Read apart — the rows,
     then `MAX(id)` — a writer committing in between left its calls behind the read position, and
     later runs, reading only what comes after it, never saw them.)"""
-    route = route or route_for(schema)
     first = harvest.last_id == 0
+    if route is None or (first and route == "ids"):
+        if schema is None:
+            raise ValueError("reading from the start needs the schema")
+        route = route_for(schema)
     own = not conn.in_transaction
     if own:
         conn.execute("BEGIN")

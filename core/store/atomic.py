@@ -109,13 +109,16 @@ def open_regular(path: str | Path, *, follow_symlinks: bool = True, write: bool 
     return fd
 
 
-def read_fd(fd: int, max_bytes: int | None, path: str | Path = "", *, head: bool = False) -> bytes:
+def read_fd(fd: int, max_bytes: int | None, path: str | Path = "", *, head: bool = False,
+            size: int = 0) -> bytes:
     """Read from `fd`'s position to its end: at most `max_bytes` (more raises `TooLarge`, or with
-    `head` the first `max_bytes` are returned)."""
+    `head` the first `max_bytes` are returned). `size`, the bytes expected (fstat's), is read in
+    one piece: a large file isn't read in chunks that are then copied into one."""
     chunks = []
     left = (max_bytes + (0 if head else 1)) if max_bytes is not None else None
+    step = max(1 << 20, size + 1)
     while left is None or left > 0:
-        chunk = os.read(fd, min(1 << 20, left) if left is not None else 1 << 20)
+        chunk = os.read(fd, min(step, left) if left is not None else step)
         if not chunk:
             break
         chunks.append(chunk)
@@ -138,11 +141,12 @@ def read_regular(path: str | Path, max_bytes: int | None = None, *, follow_symli
     """
     fd = open_regular(path, follow_symlinks=follow_symlinks)
     try:
+        size = 0
         if not head and max_bytes is not None:
             size = os.fstat(fd).st_size
             if size > max_bytes:
                 raise TooLarge(path, size, max_bytes)
-        return read_fd(fd, max_bytes, path, head=head)
+        return read_fd(fd, max_bytes, path, head=head, size=size)
     finally:
         os.close(fd)
 
@@ -176,19 +180,22 @@ def flock_within(fd: int, timeout: float, poll: float = 0.02) -> None:
 
 
 def atomic_write(path: str | Path, data: bytes, mode: int | None = None, *,
-                 prefix: str = ".mem_", suffix: str = ".tmp") -> None:
+                 prefix: str = ".mem_", suffix: str = ".tmp", durable: bool = True) -> None:
     """Replace `path` with `data`, or raise (OSError) and leave it untouched.
 
     `mode` is given to the new file (pass the old file's to keep it); without it the file keeps
-    the private 0600 of its temp file.
+    the private 0600 of its temp file. `durable=False` skips the fsyncs (still atomic: a reader
+    sees the old file or the new one, but a crash of the system may lose the write): only for
+    files that can be rebuilt, such as caches that check their own digest.
     """
     path = Path(path)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=prefix, suffix=suffix)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
+            if durable:
+                fh.flush()
+                os.fsync(fh.fileno())
         if mode is not None:
             os.chmod(tmp, mode)
         os.replace(tmp, path)
@@ -198,7 +205,8 @@ def atomic_write(path: str | Path, data: bytes, mode: int | None = None, *,
         except OSError:
             pass
         raise
-    fsync_dir(path.parent)
+    if durable:
+        fsync_dir(path.parent)
 
 
 def fsync_dir(folder: str | Path) -> None:
@@ -310,7 +318,7 @@ def _mkdir_private(folder: Path) -> bool:
     return True
 
 
-def write_private(path: str | Path, data: bytes, *, prefix: str | None = None) -> None:
+def write_private(path: str | Path, data: bytes, *, prefix: str | None = None, durable: bool = True) -> None:
     """`atomic_write` for hmc's own state files: mode 0600 whatever the umask."""
     path = Path(path)
-    atomic_write(path, data, PRIVATE_FILE, prefix=prefix or f".{path.name}.", suffix=".tmp")
+    atomic_write(path, data, PRIVATE_FILE, prefix=prefix or f".{path.name}.", suffix=".tmp", durable=durable)

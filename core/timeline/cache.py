@@ -8,9 +8,16 @@ with its short log rather than a copy of the store, a chunk kept encoded until a
 that an update appending a few writes decodes none and saves them as they were), in Python's
 `marshal` form (plain tuples, lists, dicts, strings and bytes; a text shared by many writes of a
 chunk is stored once, and loads fast; decoded with the garbage collector paused), tagged with the
-Python and marshal versions that wrote it. The harvested calls are in `<same name>.calls.json`
-(each call the JSON array of its fields), whose digest the main file holds; they are read only when
-the history has to be replayed from the start. The cache is keyed by the database's identity (path, device, inode) and
+Python and marshal versions that wrote it. The harvested calls are kept (in `<same name>.calls.json`,
+each call the JSON array of its fields, its digest in the main file) only while the replay hasn't
+consumed them all: a checkpoint of a long first build, which the next run resumes. A finished
+replay's state holds what the calls did, so the calls aren't written again (encoding them was a
+tenth of a cold build). The trade: when the history has to be replayed from the start (another
+release, an older hmc record or snapshot appearing), state.db is read again from the start — a
+cold build's cost, in a rare case — and calls whose messages were since deleted from state.db are
+then no longer in the history (the files show their effect as an outside change). The files are
+replaced atomically but not fsynced: a cache lost or torn in a crash fails its digest and is
+rebuilt. The cache is keyed by the database's identity (path, device, inode) and
 the last message id it covered, and checked, not trusted: the row with that id must still be there
 with the same session and time (a database replaced, restored or rewound is read again from
 scratch), and every field must have the shape hmc writes. Anything else (a corrupt, foreign or
@@ -33,17 +40,31 @@ import platformdirs
 from core.store.atomic import private_dir, read_regular, write_private
 from core.sessions.memory_calls import MAX_CACHED_CALLS_BYTES, Harvest, Open
 
-VERSION = 6  # 4: patch calls and new_text arguments are harvested; 5: writes keep logs, not copies of the store;
-# 6: the calls file holds each call as an array of its fields, entries name their writes by index
+VERSION = 7  # 4: patch calls and new_text arguments are harvested; 5: writes keep logs, not copies of the store;
+# 6: the calls file holds each call as an array of its fields, entries name their writes by index;
+# 7: the calls file only while a replay hasn't consumed them (calls_digest None: not kept); no sessions'
+# sources (read from state.db for the calls a run replays: an update's few)
 MAX_CACHE_BYTES = 256 * 1024 * 1024
 
 
+_ROOTS: dict[tuple, Path] = {}  # hmc's cache folder by the variables platformdirs reads (it costs ~1 ms a call)
+
+
+def _hmc_cache() -> Path:
+    key = (os.environ.get("XDG_CACHE_HOME"), os.environ.get("HOME"), os.environ.get("LOCALAPPDATA"))
+    root = _ROOTS.get(key)
+    if root is None:
+        root = _ROOTS[key] = Path(platformdirs.user_cache_path("hmc"))
+    return root
+
+
 def cache_root() -> Path:
-    return Path(platformdirs.user_cache_path("hmc")) / "timeline"
+    return _hmc_cache() / "timeline"
 
 
-def cache_path(db_path: Path) -> Path:
-    resolved = str(Path(db_path).resolve())
+def cache_path(db_path: Path, resolved: str | None = None) -> Path:
+    """The cache file of a database (`resolved`: its path already resolved, not resolved again)."""
+    resolved = resolved or str(Path(db_path).resolve())
     digest = hashlib.sha256(resolved.encode("utf-8", "surrogatepass")).hexdigest()[:16]
     slug = Path(resolved).parent.name.strip(".")[:40] or "home"
     return cache_root() / f"{slug}-{digest}.cache"
@@ -59,12 +80,12 @@ def calls_path(path: Path) -> Path:
     return path.with_name(path.stem + ".calls.json")
 
 
-def identity(db_path: Path) -> dict[str, Any] | None:
+def identity(db_path: Path, resolved: str | None = None) -> dict[str, Any] | None:
     try:
         st = os.stat(db_path)
     except OSError:
         return None
-    return {"path": str(Path(db_path).resolve()), "dev": st.st_dev, "ino": st.st_ino}
+    return {"path": resolved or str(Path(db_path).resolve()), "dev": st.st_dev, "ino": st.st_ino}
 
 
 def _anchor(conn: sqlite3.Connection, last_id: int) -> list | None:
@@ -78,7 +99,8 @@ def _anchor(conn: sqlite3.Connection, last_id: int) -> list | None:
 def load(db_path: Path, conn: sqlite3.Connection) -> tuple[Harvest, dict | None] | None:
     """The cached harvest (and the replay state saved with it, checked when it is used) when the
     cache is this database's and still matches it; else None."""
-    path = cache_path(db_path)
+    resolved = str(Path(db_path).resolve())
+    path = cache_path(db_path, resolved)
     try:
         data = read_regular(path, MAX_CACHE_BYTES)  # a FIFO or an oversized file: not hmc's cache
         newline = data.find(b"\n")
@@ -88,7 +110,7 @@ def load(db_path: Path, conn: sqlite3.Connection) -> tuple[Harvest, dict | None]
         if digest != hashlib.sha256(body).hexdigest().encode("ascii"):
             return None  # torn, corrupt or edited: not what hmc wrote
         obj = marshal.loads(body)
-        if not isinstance(obj, dict) or obj.get("version") != _version() or obj.get("db") != identity(db_path):
+        if not isinstance(obj, dict) or obj.get("version") != _version() or obj.get("db") != identity(db_path, resolved):
             return None
         last_id = obj["last_id"]
         if not isinstance(last_id, int) or isinstance(last_id, bool) or last_id < 0:
@@ -96,13 +118,12 @@ def load(db_path: Path, conn: sqlite3.Connection) -> tuple[Harvest, dict | None]
         if last_id and obj.get("anchor") != _anchor(conn, last_id):
             return None
         calls, n_calls = obj["calls_digest"], obj["n_calls"]
-        if not isinstance(calls, str) or not isinstance(n_calls, int):
+        if not (calls is None or isinstance(calls, str)) or not isinstance(n_calls, int):
             return None
         harvest = Harvest(
-            cached=(calls_path(path), calls), n_cached=n_calls,
+            cached=(calls_path(path) if calls else None, calls), n_cached=n_calls,
             open=[Open.from_json(o) for o in obj["open"]],
             skipped=_counts(obj["skipped"]), ignored=_counts(obj["ignored"]), last_id=last_id,
-            sources=_sources(obj["sources"]),
         )
         replay = obj.get("replay")
     except (OSError, ValueError, TypeError, KeyError, AttributeError, RecursionError, EOFError, sqlite3.Error):
@@ -113,13 +134,6 @@ def load(db_path: Path, conn: sqlite3.Connection) -> tuple[Harvest, dict | None]
 def _counts(value: Any) -> dict[str, int]:
     if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, int) for k, v in value.items()):
         raise TypeError("counts")
-    return dict(value)
-
-
-def _sources(value: Any) -> dict[str, str]:
-    """session id -> source, checked with C's loops (a database has thousands of sessions)."""
-    if type(value) is not dict or not set(map(type, value)) <= {str} or not set(map(type, value.values())) <= {str}:
-        raise TypeError("sources")
     return dict(value)
 
 
@@ -140,28 +154,41 @@ def save(db_path: Path, conn: sqlite3.Connection, harvest: Harvest, replay: dict
     """Write the cache (private, atomic); None when it is written, else why not (the run goes on:
     the next run replays from the start). A cache over MAX_CACHE_BYTES (which `load` refuses) or
     calls over MAX_CACHED_CALLS_BYTES are not written, and the reason says so."""
-    ident = identity(db_path)
+    resolved = str(Path(db_path).resolve())
+    ident = identity(db_path, resolved)
     if ident is None:
         return NotKept("state.db can't be identified")
     obj = {
         "version": _version(), "db": ident, "last_id": harvest.last_id, "anchor": _anchor(conn, harvest.last_id),
-        "calls_digest": None, "n_calls": 0, "open": [o.to_json() for o in harvest.open],
-        "skipped": harvest.skipped, "ignored": harvest.ignored, "sources": harvest.sources, "replay": replay,
+        "calls_digest": None, "n_calls": harvest.total, "open": [o.to_json() for o in harvest.open],
+        "skipped": harvest.skipped, "ignored": harvest.ignored, "replay": replay,
     }
-    path = cache_path(db_path)
+    path = cache_path(db_path, resolved)
+    # the calls are kept only while the replay hasn't consumed them all (a checkpoint of a long
+    # build): a finished replay continues from its own state, and one that must start over reads
+    # state.db again
+    keep_calls = replay is None or replay.get("n_calls") != harvest.total
     try:
-        calls = json.dumps(harvest.all_calls(), ensure_ascii=True, separators=(",", ":"),
-                           check_circular=False).encode("ascii")  # plain arrays: no cycle to look for
-        obj["calls_digest"], obj["n_calls"] = hashlib.sha256(calls).hexdigest(), len(harvest.calls)
+        calls = b""
+        if keep_calls:
+            calls = json.dumps(harvest.all_calls(), ensure_ascii=True, separators=(",", ":"),
+                               check_circular=False).encode("ascii")  # plain arrays: no cycle to look for
+            obj["calls_digest"] = hashlib.sha256(calls).hexdigest()
         body = marshal.dumps(obj, 4)
         for size, limit in ((len(body), MAX_CACHE_BYTES), (len(calls), MAX_CACHED_CALLS_BYTES)):
             if size > limit:
                 return _over(f"the history's cache would be {size / 2**20:,.0f} MiB, over hmc's {limit / 2**20:,.0f} "
                              "MiB limit: not kept, so each run replays the history from the start")
         data = hashlib.sha256(body).hexdigest().encode("ascii") + b"\n" + body
-        private_dir(path.parent, up_to=Path(platformdirs.user_cache_path("hmc")))
-        write_private(calls_path(path), calls)  # first: the main file names its digest
-        write_private(path, data)
+        private_dir(path.parent, up_to=_hmc_cache())
+        if keep_calls:  # first: the main file names its digest
+            write_private(calls_path(path), calls, durable=False)
+        write_private(path, data, durable=False)  # atomic, not durable: a cache lost in a crash is rebuilt
+        if not keep_calls:
+            try:
+                os.unlink(calls_path(path))  # an earlier checkpoint's: no longer named
+            except FileNotFoundError:
+                pass
     except (OSError, ValueError, TypeError, KeyError, sqlite3.Error) as exc:
         return NotKept(f"the history's cache can't be written ({getattr(exc, 'strerror', None) or exc})")
     return None

@@ -187,10 +187,11 @@ class State:
         self._blob = None
         return line
 
-    def add_new(self, text: str) -> Line | None:
+    def add_new(self, text: str, origin: int | None = None) -> Line | None:
         """An add on its own, outside a call's transaction (nothing to note: it can't fail): the new
-        line, or None when `text` is already an entry."""
-        if text in self.by_text:
+        line (from write `origin`), or None when `text` is already an entry."""
+        by_text = self.by_text
+        if text in by_text:
             return None
         if self._cold is not None:
             cold = self._cold_texts
@@ -203,10 +204,10 @@ class State:
             if text in cold:
                 return None
         seq = self.next_seq
-        line = Line(text, seq=seq)
+        line = Line(text, origin, seq)
         self.next_seq = seq + 1
         self.lines[seq] = line
-        self.by_text[text] = [line]
+        by_text[text] = [line]
         self._blob = None
         return line
 

@@ -70,6 +70,19 @@ class Writes:
             chunks = [(len(self), marshal.dumps(self.columns(), 4))]
         return chunks
 
+    def seal(self, chunks: list[tuple[int, bytes]]) -> None:
+        """Hold every write as `chunks` (what `chunks()` just gave, as the cache saved them) and
+        drop the rows: the writes stay encoded until one is read, so a build leaves no tens of
+        thousands of tuples for the garbage collector to walk (its first pass after a cold build
+        of 50,000 adds took longer than encoding them)."""
+        if sum(count for count, _ in chunks) != len(self):
+            raise ValueError("chunks")
+        if self._cols is not None and self._rows and self._n:
+            self._cols = [col + new for col, new in zip(self._cols, zip(*self._rows))]
+        elif self._rows:
+            self._cols = None
+        self._chunks, self._n, self._rows = list(chunks), len(self), []
+
     def __len__(self) -> int:
         return self._n + len(self._rows)
 

@@ -163,3 +163,45 @@ def test_flock_within_waits_then_gives_up_with_lock_busy(tmp_path):
         if holder is not None:
             os.close(holder)
     assert os.stat(tmp_path / "x.lock").st_mode & 0o777 == 0o600
+
+
+def test_atomic_write_not_durable_still_replaces_atomically(tmp_path, monkeypatch):
+    (tmp_path / "own").mkdir()
+    path = tmp_path / "own" / "cache"
+    write_private(path, b"old")
+    synced = []
+    monkeypatch.setattr(os, "fsync", lambda fd: synced.append(fd))
+    write_private(path, b"new", durable=False)
+    assert path.read_bytes() == b"new" and synced == [] and stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert [p.name for p in path.parent.iterdir()] == ["cache"]  # no temp left
+    real_replace = os.replace
+
+    def failing(*args):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", failing)
+    with pytest.raises(OSError):
+        write_private(path, b"newer", durable=False)
+    monkeypatch.setattr(os, "replace", real_replace)
+    assert path.read_bytes() == b"new" and [p.name for p in path.parent.iterdir()] == ["cache"]
+    write_private(path, b"durable")
+    assert synced  # the default is durable
+
+
+def test_read_regular_reads_a_large_file_in_one_piece(tmp_path, monkeypatch):
+    """A file of known size is read with one read (and one more that finds its end), not in
+    1 MiB chunks copied into one."""
+    path = tmp_path / "big"
+    data = os.urandom(3 << 20)
+    path.write_bytes(data)
+    real, sizes = os.read, []
+
+    def counted(fd, n):
+        sizes.append(n)
+        return real(fd, n)
+
+    monkeypatch.setattr(os, "read", counted)
+    assert read_regular(path, 8 << 20) == data
+    assert len(sizes) == 2
+    with pytest.raises(TooLarge):
+        read_regular(path, 1 << 20)

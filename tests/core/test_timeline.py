@@ -290,6 +290,21 @@ def cache_body(path: Path) -> dict:
     return marshal.loads(path.read_bytes().split(b"\n", 1)[1])
 
 
+def cache_with_calls(db_path: Path) -> None:
+    """Rewrite the cache as a checkpoint leaves it: the calls kept in the calls file, no replay."""
+    from core.sessions.db import ReadOnlyConnections, probe
+    from core.sessions.memory_calls import Harvest, read_calls
+
+    conns = ReadOnlyConnections(db_path)
+    try:
+        conn = conns.get()
+        harvest = Harvest()
+        read_calls(conn, probe(conn, db_path), harvest)
+        assert tl_cache.save(db_path, conn, harvest, None) is None
+    finally:
+        conns.close()
+
+
 def write_cache(path: Path, obj: dict, digest: bool = True) -> None:
     body = marshal.dumps(obj)
     head = hashlib.sha256(body).hexdigest().encode() if digest else path.read_bytes().split(b"\n", 1)[0]
@@ -319,6 +334,8 @@ def test_a_cache_that_isnt_this_databases_is_rebuilt(tmp_path, damage):
         data["calls"] = []
         write_cache(path, data)
     elif damage == "wrong types":  # calls that don't parse, and no replay to continue: read again
+        cache_with_calls(db.path)
+        data = cache_body(path)
         calls_file = tl_cache.calls_path(path)
         calls = json.loads(calls_file.read_bytes())
         calls[0][Call._fields.index("target")] = "elsewhere"  # each call is an array of its fields
@@ -327,10 +344,12 @@ def test_a_cache_that_isnt_this_databases_is_rebuilt(tmp_path, damage):
         data["replay"] = None
         write_cache(path, data)
     elif damage == "calls file changed":  # no longer the calls the main file names: read again
+        cache_with_calls(db.path)
+        data = cache_body(path)
         tl_cache.calls_path(path).write_bytes(b"[]")
         data["replay"] = None
         write_cache(path, data)
-    elif damage == "bad replay":  # a replay state that doesn't hold together: replayed again
+    elif damage == "bad replay":  # a replay state that doesn't hold together: read and replayed again
         data["replay"]["writes"][0] = ("not", "a", "write")
         write_cache(path, data)
     elif damage == "rewound":  # the last message the cache covered is gone; a new one has its id
@@ -348,11 +367,74 @@ def test_a_cache_that_isnt_this_databases_is_rebuilt(tmp_path, damage):
         db.call("s", add("other"))
         write_files(home, ["other"])
     _, tl = timeline(home)
-    assert tl.stats["cache"] == ("hit" if damage == "bad replay" else "rebuilt")
+    assert tl.stats["cache"] == "rebuilt"
     assert tl.stats["replayed"] == "all"
     expected = {"rewound": ["one", "three"], "replaced": ["other"]}.get(damage, ["one", "two"])
     assert [w.content for w in tl.log()] == expected
     assert tl.divergences == []
+
+
+def test_a_finished_build_keeps_no_calls_file_and_a_replay_from_the_start_reads_the_db_again(tmp_path):
+    """The calls are in the replay's state once it consumed them all; when the replay must start
+    over (here a snapshot older than the replayed writes appears) state.db is read again."""
+    home, db = make_home(tmp_path)
+    db.session("s")
+    for text in ("one", "two", "three"):
+        db.call("s", add(text))
+    write_files(home, ["one", "two", "three"])
+    _, first = timeline(home)
+    path = tl_cache.cache_path(db.path)
+    assert first.stats["cache"] == "rebuilt" and not tl_cache.calls_path(path).exists()
+    assert cache_body(path)["calls_digest"] is None and cache_body(path)["n_calls"] == 3
+    _, hit = timeline(home)
+    assert hit.stats["cache"] == "hit" and hit.stats["replayed"] == "new"
+    (home / "memories" / f"MEMORY.md.bak.{int(db.when(1)) + 30}").write_text("one\n§\nby hand", encoding="utf-8")
+    _, again = timeline(home)
+    assert again.stats["cache"] == "rebuilt" and again.stats["replayed"] == "all"
+    _, fresh = timeline(home, cache=False)
+    assert [(w.id, w.changes) for w in again.writes] == [(w.id, w.changes) for w in fresh.writes]
+    assert [w.by for w in again.writes][:2] == ["agent", "unknown"]
+    assert not tl_cache.calls_path(path).exists()
+
+
+def test_an_update_reads_on_by_id_without_probing_the_schema_again(tmp_path, monkeypatch):
+    import core.sessions.db as sessions_db
+
+    home, db = make_home(tmp_path)
+    db.session("s")
+    db.call("s", add("one"))
+    write_files(home, ["one"])
+    _, first = timeline(home)
+    assert first.stats["route"] == "fts-columns"
+    probed = []
+    real = sessions_db.probe
+    monkeypatch.setattr(sessions_db, "probe", lambda *a: probed.append(a) or real(*a))
+    db.session("t", "discord")
+    db.call("t", add("two"))
+    write_files(home, ["one", "two"])
+    _, tl = timeline(home)
+    assert tl.stats["cache"] == "hit" and tl.stats["route"] == "ids"
+    assert [(w.content, w.source) for w in tl.log()] == [("one", "cli"), ("two", "discord")]
+    on_hit = len(probed)  # opening the home probes too (the release's detection)
+    tl_cache.cache_path(db.path).unlink()
+    _, cold = timeline(home)
+    assert cold.stats["route"] == "fts-columns" and len(probed) == 2 * on_hit + 1
+
+
+def test_the_cache_is_written_without_fsync(tmp_path, monkeypatch):
+    """A cache lost in a crash is rebuilt (its digest catches a torn one): its writes stay atomic
+    (a rename) but skip the fsyncs that make hmc's own writes durable."""
+    home, db = make_home(tmp_path)
+    db.session("s")
+    db.call("s", add("one"))
+    write_files(home, ["one"])
+    timeline(home)  # the cache's folders made (durably, once)
+    tl_cache.cache_path(db.path).unlink()
+    synced = []
+    monkeypatch.setattr(os, "fsync", lambda fd: synced.append(fd))
+    _, tl = timeline(home)
+    assert tl.stats.get("saved") and tl_cache.cache_path(db.path).exists()
+    assert synced == []
 
 
 def test_snapshots_and_hmc_writes_take_their_place(tmp_path):
@@ -475,3 +557,10 @@ def test_an_origin_hmc_wrote_says_so(tmp_path):
     origin = origin_of(tl, "Deploys go through staging, then canary", now=T0)
     assert origin.write is None and origin.why.startswith("hmc wrote this text (edit, ")
     assert "i shows the entry's history" in origin.why
+
+
+def test_the_cache_folder_follows_the_environment(tmp_path, monkeypatch):
+    """platformdirs is asked once per environment (it costs more than an update's other lookups)."""
+    for name in ("a", "b", "a"):
+        monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / name))
+        assert tl_cache.cache_root() == tmp_path / name / "hmc" / "timeline"

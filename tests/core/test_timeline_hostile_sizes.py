@@ -14,6 +14,7 @@ from core.hermes.release import NEWEST
 from core.sessions.memory_calls import Call
 from core.timeline import cache as tl_cache
 from core.timeline import history, state
+from core.timeline import replay as tl_replay
 from tests.core.test_timeline import add, make_home, timeline, write_files
 
 
@@ -26,7 +27,7 @@ def private_cache(tmp_path, monkeypatch):
 def whole_store_reads(monkeypatch):
     """How often something walks a whole store: its lines, its texts, a morph, the release's locate."""
     count = {"n": 0}
-    alive, morph, locate = state.State.alive, state.State.morph, history.locate
+    alive, morph, locate = state.State.alive, state.State.morph, tl_replay.locate
 
     def counted(fn):
         def wrapper(*args, **kwargs):
@@ -36,7 +37,7 @@ def whole_store_reads(monkeypatch):
 
     monkeypatch.setattr(state.State, "alive", counted(alive))
     monkeypatch.setattr(state.State, "morph", counted(morph))
-    monkeypatch.setattr(history, "locate", counted(locate))
+    monkeypatch.setattr(tl_replay, "locate", counted(locate))
     return count
 
 

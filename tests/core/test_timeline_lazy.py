@@ -4,14 +4,14 @@ cache in the previous format is rebuilt, never misread."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 
 import pytest
 
-from core.sessions.memory_calls import Call, Harvest, harvest_rows
+from core.sessions.memory_calls import Harvest, harvest_rows
 from core.timeline import cache as tl_cache
 from core.timeline import history, state
+from core.timeline.writes import Writes
 from tests.core.test_timeline import add, cache_body, make_home, timeline, write_cache, write_files
 
 
@@ -76,17 +76,17 @@ def test_an_update_that_only_adds_makes_no_lines_for_the_cached_entries(tmp_path
     db.call("s", add("fact 6"))
     write_files(home, [f"fact {i}" for i in range(7)])
     made = []
-    real = history.Line.__init__
+    real = state.Line.__init__
 
     def counting(self, *args, **kwargs):
         made.append(args[0])
         real(self, *args, **kwargs)
 
-    history.Line.__init__ = counting
+    state.Line.__init__ = counting
     try:
         _, tl = timeline(home)
     finally:
-        history.Line.__init__ = real
+        state.Line.__init__ = real
     assert tl.stats["replayed"] == "new"
     assert made == ["fact 6"]
     blame = tl.blame("memory")
@@ -105,23 +105,18 @@ def test_a_blame_resolves_to_the_logs_own_writes(tmp_path):
 
 
 def test_a_cache_in_the_previous_format_is_rebuilt(tmp_path):
-    """Version 5 kept entries as rows and calls as objects: read as version 6 it would be nonsense."""
+    """Version 6 always kept the calls file: read as version 7 its replay would be trusted with a
+    calls file a later version may not have written."""
     home, db = _cached_home(tmp_path)
     _, fresh = timeline(home, cache=False)
     path = tl_cache.cache_path(db.path)
     data = cache_body(path)
-    old_calls = [Call(*c).to_json() for c in json.loads(tl_cache.calls_path(path).read_bytes())]
-    calls = json.dumps(old_calls).encode()
-    tl_cache.calls_path(path).write_bytes(calls)
-    data["calls_digest"] = hashlib.sha256(calls).hexdigest()
-    replay = data["replay"]
-    replay["states"] = {t: list(zip(*cols)) for t, cols in replay["states"].items()}
-    data["version"] = "5" + data["version"][1:]
+    data["version"] = "6" + data["version"][1:]
     write_cache(path, data)
     _, tl = timeline(home)
     assert tl.stats["cache"] == "rebuilt" and tl.stats["replayed"] == "all"
     assert _shape(tl) == _shape(fresh)
-    assert tl_cache.VERSION == 6 and cache_body(path)["version"].startswith("6/")
+    assert tl_cache.VERSION == 7 and cache_body(path)["version"].startswith("7/")
 
 
 @pytest.mark.parametrize("args, content", [
@@ -197,3 +192,54 @@ def test_a_results_time_is_read_as_as_epoch_reads_it(stamp):
     harvest_rows(rows, harvest)
     got, want = harvest.calls[0].timestamp, as_epoch(stamp)
     assert got == want or (got is want is None)
+
+
+def test_a_cold_build_holds_its_writes_encoded_as_saved(tmp_path):
+    """A build that saved the cache keeps the writes as the chunks it saved, not as rows (no
+    tuples left for the garbage collector to walk); reading them decodes the same writes."""
+    home, db = make_home(tmp_path)
+    db.session("s")
+    for i in range(5):
+        db.call("s", add(f"fact {i}"))
+    db.call("s", {"action": "replace", "target": "memory", "old_text": "fact 1", "content": "fact one"})
+    write_files(home, ["fact 0", "fact one", "fact 2", "fact 3", "fact 4"])
+    _, tl = timeline(home)
+    assert tl.stats["saved"] and tl.writes._rows == [] and tl.writes._cols is None
+    _, plain = timeline(home, cache=False)
+    assert plain.writes._rows  # nothing saved: nothing sealed
+    assert _shape(tl) == _shape(plain)
+
+
+def test_sealing_keeps_every_write_and_its_fields():
+    rows = [(f"m{i}", float(i), "agent", "cli", "memory", "add", "s", i, None, f"t{i}", None, ((None, f"t{i}"),),
+             None, None, (i, f"t{i}")) for i in range(6)]
+    writes = Writes()
+    for row in rows[:4]:
+        writes.add(row)
+    writes.seal(writes.chunks())
+    assert len(writes) == 4 and writes._rows == [] and writes.field(2, 9) == "t2"  # decoded here
+    for row in rows[4:]:
+        writes.add(row)
+    writes.seal(writes.chunks())  # decoded columns and new rows: joined
+    assert [writes.field(i, k) for i in range(6) for k in range(15)] == [v for row in rows for v in row]
+    assert writes.entries_until("memory", 6) == tuple(f"t{i}" for i in range(6))
+    with pytest.raises(ValueError):
+        writes.seal([(5, writes.chunks()[0][1])])
+
+
+@pytest.mark.parametrize("column, value", [(0, None), (0, 3), (1, 1.5), (1, "2"), (2, None), (3, 0), (4, 2.0),
+                                           (1, 99), (4, -1)], ids=lambda v: repr(v))
+def test_cached_entries_that_dont_hold_together_are_replayed_again(tmp_path, column, value):
+    """Entry columns of the wrong type or range (in a cache whose digest checks out) are never
+    used: the replay starts over from state.db."""
+    home, db = _cached_home(tmp_path)
+    _, fresh = timeline(home, cache=False)
+    path = tl_cache.cache_path(db.path)
+    data = cache_body(path)
+    cols = list(data["replay"]["states"]["memory"])
+    cols[column] = (value,) + cols[column][1:]
+    data["replay"]["states"]["memory"] = tuple(cols)
+    write_cache(path, data)
+    _, tl = timeline(home)
+    assert tl.stats["replayed"] == "all"
+    assert _shape(tl) == _shape(fresh)

@@ -9,7 +9,9 @@ import json
 import pytest
 
 from core.timeline import build_timeline
+from core.timeline import cache as tl_cache
 from core.timeline import history
+from core.timeline import replay as tl_replay
 from tests.core.test_timeline import add, make_home, timeline, write_files
 
 
@@ -40,7 +42,7 @@ class Cut(Exception):
 
 def test_an_interrupted_build_resumes_where_it_stopped(tmp_path, monkeypatch):
     home = _home(tmp_path)
-    monkeypatch.setattr(history, "CHECKPOINT_SECONDS", 0.0)
+    monkeypatch.setattr(tl_replay, "CHECKPOINT_SECONDS", 0.0)
     real = history._Builder.call
     seen = {"n": 0}
 
@@ -53,6 +55,8 @@ def test_an_interrupted_build_resumes_where_it_stopped(tmp_path, monkeypatch):
     monkeypatch.setattr(history._Builder, "call", call)
     with pytest.raises(Cut):
         timeline(home)
+    calls_file = tl_cache.calls_path(tl_cache.cache_path(home / "state.db"))
+    assert calls_file.exists()  # a checkpoint keeps the calls the replay hasn't consumed
     monkeypatch.setattr(history._Builder, "call", real)
     replayed = {"n": 0}
 
@@ -73,7 +77,7 @@ def test_an_interrupted_build_resumes_where_it_stopped(tmp_path, monkeypatch):
 
 def test_no_checkpoint_inside_a_run_of_equal_times(monkeypatch):
     """A checkpoint between two events of the same time could resume them in another order."""
-    monkeypatch.setattr(history, "CHECKPOINT_SECONDS", 0.0)
+    monkeypatch.setattr(tl_replay, "CHECKPOINT_SECONDS", 0.0)
     calls = [history.Call(i, 100 + i, "s1", 5.0 if i < 3 else 6.0 + i, f"c{i}", "memory", "add", f"x{i}")
              for i in range(5)]
     replay = history._Replay(history.NEWEST)
@@ -99,3 +103,43 @@ def test_a_cached_patch_call_reads_back():
     call = history.Call(1, 2, "s1", 5.0, "c1", "memory", "patch", "new", "old")
     assert history.Call.from_cache(json.loads(json.dumps(call))) == call  # the calls file's form
     assert history.Call.from_json(call.to_json()) == call
+
+
+def test_a_resumed_build_reads_the_sources_of_the_calls_it_replays(tmp_path, monkeypatch):
+    """The cache keeps no session sources: calls resumed from a checkpoint's calls file get
+    theirs from state.db."""
+    home, db = make_home(tmp_path)
+    db.session("s1", "telegram")
+    for i in range(6):
+        db.call("s1", add(f"fact {i}"))
+    write_files(home, [f"fact {i}" for i in range(6)])
+    monkeypatch.setattr(tl_replay, "CHECKPOINT_SECONDS", 0.0)
+    real = history._Builder.call
+    seen = {"n": 0}
+
+    def call(self, *args, **kwargs):
+        seen["n"] += 1
+        if seen["n"] == 3:
+            raise Cut()
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(history._Builder, "call", call)
+    with pytest.raises(Cut):
+        timeline(home)
+    monkeypatch.setattr(history._Builder, "call", real)
+    _, resumed = timeline(home)
+    assert resumed.stats["replayed"] == "new"
+    assert [w.source for w in resumed.log()] == ["telegram"] * 6
+
+
+def test_calls_alone_take_the_times_the_merge_gives_them():
+    """The calls-only feed gives a call without a time the time of the call before it, as the
+    merge of calls, records and snapshots does."""
+    times = [None, 5.0, None, None, 7.0, None]
+    calls = [history.Call(i, 100 + i, "s1", t, f"c{i}", "memory", "add", f"x{i}") for i, t in enumerate(times)]
+    replay = history._Replay(history.NEWEST)
+    replay.feed(calls, [], {}, {"s1": "cli"})
+    merged = [ts for ts, _, _ in history._events(calls, [], {})]
+    assert [w.timestamp for w in replay.builder.writes] == merged == [0.0, 5.0, 5.0, 5.0, 7.0, 7.0]
+    assert (replay.last_ts, replay.n_calls, replay.events) == (7.0, 6, 6)
+    assert [w.source for w in replay.builder.writes] == ["cli"] * 6

@@ -1,0 +1,390 @@
+"""The replay: the agent's calls, hmc's journal and Hermes's snapshots applied in time order to
+each store's entries (core.timeline.state) by the release's rules, each write recorded as a row
+(core.timeline.writes); `_Replay` is a builder and what it has consumed, the key for continuing it
+on a later run (core.timeline.cache keeps its `dump`). core.timeline.history builds the timeline
+from it."""
+
+from __future__ import annotations
+
+import heapq
+import operator
+import time
+from typing import Callable, Iterable, Iterator, Sequence
+
+from core.hermes.memory import OpError, locate, parse, patch_entry
+from core.hermes.release import Release
+from core.store.journal import Record
+from core.store.memory import FILE_NAMES, TARGETS
+from core.sessions.memory_calls import Call
+from core.timeline.model import Divergence
+from core.timeline.state import SEP, Line, State
+from core.timeline.writes import Writes
+
+
+# -- the rebuild -------------------------------------------------------------------------------------
+
+class _Builder:
+    def __init__(self, release: Release):
+        self.release = release
+        self.states = {t: State(t) for t in TARGETS}
+        self.writes = Writes()
+        self.divergences: list[Divergence] = []
+        self._outside = 0
+        # entries the release counted minus entries replayed, per target: a change means an unseen write
+        self._offset = {t: 0 for t in TARGETS}
+
+    def _record(self, row: tuple, touched: Iterable[Line]) -> int:
+        """Add a write (its row, Write.row's order): the lines it touched now come from it."""
+        i = self.writes.add(row)
+        for line in touched:
+            line.origin = i
+            if line.first is None:
+                line.first = i
+        return i
+
+    def observe(self, target: str, texts: Sequence[str], ts: float, where: str, found_at: str | None) -> None:
+        """The store was seen holding `texts` at `ts`: anything the replay doesn't explain is outside."""
+        state = self.states[target]
+        texts = tuple(dict.fromkeys(texts))
+        self._offset[target] = 0  # seen whole: any count difference so far is accounted for
+        if state.texts == texts:
+            return
+        touched, changes, log = state.morph(texts)
+        self._outside += 1
+        added = sum(1 for b, _ in changes if b is None)
+        removed = sum(1 for _, a in changes if a is None)
+        edited = sum(1 for b, a in changes if b is not None and a is not None)
+        parts = [f"{n} {what}" for n, what in ((added, "added"), (removed, "removed"), (edited, "edited")) if n]
+        summary = ", ".join(parts) or "reordered"
+        detail = f"{where} shows changes no recorded write explains ({summary})"
+        i = self.writes.add((f"x{self._outside}", ts, "unknown", "outside", target, "outside", None, None, None,
+                             None, None, tuple(changes),
+                             "changed outside the agent: a hand edit or an unrecorded write", detail, log))
+        for line in touched:
+            line.origin = None
+            if line.first is None:
+                line.first = i
+        afters = {a for _, a in changes if a is not None}
+        for line in state.alive():  # an edited entry's text now comes from nobody known
+            if line.text in afters:
+                line.origin = None
+        self.divergences.append(Divergence(target, found_at, detail))
+
+    # the agent's calls
+    def call(self, call: Call, ts: float, source: str) -> None:
+        state = self.states[call.target]
+        if call.action == "add":
+            content = call.content
+            if content and (content := content.strip()):
+                self._add(state, call, content, ts, source)
+                return
+        wid = f"m{call.result_id}"
+        note = None
+        touched: list[Line] = []
+        try:
+            if call.action == "batch":
+                for i, o in enumerate(call.operations or ()):
+                    action = o.get("action", "")
+                    self._apply(state, action, o.get("content") or "", o.get("old_text") or "",
+                                f"Operation {i + 1} ({action or 'unknown'})", touched)
+            else:
+                self._apply(state, call.action, call.content or "", call.old_text or "", None, touched)
+        except OpError as exc:
+            state.undo()  # put back what a partly replayed batch changed
+            touched = []
+            note = (f"the release reported success, but replayed on the store as hmc rebuilt it the call "
+                    f"fails: {exc}")
+            self.divergences.append(Divergence(call.target, wid, note))
+            changes, log = [], ()
+        else:
+            count_after = len(state)
+            changes, log = state.commit()  # the next load drops a duplicate a replace made
+            note = self._counted(call, state, wid, count_after)
+        row = (wid, ts, "agent", source or "agent", call.target, call.action, call.session_id, call.message_id,
+               call.old_text, call.content, call.operations, tuple(changes), note, None, log)
+        self._record(row, [line for line in dict.fromkeys(touched) if not line.dead])
+        if call.entries is not None:  # the release echoed the store: an observation right after the call
+            self.observe(call.target, call.entries, ts, f"the result of {wid}", wid)
+
+    def _add(self, state: State, call: Call, content: str, ts: float, source: str) -> None:
+        """The common write on its own (a non-empty add): it can't fail, so no transaction to note
+        and undo, and the write's row is made directly."""
+        wid = f"m{call.result_id}"
+        i = len(self.writes)
+        line = state.add_new(content, i)
+        if line is None:  # an exact re-add: nothing changes
+            changes, log = (), ()
+        else:
+            changes, log = ((None, content),), (line.seq, content)
+        note = self._counted(call, state, wid) if call.entry_count is not None else None
+        self.writes.add((wid, ts, "agent", source or "agent", call.target, "add", call.session_id, call.message_id,
+                         call.old_text, call.content, call.operations, changes, note, None, log))
+        if call.entries is not None:
+            self.observe(call.target, call.entries, ts, f"the result of {wid}", wid)
+
+    def _counted(self, call: Call, state: State, wid: str, count_after: int | None = None) -> str | None:
+        """Compare the entries the release counted after the call with the replay's: a change in
+        the difference means an unseen write before it (a divergence: its note, else None)."""
+        if call.entry_count is None or call.entries is not None:
+            return None
+        count_after = len(state) if count_after is None else count_after
+        offset = call.entry_count - count_after
+        if offset == self._offset[call.target]:
+            return None
+        self._offset[call.target] = offset
+        note = (f"the release counted {call.entry_count} entries after this call, the replay "
+                f"{count_after}: the store had changed outside the agent before it")
+        self.divergences.append(Divergence(call.target, wid, note))
+        return note
+
+    def _locate(self, state: State, old_text: str, action: str, pos: str | None) -> Line:
+        """The line an old_text selects, by the release's rules: the indexes answer a unique match;
+        anything else (no match, an ambiguous one, 0.22's folded retry) goes to the release's own
+        rule over the whole store, which also words its refusal."""
+        old = old_text if action == "patch" else old_text.strip()
+        if old.strip() and SEP not in old:
+            if self.release.exact_entry_first:
+                line = state.first_with(old)
+                if line is not None:
+                    return line
+            line, unique = state.find(old)
+            if line is not None and unique:
+                return line
+        lines = list(state.alive())
+        return lines[locate([line.text for line in lines], old_text, None, self.release, action, pos)]
+
+    def _apply(self, state: State, action: str, content: str, old_text: str, pos: str | None,
+               touched: list[Line]) -> None:
+        """One operation (an add, replace, remove or 0.22 patch) on the store, by the release's rules."""
+        raw = content
+        content = content.strip()
+        if action == "add":
+            if not content:
+                raise OpError(f"{pos}: content is required." if pos else "Content cannot be empty.")
+            if not state.has(content):
+                touched.append(state.append(content))
+            return
+        if action == "replace":
+            if not content:
+                raise OpError("new_content cannot be empty.")
+            line = self._locate(state, old_text, "replace", pos)
+            if line.text != content:
+                state.set_text(line, content)
+                line.revisions += 1
+                touched.append(line)
+            return
+        if action == "remove":
+            state.kill(self._locate(state, old_text, "remove", pos))
+            return
+        if action == "patch":  # 0.22: one span inside the entry; the release's scan passed it
+            line = self._locate(state, old_text, "patch", pos)
+            state.set_text(line, patch_entry(line.text, old_text, raw, self.release, scan=False))
+            line.revisions += 1
+            touched.append(line)
+            return
+        raise OpError(f"Unknown action '{action}'.")
+
+    # hmc's journal
+    def record(self, rec: Record) -> None:
+        wid = f"h{rec.id}"
+        self.observe(rec.target, parse(decode_text(rec.before)), rec.ts, f"the text hmc found before its write {wid}",
+                     wid)
+        state = self.states[rec.target]
+        touched, changes, log = state.morph(parse(decode_text(rec.after)))
+        detail = rec.tag or rec.detail
+        i = self._record((wid, rec.ts, "hmc", "hmc", rec.target, rec.action or "edit", None, None, None, None, None,
+                          tuple(changes), None, detail, log), touched)
+        afters = {a for _, a in changes if a is not None}
+        for line in state.alive():
+            if line.text in afters:
+                line.origin = i
+
+
+def decode_text(text: str) -> str:
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _events(calls: Sequence[Call], records: Sequence[Record], snaps: dict[str, list[tuple[float, str]]]
+            ) -> Iterator[tuple[float, int, object]]:
+    def agent() -> Iterator[tuple[float, int, object]]:
+        last = 0.0
+        for call in calls:
+            last = call.timestamp if call.timestamp is not None else last
+            yield last, 1, call
+
+    def hmc() -> Iterator[tuple[float, int, object]]:
+        for rec in records:
+            yield float(rec.ts), 2, rec
+
+    def bak() -> Iterator[tuple[float, int, object]]:
+        for target, items in snaps.items():
+            for ts, text in items:
+                yield ts, 0, (target, ts, text)
+
+    baks = sorted(bak(), key=lambda e: e[0])
+    if not records and not baks:  # only the agent's calls (a cold build's bulk): nothing to merge
+        return agent()
+    return heapq.merge(agent(), hmc(), baks, key=lambda e: e[0])
+
+
+CHECKPOINT_SECONDS = 5.0  # a long replay saves what it has done this often (an interrupted build resumes)
+PROGRESS_EVERY = 64  # events between two progress reports
+
+
+class _Replay:
+    """A builder and what it has consumed: the key for continuing it on a later run."""
+
+    def __init__(self, release: Release):
+        self.builder = _Builder(release)
+        self.release = release
+        self.n_calls = 0
+        self.record_id = 0
+        self.n_records = 0
+        self.baks: set[tuple[str, int]] = set()
+        self.last_ts = 0.0
+        self.events = 0
+
+    def feed(self, calls: Sequence[Call], records: Sequence[Record], snaps: dict[str, list[tuple[float, str]]],
+             sources: dict[str, str], *, checkpoint: Callable[[], None] | None = None,
+             progress: Callable[[int, int], None] | None = None) -> None:
+        """Replay these events (merged by time). What is consumed is counted as it goes, so that
+        `checkpoint` (called every CHECKPOINT_SECONDS, between two events of different times: a
+        later run resumes exactly there) saves a replay a later run can continue."""
+        builder = self.builder
+        total = len(calls) + len(records) + sum(len(items) for items in snaps.values())
+        if not records and not any(snaps.values()):  # only the agent's calls (a cold build's bulk)
+            self._feed_calls(calls, sources, checkpoint, progress)
+            return
+        events = _events(calls, records, snaps)
+        clock = time.monotonic
+        saved = clock()
+        done = 0
+        pending = next(events, None)
+        while pending is not None:
+            ts, kind, item = pending
+            self.last_ts = max(self.last_ts, ts)
+            self.events += 1
+            if kind == 1:
+                builder.call(item, ts, sources.get(item.session_id, ""))
+                self.n_calls += 1
+            elif kind == 2:
+                builder.record(item)
+                self.record_id = max(self.record_id, item.id)
+                self.n_records += 1
+            else:
+                target, stamp, text = item
+                builder.observe(target, parse(text), stamp, f"the snapshot {FILE_NAMES[target]}.bak.{int(stamp)}",
+                                None)
+                self.baks.add((target, int(stamp)))
+            done += 1
+            pending = next(events, None)
+            if progress is not None and not done % PROGRESS_EVERY:
+                progress(done, total)
+            if checkpoint is not None and pending is not None and pending[0] > self.last_ts \
+                    and clock() - saved >= CHECKPOINT_SECONDS:
+                checkpoint()
+                saved = clock()
+        if progress is not None and done:
+            progress(done, total)
+
+    def _feed_calls(self, calls: Sequence[Call], sources: dict[str, str], checkpoint: Callable[[], None] | None,
+                    progress: Callable[[int, int], None] | None) -> None:
+        """`feed` when the events are the agent's calls alone, in their order: the same replay, the
+        same checkpoints and progress, without merging (a call's time is its result's, else the
+        time of the call before it, as `_events` gives it)."""
+        call = self.builder.call
+        source_of = sources.get
+        clock = time.monotonic
+        saved = clock()
+        total = len(calls)
+        last_ts = self.last_ts
+        at = 0.0  # the time `_events` gives a call without one
+        done = base = 0  # calls replayed; those of them already counted in n_calls and events
+        try:
+            for item in calls:
+                ts = item.timestamp
+                if ts is None:
+                    ts = at
+                else:
+                    at = ts
+                if ts > last_ts:
+                    last_ts = ts
+                call(item, ts, source_of(item.session_id, ""))
+                done += 1
+                if progress is not None and not done % PROGRESS_EVERY:
+                    progress(done, total)
+                if checkpoint is not None and done < total and clock() - saved >= CHECKPOINT_SECONDS:
+                    following = calls[done].timestamp
+                    if (at if following is None else following) > last_ts:
+                        self.last_ts, self.events, self.n_calls = last_ts, self.events + done - base, \
+                            self.n_calls + done - base
+                        base = done
+                        checkpoint()
+                        saved = clock()
+        finally:
+            self.last_ts, self.events, self.n_calls = last_ts, self.events + done - base, self.n_calls + done - base
+        if progress is not None and total:
+            progress(total, total)
+
+    def continue_with(self, harvest, records: Sequence[Record],
+                      snaps: dict[str, list[tuple[float, str]]]) -> tuple | None:
+        """The events this replay hasn't seen, when they all come after it (else None: replay again)."""
+        if harvest.total < self.n_calls or sum(1 for r in records if r.id <= self.record_id) != self.n_records:
+            return None
+        if harvest.cached is not None and harvest.n_cached == self.n_calls:
+            new_calls = list(harvest.calls)  # the cached calls are the replayed ones: no need to parse them
+        else:
+            new_calls = list(harvest.all_calls()[self.n_calls:])
+        new_records = [r for r in records if r.id > self.record_id]
+        new_snaps = {t: [(ts, text) for ts, text in items if (t, int(ts)) not in self.baks] for t, items in snaps.items()}
+        times = [c.timestamp for c in new_calls if c.timestamp is not None] + [r.ts for r in new_records]
+        times += [ts for items in new_snaps.values() for ts, _ in items]
+        if any(ts < self.last_ts for ts in times):
+            return None
+        return new_calls, new_records, new_snaps
+
+    # -- the cache form: plain tuples and the writes' encoded chunks (core.timeline.cache marshals them) --
+    def dump(self) -> dict:
+        b = self.builder
+        states = {target: state.columns() for target, state in b.states.items()}
+        return {"release": self.release.name, "n_calls": self.n_calls, "record_id": self.record_id,
+                "n_records": self.n_records, "baks": sorted(self.baks), "last_ts": self.last_ts,
+                "writes": b.writes.chunks(), "states": states, "offset": dict(b._offset), "outside": b._outside,
+                "seq": {t: state.next_seq for t, state in b.states.items()},
+                "divergences": [(d.target, d.write_id, d.detail) for d in b.divergences]}
+
+    @classmethod
+    def load(cls, data: dict, release: Release) -> "_Replay":
+        """Raises (TypeError, ValueError, KeyError, IndexError) on anything not written by dump."""
+        if data["release"] != release.name:
+            raise ValueError("another release's replay")
+        self = cls(release)
+        b = self.builder
+        writes = b.writes
+        writes.load_chunks(data["writes"])
+        m = len(writes)
+        for target in TARGETS:
+            cols = data["states"][target]
+            if type(cols) is not tuple or len(cols) != 5 or any(type(c) is not tuple or len(c) != len(cols[0])
+                                                                  for c in cols):
+                raise ValueError("entries")
+            texts, origins, firsts, revisions, seqs = cols
+            # checked with C's loops (50,000 entries are read on each update): str.join refuses
+            # anything but strings, and a sum of ints is an int (a float, None or text isn't)
+            if texts and (type("".join(texts)) is not str
+                          or type(sum(origins) + sum(firsts) + sum(revisions) + sum(seqs)) is not int
+                          or min(min(origins), min(firsts)) < -1 or max(max(origins), max(firsts)) >= m
+                          or min(revisions) < 1 or seqs[0] < 0 or not all(map(operator.lt, seqs, seqs[1:]))):
+                raise ValueError("entry")
+            state = b.states[target]
+            state.load_columns(texts, origins, firsts, revisions, seqs)
+            state.next_seq = max(state.next_seq, int(data["seq"][target]))
+        offset = data["offset"]
+        b._offset = {t: int(offset[t]) for t in TARGETS}
+        b._outside = int(data["outside"])
+        b.divergences = [Divergence(str(t), w if w is None else str(w), str(d)) for t, w, d in data["divergences"]]
+        self.n_calls, self.record_id, self.n_records = (int(data["n_calls"]), int(data["record_id"]),
+                                                        int(data["n_records"]))
+        self.baks = {(str(t), int(s)) for t, s in data["baks"]}
+        self.last_ts = float(data["last_ts"])
+        return self
