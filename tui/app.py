@@ -24,6 +24,9 @@ from tui.modes import MODE_SCREENS, mode_screen
 
 POLL_SECONDS = 0.5  # the default; config.toml's poll_interval changes it
 AFTER_FIRST_FRAME = 0.05  # seconds between the first frame and the work that repaints after it
+PREBUILD_AFTER = 0.5  # seconds after the first frame before the other modes' screens are built (its
+# own follow-up work, the counts, the toasts, the scan badges, the origin lines, goes first)
+PREBUILD_GAP = 0.1  # seconds between two of them: a key pressed meanwhile waits for one build at most
 
 
 def curator_commands():
@@ -59,10 +62,12 @@ class CuratorApp(App):
     ]
 
     def __init__(self, curator, *, poll: bool = True, greet: bool = True, settings: Settings | None = None,
-                 **kwargs) -> None:
+                 prebuild: bool = False, **kwargs) -> None:
         super().__init__(**kwargs)
         self.curator = curator
         self.poll_enabled = poll
+        self.prebuild_enabled = prebuild  # the other modes' screens built before their first visit (hmc
+        # asks for it; off by default, so a test sees only the screens it opens)
         self.greet_enabled = greet
         self.settings = load_settings() if settings is None else settings
         self.setting_problems: list[str] = list(self.settings.problems)
@@ -121,6 +126,20 @@ class CuratorApp(App):
             self.after_first_frame(self.doctor_notice)
         elif self.setting_problems:
             self.after_first_frame(self.settings_notice)
+        if self.prebuild_enabled:
+            self.after_first_frame(lambda: self.set_timer(PREBUILD_AFTER, self.prebuild_modes))
+
+    def prebuild_modes(self) -> None:
+        """Build the other modes' screens now that the first screen is out (tui.modes.prebuild):
+        their first visit is then one frame with their data, as a revisit is."""
+        async def build() -> None:
+            from tui.modes import PREBUILT, prebuild
+
+            for mode in PREBUILT:
+                if await prebuild(self, mode):
+                    await asyncio.sleep(PREBUILD_GAP)
+
+        self.run_worker(build(), group="prebuild", exit_on_error=False)
 
     def after_first_frame(self, callback) -> None:
         """Run `callback` a moment after the first frame is out. Textual flushes the terminal when

@@ -22,7 +22,7 @@ from textual.timer import Timer
 from textual.widgets import Checkbox, ContentSwitcher, Input, OptionList, Select, Static
 from textual.worker import get_current_worker
 
-from core.store.memory import Op
+from core.store.memory import Op, token_of
 from core.sessions.search import (
     HIDDEN_SOURCES, ROLES, Hit, QueryError, SearchCancelled, SearchResult, SessionInfo, SessionsError, parse_day,
     session_link,
@@ -132,6 +132,7 @@ the search box · **ctrl+y** searches the first suggestion under a search that f
         self.back_to_history: tuple[str, str] | None = None  # ... from an entry's history (target, entry)
         self.session_profile: str | None = None  # the profile whose state.db the open transcript is from
         self._dbs: dict[str, object] = {}
+        self._ahead: object = None  # built ahead of its first visit: state.db's token then
 
     # -- layout ------------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -167,6 +168,26 @@ the search box · **ctrl+y** searches the first suggestion under a search that f
         self.show_profiles_switch()
         self.load_sources()
         self.start_search()
+
+    def prebuilt(self) -> None:
+        self._ahead = self._db_token()
+
+    def on_screen_resume(self) -> None:
+        """The first visit of a screen built ahead (tui.modes.prebuild) lists state.db as it is now.
+        The query box's cursor shows in the visit's frame and blinks from then on (its blink went
+        on off screen: its next turn could have been a moment after that frame)."""
+        restart = getattr(self.query_one("#search-query", Input), "_restart_blink", None)  # Textual 8.2.8
+        if restart is not None:
+            restart()
+        ahead, self._ahead = self._ahead, None
+        if ahead is not None and ahead != self._db_token():
+            self._last_ran = None
+            self.load_sources()
+            self.start_search()
+
+    def _db_token(self) -> tuple:
+        path = self.db.path
+        return token_of(path), token_of(path.with_name(path.name + "-wal"))
 
     def on_resize(self, event) -> None:
         self.fit_filters(event.size.width)
@@ -204,7 +225,9 @@ the search box · **ctrl+y** searches the first suggestion under a search that f
     def focus_query(self) -> None:
         if self.view != "results":
             self.show_results()
-        self.query_one("#search-query", Input).focus()
+        box = self.query_one("#search-query", Input)
+        if self.focused is not box:  # focus() repaints the box: a second frame after the visit's
+            box.focus()
 
     # -- state helpers -------------------------------------------------------------------------------
     @property
