@@ -9,6 +9,7 @@ the screen is tui/screens/search_transcript.py.
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from dataclasses import dataclass
 
@@ -186,8 +187,15 @@ the search box · **ctrl+y** searches the first suggestion under a search that f
             self.start_search()
 
     def _db_token(self) -> tuple:
+        """What changes when a session is written: the file, and its write-ahead log while that holds
+        writes (a reader makes an empty log and removes it again: that is no change)."""
         path = self.db.path
-        return token_of(path), token_of(path.with_name(path.name + "-wal"))
+        try:
+            wal = os.stat(path.with_name(path.name + "-wal"))
+            log = (wal.st_mtime_ns, wal.st_size) if wal.st_size else None
+        except OSError:
+            log = None
+        return token_of(path), log
 
     def on_resize(self, event) -> None:
         self.fit_filters(event.size.width)
