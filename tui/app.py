@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 from typing import Sequence
 
 from rich.text import Text
@@ -118,6 +119,7 @@ class CuratorApp(App):
                 self.setting_problems.append(f"config.toml: there is no theme named {visible(theme)!r}; "
                                              "ctrl+p → Change theme lists them")
         self.theme_changed_signal.subscribe(self, self._theme_changed)
+        self.after_first_frame(self.collector_back)
         self.after_first_frame(self.count_queue)
         if self.poll_enabled:
             self.poll_timer = self.set_interval(self.poll_seconds, self.poll, name="poll-files")
@@ -140,6 +142,15 @@ class CuratorApp(App):
                     await asyncio.sleep(PREBUILD_GAP)
 
         self.run_worker(build(), group="prebuild", exit_on_error=False)
+
+    @staticmethod
+    def collector_back() -> None:
+        """After the first frame: the garbage collector, if `hmc` held it off for the start (tui/cli/main.py).
+        What the start made stays (the app, its screen, the stylesheet, the modules): frozen, later
+        collections don't walk it again and again (fewer pauses between a key and its frame)."""
+        if not gc.isenabled():
+            gc.freeze()
+            gc.enable()
 
     def after_first_frame(self, callback) -> None:
         """Run `callback` a moment after the first frame is out. Textual flushes the terminal when
@@ -606,7 +617,8 @@ class CuratorApp(App):
         from tui.screens.timeline import TimelineScreen
 
         if not isinstance(self.screen, TimelineScreen):
-            self.push_screen(TimelineScreen())
+            memory = self._screen_stacks.get("memory") or [None]  # its origin lines' history, if rebuilt
+            self.push_screen(TimelineScreen(getattr(memory[0], "timeline", None)))
 
     def action_help(self) -> None:
         from tui.screens.help import HelpDialog

@@ -152,3 +152,48 @@ def test_the_app_hmc_opens_builds_the_other_modes_ahead(monkeypatch, demo_home):
     monkeypatch.setattr(CuratorApp, "run", lambda self, **_: opened.append(self.prebuild_enabled))
     assert run_tui(CliContext(home=str(demo_home)), lambda ctx: 1) == 0
     assert opened == [True]
+
+
+def test_hmc_holds_the_collector_off_while_the_tui_starts(monkeypatch, demo_home):
+    import gc
+
+    from tui.cli import main as cli_main
+    from tui.cli import open_tui
+
+    seen = []
+    monkeypatch.setattr(open_tui, "run_tui", lambda ctx, demo: seen.append(gc.isenabled()) or 0)
+    assert cli_main.main(["--home", str(demo_home)]) == 0
+    assert seen == [False] and gc.isenabled()  # back on however the TUI ends
+
+
+async def test_the_collector_is_back_once_the_first_frame_is_out(make_app, demo_home):
+    import gc
+
+    app = make_app(demo_home, poll=False)
+    gc.disable()  # as hmc starts the TUI
+    try:
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settled(pilot)
+            assert gc.isenabled()
+    finally:
+        gc.enable()
+        gc.unfreeze()  # what the app froze goes back to the collector (other tests run in this process)
+
+
+async def test_the_timeline_paints_with_its_writes_in_its_first_frame(make_app, demo_home):
+    """t shows the history memory mode rebuilt for its origin lines at once; its own rebuild, the
+    same history, repaints nothing."""
+    from tui.screens.timeline import TimelineScreen
+
+    app = make_app(demo_home, poll=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        frames = Frames(app)
+        await settled(pilot)
+        assert await until(pilot, lambda: app.screen.timeline is not None)  # memory mode's origin lines
+        await at_rest(pilot)
+        frames.reset()
+        await pilot.press("t")
+        await at_rest(pilot)
+        assert isinstance(app.screen, TimelineScreen) and app.screen.shown
+        assert len(frames.shown) == 1, frames.shown
+
