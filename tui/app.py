@@ -27,7 +27,6 @@ POLL_SECONDS = 0.5  # the default; config.toml's poll_interval changes it
 AFTER_FIRST_FRAME = 0.05  # seconds between the first frame and the work that repaints after it
 PREBUILD_AFTER = 0.5  # seconds after the first frame before the other modes' screens are built (its
 # own follow-up work, the counts, the toasts, the scan badges, the origin lines, goes first)
-PREBUILD_GAP = 0.1  # seconds between two of them: a key pressed meanwhile waits for one build at most
 
 
 def curator_commands():
@@ -128,20 +127,10 @@ class CuratorApp(App):
             self.after_first_frame(self.doctor_notice)
         elif self.setting_problems:
             self.after_first_frame(self.settings_notice)
-        if self.prebuild_enabled:
-            self.after_first_frame(lambda: self.set_timer(PREBUILD_AFTER, self.prebuild_modes))
+        if self.prebuild_enabled:  # the other modes' screens, so that a first visit is one frame
+            from tui.modes import prebuild_all
 
-    def prebuild_modes(self) -> None:
-        """Build the other modes' screens now that the first screen is out (tui.modes.prebuild):
-        their first visit is then one frame with their data, as a revisit is."""
-        async def build() -> None:
-            from tui.modes import PREBUILT, prebuild
-
-            for mode in PREBUILT:
-                if await prebuild(self, mode):
-                    await asyncio.sleep(PREBUILD_GAP)
-
-        self.run_worker(build(), group="prebuild", exit_on_error=False)
+            self.after_first_frame(lambda: self.set_timer(PREBUILD_AFTER, lambda: prebuild_all(self)))
 
     @staticmethod
     def collector_back() -> None:

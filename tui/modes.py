@@ -7,6 +7,7 @@ adds the modes; the palette lists their actions. Imports only tui/screens/ (and 
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 
 from textual.screen import Screen
@@ -24,6 +25,17 @@ def mode_screen(mode: str) -> type[Screen]:
 # Built in the background once the first screen is out, in the order a person most likely visits
 # them: a first visit is then a revisit (one frame, its data already there).
 PREBUILT = ("pending", "search", "review")
+PREBUILD_GAP = 0.1  # seconds between two builds: a key pressed meanwhile waits for one build at most
+
+
+def prebuild_all(app) -> None:
+    """Build the PREBUILT modes' screens one after the other, in a worker (the app's keys go on)."""
+    async def build() -> None:
+        for mode in PREBUILT:
+            if await prebuild(app, mode):
+                await asyncio.sleep(PREBUILD_GAP)
+
+    app.run_worker(build(), group="prebuild", exit_on_error=False)
 
 
 async def prebuild(app, mode: str) -> bool:

@@ -91,7 +91,7 @@ async def test_help_paints_with_its_text_in_its_first_frame(make_app, demo_home)
 
 
 async def built_ahead(pilot) -> None:
-    """Wait until the other modes' screens are built, off screen, after the first one (CuratorApp.prebuild_modes)."""
+    """Wait until the other modes' screens are built, off screen, after the first one (tui.modes.prebuild_all)."""
     from tui.modes import PREBUILT
 
     app = pilot.app
