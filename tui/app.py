@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 from typing import Sequence
 
 from rich.text import Text
@@ -24,6 +25,8 @@ from tui.modes import MODE_SCREENS, mode_screen
 
 POLL_SECONDS = 0.5  # the default; config.toml's poll_interval changes it
 AFTER_FIRST_FRAME = 0.05  # seconds between the first frame and the work that repaints after it
+PREBUILD_AFTER = 0.5  # seconds after the first frame before the other modes' screens are built (its
+# own follow-up work, the counts, the toasts, the scan badges, the origin lines, goes first)
 
 
 def curator_commands():
@@ -59,10 +62,12 @@ class CuratorApp(App):
     ]
 
     def __init__(self, curator, *, poll: bool = True, greet: bool = True, settings: Settings | None = None,
-                 **kwargs) -> None:
+                 prebuild: bool = False, **kwargs) -> None:
         super().__init__(**kwargs)
         self.curator = curator
         self.poll_enabled = poll
+        self.prebuild_enabled = prebuild  # the other modes' screens built before their first visit (hmc
+        # asks for it; off by default, so a test sees only the screens it opens)
         self.greet_enabled = greet
         self.settings = load_settings() if settings is None else settings
         self.setting_problems: list[str] = list(self.settings.problems)
@@ -113,6 +118,7 @@ class CuratorApp(App):
                 self.setting_problems.append(f"config.toml: there is no theme named {visible(theme)!r}; "
                                              "ctrl+p → Change theme lists them")
         self.theme_changed_signal.subscribe(self, self._theme_changed)
+        self.after_first_frame(self.collector_back)
         self.after_first_frame(self.count_queue)
         if self.poll_enabled:
             self.poll_timer = self.set_interval(self.poll_seconds, self.poll, name="poll-files")
@@ -121,6 +127,19 @@ class CuratorApp(App):
             self.after_first_frame(self.doctor_notice)
         elif self.setting_problems:
             self.after_first_frame(self.settings_notice)
+        if self.prebuild_enabled:  # the other modes' screens, so that a first visit is one frame
+            from tui.modes import prebuild_all
+
+            self.after_first_frame(lambda: self.set_timer(PREBUILD_AFTER, lambda: prebuild_all(self)))
+
+    @staticmethod
+    def collector_back() -> None:
+        """After the first frame: the garbage collector, if `hmc` held it off for the start (tui/cli/main.py).
+        What the start made stays (the app, its screen, the stylesheet, the modules): frozen, later
+        collections don't walk it again and again (fewer pauses between a key and its frame)."""
+        if not gc.isenabled():
+            gc.freeze()
+            gc.enable()
 
     def after_first_frame(self, callback) -> None:
         """Run `callback` a moment after the first frame is out. Textual flushes the terminal when
@@ -587,7 +606,8 @@ class CuratorApp(App):
         from tui.screens.timeline import TimelineScreen
 
         if not isinstance(self.screen, TimelineScreen):
-            self.push_screen(TimelineScreen())
+            memory = self._screen_stacks.get("memory") or [None]  # its origin lines' history, if rebuilt
+            self.push_screen(TimelineScreen(getattr(memory[0], "timeline", None)))
 
     def action_help(self) -> None:
         from tui.screens.help import HelpDialog

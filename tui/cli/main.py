@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import sys
 from datetime import date
@@ -117,10 +118,17 @@ def main(argv: list[str] | None = None) -> int:
                      hermes_version=args.hermes_version, reveal=reveal)
     try:
         if args.command is None:
-            from tui.cli.demo import try_demo
-            from tui.cli.open_tui import run_tui
+            # The TUI's start makes a few hundred thousand objects (Textual, the stylesheet, the
+            # first screen) and collects nothing worth it: no collector until the first frame is
+            # out (CuratorApp.collector_back), as a fifth of the start went to it.
+            gc.disable()
+            try:
+                from tui.cli.demo import try_demo
+                from tui.cli.open_tui import run_tui
 
-            return run_tui(ctx, try_demo)
+                return run_tui(ctx, try_demo)
+            finally:
+                gc.enable()
         return int(args.run(args, ctx) or 0)
     except CliError as exc:
         say(str(exc), reveal)

@@ -66,5 +66,5 @@ def run_tui(ctx: CliContext, try_demo: Callable[[CliContext], int]) -> int:
     curator = ctx.curator(require_home=False)
     from tui.app import CuratorApp
 
-    CuratorApp(curator).run()
+    CuratorApp(curator, prebuild=True).run()  # the other modes built once the first screen is out
     return 0

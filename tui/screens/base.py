@@ -171,6 +171,26 @@ class ModeScreen(OneFrame, Screen):
         self._paint_pending = False
         self.refresh()  # the layout and dirty regions are kept: this paints them
 
+    # -- off screen: built ahead of its first visit (tui.modes.prebuild), or left for another mode --
+
+    def prebuilt(self) -> None:
+        """Built ahead of its first visit, off screen: start the data work a visit would start
+        (screens that load on being shown override this)."""
+
+    async def _on_idle(self, event) -> None:
+        """Off screen, Textual lays a screen out only when it is shown again: the data it took in
+        meanwhile (its first load, a reload after a write) resized its widgets then, whose own
+        refreshes came a frame later: two frames for one key. Off screen, the layout follows the
+        data, so showing the screen is one frame."""
+        app = self.app
+        if (not self.is_current and self.is_attached and self._compositor.size.area and not app._batch_count
+                and (self._layout_required or self._scroll_required)):
+            scroll = self._scroll_required and not self._layout_required
+            self._layout_required = self._scroll_required = False
+            self._refresh_layout(app.size, scroll=scroll)
+            self._dirty_widgets.clear()  # showing it paints it whole
+        await super()._on_idle(event)
+
     def check_action(self, action: str, parameters) -> bool | None:
         if not self.is_mounted:
             return True

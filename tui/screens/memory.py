@@ -58,6 +58,9 @@ was added and by whom ("added 12 Oct · telegram · 3 revisions", "hand edit").
 search, review; **3** lands in the session search box) · **?** or **F1** this help · **ctrl+p**
 every action by name.
 """
+    # Focus starts on MEMORY.md's entries (Textual's default, the first focusable widget, was the
+    # hidden filter line, which on_mount then took it from: the screen's styles worked out twice)
+    AUTO_FOCUS = "#entries-memory"
     DEFAULT_CSS = """
     MemoryScreen #travel-banner { height: auto; background: $warning; color: $background; padding: 0 1; }
     """

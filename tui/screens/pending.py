@@ -253,6 +253,11 @@ a drifted file stay) · **o** open the file in memory mode · **p** the raw reco
     def reload_on(self) -> list:
         return [self.app.pending_changed, self.app.memory_changed]
 
+    def on_screen_resume(self) -> None:
+        """Shown (built ahead, or again): the queue as it is now, before the frame (the file poll
+        may not have seen a change yet); nothing is read again when nothing changed."""
+        self.reload()
+
     # -- data ------------------------------------------------------------------------------------
 
     @property

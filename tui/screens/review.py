@@ -204,6 +204,7 @@ Secrets stay masked here.
         self.loaded = False
         self.everything: list[R.Finding] = []  # every finding of the last review (before kept and the filter)
         self._follow: str | None = None
+        self._basis: tuple = ()  # the entries the review shown was computed over
 
     def compose(self) -> ComposeResult:
         yield HmcHeader()
@@ -229,6 +230,11 @@ Secrets stay masked here.
     def on_screen_resume(self) -> None:
         # looking is not reviewing: the date is recorded only once nothing at warning or above is
         # left open (see recompute) or when the review is exported
+        self.recompute(unless_same=True)
+
+    def prebuilt(self) -> None:
+        """Built ahead of the first visit: the review is computed now, shown as the visit's first
+        frame; the visit computes it again and repaints only if the files say otherwise."""
         self.recompute()
 
     def on_memory_changed(self, _target: str | None = None) -> None:
@@ -237,7 +243,8 @@ Secrets stay masked here.
     # -- computing (off the UI thread) -------------------------------------------------------------
 
     @work(thread=True, exclusive=True, group="review-compute", exit_on_error=False)
-    def recompute(self) -> None:
+    def recompute(self, unless_same: bool = False) -> None:
+        """Review the stores again and show it (`unless_same`: not when it is the review shown)."""
         curator = self.app.curator
         settings = self.app.settings
         with self.app.long_work("rebuilding the memory history for entry ages") as progress:
@@ -252,7 +259,18 @@ Secrets stay masked here.
             done = str(exc)
         if get_current_worker().is_cancelled:
             return
-        self.app.call_from_thread(self.show_findings, findings, kept, done)
+        basis = tuple(store.last.entries for store in curator.stores.values())
+        self.app.call_from_thread(self._computed, findings, kept, done, basis, unless_same)
+
+    def _computed(self, findings: list[R.Finding], kept: set[str], done: bool | str, basis: tuple,
+                  unless_same: bool = False) -> None:
+        """Show a new review. A visit recomputes it: when it is the review shown, over the same
+        entries, nothing repaints."""
+        if (unless_same and done is False and self.loaded and basis == self._basis and findings == self.everything
+                and kept == self.kept):
+            return
+        self._basis = basis
+        self.show_findings(findings, kept, done)
 
     def show_findings(self, findings: list[R.Finding], kept: set[str], done: bool | str = False) -> None:
         if done is True:

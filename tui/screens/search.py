@@ -9,6 +9,7 @@ the screen is tui/screens/search_transcript.py.
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from dataclasses import dataclass
 
@@ -22,7 +23,7 @@ from textual.timer import Timer
 from textual.widgets import Checkbox, ContentSwitcher, Input, OptionList, Select, Static
 from textual.worker import get_current_worker
 
-from core.store.memory import Op
+from core.store.memory import Op, token_of
 from core.sessions.search import (
     HIDDEN_SOURCES, ROLES, Hit, QueryError, SearchCancelled, SearchResult, SessionInfo, SessionsError, parse_day,
     session_link,
@@ -134,6 +135,7 @@ the search box · **ctrl+y** searches the first suggestion under a search that f
         self.back_to_history: tuple[str, str] | None = None  # ... from an entry's history (target, entry)
         self.session_profile: str | None = None  # the profile whose state.db the open transcript is from
         self._dbs: dict[str, object] = {}
+        self._ahead: object = None  # built ahead of its first visit: state.db's token then
 
     # -- layout ------------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -169,6 +171,33 @@ the search box · **ctrl+y** searches the first suggestion under a search that f
         self.show_profiles_switch()
         self.load_sources()
         self.start_search()
+
+    def prebuilt(self) -> None:
+        self._ahead = self._db_token()
+
+    def on_screen_resume(self) -> None:
+        """The first visit of a screen built ahead (tui.modes.prebuild) lists state.db as it is now.
+        The query box's cursor shows in the visit's frame and blinks from then on (its blink went
+        on off screen: its next turn could have been a moment after that frame)."""
+        restart = getattr(self.query_one("#search-query", Input), "_restart_blink", None)  # Textual 8.2.8
+        if restart is not None:
+            restart()
+        ahead, self._ahead = self._ahead, None
+        if ahead is not None and ahead != self._db_token():
+            self._last_ran = None
+            self.load_sources()
+            self.start_search()
+
+    def _db_token(self) -> tuple:
+        """What changes when a session is written: the file, and its write-ahead log while that holds
+        writes (a reader makes an empty log and removes it again: that is no change)."""
+        path = self.db.path
+        try:
+            wal = os.stat(path.with_name(path.name + "-wal"))
+            log = (wal.st_mtime_ns, wal.st_size) if wal.st_size else None
+        except OSError:
+            log = None
+        return token_of(path), log
 
     def on_resize(self, event) -> None:
         self.fit_filters(event.size.width)
@@ -206,8 +235,10 @@ the search box · **ctrl+y** searches the first suggestion under a search that f
     def focus_query(self) -> None:
         if self.view != "results":
             self.show_results()
-        self.set_focus(self.query_one("#search-query", Input))  # now, not after the keys already
-        # waiting: typed right behind `/` (a priority binding), they belong to the box, not the results
+        box = self.query_one("#search-query", Input)
+        if self.focused is not box:  # focusing again repaints the box: a second frame after the visit's
+            self.set_focus(box)  # now, not after the keys already waiting: typed right behind `/`
+            # (a priority binding), they belong to the box, not the results
 
     def action_focus_query(self) -> None:
         self.let_text_boxes_type("/")

@@ -27,6 +27,23 @@ from tui.widgets.usage_chart import usage_lines
 from tui.widgets.work_progress import WorkProgress
 
 
+KNOWN_AT_MOST = 5000  # writes: a longer known history is not shown before the first frame (its
+# usage chart and rows would hold that frame back); the screen says "loading…" until it is rebuilt
+
+
+def usage_of(timeline, curator) -> list:
+    """Each store's usage week by week (the chart)."""
+    from core.timeline.usage import usage_series
+
+    return [usage_series(timeline, t, curator.stores[t].limit, today=curator.today) for t in TARGETS]
+
+
+def same_history(a, b) -> bool:
+    """Two rebuilds of one history that list the same writes, each as it was (a new rebuild of an
+    unchanged history)."""
+    return len(a.writes) == len(b.writes) and all(x.row() == y.row() for x, y in zip(a.writes, b.writes))
+
+
 class TimelineScreen(ModeScreen):
     MODE = "timeline"
     AREA = "history"
@@ -64,9 +81,12 @@ edit dialog instead. **Esc** goes back.
     TimelineScreen.-narrow #tl-filters Input { width: 18; }
     """
 
-    def __init__(self) -> None:
+    def __init__(self, known=None) -> None:
+        """`known`: the history the app rebuilt last for this profile (memory mode's, for its origin
+        lines), shown in the first frame; the screen rebuilds it and repaints only if it changed."""
         super().__init__()
         self.timeline = None
+        self._known = known if known is not None and len(known.writes) <= KNOWN_AT_MOST else None
         self.shown: list = []  # the writes listed, newest first
         self._sources: tuple[str, ...] = ()
 
@@ -91,6 +111,9 @@ edit dialog instead. **Esc** goes back.
     def on_mount(self) -> None:
         self.app.memory_changed.subscribe(self, lambda _=None: self.load())
         self.query_one("#tl-writes", OptionList).focus()
+        known, self._known = self._known, None
+        if known is not None and known.curator is self.app.curator:
+            self._loaded(known, usage_of(known, self.app.curator))
         self.load()
 
     # -- loading -------------------------------------------------------------------------------
@@ -101,8 +124,6 @@ edit dialog instead. **Esc** goes back.
         from core.sessions.db import SessionsError
         from core.timeline import build_timeline
 
-        from core.timeline.usage import usage_series
-
         curator = self.app.curator
         try:
             with self.app.long_work("rebuilding the memory history") as progress:
@@ -110,8 +131,7 @@ edit dialog instead. **Esc** goes back.
         except (SessionsError, StoreError, OSError) as exc:
             self.app.call_from_thread(self._failed, f"Can't read the agent's history: {exc}")
             return
-        series = [usage_series(timeline, t, curator.stores[t].limit, today=curator.today) for t in TARGETS]
-        self.app.call_from_thread(self._loaded, timeline, series)
+        self.app.call_from_thread(self._loaded, timeline, usage_of(timeline, curator))
 
     def _failed(self, message: str) -> None:
         self.query_one("#tl-title", Static).update(Text("History", style="bold"))
@@ -120,6 +140,9 @@ edit dialog instead. **Esc** goes back.
     def _loaded(self, timeline, series=()) -> None:
         from core.timeline.view import sources
 
+        if self.timeline is not None and same_history(self.timeline, timeline) and series == self.series:
+            self.timeline = timeline  # the one shown, rebuilt: nothing to repaint
+            return
         self.timeline = timeline
         self.series = series
         self.draw_chart()
@@ -197,7 +220,8 @@ edit dialog instead. **Esc** goes back.
     def draw_chart(self) -> None:
         """How each store filled up: a bar per week against its limit (core.timeline.usage)."""
         chart = self.query_one("#tl-chart", Static)
-        chart.update(usage_lines(self.series, self.size.width - 2) if self.series else "")
+        width = (self.size.width or self.app.size.width) - 2  # shown in the first frame: not laid out yet
+        chart.update(usage_lines(self.series, width) if self.series else "")
         chart.display = bool(self.series)
 
     def on_resize(self) -> None:
