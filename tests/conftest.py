@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 import time
 
 import pytest
@@ -15,6 +17,31 @@ from hypothesis import settings
 settings.register_profile("hmc", derandomize=True, database=None, print_blob=True)
 settings.register_profile("explore", derandomize=False, database=None, print_blob=True)
 settings.load_profile("explore" if os.environ.get("HMC_HYPOTHESIS") == "explore" else "hmc")
+
+
+# -- bytecode for the subprocesses the tests start (hmc, Hermes releases, crash children) ----------
+# Where PYTHONDONTWRITEBYTECODE is set (as on the CI box), every `hmc` subprocess compiled every hmc
+# module from source again: ~80 ms of its ~350 ms, in each of the suite's thousand-odd subprocesses.
+# An installed hmc has its bytecode; so do the tests' processes now, cached in a folder of this
+# run (never the checkout or the shared Hermes releases), removed at the end. The workers and the
+# subprocesses inherit it from the controller's environment.
+
+_PYCACHE: list[str] = []
+
+
+def pytest_configure(config):
+    if hasattr(config, "workerinput") or "PYTHONDONTWRITEBYTECODE" not in os.environ:
+        return
+    if os.environ.get("PYTHONPYCACHEPREFIX"):
+        return  # the user chose where bytecode goes
+    _PYCACHE.append(tempfile.mkdtemp(prefix="hmc-tests-pycache-"))
+    os.environ.pop("PYTHONDONTWRITEBYTECODE")
+    os.environ["PYTHONPYCACHEPREFIX"] = _PYCACHE[0]
+
+
+def pytest_unconfigure(config):
+    while _PYCACHE:
+        shutil.rmtree(_PYCACHE.pop(), ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)
