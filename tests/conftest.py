@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 import time
 
 import pytest
@@ -15,6 +17,41 @@ from hypothesis import settings
 settings.register_profile("hmc", derandomize=True, database=None, print_blob=True)
 settings.register_profile("explore", derandomize=False, database=None, print_blob=True)
 settings.load_profile("explore" if os.environ.get("HMC_HYPOTHESIS") == "explore" else "hmc")
+
+
+# -- bytecode for the subprocesses the tests start (hmc, Hermes releases, crash children) ----------
+# Where PYTHONDONTWRITEBYTECODE is set (as on the CI box), every `hmc` subprocess compiled every hmc
+# module from source again: ~70 ms of its ~350 ms, in each of the suite's thousand-odd subprocesses.
+# An installed hmc has its bytecode; the tests' subprocesses now get theirs from a folder of this run
+# (never the checkout or the shared Hermes releases), removed at the end. Only the subprocesses:
+# with a cache prefix, Python no longer reads the stdlib's and site-packages' own bytecode, so
+# pytest's processes (which import textual, hypothesis, ... once) are left as they were.
+
+_PYCACHE = "HMC_TESTS_PYCACHE"
+_CREATED: list[str] = []
+
+
+def pytest_configure(config):
+    if hasattr(config, "workerinput"):
+        return  # a worker: it inherits the controller's folder
+    if "PYTHONDONTWRITEBYTECODE" not in os.environ or os.environ.get("PYTHONPYCACHEPREFIX"):
+        return  # bytecode is written as usual, or the user chose where it goes
+    _CREATED.append(tempfile.mkdtemp(prefix="hmc-tests-pycache-"))
+    os.environ[_PYCACHE] = _CREATED[0]
+
+
+def pytest_unconfigure(config):
+    while _CREATED:
+        shutil.rmtree(_CREATED.pop(), ignore_errors=True)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def subprocesses_keep_their_bytecode():
+    """In the process that runs the tests, once: what it starts from now on inherits the folder."""
+    if os.environ.get(_PYCACHE):
+        os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+        os.environ["PYTHONPYCACHEPREFIX"] = os.environ[_PYCACHE]
+    yield
 
 
 @pytest.fixture(autouse=True)

@@ -15,7 +15,7 @@ import re
 from core.scan.lexicons import CJK_FILLER as _CJK_F
 from core.scan.lexicons import LATIN_FILLER as _LATIN_F
 from core.scan.lexicons import LEXICONS, Lexicon
-from core.scan.rules import KEEP, Rule, Verdict, rule
+from core.scan.rules import KEEP, Rule, Verdict, compiled, rule
 
 _SLOTS = {
     "ignore": "ignore previous instructions",
@@ -112,12 +112,12 @@ def _gate(stems: str | tuple[str, ...], *, url: bool) -> tuple[str, ...]:
 
 def _exfil_line(lex: Lexicon, b: str):
     """Keep a URL line only if it also has a sending verb and something sensitive."""
-    verb = re.compile(rf"{b}(?:{lex.exfil_verbs}){b}", re.IGNORECASE)
-    sensitive = re.compile(lex.sensitive, re.IGNORECASE)
+    verb = rf"{b}(?:{lex.exfil_verbs}){b}"  # compiled on first use, as the rules are (a faster start)
 
     def refine(m: re.Match[str]) -> Verdict | None:
+        verb_re, sensitive_re = compiled(verb, re.IGNORECASE), compiled(lex.sensitive, re.IGNORECASE)
         line = m.group()
-        return KEEP if verb.search(line) and sensitive.search(line) else None
+        return KEEP if verb_re.search(line) and sensitive_re.search(line) else None
 
     return refine
 
@@ -129,10 +129,12 @@ def _leak_into_reply(lex: Lexicon):
     """Keep "paste the API keys into your reply"; drop advice ("never paste API keys") and
     set-up notes ("paste the API key into .env"), which don't aim at the reply."""
     b = "" if lex.cjk else r"\b"
-    negation = re.compile(rf"{b}(?:{lex.negations}){b}", re.IGNORECASE)
-    reply = re.compile(rf"{b}(?:{lex.reply_words})", re.IGNORECASE)
+    negation_pattern = rf"{b}(?:{lex.negations}){b}"  # compiled on first use (a faster start)
+    reply_pattern = rf"{b}(?:{lex.reply_words})"
 
     def refine(m: re.Match[str]) -> Verdict | None:
+        negation = compiled(negation_pattern, re.IGNORECASE)
+        reply = compiled(reply_pattern, re.IGNORECASE)
         text = m.string
         start = max(text.rfind(c, 0, m.start()) for c in _SENTENCE_END) + 1
         ends = [i for i in (text.find(c, m.end()) for c in _SENTENCE_END) if i >= 0]

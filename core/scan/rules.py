@@ -53,7 +53,7 @@ class Rule:
     @property
     def regex(self) -> re.Pattern[str]:
         """Compiled on first use (most rules' gates stay closed on most texts): a faster start."""
-        return _compiled(self.pattern, self.flags)
+        return compiled(self.pattern, self.flags)
 
     def gate_open(self, folded: str, seen: dict[str, bool] | None = None) -> bool:
         """True when the regex is worth running; `folded` is `gate_text(normalised text)`.
@@ -124,7 +124,8 @@ def rule(
 
 
 @functools.lru_cache(maxsize=None)
-def _compiled(pattern: str, flags: int) -> re.Pattern[str]:
+def compiled(pattern: str, flags: int) -> re.Pattern[str]:
+    """`re.compile`, once per pattern and flags: rules and their refiners compile on first use."""
     return re.compile(pattern, flags)
 
 
