@@ -39,6 +39,24 @@ async def until_dialog(pilot, kind, timeout: float = 10.0):
     raise AssertionError(f"no {kind.__name__} appeared; on top: {pilot.app.screen!r}")
 
 
+async def dialog_or_done(pilot, kind, timeout: float = 10.0):
+    """After a key whose worker may ask first: the dialog of `kind` once it is on top, or None once
+    no worker runs any more (it didn't ask). A fixed pause missed a dialog that came late on a
+    loaded box, and settle() would then wait forever on the worker waiting for its answer."""
+    import time
+
+    app = pilot.app
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if isinstance(app.screen, kind):
+            return app.screen
+        if not any(worker.is_running for worker in app.workers):
+            await pilot.pause()
+            return app.screen if isinstance(app.screen, kind) else None
+        await pilot.pause(0.05)
+    raise AssertionError(f"neither a {kind.__name__} nor the end of the work; on top: {app.screen!r}")
+
+
 def shown(widget) -> str:
     """The text a widget really paints on screen (what a person sees), line by line."""
     from textual.geometry import Region

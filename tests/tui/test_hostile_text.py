@@ -23,7 +23,7 @@ from textual.widgets import Input, OptionList
 from core.store.memory import serialize
 from tests.core.pending_support import build_home, stage
 from tests.core.sessions_fixtures import Msg, build_db
-from tests.tui.helpers import settle, until_dialog
+from tests.tui.helpers import dialog_or_done, settle, until, until_dialog
 from tui.literal import visible
 from tui.screens.dialogs import ConfirmDialog, EditEntryDialog, TextDialog
 
@@ -108,7 +108,7 @@ async def test_hostile_strings_stay_literal_everywhere(home, make_app):
         await until_dialog(pilot, TextDialog)
         check(app)
         await pilot.press("escape", "h")
-        await pilot.pause(0.2)
+        await until(pilot, lambda: SHOWN[3] in OWN_ESCAPES.sub("", terminal(app)))
         check(app, SHOWN[3])
         await pilot.press("enter")  # restore it: the toast carries the entry
         await settle(app, pilot)
@@ -138,8 +138,7 @@ async def test_hostile_strings_stay_literal_everywhere(home, make_app):
         await until_dialog(pilot, TextDialog)
         check(app)
         await pilot.press("escape", "y")
-        await pilot.pause(0.3)
-        if isinstance(app.screen, ConfirmDialog):  # the security scan flags it: asked first
+        if await dialog_or_done(pilot, ConfirmDialog):  # the security scan flags it: asked first
             check(app)
             await pilot.press("y")
         await settle(app, pilot)
@@ -185,8 +184,9 @@ async def test_each_hostile_string_in_a_toast_is_literal(home, make_app, text):
         await pilot.pause()
         app.screen.notify(f"data: {text}", title=f"title {text}")  # the default a widget would use
         app.notify(f"app data: {text}")
-        await pilot.pause(0.2)
-        check(app, f"data: {visible(text)}")
+        shows = f"data: {visible(text)}"  # the toast is painted a moment later: later on a loaded box
+        await until(pilot, lambda: shows in OWN_ESCAPES.sub("", terminal(app)))
+        check(app, shows)
         assert all(not n.markup for n in notes(app))
 
 
