@@ -1,8 +1,12 @@
 """The harvested memory calls of one state.db, cached so that later runs read only new messages.
 
 `<user cache dir>/hmc/timeline/<slug>-<hash of the db path>.cache`, private (folder 0700, files
-0600): a SHA-256 line, then the data it is the digest of (a torn or edited file fails the check,
-and is never decoded): the read position, the calls still open, the counts and the replay's state
+0600): a line with a SHA-256 and a length, then the main data (that many bytes, whose digest that
+is: a torn or edited file fails the check, and is never decoded), then the writes' chunks'
+bytes, each named in the main data by its count, length and SHA-256 (the file must end where the
+last one does; each chunk is checked against its digest when it is decoded, never before: an update
+doesn't hash again the writes it doesn't touch, and a damaged chunk is never decoded).
+The main data: the read position, the calls still open, the counts and the replay's state
 (each store's entries as columns; its writes as chunks of columns, one tuple per field, each write
 with its short log rather than a copy of the store, a chunk kept encoded until a write is read, so
 that an update appending a few writes decodes none and saves them as they were), in Python's
@@ -40,10 +44,11 @@ import platformdirs
 from core.store.atomic import private_dir, read_regular, write_private
 from core.sessions.memory_calls import MAX_CACHED_CALLS_BYTES, Harvest, Open
 
-VERSION = 7  # 4: patch calls and new_text arguments are harvested; 5: writes keep logs, not copies of the store;
+VERSION = 8  # 4: patch calls and new_text arguments are harvested; 5: writes keep logs, not copies of the store;
 # 6: the calls file holds each call as an array of its fields, entries name their writes by index;
 # 7: the calls file only while a replay hasn't consumed them (calls_digest None: not kept); no sessions'
-# sources (read from state.db for the calls a run replays: an update's few)
+# sources (read from state.db for the calls a run replays: an update's few); 8: the writes' chunks after
+# the main data, each with its own digest (checked when decoded)
 MAX_CACHE_BYTES = 256 * 1024 * 1024
 
 
@@ -102,15 +107,8 @@ def load(db_path: Path, conn: sqlite3.Connection) -> tuple[Harvest, dict | None]
     resolved = str(Path(db_path).resolve())
     path = cache_path(db_path, resolved)
     try:
-        data = read_regular(path, MAX_CACHE_BYTES)  # a FIFO or an oversized file: not hmc's cache
-        newline = data.find(b"\n")
-        if newline < 0:
-            return None
-        digest, body = data[:newline], memoryview(data)[newline + 1:]  # the body not copied: megabytes
-        if digest != hashlib.sha256(body).hexdigest().encode("ascii"):
-            return None  # torn, corrupt or edited: not what hmc wrote
-        obj = marshal.loads(body)
-        if not isinstance(obj, dict) or obj.get("version") != _version() or obj.get("db") != identity(db_path, resolved):
+        obj = decode(read_regular(path, MAX_CACHE_BYTES))  # a FIFO or an oversized file: not hmc's cache
+        if obj is None or obj.get("version") != _version() or obj.get("db") != identity(db_path, resolved):
             return None
         last_id = obj["last_id"]
         if not isinstance(last_id, int) or isinstance(last_id, bool) or last_id < 0:
@@ -129,6 +127,51 @@ def load(db_path: Path, conn: sqlite3.Connection) -> tuple[Harvest, dict | None]
     except (OSError, ValueError, TypeError, KeyError, AttributeError, RecursionError, EOFError, sqlite3.Error):
         return None
     return harvest, replay if isinstance(replay, dict) else None
+
+
+def encode(obj: dict) -> bytes:
+    """The file's bytes for `obj` (its replay's writes as (count, digest, bytes) chunks, moved after
+    the main data, which names each by count, digest and length)."""
+    replay, tail = obj.get("replay"), []
+    if isinstance(replay, dict):
+        meta = []
+        for count, digest, blob in replay["writes"]:
+            meta.append((count, digest, len(blob)))
+            tail.append(blob)
+        obj = dict(obj, replay=dict(replay, writes=meta))
+    body = marshal.dumps(obj, 4)
+    return b"".join([f"{hashlib.sha256(body).hexdigest()} {len(body)}\n".encode("ascii"), body, *tail])
+
+
+def decode(data: bytes) -> dict | None:
+    """What `encode` wrote (the chunks' bytes back in place, not checked: Writes checks each when it
+    decodes it), or None for a file whose main data fails its digest, or that doesn't end where its
+    chunks do (torn, edited, another format). Raises (ValueError, TypeError, EOFError…) on a main
+    data that checks out but isn't hmc's form."""
+    newline = data.find(b"\n", 0, 100)
+    head = data[:newline].split(b" ") if newline > 0 else []
+    if len(head) != 2 or not head[1].isdigit():
+        return None
+    start = newline + 1
+    end = start + int(head[1])
+    body = memoryview(data)[start:end]  # not copied
+    if end > len(data) or head[0] != hashlib.sha256(body).hexdigest().encode("ascii"):
+        return None  # torn, corrupt or edited: not what hmc wrote
+    obj = marshal.loads(body)
+    if not isinstance(obj, dict):
+        return None
+    replay = obj.get("replay")
+    if isinstance(replay, dict):
+        meta, chunks = replay["writes"], []
+        if type(meta) is not list:
+            raise TypeError("writes")
+        for count, digest, size in meta:
+            if type(size) is not int or size < 0:
+                raise TypeError("chunk")
+            chunks.append((count, digest, data[end:end + size]))
+            end += size
+        replay["writes"] = chunks
+    return obj if end == len(data) else None
 
 
 def _counts(value: Any) -> dict[str, int]:
@@ -174,12 +217,11 @@ def save(db_path: Path, conn: sqlite3.Connection, harvest: Harvest, replay: dict
             calls = json.dumps(harvest.all_calls(), ensure_ascii=True, separators=(",", ":"),
                                check_circular=False).encode("ascii")  # plain arrays: no cycle to look for
             obj["calls_digest"] = hashlib.sha256(calls).hexdigest()
-        body = marshal.dumps(obj, 4)
-        for size, limit in ((len(body), MAX_CACHE_BYTES), (len(calls), MAX_CACHED_CALLS_BYTES)):
+        data = encode(obj)
+        for size, limit in ((len(data), MAX_CACHE_BYTES), (len(calls), MAX_CACHED_CALLS_BYTES)):
             if size > limit:
                 return _over(f"the history's cache would be {size / 2**20:,.0f} MiB, over hmc's {limit / 2**20:,.0f} "
                              "MiB limit: not kept, so each run replays the history from the start")
-        data = hashlib.sha256(body).hexdigest().encode("ascii") + b"\n" + body
         private_dir(path.parent, up_to=_hmc_cache())
         if keep_calls:  # first: the main file names its digest
             write_private(calls_path(path), calls, durable=False)

@@ -34,7 +34,7 @@ from core.store.atomic import read_regular
 from core.store.journal import Record, tagged
 from core.store.memory import FILE_NAMES, TARGETS, Conflict, StoreError, WriteResult
 from core.sessions.memory_calls import Call
-from core.timeline.writes import Writes
+from core.timeline.writes import DamagedCache, Writes
 
 if TYPE_CHECKING:  # pragma: no cover
     from core.curator import Curator
@@ -284,7 +284,7 @@ def build_timeline(curator: "Curator", *, cache: bool = True, route: str | None 
     with _no_gc():  # a build makes hundreds of thousands of objects and no cycles: the collector
         try:        # walked them again and again (a fifth of a cold build)
             return _build(curator, cache, route, trust_cache=True, progress=progress)
-        except _StaleCache:
+        except (_StaleCache, DamagedCache):  # a damaged cache is never decoded: replayed from the start
             return _build(curator, cache, route, trust_cache=False, progress=progress)
 
 

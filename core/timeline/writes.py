@@ -3,6 +3,7 @@ appends them as it replays; the cache keeps them as encoded chunks of columns)."
 
 from __future__ import annotations
 
+import hashlib
 import marshal
 from typing import Iterator
 
@@ -18,7 +19,9 @@ class Writes:
     rollback), so an update that appends a few writes, or a blame that needs a few origins, doesn't
     build thousands of objects; entries and lines name their writes by index. The cached columns
     stay in the cache's encoded chunks until a write is read (an update that only appends never
-    decodes them, and saves them as they were, the new writes as one more chunk). Iterating,
+    decodes them, and saves them as they were, the new writes as one more chunk); each chunk
+    carries the SHA-256 of its bytes, checked when (and only when) it is decoded, so that an update
+    neither re-reads nor re-hashes the writes it doesn't touch. Iterating,
     indexing and len() work like a list's. A write's entries before and after it are replayed from
     the writes' logs when asked for (`entries`), so the history holds each change once, not a copy
     of the store per write."""
@@ -27,7 +30,7 @@ class Writes:
 
     def __init__(self) -> None:
         self._cols: list[tuple] | None = [()] * ROW  # the cached writes, one tuple per field; None: not decoded
-        self._chunks: list[tuple[int, bytes]] = []  # the cached writes as the cache holds them: (count, columns)
+        self._chunks: list[tuple[int, str, bytes]] = []  # the cached writes as the cache holds them: (count, digest, columns)
         self._n = 0  # how many writes came from the cache
         self._rows: list[tuple] = []  # the writes added since, one tuple each
         self._made: dict[int, Write] = {}
@@ -35,19 +38,26 @@ class Writes:
         self._memo: tuple[str, int, dict] | None = None  # (target, next index, entries): sequential asks
 
     def load_chunks(self, chunks: list) -> None:
-        """Take the cache's writes: (count, marshalled columns) chunks, decoded when first read."""
-        if type(chunks) is not list or any(type(c) is not tuple or len(c) != 2 or type(c[0]) is not int or c[0] < 0
-                                           or type(c[1]) is not bytes for c in chunks):
+        """Take the cache's writes: (count, SHA-256 hex of the bytes, marshalled columns) chunks,
+        checked and decoded when first read."""
+        if type(chunks) is not list or any(type(c) is not tuple or len(c) != 3 or type(c[0]) is not int or c[0] < 0
+                                           or type(c[1]) is not str or type(c[2]) is not bytes for c in chunks):
             raise ValueError("writes")
         self._chunks, self._n, self._cols = chunks, sum(c[0] for c in chunks), None
 
     def _columns(self) -> list[tuple]:
         """The cached writes' columns, decoded (once) and checked: as many columns as fields, all
-        as long as the chunk says, targets, authors and logs. The chunks are the digest-checked
-        cache's own bytes; one that doesn't hold together is hmc's bug, named as such."""
+        as long as the chunk says, targets, authors and logs. A chunk whose bytes aren't those its
+        digest names (a damaged cache) is never decoded: DamagedCache; one that doesn't hold
+        together is hmc's bug, named as such."""
         if self._cols is None:
             cols: list[tuple] | None = None
-            for count, blob in self._chunks:
+            for count, digest, blob in self._chunks:
+                if hashlib.sha256(blob).hexdigest() != digest:
+                    from core.timeline.cache import cache_root
+
+                    raise DamagedCache(f"the history's cache is damaged (its writes don't match their digest); "
+                                       f"delete {cache_root()} and run again")
                 try:
                     part = marshal.loads(blob)
                     _check_columns(part, count)
@@ -60,22 +70,22 @@ class Writes:
             self._cols = cols if cols is not None else [()] * ROW
         return self._cols
 
-    def chunks(self) -> list[tuple[int, bytes]]:
+    def chunks(self) -> list[tuple[int, str, bytes]]:
         """The cache's form of every write: the cached chunks as they were, the new writes as one
         more (all joined in one when there would be more than MAX_CHUNKS)."""
         chunks = list(self._chunks)
         if self._rows:
-            chunks.append((len(self._rows), marshal.dumps(list(zip(*self._rows)), 4)))
+            chunks.append(_chunk(len(self._rows), list(zip(*self._rows))))
         if len(chunks) > self.MAX_CHUNKS:
-            chunks = [(len(self), marshal.dumps(self.columns(), 4))]
+            chunks = [_chunk(len(self), self.columns())]
         return chunks
 
-    def seal(self, chunks: list[tuple[int, bytes]]) -> None:
+    def seal(self, chunks: list[tuple[int, str, bytes]]) -> None:
         """Hold every write as `chunks` (what `chunks()` just gave, as the cache saved them) and
         drop the rows: the writes stay encoded until one is read, so a build leaves no tens of
         thousands of tuples for the garbage collector to walk (its first pass after a cold build
         of 50,000 adds took longer than encoding them)."""
-        if sum(count for count, _ in chunks) != len(self):
+        if sum(chunk[0] for chunk in chunks) != len(self):
             raise ValueError("chunks")
         if self._cols is not None and self._rows and self._n:
             self._cols = [col + new for col, new in zip(self._cols, zip(*self._rows))]
@@ -177,6 +187,16 @@ class Writes:
             if wid == write_id:
                 return i
         return None
+
+
+class DamagedCache(TimelineError):
+    """A cached chunk of writes whose bytes aren't those its digest names: never decoded (a build
+    that meets one replays from the start; a history read later names it)."""
+
+
+def _chunk(count: int, cols: list) -> tuple[int, str, bytes]:
+    blob = marshal.dumps(cols, 4)
+    return count, hashlib.sha256(blob).hexdigest(), blob
 
 
 def _check_columns(cols, n: int) -> None:

@@ -287,7 +287,7 @@ def test_a_call_whose_result_comes_in_a_later_run(tmp_path):
 
 
 def cache_body(path: Path) -> dict:
-    return marshal.loads(path.read_bytes().split(b"\n", 1)[1])
+    return tl_cache.decode(path.read_bytes())
 
 
 def cache_with_calls(db_path: Path) -> None:
@@ -306,9 +306,11 @@ def cache_with_calls(db_path: Path) -> None:
 
 
 def write_cache(path: Path, obj: dict, digest: bool = True) -> None:
-    body = marshal.dumps(obj)
-    head = hashlib.sha256(body).hexdigest().encode() if digest else path.read_bytes().split(b"\n", 1)[0]
-    path.write_bytes(head + b"\n" + body)
+    """Write `obj` as the cache holds it; digest=False keeps the old file's digest line (an edit)."""
+    data = tl_cache.encode(obj)
+    if not digest:
+        data = path.read_bytes().split(b"\n", 1)[0] + data[data.index(b"\n"):]
+    path.write_bytes(data)
 
 
 @pytest.mark.parametrize("damage", ["garbage", "truncated", "edited", "foreign", "wrong types", "bad replay",
@@ -350,7 +352,7 @@ def test_a_cache_that_isnt_this_databases_is_rebuilt(tmp_path, damage):
         data["replay"] = None
         write_cache(path, data)
     elif damage == "bad replay":  # a replay state that doesn't hold together: read and replayed again
-        data["replay"]["writes"][0] = ("not", "a", "write")
+        data["replay"]["writes"][0] = ("not", "a", b"write")
         write_cache(path, data)
     elif damage == "rewound":  # the last message the cache covered is gone; a new one has its id
         con = sqlite3.connect(db.path)

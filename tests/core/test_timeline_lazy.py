@@ -4,7 +4,9 @@ cache in the previous format is rebuilt, never misread."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import marshal
 
 import pytest
 
@@ -104,19 +106,26 @@ def test_a_blame_resolves_to_the_logs_own_writes(tmp_path):
         blame[0].text = "changed"
 
 
-def test_a_cache_in_the_previous_format_is_rebuilt(tmp_path):
-    """Version 6 always kept the calls file: read as version 7 its replay would be trusted with a
-    calls file a later version may not have written."""
+@pytest.mark.parametrize("layout", ["version 7", "version 7's layout"])
+def test_a_cache_in_the_previous_format_is_rebuilt(tmp_path, layout):
+    """Version 7 kept the writes' chunks inside the main data (one digest over all): its writes
+    would not be found where version 8 looks for them."""
     home, db = _cached_home(tmp_path)
     _, fresh = timeline(home, cache=False)
     path = tl_cache.cache_path(db.path)
     data = cache_body(path)
-    data["version"] = "6" + data["version"][1:]
-    write_cache(path, data)
+    if layout == "version 7":  # the new layout, the old version: refused by its version
+        data["version"] = "7" + data["version"][1:]
+        write_cache(path, data)
+    else:  # the old layout itself: a digest line without a length, the chunks inside the data
+        data["version"] = "7" + data["version"][1:]
+        data["replay"]["writes"] = [(count, blob) for count, _, blob in data["replay"]["writes"]]
+        body = marshal.dumps(data, 4)
+        path.write_bytes(hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
     _, tl = timeline(home)
     assert tl.stats["cache"] == "rebuilt" and tl.stats["replayed"] == "all"
     assert _shape(tl) == _shape(fresh)
-    assert tl_cache.VERSION == 7 and cache_body(path)["version"].startswith("7/")
+    assert tl_cache.VERSION == 8 and cache_body(path)["version"].startswith("8/")
 
 
 @pytest.mark.parametrize("args, content", [
@@ -148,7 +157,7 @@ def test_an_update_saves_the_cached_writes_as_they_were_and_the_new_ones_as_a_ch
     home, db = _cached_home(tmp_path)
     path = tl_cache.cache_path(db.path)
     before = cache_body(path)["replay"]["writes"]
-    assert [n for n, _ in before] == [6]
+    assert [c[0] for c in before] == [6]
     entries = [f"fact {i}" for i in range(6)]
     for i in range(6, 10):
         db.call("s", add(f"fact {i}"))
@@ -157,7 +166,7 @@ def test_an_update_saves_the_cached_writes_as_they_were_and_the_new_ones_as_a_ch
         _, tl = timeline(home)
         assert tl.stats["replayed"] == "new"
         chunks = cache_body(path)["replay"]["writes"]
-        assert [n for n, _ in chunks] == {6: [6, 1], 7: [6, 1, 1], 8: [9], 9: [9, 1]}[i]  # 8: over MAX_CHUNKS, joined
+        assert [c[0] for c in chunks] == {6: [6, 1], 7: [6, 1, 1], 8: [9], 9: [9, 1]}[i]  # 8: over MAX_CHUNKS, joined
         if i != 8:  # one more chunk per save, the older ones byte for byte
             assert chunks[:-1] == before
         before = chunks
@@ -170,12 +179,57 @@ def test_cached_writes_that_dont_read_back_are_named_not_misread(tmp_path):
     home, db = _cached_home(tmp_path)
     path = tl_cache.cache_path(db.path)
     data = cache_body(path)
-    data["replay"]["writes"] = [(6, b"not marshal")]
+    data["replay"]["writes"] = [(6, hashlib.sha256(b"not marshal").hexdigest(), b"not marshal")]
     write_cache(path, data)  # the digest matches: only a bug of hmc's could write this
     _, tl = timeline(home)
     assert tl.stats["replayed"] == "new"
     with pytest.raises(history.TimelineError, match="don't read back.*run again"):
         tl.log()
+
+
+def _damage_a_chunk(path) -> None:
+    """Flip a byte of the writes' chunk (after the main data, whose digest still checks out)."""
+    data = bytearray(path.read_bytes())
+    data[-5] ^= 0xFF
+    path.write_bytes(bytes(data))
+
+
+def test_a_damaged_chunk_of_writes_is_named_never_decoded(tmp_path, monkeypatch):
+    """The update doesn't hash the cached writes (it doesn't read them): a damaged chunk is found
+    when a write is read, and named; its bytes are never unmarshalled."""
+    home, db = _cached_home(tmp_path)
+    path = tl_cache.cache_path(db.path)
+    _damage_a_chunk(path)
+    _, tl = timeline(home)
+    assert tl.stats["cache"] == "hit" and tl.stats["replayed"] == "new"
+    loads = []
+    real = marshal.loads
+    monkeypatch.setattr(marshal, "loads", lambda b, *a: loads.append(bytes(b)) or real(b, *a))
+    with pytest.raises(history.TimelineError, match="damaged.*run again"):
+        tl.log()
+    assert loads == []
+
+
+def test_a_build_that_meets_a_damaged_chunk_replays_from_the_start(tmp_path, monkeypatch):
+    """A build that must read a cached write (here made to) and finds its chunk damaged doesn't
+    decode it: it reads state.db again and replays from the start, and saves a sound cache."""
+    home, db = _cached_home(tmp_path)
+    _, fresh = timeline(home, cache=False)
+    path = tl_cache.cache_path(db.path)
+    _damage_a_chunk(path)
+    real = history.finish
+
+    def finish(builder, *a, **k):
+        builder.writes.field(0, 0)  # reads a cached write
+        return real(builder, *a, **k)
+
+    monkeypatch.setattr(history, "finish", finish)
+    _, tl = timeline(home)
+    assert tl.stats["cache"] == "rebuilt" and tl.stats["replayed"] == "all"
+    assert _shape(tl) == _shape(fresh)
+    monkeypatch.setattr(history, "finish", real)
+    _, again = timeline(home)
+    assert again.stats["cache"] == "hit" and _shape(again) == _shape(fresh)
 
 
 @pytest.mark.parametrize("stamp", [1.5, -1e11, 1e11, 1e11 + 1, -1e11 - 1, float("inf"), float("-inf"), float("nan"),
@@ -224,7 +278,7 @@ def test_sealing_keeps_every_write_and_its_fields():
     assert [writes.field(i, k) for i in range(6) for k in range(15)] == [v for row in rows for v in row]
     assert writes.entries_until("memory", 6) == tuple(f"t{i}" for i in range(6))
     with pytest.raises(ValueError):
-        writes.seal([(5, writes.chunks()[0][1])])
+        writes.seal([(5,) + writes.chunks()[0][1:]])
 
 
 @pytest.mark.parametrize("column, value", [(0, None), (0, 3), (1, 1.5), (1, "2"), (2, None), (3, 0), (4, 2.0),
