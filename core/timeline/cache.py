@@ -144,7 +144,7 @@ def encode(obj: dict) -> bytes:
 
 
 def decode(data: bytes) -> dict | None:
-    """What `encode` wrote (the chunks' bytes back in place, not checked: Writes checks each when it
+    """What `encode` wrote (the chunks' bytes back in place, as views of `data`, not checked: Writes checks each when it
     decodes it), or None for a file whose main data fails its digest, or that doesn't end where its
     chunks do (torn, edited, another format). Raises (ValueError, TypeError, EOFError…) on a main
     data that checks out but isn't hmc's form."""
@@ -154,7 +154,8 @@ def decode(data: bytes) -> dict | None:
         return None
     start = newline + 1
     end = start + int(head[1])
-    body = memoryview(data)[start:end]  # not copied
+    view = memoryview(data)  # nothing copied: the chunks are views of the file's bytes
+    body = view[start:end]
     if end > len(data) or head[0] != hashlib.sha256(body).hexdigest().encode("ascii"):
         return None  # torn, corrupt or edited: not what hmc wrote
     obj = marshal.loads(body)
@@ -168,7 +169,7 @@ def decode(data: bytes) -> dict | None:
         for count, digest, size in meta:
             if type(size) is not int or size < 0:
                 raise TypeError("chunk")
-            chunks.append((count, digest, data[end:end + size]))
+            chunks.append((count, digest, view[end:end + size]))
             end += size
         replay["writes"] = chunks
     return obj if end == len(data) else None

@@ -210,6 +210,25 @@ def test_a_damaged_chunk_of_writes_is_named_never_decoded(tmp_path, monkeypatch)
     assert loads == []
 
 
+def test_an_update_neither_hashes_nor_copies_the_cached_writes(tmp_path, monkeypatch):
+    """Only a decoded chunk is hashed (against its own digest); an update that appends reads the
+    main data's digest alone, and holds the chunks as views of the file it read."""
+    import types
+
+    from core.timeline import writes as writes_module
+
+    home, db = _cached_home(tmp_path)
+    hashed = []
+    monkeypatch.setattr(writes_module, "hashlib", types.SimpleNamespace(
+        sha256=lambda b: hashed.append(len(b)) or hashlib.sha256(b)))
+    db.call("s", add("fact 6"))
+    write_files(home, [f"fact {i}" for i in range(7)])
+    _, tl = timeline(home)
+    assert tl.stats["cache"] == "hit" and tl.stats["replayed"] == "new" and hashed == []
+    assert [type(c[2]) for c in tl.writes._chunks] == [memoryview]
+    assert [w.content for w in tl.log()][-2:] == ["fact 5", "fact 6"] and len(hashed) == 1  # decoded: checked
+
+
 def test_a_build_that_meets_a_damaged_chunk_replays_from_the_start(tmp_path, monkeypatch):
     """A build that must read a cached write (here made to) and finds its chunk damaged doesn't
     decode it: it reads state.db again and replays from the start, and saves a sound cache."""
