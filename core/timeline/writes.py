@@ -30,7 +30,7 @@ class Writes:
 
     def __init__(self) -> None:
         self._cols: list[tuple] | None = [()] * ROW  # the cached writes, one tuple per field; None: not decoded
-        self._chunks: list[tuple] = []  # the cached writes as the cache holds them: (count, digest, columns' bytes or a view)
+        self._chunks: list[tuple] = []  # the cached writes as the cache holds them: (count, digest, bytes or a view)
         self._n = 0  # how many writes came from the cache
         self._rows: list[tuple] = []  # the writes added since, one tuple each
         self._made: dict[int, Write] = {}
@@ -41,7 +41,8 @@ class Writes:
         """Take the cache's writes: (count, SHA-256 hex of the bytes, marshalled columns) chunks,
         checked and decoded when first read."""
         if type(chunks) is not list or any(type(c) is not tuple or len(c) != 3 or type(c[0]) is not int or c[0] < 0
-                                           or type(c[1]) is not str or type(c[2]) not in (bytes, memoryview) for c in chunks):
+                                           or type(c[1]) is not str or type(c[2]) not in (bytes, memoryview)
+                                           for c in chunks):
             raise ValueError("writes")
         self._chunks, self._n, self._cols = chunks, sum(c[0] for c in chunks), None
 
