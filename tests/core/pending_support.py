@@ -103,3 +103,13 @@ def entries(home: Path, target: str = "memory") -> list[str]:
 
 def pending_files(home: Path) -> list[str]:
     return sorted(p.name for p in (home / "pending" / "memory").iterdir())
+
+
+def two_staged_writes(home: Path) -> Path:
+    """build_home with two staged writes waiting: an add (0000000a, 5 days old) and a replace of
+    MEMORY[2]'s editor (0000000b, 3 days old), as the queue's Pilot tests use them."""
+    build_home(home)
+    stage(home, content="Likes espresso", rid="0000000a", created_at=NOW - 5 * DAY)
+    stage(home, "replace", content="User's editor: helix", old_text="neovim with lazy.nvim", rid="0000000b",
+          created_at=NOW - 3 * DAY)
+    return home

@@ -14,18 +14,14 @@ import pytest
 from textual import events
 from textual.widgets import Input, OptionList
 
-from tests.core.pending_support import MEMORY, NOW, build_home, pending_files, stage
+from tests.core.pending_support import pending_files, two_staged_writes
 from tests.tui.helpers import memory_text, settle, until
 from tui.widgets.filter_bar import FilterBar
 
 
 @pytest.fixture
 def home(hermes_home) -> Path:
-    home = build_home(hermes_home)
-    stage(home, content="Likes espresso", rid="0000000a", created_at=NOW - 5 * 86400)
-    stage(home, "replace", content="User's editor: helix", old_text="neovim with lazy.nvim", rid="0000000b",
-          created_at=NOW - 3 * 86400)
-    return home
+    return two_staged_writes(hermes_home)
 
 
 def burst(app, keys: str) -> None:

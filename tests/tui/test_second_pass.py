@@ -10,7 +10,7 @@ import pytest
 from textual.widgets import OptionList
 
 from core.store.memory import serialize
-from tests.core.pending_support import MEMORY, NOW, USER, build_home, stage
+from tests.core.pending_support import MEMORY, NOW, build_home, stage, two_staged_writes
 from tests.tui.helpers import memory_text, settle, shown, until, until_dialog
 from tui.screens.dialogs import ApproveEditDialog, ConfirmDialog, EditEntryDialog
 from tui.screens.help import HelpDialog
@@ -21,11 +21,7 @@ from tui.widgets.footer import KeyFooter
 
 @pytest.fixture
 def home(hermes_home) -> Path:
-    home = build_home(hermes_home)
-    stage(home, content="Likes espresso", rid="0000000a", created_at=NOW - 5 * 86400)
-    stage(home, "replace", content="User's editor: helix", old_text="neovim with lazy.nvim", rid="0000000b",
-          created_at=NOW - 3 * 86400)
-    return home
+    return two_staged_writes(hermes_home)
 
 
 def footer_text(screen) -> str:
