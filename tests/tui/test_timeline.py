@@ -456,3 +456,18 @@ async def test_edit_again_after_a_conflict_is_hmcs_write_in_the_origin_line_and_
         assert blame.origin is not None and blame.origin.by == "hmc"
         assert line.startswith("hmc · last changed") and "hand edit" not in line, line
         assert await until(pilot, lambda: "hmc · last changed" in shown(screen.query_one("#entries-memory")))
+
+
+def test_same_history_tells_an_unchanged_rebuild_from_a_changed_one(demo_home):
+    """The timeline repaints a rebuild only when its writes differ from the ones shown."""
+    from core.curator import open_curator
+    from core.timeline import build_timeline
+    from tests.tui.conftest import TODAY, frozen_clock
+    from tui.screens.timeline import same_history
+
+    curator = open_curator(demo_home, today=TODAY, clock=frozen_clock)
+    first, again = build_timeline(curator), build_timeline(curator)
+    assert len(first.writes) > 10 and same_history(first, again)
+    curator.stores["memory"].add("A note written after the timeline was shown")
+    changed = build_timeline(curator)
+    assert not same_history(first, changed) and len(changed.writes) == len(first.writes) + 1
