@@ -231,6 +231,21 @@ def _ident(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
+def file_stamp(path: str | Path, *, empty_log_counts: bool = True) -> tuple:
+    """What changes when anything writes the database: inode, size and mtime of it and of its -wal.
+    `empty_log_counts=False`: an empty -wal (a reader makes one and removes it again) counts as none."""
+    out: list = []
+    for log, name in ((False, str(path)), (True, f"{path}-wal")):
+        try:
+            st = os.stat(name)
+        except OSError:
+            out.append(None)
+            continue
+        out.append(None if log and not st.st_size and not empty_log_counts else
+                   (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns))
+    return tuple(out)
+
+
 class ReadOnlyConnections:
     """One read-only connection per thread, reopened when the way to open changes."""
 
@@ -250,16 +265,7 @@ class ReadOnlyConnections:
         return any(os.path.exists(f"{self.path}{s}") for s in ("-wal", "-shm"))
 
     def _file_stamp(self) -> tuple:
-        """What changes when anything writes the database: inode, size and mtime of it and its -wal."""
-        out: list = []
-        for name in (str(self.path), f"{self.path}-wal"):
-            try:
-                st = os.stat(name)
-            except OSError:
-                out.append(None)
-            else:
-                out.append((st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns))
-        return tuple(out)
+        return file_stamp(self.path)
 
     def _stale(self) -> bool:
         """True when an immutable snapshot may no longer match the file (a writer came, maybe went)."""

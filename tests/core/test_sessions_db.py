@@ -215,3 +215,19 @@ def test_falls_back_to_immutable_when_read_only_open_is_refused(tmp_path, monkey
     assert db.search("deploy").hits
     assert db.sessions()
     assert tried == [False, True] and db._conns.immutable  # no reopening on every query
+
+
+def test_file_stamp_sees_writes_and_can_ignore_the_empty_log_a_reader_leaves(tmp_path):
+    from core.sessions.db import file_stamp
+
+    db = tmp_path / "state.db"
+    db.write_bytes(b"x" * 100)
+    before, quiet = file_stamp(db), file_stamp(db, empty_log_counts=False)
+    wal = tmp_path / "state.db-wal"
+    wal.write_bytes(b"")  # what a reader opening a WAL database makes (and removes again)
+    assert file_stamp(db) != before and file_stamp(db, empty_log_counts=False) == quiet
+    wal.write_bytes(b"frame")  # a writer's frames
+    assert file_stamp(db, empty_log_counts=False) != quiet
+    wal.unlink()
+    db.write_bytes(b"y" * 101)
+    assert file_stamp(db) != before and file_stamp(db, empty_log_counts=False) != quiet

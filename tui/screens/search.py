@@ -9,7 +9,6 @@ the screen is tui/screens/search_transcript.py.
 from __future__ import annotations
 
 import asyncio
-import os
 import time
 from dataclasses import dataclass
 
@@ -23,7 +22,7 @@ from textual.timer import Timer
 from textual.widgets import Checkbox, ContentSwitcher, Input, OptionList, Select, Static
 from textual.worker import get_current_worker
 
-from core.store.memory import Op, token_of
+from core.store.memory import Op
 from core.sessions.search import (
     HIDDEN_SOURCES, ROLES, Hit, QueryError, SearchCancelled, SearchResult, SessionInfo, SessionsError, parse_day,
     session_link,
@@ -189,15 +188,11 @@ the search box · **ctrl+y** searches the first suggestion under a search that f
             self.start_search()
 
     def _db_token(self) -> tuple:
-        """What changes when a session is written: the file, and its write-ahead log while that holds
-        writes (a reader makes an empty log and removes it again: that is no change)."""
-        path = self.db.path
-        try:
-            wal = os.stat(path.with_name(path.name + "-wal"))
-            log = (wal.st_mtime_ns, wal.st_size) if wal.st_size else None
-        except OSError:
-            log = None
-        return token_of(path), log
+        """What changes when a session is written (an empty write-ahead log, which a reader makes and
+        removes again, is no change)."""
+        from core.sessions.db import file_stamp
+
+        return file_stamp(self.db.path, empty_log_counts=False)
 
     def on_resize(self, event) -> None:
         self.fit_filters(event.size.width)
