@@ -4,7 +4,8 @@
 - widgets/: small, dumb, reusable widgets;
 - screens/: one module per mode, the queue skeleton both pending tabs fill in, and the dialogs;
 - modes.py: each mode's screen class, imported on first use;
-- palette.py: the command palette's provider (Textual's "commands": only the palette uses the word);
+- palette.py: the command palette's commands (only the palette uses the word), shown by
+  screens/palette_dialog.py;
 - app.py: CuratorApp, which wires the curator to the screens;
 - cli/: the `hmc` command line (main.py and one module per subcommand), which opens the app.
 

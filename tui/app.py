@@ -29,20 +29,12 @@ PREBUILD_AFTER = 0.5  # seconds after the first frame before the other modes' sc
 # own follow-up work, the counts, the toasts, the scan badges, the origin lines, goes first)
 
 
-def curator_commands():
-    """The palette provider, imported when the palette first opens."""
-    from tui.palette import CuratorCommands
-
-    return CuratorCommands
-
-
 class CuratorApp(App):
     CSS_PATH = "app.tcss"
     TITLE = "hmc — Hermes Memory Curator"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]  # dialogs tighten to fit 24 rows
     DEFAULT_MODE = "memory"  # the first screen is a mode's own: no second screen and CSS pass at start
-    COMMANDS = {curator_commands}  # every action by its verb; Textual's system commands are in it where they fit
     BINDINGS = [
         Binding("1", "mode('memory')", "Memory", id="app.memory", tooltip="MEMORY.md and USER.md", show=False),
         Binding("2", "mode('pending')", "Pending", id="app.pending", tooltip="Staged writes waiting for approval", show=False),
@@ -293,12 +285,10 @@ class CuratorApp(App):
     # -- settings that persist -----------------------------------------------------------------
 
     def search_themes(self) -> None:
-        """The theme picker ("app: Change theme"): Textual's, with the current theme first and marked."""
-        from textual.command import CommandPalette
+        """The theme picker ("app: Change theme"): the current theme first and marked."""
+        from tui.palette import open_themes
 
-        from tui.palette import ThemeCommands
-
-        self.push_screen(CommandPalette(providers=[ThemeCommands], placeholder="Search for themes…"))
+        open_themes(self)
 
     def _theme_changed(self, theme) -> None:
         """The palette's theme switcher (or anything else) changed the theme: save it for next time."""
@@ -688,3 +678,10 @@ class CuratorApp(App):
         from tui.palette import commands
 
         return commands(self)
+
+    def action_command_palette(self) -> None:
+        """ctrl+p (Textual's binding, so the footer keeps "^p palette"): hmc's own palette, complete in
+        the frame it opens, in place of Textual's CommandPalette (tui/palette.py)."""
+        from tui.palette import open_palette
+
+        open_palette(self)

@@ -1,4 +1,5 @@
-"""The command palette: every action of every mode, from anywhere, by its verb ("pending: Approve all").
+"""The command palette's commands: every action of every mode, from anywhere, by its verb
+("pending: Approve all"), and the theme picker's themes. tui/screens/palette_dialog.py shows them.
 
 Actions that can't apply now are listed too, with the reason (choosing one shows it). Only hmc's
 own actions are listed: no widget navigation ("Scroll Left", "Page Right").
@@ -6,15 +7,8 @@ own actions are listed: no widget navigation ("Scroll Left", "Page Right").
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable
-
-from textual.command import DiscoveryHit, Hit, Hits, Provider
-from textual.content import Content
-from textual.markup import escape
-
-from tui.literal import visible
 from tui.modes import mode_screen
+from tui.screens.palette_dialog import Command, PaletteDialog
 
 # binding id -> the verb the palette shows (the footer keeps its short label)
 VERBS = {
@@ -84,14 +78,6 @@ MODES = ("memory", "pending", "search", "review")
 SUBMODES = ("skills",)  # pending mode's skills tab: its own screen, its actions listed as "pending: …"
 
 
-@dataclass(frozen=True)
-class Command:
-    title: str
-    help: str
-    callback: Callable[[], object]
-    available: bool = True
-
-
 def mode_classes() -> dict[str, type]:
     return {mode: mode_screen(mode) for mode in MODES}
 
@@ -121,7 +107,7 @@ def binding_ids(app) -> set[str]:
 
     classes = list(mode_classes().values()) + [mode_screen(m) for m in SUBMODES] + [SkillEditDialog,
         dialogs.ChoiceDialog, dialogs.ConfirmDialog, dialogs.EditEntryDialog, dialogs.ApproveEditDialog, dialogs.TextDialog,
-        dialogs.PickDialog, help_screen.HelpDialog, Dialog, MergeDialog, TimelineScreen, EntryHistoryScreen]
+        dialogs.PickDialog, help_screen.HelpDialog, Dialog, MergeDialog, TimelineScreen, EntryHistoryScreen, PaletteDialog]
     for cls in classes:
         ids |= {b.id for b in cls.BINDINGS if getattr(b, "id", None)}
     return ids
@@ -220,61 +206,28 @@ def profiles(app) -> list[str]:
         return []
 
 
-def shown(title: str, offsets=(), style=None, available: bool = True) -> Content:
-    """A title as literal Content (profile names are folder names: never markup), matches marked."""
-    content = Content(visible(title))
-    for offset in offsets:
-        if offset < len(title) and not title[offset].isspace():
-            content = content.stylize(style, offset, offset + 1)
-    if not available:
-        content = content.append(Content.styled("  (not now)", "dim"))
-    return content
+def open_palette(app) -> None:
+    """ctrl+p: every command, in a dialog complete in the frame it opens (one palette at a time)."""
+    if not isinstance(app.screen, PaletteDialog):
+        app.push_screen(PaletteDialog(app.palette_commands()))
 
 
-class CuratorCommands(Provider):
-    """Lists `app.palette_commands()`: modes, every mode's actions, theme, profiles, quit."""
-
-    async def discover(self) -> Hits:
-        cmds = self.app.palette_commands()
-        for cmd in sorted(cmds, key=lambda c: not c.available):  # what applies now first
-            yield DiscoveryHit(shown(cmd.title, available=cmd.available), cmd.callback, text=cmd.title,
-                               help=escape(visible(cmd.help)))
-
-    async def search(self, query: str) -> Hits:
-        matcher = self.matcher(query)
-        for cmd in self.app.palette_commands():
-            score, offsets = matcher.fuzzy_search.match(matcher.query, cmd.title)
-            if score > 0:
-                yield Hit(score if cmd.available else score * 0.6,
-                          shown(cmd.title, offsets, matcher.match_style, cmd.available), cmd.callback,
-                          text=cmd.title, help=escape(visible(cmd.help)))
+def open_themes(app) -> None:
+    """The theme picker ("app: Change theme"): every theme by name, the current one first and marked,
+    so a person sees where they are before trying others."""
+    app.push_screen(PaletteDialog(theme_commands(app), placeholder="Search for themes…"))
 
 
-class ThemeCommands(Provider):
-    """The theme picker: every theme by name, the current one first and marked, so a person sees
-    where they are before trying others."""
+def theme_commands(app) -> list[Command]:
+    current = app.theme
 
-    def _themes(self) -> list[tuple[str, str | None]]:
-        current = self.app.theme
-        names = sorted(self.app.available_themes)
-        return [(current, "current theme")] + [(name, None) for name in names if name != current]
+    def pick(name: str):
+        def picked() -> None:
+            app.theme = name
 
-    def _pick(self, name: str) -> Callable[[], None]:
-        def pick() -> None:
-            self.app.theme = name
+        return picked
 
-        return pick
-
-    def _title(self, name: str, note: str | None) -> str:
-        return f"{name}  ✓ {note}" if note else name
-
-    async def discover(self) -> Hits:
-        for name, note in self._themes():
-            yield DiscoveryHit(shown(self._title(name, note)), self._pick(name), text=name, help=note)
-
-    async def search(self, query: str) -> Hits:
-        matcher = self.matcher(query)
-        for name, note in self._themes():
-            score = matcher.match(name)
-            if score > 0:
-                yield Hit(score, matcher.highlight(self._title(name, note)), self._pick(name), text=name, help=note)
+    names = [current] + [name for name in sorted(app.available_themes) if name != current]
+    return [Command(f"{name}  ✓ current theme" if name == current else name,
+                    "The theme in use now" if name == current else f"Switch to {name}; hmc saves it in its config.toml",
+                    pick(name)) for name in names]

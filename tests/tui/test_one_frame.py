@@ -197,3 +197,21 @@ async def test_the_timeline_paints_with_its_writes_in_its_first_frame(make_app, 
         assert isinstance(app.screen, TimelineScreen) and app.screen.shown
         assert len(frames.shown) == 1, frames.shown
 
+
+
+async def test_the_palette_opens_complete_in_one_frame(make_app, demo_home):
+    """ctrl+p paints the palette with every command listed and the first one's help in one frame
+    (Textual's CommandPalette gathered its hits asynchronously: six frames)."""
+    from tui.screens.palette_dialog import CommandList, PaletteDialog
+
+    app = make_app(demo_home, poll=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        frames = Frames(app)
+        await settled(pilot)
+        await at_rest(pilot)
+        frames.reset()
+        await pilot.press("ctrl+p")
+        await at_rest(pilot)
+        assert isinstance(app.screen, PaletteDialog)
+        assert len(frames.shown) == 1, frames.shown
+        assert app.screen.query_one(CommandList).option_count == len(app.palette_commands())

@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import pytest
 
-from tests.tui.helpers import settle, until_dialog
-from tui.palette import MODES, NOT_LISTED, VERBS, CuratorCommands, mode_classes
+from tests.tui.helpers import settle, shown, until_dialog
+from tui.palette import MODES, NOT_LISTED, VERBS, mode_classes
 from tui.screens.dialogs import ConfirmDialog
+from tui.screens.palette_dialog import ranked, shown_title
 
 
-async def best(app, query: str):
-    """The palette's best hit for `query` (title text, help, hit), as the palette would rank it."""
-    provider = CuratorCommands(app.screen)
-    hits = [hit async for hit in provider.search(query)]
+def best(app, query: str):
+    """The palette's best match for `query` (title, help, command), as the palette ranks it."""
+    hits = ranked(app.palette_commands(), query)
     assert hits, query
-    top = max(hits, key=lambda h: h.score)
-    return top.text, top.help or "", top
+    command, _ = hits[0]
+    return command.title, command.help, command
 
 
 ONLY_WHILE_TRAVELLING = {"memory.travel_diff", "memory.travel_back"}  # hidden otherwise (test_timeline.py)
@@ -50,7 +50,7 @@ async def test_every_action_of_every_mode_is_found_from_memory_mode(demo_home, m
         assert {mode for mode, _ in actions} == set(MODES)
         for _, title in actions:
             verb = title.split(": ", 1)[1]
-            text, _, _ = await best(app, verb.lower())
+            text, _, _ = best(app, verb.lower())
             assert text == title, (verb, text)
 
 
@@ -72,7 +72,7 @@ async def test_the_verbs_people_type(demo_home, make_app, query, title):
     app = make_app(demo_home)
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.pause()
-        text, _, _ = await best(app, query)
+        text, _, _ = best(app, query)
         assert text == title
 
 
@@ -90,14 +90,15 @@ async def test_an_unavailable_action_is_listed_with_the_reason(demo_home, make_a
     app = make_app(demo_home)
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.pause()
-        text, help_text, hit = await best(app, "repair the file")
+        text, help_text, hit = best(app, "repair the file")
         assert text == "memory: Repair the file"
         assert "Not now: Repair: MEMORY.md is already clean" in help_text
-        assert "(not now)" in str(hit.prompt)
-        await pilot.press("ctrl+p")
+        assert shown_title(hit).plain.endswith("(not now)")
+        await pilot.press("ctrl+p", *"repair the file")
         await pilot.pause()
-        await pilot.press(*"repair the file")
-        await pilot.pause(0.5)
+        listed = shown(app.screen.query_one("#palette-list")).splitlines()
+        assert listed[0].strip() == "memory: Repair the file  (not now)"
+        assert "Not now: Repair: MEMORY.md is already clean" in shown(app.screen.query_one("#palette-help"))
         await pilot.press("enter")
         await pilot.pause(0.3)
         assert list(app._notifications)[-1].message == "Repair: MEMORY.md is already clean"
@@ -140,7 +141,6 @@ async def test_export_review_from_memory_mode_writes_the_report(demo_home, make_
 
 async def test_help_lists_the_footer_keys_and_quit_both_ways_without_noise(demo_home, make_app):
     from tui.screens.help import HelpDialog
-    from tests.tui.helpers import shown
 
     app = make_app(demo_home)
     async with app.run_test(size=(120, 36)) as pilot:
@@ -157,11 +157,11 @@ async def test_switch_profile_with_only_the_default_profile_says_why(demo_home, 
     app = make_app(demo_home)
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.pause()
-        text, help_text, hit = await best(app, "switch profile")
+        text, help_text, hit = best(app, "switch profile")
         assert text == "app: Switch profile"
         assert "Not now: ~/.hermes has only the default profile" in help_text
-        assert "(not now)" in str(hit.prompt)
-        hit.command()
+        assert shown_title(hit).plain.endswith("(not now)")
+        hit.callback()
         await pilot.pause()
         assert app.curator.home.profile == "default"
         assert any("only the default profile" in n.message for n in app._notifications)
@@ -173,9 +173,9 @@ async def test_show_timeline_and_rollback_from_the_palette(demo_home, make_app):
     app = make_app(demo_home, poll=False)
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.pause()
-        _, help_text, hit = await best(app, "rollback")
+        _, help_text, hit = best(app, "rollback")
         assert "(key R on the timeline)" in help_text
-        hit.command()
+        hit.callback()
         await settle(app, pilot)
         await pilot.pause(0.2)
         await settle(app, pilot)

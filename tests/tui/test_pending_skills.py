@@ -277,12 +277,12 @@ async def test_palette_finds_the_skill_actions_from_memory_mode(demo_home, make_
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.pause()
         assert app.current_mode == "memory"
-        assert (await best(app, "approve all skill writes"))[0] == "pending: Approve all skill writes"
-        assert (await best(app, "approve all"))[0] == "pending: Approve all"
-        assert (await best(app, "skill write approval"))[0] == "pending: Turn skill write approval on or off"
-        text, help_text, hit = await best(app, "reject all skill writes")
+        assert best(app, "approve all skill writes")[0] == "pending: Approve all skill writes"
+        assert best(app, "approve all")[0] == "pending: Approve all"
+        assert best(app, "skill write approval")[0] == "pending: Turn skill write approval on or off"
+        text, help_text, hit = best(app, "reject all skill writes")
         assert text == "pending: Reject all skill writes" and "skills tab" in help_text
-        hit.command()
+        hit.callback()
         await until_dialog(pilot, ConfirmDialog)
         assert app.current_mode == "skills"
 

@@ -190,17 +190,20 @@ async def test_an_empty_user_pane_and_an_empty_queue_say_what_to_do(hermes_home,
 # -- the theme picker marks the current theme -------------------------------------------------------------
 
 async def test_the_theme_picker_lists_the_current_theme_first_and_marked(home, make_app):
-    from tui.palette import ThemeCommands
+    from tui.screens.palette_dialog import PaletteDialog
 
     app = make_app(home)
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(app, pilot)
-        provider = ThemeCommands(app.screen)
-        themes = provider._themes()
-        assert themes[0] == (app.theme, "current theme")
-        assert sorted(name for name, _ in themes) == sorted(app.available_themes)
-        hits = [hit async for hit in provider.discover()]
-        assert str(hits[0].prompt).endswith("✓ current theme") and hits[0].text == app.theme
+        assert app.theme != "nord"
+        app.search_themes()
+        dialog = await until_dialog(pilot, PaletteDialog)
+        titles = [command.title for command, _ in dialog.hits]
+        assert titles[0] == f"{app.theme}  ✓ current theme"
+        assert sorted(t.split()[0] for t in titles) == sorted(app.available_themes)
+        await pilot.press(*"nord", "enter")
+        await settle(app, pilot)
+        assert app.theme == "nord" and not isinstance(app.screen, PaletteDialog)
 
 
 # -- search's checkbox shows its state by its mark ----------------------------------------------------------

@@ -1,5 +1,6 @@
 """One module per mode (memory, pending and its skills tab, search, review), the timeline, an
-entry's history and time travel, the first-run screen, help and the dialogs. queue.py is the
+entry's history and time travel, the first-run screen, help, the dialogs and the command palette's
+dialog (palette_dialog.py: it shows the commands tui/palette.py lists). queue.py is the
 skeleton both pending tabs fill in; search_transcript.py is search mode's transcript side.
 
 May import: textual, rich, tui.literal, tui.widgets and core/. Never tui.modes, tui.palette,

@@ -1,0 +1,166 @@
+"""The palette's dialog (ctrl+p) driven by its real keys: it opens with every command, narrows as
+you type, Enter or a click runs the highlighted command, Escape closes; titles are never markup."""
+
+from __future__ import annotations
+
+from tests.tui.helpers import settle, shown, until, until_dialog
+from tui.screens.palette_dialog import NO_MATCH, Command, CommandList, PaletteDialog, ranked, shown_title
+
+
+def listed(app) -> list[str]:
+    """The palette's rows as a person sees them."""
+    return [line.strip() for line in shown(app.screen.query_one(CommandList)).splitlines() if line.strip()]
+
+
+def help_line(app) -> str:
+    return " ".join(shown(app.screen.query_one("#palette-help")).split())
+
+
+async def open_palette(pilot, *typed: str) -> PaletteDialog:
+    await pilot.press("ctrl+p")
+    dialog = await until_dialog(pilot, PaletteDialog)
+    if typed:
+        await pilot.press(*typed)
+    await pilot.pause()
+    return dialog
+
+
+async def test_it_opens_with_every_command_the_ones_that_apply_first(demo_home, make_app):
+    app = make_app(demo_home, poll=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        dialog = await open_palette(pilot)
+        commands = app.palette_commands()
+        options = dialog.query_one(CommandList)
+        assert options.option_count == len(commands) == len(dialog.hits)
+        titles = [command.title for command, _ in dialog.hits]
+        assert sorted(titles) == sorted(c.title for c in commands)
+        available = [command.available for command, _ in dialog.hits]
+        assert available == sorted(available, reverse=True)  # what applies now first
+        assert options.highlighted == 0
+        assert listed(app)[0] == titles[0] == "go: Go to memory mode"
+        assert help_line(app) == "Switch to memory mode (key 1)"
+        assert dialog.focused is dialog.query_one("#palette-input")
+
+
+async def test_typing_narrows_and_enter_switches_mode(demo_home, make_app):
+    app = make_app(demo_home, poll=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        await open_palette(pilot, *"go to pending")
+        assert listed(app)[0] == "go: Go to pending mode"
+        assert help_line(app) == "Switch to pending mode (key 2)"
+        await pilot.press("enter")
+        assert await until(pilot, lambda: app.current_mode == "pending")
+        assert not isinstance(app.screen, PaletteDialog)
+
+
+async def test_down_up_move_the_highlight_and_its_help(demo_home, make_app):
+    app = make_app(demo_home, poll=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        dialog = await open_palette(pilot, *"go to")
+        assert [title.split(": ", 1)[0] for title in listed(app)[:4]] == ["go"] * 4
+        await pilot.press("down", "down")
+        assert dialog.query_one(CommandList).highlighted == 2
+        assert help_line(app) == f"{dialog.hits[2][0].help}"
+        await pilot.press("up")
+        assert dialog.highlighted is dialog.hits[1][0]
+        assert help_line(app) == dialog.hits[1][0].help
+        await pilot.press("enter")
+        assert await until(pilot, lambda: app.current_mode == dialog.hits[1][0].title.split()[-2])
+
+
+async def test_escape_closes_and_runs_nothing(demo_home, make_app):
+    app = make_app(demo_home, poll=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        await open_palette(pilot, *"go to pending")
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert not isinstance(app.screen, PaletteDialog)
+        assert app.current_mode == "memory"
+
+
+async def test_no_match_says_so_and_enter_does_nothing(demo_home, make_app):
+    app = make_app(demo_home, poll=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        dialog = await open_palette(pilot, *"zqxjzqxj")
+        assert listed(app) == [NO_MATCH]
+        assert dialog.hits == [] and dialog.highlighted is None
+        assert "Nothing matches" in help_line(app)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert app.screen is dialog and app.current_mode == "memory"
+        await pilot.press(*["backspace"] * 8, *"quit")  # back to a match
+        await pilot.pause()
+        assert listed(app)[0] == "app: Quit hmc"
+
+
+async def test_a_click_runs_the_command(demo_home, make_app):
+    app = make_app(demo_home, poll=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        dialog = await open_palette(pilot, *"go to")
+        row = next(i for i, (command, _) in enumerate(dialog.hits) if command.title == "go: Go to review mode")
+        assert await pilot.click(CommandList, offset=(4, row))
+        assert await until(pilot, lambda: app.current_mode == "review")
+        assert not isinstance(app.screen, PaletteDialog)
+
+
+async def test_the_review_export_runs_from_the_palette_and_writes_its_file(demo_home, make_app):
+    from tui.screens.review import reports_dir
+
+    app = make_app(demo_home, poll=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        await open_palette(pilot, *"export the review")
+        assert listed(app)[0] == "review: Export the review as Markdown"
+        await pilot.press("enter")
+        assert await until(pilot, lambda: list(reports_dir(app.curator).glob("review-*.md")))
+        assert app.current_mode == "review"
+
+
+async def test_ctrl_p_in_the_palette_opens_no_second_one(demo_home, make_app):
+    app = make_app(demo_home, poll=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        dialog = await open_palette(pilot, *"go")
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        assert app.screen is dialog and len(app.screen_stack) == 2
+
+
+async def test_titles_are_never_markup(demo_home, make_app):
+    """A profile is a folder name: it is shown as it is, brackets and all, also with matches marked."""
+    (demo_home / "profiles" / "[bold red]boss[/]x" / "memories").mkdir(parents=True)  # "/]x" is a folder
+    (demo_home / "profiles" / "[link=https:" / "memories").mkdir(parents=True)
+    app = make_app(demo_home, poll=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        await open_palette(pilot, *"switch profile")
+        rows = listed(app)
+        assert "app: Switch profile to [bold red]boss[" in rows
+        assert "app: Switch profile to [link=https:" in rows
+        await pilot.press("down")
+        assert "[bold red]boss[" in help_line(app) or "[link=https:" in help_line(app)
+
+
+def test_a_hostile_title_is_literal_with_its_matches_marked():
+    command = Command("[b]x[/b] \x1b[2J", "[i]help[/i]", lambda: None, available=False)
+    ((found, offsets),) = ranked([command], "b]x")
+    content = shown_title(found, offsets)
+    assert content.plain == "[b]x[/b] ␛[2J  (not now)"
+    marked = {span.start for span in content.spans if "underline" in str(span.style)}
+    assert marked == {1, 2, 3}
+
+
+def test_ranking_prefers_what_applies_now_and_a_whole_word_run():
+    run = Command("memory: Approve all", "", lambda: None)
+    scattered = Command("pending: Apply a proven rule to all", "", lambda: None)
+    greyed = Command("pending: Approve all", "", lambda: None, available=False)
+    titles = [c.title for c, _ in ranked([greyed, scattered, run], "approve all")]
+    assert titles == ["memory: Approve all", "pending: Approve all", "pending: Apply a proven rule to all"]
+    assert [c.title for c, _ in ranked([greyed, run], "  ")] == ["memory: Approve all", "pending: Approve all"]
+    assert ranked([run], "zzz") == []
