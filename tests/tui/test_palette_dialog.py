@@ -164,3 +164,32 @@ def test_ranking_prefers_what_applies_now_and_a_whole_word_run():
     assert titles == ["memory: Approve all", "pending: Approve all", "pending: Apply a proven rule to all"]
     assert [c.title for c, _ in ranked([greyed, run], "  ")] == ["memory: Approve all", "pending: Approve all"]
     assert ranked([run], "zzz") == []
+
+
+async def test_a_burst_right_behind_ctrl_p_goes_into_the_filter_and_enter_runs_it(demo_home, make_app):
+    """ctrl+p, a word and Enter handed over at once (fast typing): the letters land in the filter
+    line (none reaches the app: `q` would quit, `t` open the timeline) and Enter runs the match."""
+    from textual import events
+
+    app = make_app(demo_home, poll=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        app.post_message(events.Key("ctrl+p", None))
+        for ch in "go to review":
+            app.post_message(events.Key("space" if ch == " " else ch, ch))
+        app.post_message(events.Key("enter", "\r"))
+        assert await until(pilot, lambda: app.current_mode == "review")
+        assert not isinstance(app.screen, PaletteDialog) and app.is_running
+
+
+async def test_a_burst_into_the_open_palette_runs_what_it_typed(demo_home, make_app):
+    from textual import events
+
+    app = make_app(demo_home, poll=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        await open_palette(pilot)
+        for ch in "go to pending":
+            app.post_message(events.Key("space" if ch == " " else ch, ch))
+        app.post_message(events.Key("enter", "\r"))
+        assert await until(pilot, lambda: app.current_mode == "pending")

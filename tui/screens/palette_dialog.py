@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -161,9 +161,25 @@ highlighted command (a click runs one too), **Esc** closes. One that can't apply
             self._help_shown = help_line.plain
             self.query_one("#palette-help", Static).update(help_line)
 
+    def on_key(self, event: events.Key) -> None:
+        """Keys typed right behind ctrl+p (a burst, as a terminal hands over fast typing) arrive
+        before the filter line has the keyboard: they go into it, and none reaches the app's keys
+        (`q` would quit, `2` switch mode)."""
+        box = self.query_one("#palette-input", Input)
+        if self.focused is None and event.is_printable and event.character:
+            event.stop()
+            event.prevent_default()
+            box.insert_text_at_cursor(event.character)
+            self.narrow(box.value)
+
     def action_run(self) -> None:
-        # Enter right behind the last letter (a paste, a burst of keys) can come before that
-        # letter's Changed message: rank for what the line says now, not for what it said
+        """Enter is bound with priority, so it can overtake the letters typed just before it (a
+        burst): the command runs once they are in, first those queued here (typed before the
+        filter line had the keyboard), then those queued on the line itself."""
+        box = self.query_one("#palette-input", Input)
+        self.call_later(box.call_later, self._run_typed)
+
+    def _run_typed(self) -> None:
         self.narrow(self.query_one("#palette-input", Input).value)
         self.run_command(self.highlighted)
 
