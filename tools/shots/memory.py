@@ -40,12 +40,17 @@ async def draft_then_quit(pilot) -> None:
     await pilot.pause(0.2)
 
 
-async def palette(pilot) -> None:
-    """The command palette, from memory mode, finding a pending action by its verb."""
+async def palette_open(pilot) -> None:
+    """The command palette as ctrl+p opens it: every action listed, the first one's help below."""
     await pilot.press("ctrl+p")
     await pilot.pause(0.2)
+
+
+async def palette(pilot) -> None:
+    """The command palette, from memory mode, finding a pending action by its verb."""
+    await palette_open(pilot)
     await pilot.press(*"approve all")
-    await pilot.pause(0.5)
+    await pilot.pause(0.2)
 
 
 async def external_edit_while_editing(pilot) -> None:
@@ -110,6 +115,7 @@ SCENARIOS = [
     Shot("memory-narrow", size=(84, 36), title="Stacked panes on a narrow terminal"),
     Shot("memory-help", press=("question_mark",), title="? lists every key of the screen"),
     Shot("memory-quit-draft", settle=draft_then_quit, title="Quitting with typed text asks first"),
+    Shot("memory-palette-open", settle=palette_open, title="ctrl+p lists every action of every mode"),
     Shot("memory-palette", settle=palette, title="ctrl+p finds every action of every mode by its verb"),
     Shot("memory-filter", settle=typed_filter, title="/ filters the entries of both files as you type"),
     Shot("memory-empty-user", setup=empty_user, title="An empty USER.md says what that means and what to do"),
