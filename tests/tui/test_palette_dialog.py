@@ -193,3 +193,23 @@ async def test_a_burst_into_the_open_palette_runs_what_it_typed(demo_home, make_
             app.post_message(events.Key("space" if ch == " " else ch, ch))
         app.post_message(events.Key("enter", "\r"))
         assert await until(pilot, lambda: app.current_mode == "pending")
+
+
+def test_a_title_of_repeated_letters_is_matched_by_its_first_placement():
+    """Textual's fuzzy search scores every placement of the letters: for a profile named with 80
+    e's and a filter of ten, that is C(80, 10) placements (minutes). Past PLACEMENTS_AT_MOST the
+    first placement found stands; below it, the search is Textual's."""
+    from textual.fuzzy import FuzzySearch
+
+    from tui.screens.palette_dialog import PLACEMENTS_AT_MOST, matched, placements
+
+    title = "app: Switch profile to " + "e" * 80
+    assert placements("e" * 10, title.lower()) > PLACEMENTS_AT_MOST
+    ((command, offsets),) = ranked([Command(title, "", lambda: None)], "swi" + "e" * 10)
+    assert list(offsets) == [5, 6, 7, 18, *range(23, 32)]  # s, w, i; profile's e; nine of the name's
+    assert 0 < placements("apall", "pending: approve all") <= PLACEMENTS_AT_MOST
+    assert placements("xyz", "pending: approve all") == 0
+    search = FuzzySearch()
+    for query in ("apall", "export review", "approve all", "zzz"):
+        assert matched(search, query, "review: Export the review as Markdown") == search.match(
+            query, "review: Export the review as Markdown".lower())

@@ -31,6 +31,9 @@ NO_MATCH = "No matching commands"
 MATCH_STYLE = "bold underline"  # the characters the filter matched
 NOT_NOW = "  (not now)"
 NOT_NOW_WEIGHT = 0.6  # a command that can't apply now ranks below one that matches as well and can
+PLACEMENTS_AT_MOST = 1000  # Textual's fuzzy search scores every placement of the query's letters in a
+# title, which for repeated letters (a profile named "eeee…", typing "e e e e") runs for minutes;
+# past this many placements a title is matched by the first placement found (see `matched`)
 
 
 @dataclass(frozen=True)
@@ -56,12 +59,48 @@ def ranked(commands: Iterable[Command], query: str,
     search = search or FuzzySearch()
     scored = []
     for order, command in enumerate(commands):
-        score, offsets = search.match(query, visible(command.title))
+        score, offsets = matched(search, query, visible(command.title))
         if score > 0:
             weight = 1.0 if command.available else NOT_NOW_WEIGHT
             scored.append((-score * weight, order, command, offsets))
     scored.sort(key=lambda s: (s[0], s[1]))
     return [(command, offsets) for _, _, command, offsets in scored]
+
+
+def matched(search: FuzzySearch, query: str, title: str) -> tuple[float, Sequence[int]]:
+    """(score, offsets) of `query` in `title` as Textual's fuzzy search finds and scores them (a
+    substring first, else the best placement of its letters in order, case-insensitive); where
+    that would try too many placements, the first one found."""
+    folded, query = title.lower(), query.lower()
+    if query in folded or placements(query, folded) <= PLACEMENTS_AT_MOST:
+        return search.match(query, folded)
+    offsets, at = [], 0
+    for letter in query:
+        at = folded.find(letter, at)
+        offsets.append(at)
+        at += 1
+    return search.score(folded, offsets), offsets
+
+
+def placements(query: str, title: str) -> int:
+    """At most how many ways the letters of `query` can be placed in order in `title`: a bound from
+    the letters' counts when that is small, else counted (as far as PLACEMENTS_AT_MOST + 1);
+    0: they can't be."""
+    bound = 1
+    for letter in set(query):  # cheap first: a bound from how often each letter occurs
+        bound *= title.count(letter) ** query.count(letter)
+        if bound == 0:
+            return 0
+    if bound <= PLACEMENTS_AT_MOST:
+        return bound
+    steps: dict[str, list[int]] = {}  # letter -> where it is in the query (1-based), last first
+    for i, letter in enumerate(query, 1):
+        steps.setdefault(letter, []).insert(0, i)
+    ways = [1] + [0] * len(query)  # ways[i]: placements of query[:i] in the title read so far
+    for char in title:
+        for i in steps.get(char, ()):
+            ways[i] = min(ways[i] + ways[i - 1], PLACEMENTS_AT_MOST + 1)
+    return ways[-1]
 
 
 def shown_title(command: Command, offsets: Sequence[int] = ()) -> Content:
