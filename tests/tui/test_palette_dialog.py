@@ -213,3 +213,20 @@ def test_a_title_of_repeated_letters_is_matched_by_its_first_placement():
     for query in ("apall", "export review", "approve all", "zzz"):
         assert matched(search, query, "review: Export the review as Markdown") == search.match(
             query, "review: Export the review as Markdown".lower())
+
+
+async def test_f1_in_the_palette_explains_it_and_lists_its_keys(demo_home, make_app):
+    from tui.screens.help import HelpDialog
+
+    app = make_app(demo_home, poll=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        await open_palette(pilot, *"go")
+        await pilot.press("f1")
+        dialog = await until_dialog(pilot, HelpDialog)
+        keys = shown(dialog.query_one("#help-keys"))
+        assert "palette.close" in keys and "palette.run" in keys
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert isinstance(app.screen, PaletteDialog)
+        assert app.screen.query_one("#palette-input").value == "go"

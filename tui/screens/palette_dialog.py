@@ -2,7 +2,7 @@
 
 It is given every command up front and fills its list as it is composed, so it opens complete in
 one frame, and narrows the list on the UI thread as you type (the list is a few dozen titles:
-matching them all takes well under a millisecond). Textual's own CommandPalette asks its providers
+matching them all takes a few milliseconds). Textual's own CommandPalette asks its providers
 asynchronously and repaints as their hits arrive: six frames over a quarter of a second.
 
 Titles and help texts may hold text from outside hmc (a profile is a folder name): they are shown
