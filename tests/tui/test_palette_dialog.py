@@ -230,3 +230,24 @@ async def test_f1_in_the_palette_explains_it_and_lists_its_keys(demo_home, make_
         await settle(app, pilot)
         assert isinstance(app.screen, PaletteDialog)
         assert app.screen.query_one("#palette-input").value == "go"
+
+
+async def test_enter_twice_runs_the_command_once(demo_home, make_app):
+    from textual import events
+
+    from tui.screens.dialogs import ConfirmDialog
+
+    app = make_app(demo_home, poll=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        await open_palette(pilot, *"approve all")
+        assert listed(app)[0] == "pending: Approve all"
+        app.post_message(events.Key("enter", "\r"))
+        app.post_message(events.Key("enter", "\r"))
+        dialog = await until_dialog(pilot, ConfirmDialog)
+        await pilot.pause(0.3)
+        assert app.screen is dialog and app.current_mode == "pending"
+        assert sum(isinstance(s, ConfirmDialog) for s in app.screen_stack) == 1
+        await pilot.press("n")
+        await settle(app, pilot)
+        assert app.is_running and not isinstance(app.screen, (ConfirmDialog, PaletteDialog))

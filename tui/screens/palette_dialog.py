@@ -229,8 +229,9 @@ highlighted command (a click runs one too), **Esc** closes. One that can't apply
             self.run_command(self.hits[event.option_index][0])
 
     def run_command(self, command: Command | None) -> None:
-        """Close the palette, then run the command on the screen below it."""
-        if command is None:
+        """Close the palette, then run the command on the screen below it (once: a second Enter
+        right behind the first finds the palette closed)."""
+        if command is None or not self.is_current:
             return
         self.dismiss(None)
         self.app.call_later(command.callback)
