@@ -1,5 +1,6 @@
 """What start-up leaves out of the first frame still arrives: the other screens' styles (screens.tcss,
-loaded after the first frame or when another screen first shows) and the first screen styled once."""
+loaded after the first frame or when another screen first shows), the first screen styled once, and
+entry rows measured without being rendered, to the same height."""
 
 from __future__ import annotations
 
@@ -7,7 +8,9 @@ from textual.css.stylesheet import Stylesheet
 
 import tui.app as app_module
 from tests.tui.helpers import settle, until_dialog
+from textual.visual import RichVisual
 from tui.screens.help import HelpDialog
+from tui.widgets.entries import EntryList, HangingVisual, entry_prompt
 
 
 def other_rules(app) -> list:
@@ -65,3 +68,20 @@ async def test_the_first_screen_is_not_styled_again_when_it_resumes(demo_home, m
         await pilot.pause()
         header = app.screen.query_one("HmcHeader")
         assert applied.count(header) == 1  # as it mounted; the resume (Textual restyles the whole screen) skipped
+
+
+async def test_an_entry_row_is_as_tall_as_textuals_own_measure_says(demo_home, make_app):
+    app = make_app(demo_home)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        lst = app.screen.query_one("#entries-memory", EntryList)
+        assert all(isinstance(lst._get_visual(option), HangingVisual) for option in lst.options if option.id != "empty")
+        texts = [*app.curator.stores["memory"].last.entries, "", "x" * 300, "a\n\nb\n", "日本語" * 40, "tab\there",
+                 "\u202eevil\u200b"]
+        for n, text in enumerate(texts):
+            for width in (1, 3, 5, 8, 20, 45, 56, 117):
+                def row():
+                    return entry_prompt(n + 1, text, 2200, ["⚠ scan"], "added 12 Oct · telegram" if n % 2 else None)
+
+                assert HangingVisual(lst, row()).get_height(lst.styles, width) == \
+                    RichVisual(lst, row()).get_height(lst.styles, width), (text[:20], width)
