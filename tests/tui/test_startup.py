@@ -7,7 +7,7 @@ from __future__ import annotations
 from textual.css.stylesheet import Stylesheet
 
 import tui.app as app_module
-from tests.tui.helpers import settle, until_dialog
+from tests.tui.helpers import settle, until, until_dialog
 from textual.visual import RichVisual
 from tui.screens.help import HelpDialog
 from tui.widgets.entries import EntryList, HangingVisual, entry_prompt
@@ -49,8 +49,7 @@ async def test_a_dialog_opened_before_they_load_is_styled_by_them(demo_home, mak
 async def test_they_load_just_after_the_first_frame(demo_home, make_app):
     app = make_app(demo_home)
     async with app.run_test(size=(120, 36)) as pilot:
-        await pilot.pause(app_module.AFTER_FIRST_FRAME + 0.2)
-        assert app.stylesheet.has_source(str(app_module.OTHER_CSS))
+        assert await until(pilot, lambda: app.stylesheet.has_source(str(app_module.OTHER_CSS)))
         assert app.current_mode == "memory" and len(app.screen_stack) == 1
 
 

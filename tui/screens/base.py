@@ -190,6 +190,10 @@ class ModeScreen(OneFrame, Screen):
             return
         self._paint_pending = False
         self.refresh()  # the layout and dirty regions are kept: this paints them
+        if self is self.app.screen:
+            # now, as Textual's update timer would at its next tick (up to 1/60 s later, the screen
+            # idle meanwhile): the first frame is out that much sooner
+            self._on_timer_update()
 
     # -- off screen: built ahead of its first visit (tui.modes.prebuild), or left for another mode --
 
