@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+from pathlib import Path
 from typing import Sequence
 
 from rich.text import Text
@@ -25,6 +26,7 @@ from tui.modes import MODE_SCREENS, mode_screen
 
 POLL_SECONDS = 0.5  # the default; config.toml's poll_interval changes it
 AFTER_FIRST_FRAME = 0.05  # seconds between the first frame and the work that repaints after it
+OTHER_CSS = Path(__file__).with_name("screens.tcss")  # the styles of every screen but the first (memory mode)
 PREBUILD_AFTER = 0.5  # seconds after the first frame before the other modes' screens are built (its
 # own follow-up work, the counts, the toasts, the scan badges, the origin lines, goes first)
 
@@ -111,6 +113,7 @@ class CuratorApp(App):
                                              "ctrl+p → Change theme lists them")
         self.theme_changed_signal.subscribe(self, self._theme_changed)
         self.after_first_frame(self.collector_back)
+        self.after_first_frame(self.load_other_css)
         self.after_first_frame(self.count_queue)
         if self.poll_enabled:
             self.poll_timer = self.set_interval(self.poll_seconds, self.poll, name="poll-files")
@@ -132,6 +135,29 @@ class CuratorApp(App):
         if not gc.isenabled():
             gc.freeze()
             gc.enable()
+
+    def load_other_css(self) -> bool:
+        """The styles of the other screens (screens.tcss), once: app.tcss holds only what the first
+        screen needs, so that less CSS is parsed before the first frame. True when loaded just now.
+
+        Textual (8.2.8, pinned) has no public call to add a file to a running app's stylesheet:
+        the file is added as CSS_PATH's files are (a user source), and parsed at once (Textual
+        keeps every other source's rules parsed). Its rules select only other screens' widgets,
+        so nothing already styled changes."""
+        sheet = self.stylesheet
+        if sheet.has_source(str(OTHER_CSS)):
+            return False
+        sheet.read(OTHER_CSS)
+        sheet.parse()
+        return True
+
+    def _load_screen_css(self, screen: Screen) -> None:
+        """Every screen but the first loads the other screens' styles before it is styled further
+        (Textual calls this for each screen it shows or pushes, right after registering it, which
+        styled the screen itself: restyled when they arrive just now)."""
+        if getattr(screen, "MODE", "") != "memory" and self.load_other_css():
+            self.stylesheet.update(screen)
+        super()._load_screen_css(screen)
 
     def after_first_frame(self, callback) -> None:
         """Run `callback` a moment after the first frame is out. Textual flushes the terminal when

@@ -14,7 +14,7 @@ from core.store.memory import serialize
 from tests.core.pending_support import build_home, entries, stage
 from tests.core.sessions_fixtures import Msg, build_db
 from tests.tui.helpers import settle, shown, until, until_dialog
-from tools.shots import TODAY, workers_done
+from tools.shots import TODAY, settled, workers_done
 from tui.screens.dialogs import ConfirmDialog, EditEntryDialog
 from tui.screens.review import MergeDialog
 from tui.screens.search import SearchScreen
@@ -503,7 +503,7 @@ async def test_header_mode_tabs_are_clickable(demo_home, make_app):
 async def test_single_click_selects_and_double_click_opens(demo_home, make_app):
     app = make_app(demo_home)
     async with app.run_test(size=(120, 36)) as pilot:
-        await pilot.pause()
+        await settled(pilot)  # the first screen and what follows it (the scan reloads the list)
         lst = app.screen.query_one("#entries-memory", EntryList)
         line = lst._index_to_line[1] + 1  # the second entry (a rule line separates entries)
         await pilot.click(lst, offset=(6, line))

@@ -256,3 +256,19 @@ async def test_on_a_short_terminal_the_buttons_stay_in_view(work):
             assert button.region.height and button.region.bottom <= 16, button.id
         await pilot.press("n")
     assert app.return_value == QUIT
+
+
+def test_a_home_opens_the_tui_without_importing_the_first_run_screen(demo_home):
+    """Only a folder that isn't a home needs the first-run screen: start-up doesn't pay for it."""
+    code = (
+        "import sys\n"
+        "from tui.app import CuratorApp\n"
+        "CuratorApp.run = lambda self, **_: None\n"
+        "from tui.cli.common import CliContext\n"
+        "from tui.cli.open_tui import run_tui\n"
+        f"assert run_tui(CliContext(home={str(demo_home)!r}), lambda ctx: 1) == 0\n"
+        "print('tui.screens.first_run' in sys.modules)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "False"

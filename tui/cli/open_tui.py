@@ -1,8 +1,9 @@
 """`hmc` with no subcommand: ask first when the folder isn't a Hermes home, then open the TUI.
 
 Without a terminal there is no one to ask: the CLI's one-line refusal, exit 2. The first-run
-screen itself (what it shows, its keys) is tui/screens/first_run.py; "try the demo" is the demo
-subcommand's (tui/cli/demo.py), handed in by the caller, so this module imports no subcommand.
+screen itself (what it shows, its keys) is tui/screens/first_run.py, imported only when it shows (a
+home opens the TUI without it: faster start); "try the demo" is the demo subcommand's
+(tui/cli/demo.py), handed in by the caller, so this module imports no subcommand.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from typing import Callable
 
 from core.home import default_home, is_hermes_home
 from tui.cli.common import CliContext
-from tui.screens.first_run import CREATED, DEMO, MISSING, NOT_HOME, QUIT, FirstRunApp
 
 
 def has_terminal() -> bool:
@@ -32,13 +32,15 @@ def first_run(ctx: CliContext) -> str | None:
     if ctx.init:
         return None  # --init: the curator creates it, as for every command
     base = Path(ctx.home).expanduser() if ctx.home else default_home()
-    if os.path.lexists(base):
-        root = ctx.curator(require_home=False).home.root  # a file, a bad profile: CliError as before
-        if is_hermes_home(root):
+    path = base
+    exists = os.path.lexists(base)
+    if exists:
+        path = ctx.curator(require_home=False).home.root  # a file, a bad profile: CliError as before
+        if is_hermes_home(path):
             return None
-        path, state = root, NOT_HOME
-    else:
-        path, state = base, MISSING
+    from tui.screens.first_run import CREATED, MISSING, NOT_HOME, QUIT, FirstRunApp
+
+    state = NOT_HOME if exists else MISSING
     if not has_terminal():
         ctx.forget_curator()
         ctx.curator()  # raises the CLI's refusal: "… is not a Hermes home …" / "no Hermes home at …"
@@ -59,10 +61,10 @@ def where_from(ctx: CliContext) -> str:
 
 def run_tui(ctx: CliContext, try_demo: Callable[[CliContext], int]) -> int:
     choice = first_run(ctx)  # a folder that isn't a Hermes home: ask first (no terminal: exit 2)
-    if choice == DEMO:
-        return try_demo(ctx)
-    if choice is not None:  # quit: nothing was created
-        return 0
+    if choice is not None:
+        from tui.screens.first_run import DEMO
+
+        return try_demo(ctx) if choice == DEMO else 0  # quit: nothing was created
     curator = ctx.curator(require_home=False)
     from tui.app import CuratorApp
 

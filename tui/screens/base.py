@@ -31,7 +31,10 @@ class OneFrame:
     _whole_frame_at = float("-inf")
     _settled = False  # a new screen paints once it has taken in its resume and its size
 
+    _styled_at: int | None = None  # the app's CSS generation when the screen was styled as it mounted
+
     def _on_mount(self, event) -> None:
+        self._styled_at = self.app._css_update_count
         self.set_timer(SETTLE_AT_MOST, self._settle)
 
     def _on_screen_resume(self, event) -> None:
@@ -39,7 +42,19 @@ class OneFrame:
         whole) and its size (which lays it out again): three frames for one key. It paints once
         the messages already waiting for it are handled, at the latest SETTLE_AT_MOST after it
         was mounted. (Waiting also for Textual's last layout after mounting, one frame less,
-        made a dialog's text area wrap at one width or another by the set order of the run.)"""
+        made a dialog's text area wrap at one width or another by the set order of the run.)
+
+        Textual (8.2.8) restyles every widget of a screen when it resumes, the first time too,
+        right after each widget was styled as it mounted: a second styling of the whole first
+        screen at start-up (a sixth of its time). The first resume skips it when the styles
+        can't have changed since (no theme or CSS change: Textual counts them in
+        App._css_update_count); a class or focus change restyles its widgets itself. Runs
+        before Screen._on_screen_resume (Textual calls each class's handler, subclass first)."""
+        if self._styled_at is not None:
+            if self._styled_at == self.app._css_update_count and not (
+                    self.app.SUSPENDED_SCREEN_CLASS and self.has_class(self.app.SUSPENDED_SCREEN_CLASS)):
+                event.refresh_styles = False
+            self._styled_at = None
         if not self._settled:
             self.call_later(self._settle)
 
@@ -110,12 +125,17 @@ class ModeScreen(OneFrame, Screen):
     filter_text = ""
 
     def action_filter(self) -> None:
+        self.let_text_boxes_type("/")
+        bar = self.filter_bar()
+        if bar is not None:
+            bar.start()
+
+    def filter_bar(self):
+        """The screen's filter line (a FilterBar), or None when it has none."""
         from tui.widgets.filter_bar import FilterBar
 
-        self.let_text_boxes_type("/")
         bars = self.query(FilterBar)
-        if bars:
-            bars.first().start()
+        return bars.first() if bars else None
 
     def let_text_boxes_type(self, character: str) -> None:
         """Give a key bound with priority back to the focused text box (the filter line, the search
@@ -170,6 +190,10 @@ class ModeScreen(OneFrame, Screen):
             return
         self._paint_pending = False
         self.refresh()  # the layout and dirty regions are kept: this paints them
+        if self is self.app.screen:
+            # now, as Textual's update timer would at its next tick (up to 1/60 s later, the screen
+            # idle meanwhile): the first frame is out that much sooner
+            self._on_timer_update()
 
     # -- off screen: built ahead of its first visit (tui.modes.prebuild), or left for another mode --
 

@@ -87,11 +87,11 @@ every action by name.
     ]
 
     def compose(self) -> ComposeResult:
-        yield HmcHeader()
-        yield FilterBar(id="memory-filter")
+        yield HmcHeader()  # the filter line is mounted above the panes when / first opens it (filter_bar)
         with Horizontal(id="panes"):
             for target in TARGETS:
-                yield StorePane(target)
+                store = self.app.curator.stores[target]  # read as the app opened: the gauges mount at their level
+                yield StorePane(target, store.last.usage, store.limit)
         yield WorkProgress(self.app.long_work)
         yield KeyFooter()
 
@@ -99,6 +99,9 @@ every action by name.
         self._scan_cache: dict[str, list[str]] = {}
         self._scanning: set[str] = set()
         self._first_scan = True
+        # The line under a gauge when the prompt's label differs (a blocked entry) comes with the first
+        # scan's badges: telling needs Hermes's threat patterns, compiled off the UI thread by then
+        self._notes_on = False
         self._origins: dict[str, dict[str, str]] = {}
         self.travel_at = None  # time travel: the moment shown (a datetime), read-only; None: now
         self.travel_past: dict[str, tuple[str, ...]] = {}
@@ -131,6 +134,8 @@ every action by name.
 
     def reload(self, target: str | None = None) -> None:
         curator = self.app.curator
+        if not self._notes_on and not any(self.entries_shown(t) for t in TARGETS):
+            self._notes_on = True  # no entry: nothing to scan, nothing to wait for
         for t in TARGETS if target is None else (target,):
             store = curator.stores[t]
             snap = store.last if self.travel_at is None else Snapshot(t, self.travel_past.get(t, ()), exists=True)
@@ -146,8 +151,7 @@ every action by name.
                      f"{FILE_NAMES[t]} is empty: Hermes injects nothing for it. a adds an entry here "
                      f"({'what the agent should know about you' if t == 'user' else 'facts, conventions, decisions'}"
                      "; Tab switches files).")
-            figures = store.figures(snap)
-            note = usage_note(figures, short=self.app.size.height < 30)
+            note = usage_note(store.figures(snap), short=self.app.size.height < 30) if self._notes_on else None
             self.query_one(f"#pane-{t}", StorePane).show(snap, store.limit, store.enabled, self.marks_for(snap.entries),
                                                          title, origins, empty, only, note)
         self.update_bindings()
@@ -167,6 +171,9 @@ every action by name.
         from core.scan import scanner
 
         release = self.app.curator.release
+        if not self._notes_on:  # Hermes's patterns compiled here, not on the UI thread (the gauges' notes)
+            for store in self.app.curator.stores.values():
+                store.figures()
         badges: dict[str, list[str]] = {}
         for entry in entries:
             found = scanner.scan(entry, release)
@@ -213,7 +220,9 @@ every action by name.
         fresh = {e: b for e, b in badges.items() if e not in self._scan_cache}
         self._scan_cache.update(badges)
         self._scanning.difference_update(badges)
-        if any(fresh.values()):
+        notes = not self._notes_on
+        self._notes_on = True
+        if any(fresh.values()) or notes:
             self.reload()
 
     def update_bindings(self) -> None:
@@ -266,6 +275,16 @@ every action by name.
         if index is None or not (0 <= index < len(entries)):
             return None
         return entries[index]
+
+    def filter_bar(self) -> FilterBar:
+        """The filter line, mounted the first time `/` opens it: one widget (a text box) less to build
+        and style before the first frame. It is registered at once, so the keys typed right behind
+        `/` reach it (FilterBar.start)."""
+        bar = super().filter_bar()
+        if bar is None:
+            bar = FilterBar(id="memory-filter")
+            self.mount(bar, before="#panes")
+        return bar
 
     def apply_filter(self) -> None:
         self.reload()

@@ -5,8 +5,10 @@ from __future__ import annotations
 from typing import Sequence
 
 from rich.text import Text
-from tui.widgets.lists import HmcList
+from textual.visual import RichVisual
 from textual.widgets.option_list import Option
+
+from tui.widgets.lists import HmcList
 
 from tui.literal import masked, visible_controls
 
@@ -22,13 +24,14 @@ class Hanging:
     def __init__(self, number: int, body: Text) -> None:
         self.number = number
         self.body = body
-        self._by_width: dict[int, Text] = {}  # the list measures and paints each row several times
+        self._by_width: dict[int, tuple[Text, int]] = {}  # the list measures and paints each row several times
 
-    def __rich_console__(self, console, options):
+    def _wrapped(self, console, max_width: int) -> tuple[Text, int]:
+        """The row at `max_width` cells, and its number of lines."""
         indent = self.NUMBER_WIDTH + 1
-        width = max(1, options.max_width - indent)
-        out = self._by_width.get(width)
-        if out is None:
+        width = max(1, max_width - indent)
+        cached = self._by_width.get(width)
+        if cached is None:
             lines = self.body.wrap(console, width, overflow="fold")
             out = Text(no_wrap=True)
             for i, line in enumerate(lines):
@@ -37,13 +40,28 @@ class Hanging:
                 else:
                     out.append(f"{self.number:>{self.NUMBER_WIDTH}} ", style="bold")
                 out.append_text(line)
-            self._by_width[width] = out
-        yield out.copy()  # rendering may change a Text in place: the cache keeps its own
+            cached = self._by_width[width] = (out, max(1, len(lines)))
+        return cached
+
+    def height(self, console, max_width: int) -> int:
+        return self._wrapped(console, max_width)[1]
+
+    def __rich_console__(self, console, options):
+        yield self._wrapped(console, options.max_width)[0].copy()  # rendering may change a Text in place
 
     def __rich_measure__(self, console, options):
         from rich.measure import Measurement
 
         return Measurement(self.NUMBER_WIDTH + 2, options.max_width)
+
+
+class HangingVisual(RichVisual):
+    """A Hanging row as the option list sees it: its height is its number of wrapped lines, known
+    from the wrap its paint reuses. (Textual's RichVisual renders a row to count its lines, then
+    again to paint it: the first frame measures every row it lists.)"""
+
+    def get_height(self, rules, width: int) -> int:
+        return self._renderable.height(self._widget.app.console, width)
 
 
 def entry_prompt(number: int, entry: str, limit: int, marks: Sequence[str] = (), origin: str | None = None) -> Hanging:
@@ -124,6 +142,14 @@ class EntryList(HmcList):
                                         style="dim italic"), id="empty", disabled=True))
         if self.numbers:
             self.highlighted = min(old if old is not None else 0, len(self.numbers) - 1)
+
+    def _get_visual(self, option: Option):
+        """Textual (8.2.8, pinned) wraps a rich renderable in a RichVisual when an option is first
+        measured (OptionList._get_visual, caching it on the option): a Hanging row gets its own,
+        which counts its lines without rendering them."""
+        if option._visual is None and isinstance(option.prompt, Hanging):
+            option._visual = HangingVisual(self, option.prompt)
+        return super()._get_visual(option)
 
     def _add_rest(self, generation: int, options: list) -> None:
         if generation == self._generation:  # not replaced meanwhile

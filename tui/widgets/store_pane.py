@@ -16,15 +16,18 @@ from tui.widgets.gauge import CapacityGauge
 class StorePane(Vertical):
     """Renders a Snapshot it is given; it never reads files itself."""
 
-    def __init__(self, target: str, **kwargs) -> None:
+    def __init__(self, target: str, used: int = 0, limit: int = 1, **kwargs) -> None:
+        """`used`/`limit`: the gauge's figures as it mounts, when known (the first `show` then
+        keeps its level class: no second styling of the gauge)."""
         super().__init__(id=f"pane-{target}", classes="store-pane", **kwargs)
         self.target = target
+        self._figures = (used, limit)
 
     def compose(self) -> ComposeResult:
         # the title rides on the gauge's first line, and the problem banner is mounted only when a
         # problem shows: fewer widgets to style and lay out (start-up time)
-        yield CapacityGauge(id=f"gauge-{self.target}", title=Text(FILE_NAMES[self.target], style="bold"),
-                            classes="pane-title")
+        yield CapacityGauge(*self._figures, id=f"gauge-{self.target}",
+                            title=Text(FILE_NAMES[self.target], style="bold"), classes="pane-title")
         yield EntryList(id=f"entries-{self.target}")
 
     @property

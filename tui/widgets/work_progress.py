@@ -1,11 +1,11 @@
 """The progress line of long work (a history rebuild past 10 s): hidden until a job of the `Jobs`
 it is given has run long enough to be shown (core.progress), then its words and a progress bar,
 polled a few times a second; hidden again when the job ends. It renders only what the jobs say.
-The bar is mounted the first time there is something to show (nothing extra at start-up)."""
+The words and the bar are mounted the first time there is something to show (nothing extra at
+start-up: a hidden line costs as much to build and style as a shown one)."""
 
 from __future__ import annotations
 
-from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import Static
 
@@ -28,9 +28,7 @@ class WorkProgress(Horizontal):
         self.jobs = jobs
         self._shown: tuple[str, int, int] | None = None
         self._bar = None
-
-    def compose(self) -> ComposeResult:
-        yield Static("", markup=False)
+        self._words: Static | None = None
 
     def on_mount(self) -> None:
         self.set_interval(POLL_SECONDS, self.poll)
@@ -45,12 +43,14 @@ class WorkProgress(Horizontal):
         if state is None:
             return
         line, done, total = state
-        self.query_one(Static).update(literal(line[:1].upper() + line[1:]))
+        words = literal(line[:1].upper() + line[1:])
         if self._bar is None:
             from textual.widgets import ProgressBar
 
             self._bar = ProgressBar(total=total or None, show_eta=False, show_percentage=False)
             self._bar.progress = min(done, total)
-            self.mount(self._bar, before=0)
+            self._words = Static(words, markup=False)
+            self.mount(self._bar, self._words)
         else:
+            self._words.update(words)
             self._bar.update(total=total or None, progress=min(done, total))
