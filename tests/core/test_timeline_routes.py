@@ -20,13 +20,23 @@ def small_windows(tmp_path, monkeypatch):
     monkeypatch.setattr(memory_calls, "DENSE_WINDOW", 2)  # 16 messages are enough to be sampled
 
 
+def wal(db) -> None:
+    """The journal mode Hermes uses: the rows are then paired as SQLite reads them."""
+    con = sqlite3.connect(db.path)
+    assert con.execute("PRAGMA journal_mode=WAL").fetchone()[0] == "wal"
+    con.close()
+
+
 def _shape(tl):
     return [(w.id, w.action, w.changes, w.source) for w in tl.log()], [(b.text, b.origin.id) for b in tl.blame()]
 
 
+@pytest.mark.parametrize("journal", ["delete", "wal"])
 @pytest.mark.parametrize("layout", ["inline", "current"])
-def test_a_database_of_memory_calls_is_scanned_and_reads_the_same(tmp_path, layout):
+def test_a_database_of_memory_calls_is_scanned_and_reads_the_same(tmp_path, layout, journal):
     home, db = make_home(tmp_path, layout)
+    if journal == "wal":
+        wal(db)
     db.session("s", "telegram")
     for i in range(12):
         db.call("s", add(f"fact {i}"), tool_name=None if i == 5 else "memory")  # one result without its tool's name
@@ -94,4 +104,61 @@ def test_a_route_asked_for_is_taken_as_it_is(tmp_path):
     harvest = Harvest()
     assert read_calls(conn, probe(conn, db.path), harvest, "fts-columns") == "fts-columns"
     assert len(harvest.calls) == 12
+    conn.close()
+
+
+class _IndexFailsMidway:
+    """A connection whose index query fails after a few rows (a damaged index found mid-read)."""
+
+    def __init__(self, conn: sqlite3.Connection, after: int):
+        self.conn, self.after, self.failed = conn, after, 0
+
+    @property
+    def in_transaction(self) -> bool:
+        return self.conn.in_transaction
+
+    def rollback(self) -> None:
+        self.conn.rollback()
+
+    def execute(self, sql: str, params=()):
+        cursor = self.conn.execute(sql, params)
+        if "MATCH" not in sql or not sql.startswith("SELECT id, session_id"):
+            return cursor  # the sampling counts, the schema, the position
+        outer = self
+
+        class Rows:
+            def __iter__(self):
+                for i, row in enumerate(cursor):
+                    if i == outer.after:
+                        outer.failed += 1
+                        raise sqlite3.OperationalError("database disk image is malformed")
+                    yield row
+
+            def fetchall(self):
+                return list(self)
+
+        return Rows()
+
+
+@pytest.mark.parametrize("journal", ["delete", "wal"])
+def test_an_index_failing_midway_is_read_again_by_a_scan_with_nothing_counted_twice(tmp_path, journal):
+    home, db = make_home(tmp_path)
+    if journal == "wal":
+        wal(db)
+    db.session("s")
+    db.call("s", "{not json")  # skipped and counted before the index fails
+    db.call("s", add("fact 0"), result={"success": False, "error": "full"})  # ignored and counted
+    for i in range(1, 8):
+        db.call("s", add(f"fact {i}"))
+    conn = sqlite3.connect(f"file:{db.path}?mode=ro", uri=True)
+    schema = probe(conn, db.path)
+    plain = Harvest()
+    assert read_calls(conn, schema, plain, "scan") == "scan"
+    proxy = _IndexFailsMidway(conn, after=8)
+    harvest = Harvest()
+    assert read_calls(proxy, schema, harvest, "fts-columns") == "scan" and proxy.failed == 1
+    assert harvest.calls == plain.calls and [c.content for c in harvest.calls] == [f"fact {i}" for i in range(1, 8)]
+    assert harvest.skipped == plain.skipped == {"malformed arguments": 1}
+    assert harvest.ignored == plain.ignored == {"failed": 1}
+    assert harvest.last_id == plain.last_id and harvest.open == plain.open == []
     conn.close()
