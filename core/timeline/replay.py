@@ -111,11 +111,11 @@ class _Builder:
         and undo, and the write's row is made directly."""
         wid = f"m{call.result_id}"
         i = len(self.writes)
-        line = state.add_new(content, i)
-        if line is None:  # an exact re-add: nothing changes
+        seq = state.add_new(content, i)
+        if seq is None:  # an exact re-add: nothing changes
             changes, log = (), ()
         else:
-            changes, log = ((None, content),), (line.seq, content)
+            changes, log = ((None, content),), (seq, content)
         note = self._counted(call, state, wid) if call.entry_count is not None else None
         self.writes.add((wid, ts, "agent", source or "agent", call.target, "add", call.session_id, call.message_id,
                          call.old_text, call.content, call.operations, changes, note, None, log))
@@ -315,10 +315,10 @@ class _Replay:
                 # the common write, a non-empty add with no count or store echoed, replayed here as
                 # _Builder._add does it (a method call or two less for each of tens of thousands)
                 if action == "add" and entries is None and count is None and content and (text := content.strip()):
-                    line = states[target].add_new(text, base_index + done)
+                    seq = states[target].add_new(text, base_index + done)
                     add_row((f"m{rid}", ts, "agent", source_of(sid, "") or "agent", target, "add", sid, item[0],
-                             old_text, content, ops, ((None, text),) if line is not None else (), None, None,
-                             (line.seq, text) if line is not None else ()))
+                             old_text, content, ops, ((None, text),) if seq is not None else (), None, None,
+                             (seq, text) if seq is not None else ()))
                 else:
                     call(item, ts, source_of(sid, ""))
                     add_row, base_index = builder.writes.appender()

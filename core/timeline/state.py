@@ -60,11 +60,14 @@ class State:
         self.dead = 0
         self._blob: tuple[str, list[int], list[Line]] | None = None
         self._noted: dict[int, tuple[Line, str | None, int, bool]] = {}  # the open call's lines
-        # entries loaded from the cache and not yet made Lines (texts, origins, firsts, revisions,
-        # seqs: columns, -1 for no write): an update that only adds never makes them; `lines` and
-        # `by_text` then hold only the lines added since (all after them)
-        self._cold: tuple[tuple, ...] | None = None
-        self._cold_texts: set[str] | None = None
+        # the entries as columns (texts, origins, firsts, revisions, seqs; -1 for no write), not
+        # yet made Lines: those loaded from the cache and those added since by plain adds (the
+        # columns then become lists). While there are columns every entry is in them (`lines` and
+        # `by_text` are empty); anything but a plain add makes them Lines first. A store that only
+        # ever gets adds (a cold build of tens of thousands of them, an update that only adds)
+        # never makes a Line.
+        self._cold: tuple[Sequence, ...] | None = ([], [], [], [], [])
+        self._cold_texts: set[str] | None = None  # the columns' texts, once enough adds have looked
         self._cold_looks = 0
 
     def load_columns(self, texts: tuple, origins: tuple, firsts: tuple, revisions: tuple, seqs: tuple) -> None:
@@ -74,10 +77,10 @@ class State:
         self.next_seq = max(self.next_seq, seqs[-1] + 1 if seqs else 0)
 
     def _thaw(self) -> None:
-        """Make the cached entries Lines, before the lines added since."""
+        """Make the entries held as columns Lines."""
         texts, origins, firsts, revisions, seqs = self._cold
         self._cold = self._cold_texts = None
-        added = list(self.lines.values())
+        added = list(self.lines.values())  # none while there are columns: kept for safety
         lines = []
         for text, origin, first, revs, seq in zip(texts, origins, firsts, revisions, seqs):
             line = Line(text, seq=seq)
@@ -91,13 +94,15 @@ class State:
 
     def columns(self) -> tuple[tuple, ...]:
         """The entries as columns: (texts, origins, firsts, revisions, seqs), -1 for no write."""
+        if self._cold is not None and not self.lines:
+            return tuple(tuple(col) for col in self._cold)  # a tuple is given as it is: no copy
         lines = list(self.alive()) if self._cold is None else list(self.lines.values())
         new = (tuple(line.text for line in lines), tuple(-1 if line.origin is None else line.origin for line in lines),
                tuple(-1 if line.first is None else line.first for line in lines),
                tuple(line.revisions for line in lines), tuple(line.seq for line in lines))
         if self._cold is None:
             return new
-        return tuple(old + more for old, more in zip(self._cold, new))
+        return tuple(tuple(old) + more for old, more in zip(self._cold, new))
 
     # -- reading -------------------------------------------------------------------------------
     def alive(self) -> Iterator[Line]:
@@ -110,7 +115,7 @@ class State:
     @property
     def texts(self) -> tuple[str, ...]:
         if self._cold is not None:  # the lines added since can't be dead: only add_new runs cold
-            return self._cold[0] + tuple(line.text for line in self.lines.values())
+            return tuple(self._cold[0]) + tuple(line.text for line in self.lines.values())
         return tuple(line.text for line in self.alive())
 
     def __len__(self) -> int:
@@ -187,29 +192,47 @@ class State:
         self._blob = None
         return line
 
-    def add_new(self, text: str, origin: int | None = None) -> Line | None:
+    def add_new(self, text: str, origin: int | None = None) -> int | None:
         """An add on its own, outside a call's transaction (nothing to note: it can't fail): the new
-        line (from write `origin`), or None when `text` is already an entry."""
+        entry's seq (from write `origin`), or None when `text` is already an entry. While the
+        entries are columns it is added to them, no Line made."""
         by_text = self.by_text
         if text in by_text:
             return None
-        if self._cold is not None:
+        columns = self._cold
+        if columns is not None:
             cold = self._cold_texts
             if cold is None:  # a few adds scan the texts (C's loop); more make a set of them once
                 self._cold_looks += 1
                 if self._cold_looks > COLD_SCANS:
-                    cold = self._cold_texts = set(self._cold[0])
+                    cold = self._cold_texts = set(columns[0])
                 else:
-                    cold = self._cold[0]
+                    cold = columns[0]
             if text in cold:
                 return None
+            if not self.lines:
+                if type(columns[0]) is not list:  # the cache's tuples: lists once, to append to
+                    columns = self._cold = tuple(list(col) for col in columns)
+                texts, origins, firsts, revisions, seqs = columns
+                seq = self.next_seq
+                self.next_seq = seq + 1
+                mark = -1 if origin is None else origin
+                texts.append(text)
+                origins.append(mark)
+                firsts.append(mark)
+                revisions.append(1)
+                seqs.append(seq)
+                if self._cold_texts is not None:
+                    self._cold_texts.add(text)
+                self._blob = None
+                return seq
         seq = self.next_seq
         line = Line(text, origin, seq)
         self.next_seq = seq + 1
         self.lines[seq] = line
         by_text[text] = [line]
         self._blob = None
-        return line
+        return seq
 
     def set_text(self, line: Line, text: str) -> None:
         self._note(line)

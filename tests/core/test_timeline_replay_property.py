@@ -333,3 +333,18 @@ def test_a_replay_saved_mid_way_and_continued_equals_the_reference(n):
     second = _Replay.load(marshal.loads(marshal.dumps(first.dump())), NEWEST)
     second.feed(calls[cut:], [], {"memory": [], "user": []}, {})
     compare(seed, NEWEST, second, ref, current)
+
+
+@pytest.mark.parametrize("release", [NEWEST, OLD], ids=lambda r: r.name)
+@pytest.mark.parametrize("n", range(30))
+def test_the_calls_only_replay_equals_the_reference(release, n):
+    """The agent's calls alone take the calls-only loop, where plain adds add to the entries'
+    columns and any other write makes them lines first (and adds after it make lines)."""
+    seed = BASE_SEED + 2000 + n
+    evts = [e for e in events(seed) if e[0] == "call"]
+    calls, records, snaps = _split(evts)
+    current = {"memory": ("ab",), "user": ()}
+    ref = reference(evts, release, current)
+    replay = _Replay(release)
+    replay.feed(calls, [], {"memory": [], "user": []}, {})
+    compare(seed, release, replay, ref, current)
