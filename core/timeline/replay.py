@@ -295,7 +295,9 @@ class _Replay:
         builder = self.builder
         call = builder.call
         states = builder.states
-        add_row, base_index = builder.writes.appender()
+        appends, base_index = builder.writes.appenders()
+        (a_id, a_ts, a_by, a_source, a_target, a_action, a_session, a_message, a_old, a_content, a_ops, a_changes,
+         a_note, a_detail, a_log) = appends
         source_of = sources.get
         clock = time.monotonic
         saved = clock()
@@ -316,13 +318,24 @@ class _Replay:
                 # _Builder._add does it (a method call or two less for each of tens of thousands)
                 if action == "add" and entries is None and count is None and content and (text := content.strip()):
                     seq = states[target].add_new(text, base_index + done)
-                    add_row((f"m{rid}", ts, "agent", source_of(sid, "") or "agent", target, "add", sid, item[0],
-                             old_text, content, ops, ((None, text),) if seq is not None else (), None, None,
-                             (seq, text) if seq is not None else ()))
+                    a_id(f"m{rid}")  # the write's row, a field at a time (Write.row's order)
+                    a_ts(ts)
+                    a_by("agent")
+                    a_source(source_of(sid, "") or "agent")
+                    a_target(target)
+                    a_action("add")
+                    a_session(sid)
+                    a_message(item[0])
+                    a_old(old_text)
+                    a_content(content)
+                    a_ops(ops)
+                    a_changes(((None, text),) if seq is not None else ())
+                    a_note(None)
+                    a_detail(None)
+                    a_log((seq, text) if seq is not None else ())
                 else:
                     call(item, ts, source_of(sid, ""))
-                    add_row, base_index = builder.writes.appender()
-                    base_index -= done + 1
+                    base_index = len(builder.writes) - done - 1
                 done += 1
                 if progress is not None and not done % PROGRESS_EVERY:
                     progress(done, total)
