@@ -351,7 +351,9 @@ def _made(pending: Open, rid: Any, ts: Any, result: dict, harvest: Harvest) -> C
     target = aget("target")
     if target is None:
         target = "memory"
-    if target not in TARGETS:
+    # the names as hmc's own strings, one each, not a copy per call (tens of thousands are kept)
+    target = _TARGET_NAMES.get(target) if type(target) is str else None
+    if target is None:
         harvest.skip("malformed arguments")
         return None
     ops = aget("operations")
@@ -369,7 +371,8 @@ def _made(pending: Open, rid: Any, ts: Any, result: dict, harvest: Harvest) -> C
             return _new_call(Call, (message_id, rid, session_id, ts, call_id, target, "batch", None, None, operations,
                                     entries, count))
         action = aget("action")
-        if action not in _SINGLE:
+        action = _SINGLE_NAMES.get(action) if type(action) is str else None
+        if action is None:
             harvest.skip("malformed arguments")
             return None
         # 0.20+ take `new_text` for a missing content; 0.19 refused the keyword, so a call that
@@ -393,6 +396,8 @@ _new_call = tuple.__new__  # a named tuple made from its fields' tuple, without 
 
 
 _SINGLE = ("add", "replace", "remove", "patch")
+_SINGLE_NAMES = {name: name for name in _SINGLE}
+_TARGET_NAMES = {name: name for name in TARGETS}
 
 
 # -- reading rows ------------------------------------------------------------------------------------
@@ -462,6 +467,7 @@ def harvest_rows(rows: Iterable[tuple], harvest: Harvest, conn: sqlite3.Connecti
             anonymous.setdefault(o.session_id, []).append(o)
     found = harvest.calls.append
     pop = by_id.pop
+    same_session = {}.setdefault  # one string per session id, not one per row (the calls keep theirs)
     scan = _scan_once
     last = harvest.last_id
     for mid, sid, role, call_id, tool_calls, tool_name, content, ts in rows:
@@ -474,6 +480,7 @@ def harvest_rows(rows: Iterable[tuple], harvest: Harvest, conn: sqlite3.Connecti
         if role == "assistant":
             if type(tool_calls) is not str:
                 continue
+            sid = same_session(sid, sid)
             calls = None
             if len(tool_calls) <= MAX_TOOL_CALLS_CHARS:
                 try:
