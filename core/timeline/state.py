@@ -23,6 +23,7 @@ from typing import Iterator, Sequence
 SEP = "\x00"  # joins the texts for substring lookups; an old_text holding it takes the slow path
 CLEAR = -1  # a log's "start again" marker
 COLD_SCANS = 32  # adds checked against the cached texts by a scan before a set of them is made
+FREEZE_AFTER = 64  # plain adds in a row (and at least as many as there are lines) make the lines columns again
 
 
 class Line:
@@ -69,6 +70,7 @@ class State:
         self._cold: tuple[Sequence, ...] | None = ([], [], [], [], [])
         self._cold_texts: set[str] | None = None  # the columns' texts, once enough adds have looked
         self._cold_looks = 0
+        self._plain_adds = 0  # add_new calls since the lines were made or last changed otherwise
 
     def load_columns(self, texts: tuple, origins: tuple, firsts: tuple, revisions: tuple, seqs: tuple) -> None:
         """Hold these entries (the cache's columns, checked by the caller), made Lines only when needed."""
@@ -169,6 +171,7 @@ class State:
     def _note(self, line: Line, existed: bool = True) -> None:  # every change notes first: thawed here
         if self._cold is not None:
             self._thaw()
+        self._plain_adds = 0
         if id(line) not in self._noted:
             self._noted[id(line)] = (line, line.text if existed else None, line.revisions, existed)
 
@@ -199,6 +202,11 @@ class State:
         by_text = self.by_text
         if text in by_text:
             return None
+        if self._cold is None:
+            self._plain_adds += 1
+            # the run of adds (each made a line) outnumbers the lines there were before it
+            if self._plain_adds > FREEZE_AFTER and 2 * self._plain_adds > len(self.lines):
+                self._freeze()
         columns = self._cold
         if columns is not None:
             cold = self._cold_texts
@@ -233,6 +241,20 @@ class State:
         by_text[text] = [line]
         self._blob = None
         return seq
+
+    def _freeze(self) -> None:
+        """Hold the lines as columns again (a long run of plain adds after other writes: they add
+        to the columns from here on). Only between calls, with no line dead; the run of adds it
+        takes is at least as long as the store, so that writes alternating with such runs cost
+        the adds' length, not the store's, each."""
+        if self._noted or self.dead:
+            return
+        lines = list(self.lines.values())
+        self._cold = ([line.text for line in lines], [-1 if line.origin is None else line.origin for line in lines],
+                      [-1 if line.first is None else line.first for line in lines],
+                      [line.revisions for line in lines], [line.seq for line in lines])
+        self._cold_texts = set(self._cold[0])
+        self.lines, self.by_text, self._blob, self._plain_adds = {}, {}, None, 0
 
     def set_text(self, line: Line, text: str) -> None:
         self._note(line)
@@ -380,3 +402,4 @@ class State:
         self.dead = 0
         self._noted = {}
         self._blob = None
+        self._plain_adds = 0
