@@ -24,6 +24,7 @@ primary key). tests/bench/bench_timeline.py measures the routes.
 from __future__ import annotations
 
 import json
+import operator
 import sqlite3
 from dataclasses import dataclass, field
 from typing import Any, Iterable, NamedTuple
@@ -392,6 +393,7 @@ def _made(pending: Open, rid: Any, ts: Any, result: dict, harvest: Harvest) -> C
         return None
 
 
+_SESSION_OF = operator.attrgetter("session_id")
 _new_call = tuple.__new__  # a named tuple made from its fields' tuple, without the Python-level __new__
 
 
@@ -598,7 +600,7 @@ def read_calls(conn: sqlite3.Connection, schema: Schema | None, harvest: Harvest
         harvest_rows(rows, harvest, conn)
     if first and route != "scan" and harvest.open:
         _late_results(conn, harvest, upto)
-    new = {c.session_id for c in harvest.calls[before:]} - set(harvest.sources)
+    new = set(map(_SESSION_OF, harvest.calls[before:])).difference(harvest.sources)  # C's loop: 50,000 calls
     if new:
         harvest.sources.update(read_sources(conn, new))
     harvest.last_id = max(harvest.last_id, upto)
