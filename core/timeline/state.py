@@ -62,11 +62,11 @@ class State:
         self._blob: tuple[str, list[int], list[Line]] | None = None
         self._noted: dict[int, tuple[Line, str | None, int, bool]] = {}  # the open call's lines
         # the entries as columns (texts, origins, firsts, revisions, seqs; -1 for no write), not
-        # yet made Lines: those loaded from the cache and those added since by plain adds (the
-        # columns then become lists). While there are columns every entry is in them (`lines` and
-        # `by_text` are empty); anything but a plain add makes them Lines first. A store that only
-        # ever gets adds (a cold build of tens of thousands of them, an update that only adds)
-        # never makes a Line.
+        # yet made Lines: those loaded from the cache (tuples; `lines` and `by_text` then hold the
+        # lines added since, all after them), or those this run's plain adds added (lists, which
+        # hold every entry). Anything but a plain add makes them Lines first. A store that only
+        # gets adds (a cold build of tens of thousands of them) makes no Line; an update that only
+        # adds makes one per add, none for the cached entries.
         self._cold: tuple[Sequence, ...] | None = ([], [], [], [], [])
         self._cold_texts: set[str] | None = None  # the columns' texts, once enough adds have looked
         self._cold_looks = 0
@@ -218,9 +218,9 @@ class State:
                     cold = columns[0]
             if text in cold:
                 return None
-            if not self.lines:
-                if type(columns[0]) is not list:  # the cache's tuples: lists once, to append to
-                    columns = self._cold = tuple(list(col) for col in columns)
+            # columns of this run's adds (lists) take more; the cache's (tuples, tens of thousands
+            # of entries that an update's few adds shouldn't copy) get lines after them
+            if type(columns[0]) is list and not self.lines:
                 texts, origins, firsts, revisions, seqs = columns
                 seq = self.next_seq
                 self.next_seq = seq + 1
