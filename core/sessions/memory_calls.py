@@ -578,19 +578,25 @@ def read_calls(conn: sqlite3.Connection, schema: Schema | None, harvest: Harvest
         row = conn.execute("SELECT MAX(id) FROM messages").fetchone()
         upto = row[0] if row and isinstance(row[0], int) else 0
         if upto > harvest.last_id:
-            if chosen and first and route != "scan":
-                route = _scan_when_dense(conn, route, upto)
+            # the routes to try in turn: an FTS index that can't answer (damaged, unknown
+            # tokenizer) is replaced by the scan; a scan chosen because the memory rows are most
+            # of the messages that fails (a row it reads that the index's answer leaves out, such
+            # as a result without its tool's name holding text that isn't UTF-8) by the index's
+            # route, as before the choice
+            attempts = [route, "scan"] if first and route != "scan" else [route]
+            if chosen and first and route != "scan" and _scan_when_dense(conn, route, upto) == "scan":
+                attempts = ["scan", route]
             stream = _streams(conn)
             counts = (dict(harvest.skipped), dict(harvest.ignored))
-            try:
-                rows = _rows(conn, route, harvest, upto, stream)
-            except sqlite3.OperationalError:
-                if route == "scan" or not first:
-                    raise
-                route = "scan"  # an FTS index that can't answer (damaged, unknown tokenizer): scan instead
-                del harvest.calls[before:]  # what a stream had read before the index failed
-                harvest.skipped, harvest.ignored = counts
-                rows = _rows(conn, route, harvest, upto, stream)
+            for k, route in enumerate(attempts):
+                try:
+                    rows = _rows(conn, route, harvest, upto, stream)
+                    break
+                except sqlite3.OperationalError:
+                    if k == len(attempts) - 1:
+                        raise
+                    del harvest.calls[before:]  # what a stream had read before the route failed
+                    harvest.skipped, harvest.ignored = dict(counts[0]), dict(counts[1])
     finally:
         if own:
             conn.rollback()  # a read: nothing to keep, and the writers' lock is free again

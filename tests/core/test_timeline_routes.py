@@ -11,7 +11,7 @@ import pytest
 from core.sessions import memory_calls
 from core.sessions.memory_calls import Harvest, read_calls
 from core.sessions.db import probe
-from tests.core.test_timeline import add, make_home, timeline, write_files
+from tests.core.test_timeline import T0, add, make_home, timeline, write_files
 
 
 @pytest.fixture(autouse=True)
@@ -162,3 +162,24 @@ def test_an_index_failing_midway_is_read_again_by_a_scan_with_nothing_counted_tw
     assert harvest.ignored == plain.ignored == {"failed": 1}
     assert harvest.last_id == plain.last_id and harvest.open == plain.open == []
     conn.close()
+
+
+@pytest.mark.parametrize("journal", ["delete", "wal"])
+def test_a_scan_that_meets_text_it_cant_read_gives_way_to_the_index(tmp_path, journal):
+    """The scan reads rows the index's answer leaves out (a result without its tool's name); one
+    holding text that isn't UTF-8 fails the scan, and the build reads as it did before the choice."""
+    home, db = make_home(tmp_path)
+    if journal == "wal":
+        wal(db)
+    db.session("s")
+    for i in range(12):
+        db.call("s", add(f"fact {i}"))
+    stray = db._insert([("s", "tool", "x", "nobody", None, None, T0)])[0]
+    con = sqlite3.connect(db.path)
+    con.execute("UPDATE messages SET content = CAST(x'ff7b' AS TEXT) WHERE id = ?", (stray,))
+    con.commit()
+    con.close()
+    write_files(home, [f"fact {i}" for i in range(12)])
+    _, tl = timeline(home)
+    assert tl.stats["route"] == "fts-columns"
+    assert [w.content for w in tl.log()] == [f"fact {i}" for i in range(12)] and tl.divergences == []
