@@ -17,8 +17,10 @@ never fatal.
 
 The indexed route: the FTS index covers `tool_name` and `tool_calls` since schema 11, so the rows
 mentioning `memory` come from it (a column filter where the index has those columns); a database
-without a usable index is scanned. New messages since a cached run are read by id range (the
-primary key). tests/bench/bench_timeline.py measures the routes.
+without a usable index is scanned, and so is one whose messages are mostly memory rows (the index
+sampled first: fetching each row by id then costs more than reading the table). New messages
+since a cached run are read by id range (the primary key). In WAL mode the rows are paired as
+SQLite reads them. tests/bench/bench_timeline.py measures the routes, bench_scale.py the dense case.
 """
 
 from __future__ import annotations
