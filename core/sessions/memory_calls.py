@@ -17,13 +17,16 @@ never fatal.
 
 The indexed route: the FTS index covers `tool_name` and `tool_calls` since schema 11, so the rows
 mentioning `memory` come from it (a column filter where the index has those columns); a database
-without a usable index is scanned. New messages since a cached run are read by id range (the
-primary key). tests/bench/bench_timeline.py measures the routes.
+without a usable index is scanned, and so is one whose messages are mostly memory rows (the index
+sampled first: fetching each row by id then costs more than reading the table). New messages
+since a cached run are read by id range (the primary key). In WAL mode the rows are paired as
+SQLite reads them. tests/bench/bench_timeline.py measures the routes, bench_scale.py the dense case.
 """
 
 from __future__ import annotations
 
 import json
+import operator
 import sqlite3
 from dataclasses import dataclass, field
 from typing import Any, Iterable, NamedTuple
@@ -263,6 +266,11 @@ def memory_calls(tool_calls: Any, harvest: Harvest) -> list[tuple[str, Any]]:
     except (ValueError, RecursionError):
         harvest.skip("tool_calls that aren't JSON")
         return []
+    return calls_in(calls, harvest)
+
+
+def calls_in(calls: Any, harvest: Harvest) -> list[tuple[str, Any]]:
+    """memory_calls's answer for `tool_calls` already parsed."""
     if not isinstance(calls, list):
         harvest.skip("tool_calls that aren't a list")
         return []
@@ -329,6 +337,11 @@ def make_call(pending: Open, result_row: tuple, result: dict | None, harvest: Ha
     if result is None:
         harvest.ignore("result unreadable")
         return None
+    return _made(pending, result_row[0], result_row[7], result, harvest)
+
+
+def _made(pending: Open, rid: Any, ts: Any, result: dict, harvest: Harvest) -> Call | None:
+    """make_call with the result read (a dict) and its row's id and time."""
     get = result.get
     if get("success") is not True:
         harvest.ignore("failed")
@@ -341,7 +354,9 @@ def make_call(pending: Open, result_row: tuple, result: dict | None, harvest: Ha
     target = aget("target")
     if target is None:
         target = "memory"
-    if target not in TARGETS:
+    # the names as hmc's own strings, one each, not a copy per call (tens of thousands are kept)
+    target = _TARGET_NAMES.get(target) if type(target) is str else None
+    if target is None:
         harvest.skip("malformed arguments")
         return None
     ops = aget("operations")
@@ -352,7 +367,6 @@ def make_call(pending: Open, result_row: tuple, result: dict | None, harvest: Ha
         count = get("entry_count")
         if count is not None and (type(count) is not int and (not isinstance(count, int) or isinstance(count, bool))):
             count = None
-        rid, ts = result_row[0], result_row[7]
         if type(ts) is not float or not -1e11 <= ts <= 1e11:  # Hermes's REAL seconds are taken as they are
             ts = as_epoch(ts)
         if ops:
@@ -360,7 +374,8 @@ def make_call(pending: Open, result_row: tuple, result: dict | None, harvest: Ha
             return _new_call(Call, (message_id, rid, session_id, ts, call_id, target, "batch", None, None, operations,
                                     entries, count))
         action = aget("action")
-        if action not in _SINGLE:
+        action = _SINGLE_NAMES.get(action) if type(action) is str else None
+        if action is None:
             harvest.skip("malformed arguments")
             return None
         # 0.20+ take `new_text` for a missing content; 0.19 refused the keyword, so a call that
@@ -380,10 +395,13 @@ def make_call(pending: Open, result_row: tuple, result: dict | None, harvest: Ha
         return None
 
 
+_SESSION_OF = operator.attrgetter("session_id")
 _new_call = tuple.__new__  # a named tuple made from its fields' tuple, without the Python-level __new__
 
 
 _SINGLE = ("add", "replace", "remove", "patch")
+_SINGLE_NAMES = {name: name for name in _SINGLE}
+_TARGET_NAMES = {name: name for name in TARGETS}
 
 
 # -- reading rows ------------------------------------------------------------------------------------
@@ -398,27 +416,65 @@ def route_for(schema: Schema) -> str:
     return "scan"
 
 
+DENSE_SHARE = 0.75  # of the messages (by id) in the index's answer: a plain scan is cheaper
+DENSE_SAMPLES, DENSE_WINDOW = 8, 512  # the windows of message ids where the index is asked (spread evenly)
+
+
+def _scan_when_dense(conn: sqlite3.Connection, route: str, upto: int) -> str:
+    """`scan` instead of an index route when most messages are memory rows (a database of memory
+    calls and little else): fetching each of them by its id costs more than reading the table in
+    order (~1.25x the scan's time at 100,000 memory rows of 100,600). The index is asked how many of
+    the ids in a few windows spread over the messages it would give (the index alone, no row
+    read: under a millisecond, where counting all it gives took 11 ms). A database smaller than the
+    windows keeps the index's route: either is quick there."""
+    if upto < DENSE_SAMPLES * DENSE_WINDOW:
+        return route
+    sql = "SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ? AND rowid > ? AND rowid <= ?"
+    hits = 0
+    try:
+        for k in range(DENSE_SAMPLES):
+            low = upto * k // DENSE_SAMPLES
+            row = conn.execute(sql, (_MATCH[route], low, low + DENSE_WINDOW)).fetchone()
+            hits += row[0] if row and type(row[0]) is int else 0
+    except sqlite3.OperationalError:
+        return "scan"  # an index that can't answer: the query would fall back to the scan anyway
+    return "scan" if hits >= DENSE_SHARE * DENSE_SAMPLES * DENSE_WINDOW else route
+
+
+_MATCH = {"fts-columns": "{tool_name tool_calls} : memory", "fts": "memory"}
+
+
 def query_for(route: str, after_id: int, upto: int) -> tuple[str, tuple]:
     """The SQL reading the rows a memory call or result can be in, with after_id < id <= upto."""
     if after_id > 0 or route == "scan":
         return (f"SELECT {_ROW_COLUMNS} FROM messages WHERE id > ? AND id <= ? AND {_WANTED} ORDER BY id",
                 (after_id, upto))
-    match = "{tool_name tool_calls} : memory" if route == "fts-columns" else "memory"
+    match = _MATCH["fts-columns" if route == "fts-columns" else "fts"]
     return (f"SELECT {_ROW_COLUMNS} FROM messages WHERE id IN (SELECT rowid FROM messages_fts WHERE messages_fts "
             f"MATCH ?) AND id <= ? AND {_WANTED_CALLS_AND_NAMED} ORDER BY id", (match, upto))
 
 
+_SHORT_ARGUMENTS = MAX_ARGUMENT_CHARS // 8  # see parse_arguments: a text this short needn't be measured encoded
+
+
 def harvest_rows(rows: Iterable[tuple], harvest: Harvest, conn: sqlite3.Connection | None = None) -> None:
-    """Pair calls with their results, in message order; what stays unpaired stays open."""
+    """Pair calls with their results, in message order; what stays unpaired stays open.
+
+    Tens of thousands of rows: the common row (one memory call as the releases write it, its
+    arguments and its result each one JSON value and nothing else) is read in this loop with the C
+    scanner; anything else goes through memory_calls / parse_arguments / parse_result, which read
+    it again from the start, so that what they count and return is what they always did."""
     by_id: dict[tuple[str, str], Open] = {(o.session_id, o.call_id): o for o in harvest.open if o.call_id}
     anonymous: dict[str, list[Open]] = {}
     for o in harvest.open:
         if not o.call_id:
             anonymous.setdefault(o.session_id, []).append(o)
     found = harvest.calls.append
+    pop = by_id.pop
+    same_session = {}.setdefault  # one string per session id, not one per row (the calls keep theirs)
+    scan = _scan_once
     last = harvest.last_id
-    for row in rows:  # tens of thousands: the common path stays in this loop
-        mid, sid, role, call_id, tool_calls, tool_name, content = row[:7]
+    for mid, sid, role, call_id, tool_calls, tool_name, content, ts in rows:
         if type(mid) is not int:  # what SQLite gives: int, float, str, bytes or None
             continue
         if mid > last:
@@ -428,22 +484,61 @@ def harvest_rows(rows: Iterable[tuple], harvest: Harvest, conn: sqlite3.Connecti
         if role == "assistant":
             if type(tool_calls) is not str:
                 continue
-            for cid, raw in memory_calls(tool_calls, harvest):
-                args = parse_arguments(raw, harvest)
-                if args is None:
-                    continue
+            sid = same_session(sid, sid)
+            calls = None
+            if len(tool_calls) <= MAX_TOOL_CALLS_CHARS:
+                try:
+                    calls, end = scan(tool_calls, 0)
+                    if end != len(tool_calls):
+                        calls = None
+                except (StopIteration, ValueError, RecursionError):
+                    pass
+            if type(calls) is not list:
+                found_calls = memory_calls(tool_calls, harvest)
+            elif len(calls) == 1 and type(first := calls[0]) is dict and type(fn := first.get("function")) is dict \
+                    and fn.get("name") == TOOL:  # the common row: one call, OpenAI-shaped
+                cid = first.get("id") or first.get("call_id") or first.get("tool_call_id") or ""
+                found_calls = ((cid if type(cid) is str else str(cid), fn.get("arguments")),)
+            else:
+                found_calls = calls_in(calls, harvest)
+            for cid, raw in found_calls:
+                args = None
+                if type(raw) is str and len(raw) <= _SHORT_ARGUMENTS:
+                    try:
+                        args, end = scan(raw, 0)
+                        if end != len(raw):
+                            args = None
+                    except (StopIteration, ValueError, RecursionError):
+                        pass
+                if type(args) is not dict:
+                    args = parse_arguments(raw, harvest)
+                    if args is None:
+                        continue
                 pending = _new_call(Open, (mid, sid, cid, args))
                 if cid:
                     by_id[(sid, cid)] = pending
                 else:
                     anonymous.setdefault(sid, []).append(pending)
         elif role == "tool":
-            pending = by_id.pop((sid, call_id), None) if call_id and type(call_id) is str else None
+            pending = pop((sid, call_id), None) if call_id and type(call_id) is str else None
             if pending is None and tool_name == TOOL and anonymous.get(sid):
                 pending = anonymous[sid].pop(0)
             if pending is None:
                 continue
-            call = make_call(pending, row, parse_result(content), harvest)
+            result = None
+            if type(content) is str and len(content) <= MAX_RESULT_CHARS:
+                try:
+                    result, end = scan(content, 0)
+                    if end != len(content):
+                        result = None
+                except (StopIteration, ValueError, RecursionError):
+                    pass
+            if type(result) is not dict:
+                result = parse_result(content)
+                if result is None:
+                    harvest.ignore("result unreadable")
+                    continue
+            call = _made(pending, mid, ts, result, harvest)
             if call is not None:
                 found(call)
     harvest.last_id = last
@@ -471,41 +566,77 @@ def read_calls(conn: sqlite3.Connection, schema: Schema | None, harvest: Harvest
     then `MAX(id)` — a writer committing in between left its calls behind the read position, and
     later runs, reading only what comes after it, never saw them.)"""
     first = harvest.last_id == 0
-    if route is None or (first and route == "ids"):
+    chosen = route is None or (first and route == "ids")
+    if chosen:
         if schema is None:
             raise ValueError("reading from the start needs the schema")
         route = route_for(schema)
+    before, start = len(harvest.calls), harvest.last_id
     own = not conn.in_transaction
     if own:
         conn.execute("BEGIN")
+    rows: list | None = None
     try:
         row = conn.execute("SELECT MAX(id) FROM messages").fetchone()
         upto = row[0] if row and isinstance(row[0], int) else 0
-        rows: list = []
         if upto > harvest.last_id:
-            sql, params = query_for(route, harvest.last_id, upto)
-            try:
-                rows = conn.execute(sql, params).fetchall()
-            except sqlite3.OperationalError:
-                if route == "scan" or not first:
-                    raise
-                route = "scan"  # an FTS index that can't answer (damaged, unknown tokenizer): scan instead
-                sql, params = query_for(route, harvest.last_id, upto)
-                rows = conn.execute(sql, params).fetchall()
+            # the routes to try in turn: an FTS index that can't answer (damaged, unknown
+            # tokenizer) is replaced by the scan; a scan chosen because the memory rows are most
+            # of the messages that fails (a row it reads that the index's answer leaves out, such
+            # as a result without its tool's name holding text that isn't UTF-8) by the index's
+            # route, as before the choice
+            attempts = [route, "scan"] if first and route != "scan" else [route]
+            if chosen and first and route != "scan" and _scan_when_dense(conn, route, upto) == "scan":
+                attempts = ["scan", route]
+            stream = _streams(conn)
+            counts = (dict(harvest.skipped), dict(harvest.ignored))
+            for k, route in enumerate(attempts):
+                try:
+                    rows = _rows(conn, route, harvest, upto, stream)
+                    break
+                except sqlite3.OperationalError:
+                    if k == len(attempts) - 1:
+                        raise
+                    del harvest.calls[before:]  # what a stream had read before the route failed
+                    harvest.skipped, harvest.ignored = dict(counts[0]), dict(counts[1])
     finally:
         if own:
             conn.rollback()  # a read: nothing to keep, and the writers' lock is free again
-    if upto <= harvest.last_id:
+    if upto <= start:
         return route
-    before = len(harvest.calls)
-    harvest_rows(rows, harvest, conn)
+    if rows is not None:  # fetched whole (streamed rows were paired as they came)
+        harvest_rows(rows, harvest, conn)
     if first and route != "scan" and harvest.open:
         _late_results(conn, harvest, upto)
-    new = {c.session_id for c in harvest.calls[before:]} - set(harvest.sources)
+    new = set(map(_SESSION_OF, harvest.calls[before:])).difference(harvest.sources)  # C's loop: 50,000 calls
     if new:
         harvest.sources.update(read_sources(conn, new))
     harvest.last_id = max(harvest.last_id, upto)
     return route
+
+
+def _streams(conn: sqlite3.Connection) -> bool:
+    """Whether the rows can be paired as SQLite reads them, inside the read transaction: in WAL
+    mode, where a reader never holds a writer back. (Fetched whole first, a quarter of the scan's
+    time went to keeping 100,000 rows alive at once, and the pairing then walked them again out of
+    the CPU's caches.) In the other journal modes a reader blocks the writers' commits: the rows
+    are fetched whole and the transaction ends before they are paired."""
+    try:
+        row = conn.execute("PRAGMA journal_mode").fetchone()
+    except sqlite3.Error:
+        return False
+    return bool(row) and row[0] == "wal"
+
+
+def _rows(conn: sqlite3.Connection, route: str, harvest: Harvest, upto: int, stream: bool) -> list | None:
+    """The rows of the route's query: paired into `harvest` as they come when streaming (None
+    returned: the pairing is done), else fetched whole for the caller to pair."""
+    sql, params = query_for(route, harvest.last_id, upto)
+    cursor = conn.execute(sql, params)
+    if not stream:
+        return cursor.fetchall()
+    harvest_rows(cursor, harvest, conn)
+    return None
 
 
 def _late_results(conn: sqlite3.Connection, harvest: Harvest, upto: int) -> None:

@@ -22,6 +22,7 @@ back).
 from __future__ import annotations
 
 import gc
+import operator
 import os
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -234,7 +235,7 @@ def _sources(conn, harvest, calls: Sequence[Call]) -> dict[str, str]:
     from core.sessions.memory_calls import read_sources
 
     if conn is not None:
-        missing = {c.session_id for c in calls}.difference(harvest.sources)
+        missing = set(map(operator.attrgetter("session_id"), calls)).difference(harvest.sources)  # C's loop
         if missing:
             harvest.sources.update(read_sources(conn, missing))
     return harvest.sources

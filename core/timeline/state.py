@@ -23,6 +23,7 @@ from typing import Iterator, Sequence
 SEP = "\x00"  # joins the texts for substring lookups; an old_text holding it takes the slow path
 CLEAR = -1  # a log's "start again" marker
 COLD_SCANS = 32  # adds checked against the cached texts by a scan before a set of them is made
+FREEZE_AFTER = 64  # plain adds in a row (and at least as many as there are lines) make the lines columns again
 
 
 class Line:
@@ -60,12 +61,16 @@ class State:
         self.dead = 0
         self._blob: tuple[str, list[int], list[Line]] | None = None
         self._noted: dict[int, tuple[Line, str | None, int, bool]] = {}  # the open call's lines
-        # entries loaded from the cache and not yet made Lines (texts, origins, firsts, revisions,
-        # seqs: columns, -1 for no write): an update that only adds never makes them; `lines` and
-        # `by_text` then hold only the lines added since (all after them)
-        self._cold: tuple[tuple, ...] | None = None
-        self._cold_texts: set[str] | None = None
+        # the entries as columns (texts, origins, firsts, revisions, seqs; -1 for no write), not
+        # yet made Lines: those loaded from the cache (tuples; `lines` and `by_text` then hold the
+        # lines added since, all after them), or those this run's plain adds added (lists, which
+        # hold every entry). Anything but a plain add makes them Lines first. A store that only
+        # gets adds (a cold build of tens of thousands of them) makes no Line; an update that only
+        # adds makes one per add, none for the cached entries.
+        self._cold: tuple[Sequence, ...] | None = ([], [], [], [], [])
+        self._cold_texts: set[str] | None = None  # the columns' texts, once enough adds have looked
         self._cold_looks = 0
+        self._plain_adds = 0  # add_new calls since the lines were made or last changed otherwise
 
     def load_columns(self, texts: tuple, origins: tuple, firsts: tuple, revisions: tuple, seqs: tuple) -> None:
         """Hold these entries (the cache's columns, checked by the caller), made Lines only when needed."""
@@ -74,10 +79,10 @@ class State:
         self.next_seq = max(self.next_seq, seqs[-1] + 1 if seqs else 0)
 
     def _thaw(self) -> None:
-        """Make the cached entries Lines, before the lines added since."""
+        """Make the entries held as columns Lines."""
         texts, origins, firsts, revisions, seqs = self._cold
         self._cold = self._cold_texts = None
-        added = list(self.lines.values())
+        added = list(self.lines.values())  # none while there are columns: kept for safety
         lines = []
         for text, origin, first, revs, seq in zip(texts, origins, firsts, revisions, seqs):
             line = Line(text, seq=seq)
@@ -91,13 +96,15 @@ class State:
 
     def columns(self) -> tuple[tuple, ...]:
         """The entries as columns: (texts, origins, firsts, revisions, seqs), -1 for no write."""
+        if self._cold is not None and not self.lines:
+            return tuple(tuple(col) for col in self._cold)  # a tuple is given as it is: no copy
         lines = list(self.alive()) if self._cold is None else list(self.lines.values())
         new = (tuple(line.text for line in lines), tuple(-1 if line.origin is None else line.origin for line in lines),
                tuple(-1 if line.first is None else line.first for line in lines),
                tuple(line.revisions for line in lines), tuple(line.seq for line in lines))
         if self._cold is None:
             return new
-        return tuple(old + more for old, more in zip(self._cold, new))
+        return tuple(tuple(old) + more for old, more in zip(self._cold, new))
 
     # -- reading -------------------------------------------------------------------------------
     def alive(self) -> Iterator[Line]:
@@ -110,7 +117,7 @@ class State:
     @property
     def texts(self) -> tuple[str, ...]:
         if self._cold is not None:  # the lines added since can't be dead: only add_new runs cold
-            return self._cold[0] + tuple(line.text for line in self.lines.values())
+            return tuple(self._cold[0]) + tuple(line.text for line in self.lines.values())
         return tuple(line.text for line in self.alive())
 
     def __len__(self) -> int:
@@ -164,6 +171,7 @@ class State:
     def _note(self, line: Line, existed: bool = True) -> None:  # every change notes first: thawed here
         if self._cold is not None:
             self._thaw()
+        self._plain_adds = 0
         if id(line) not in self._noted:
             self._noted[id(line)] = (line, line.text if existed else None, line.revisions, existed)
 
@@ -187,29 +195,66 @@ class State:
         self._blob = None
         return line
 
-    def add_new(self, text: str, origin: int | None = None) -> Line | None:
+    def add_new(self, text: str, origin: int | None = None) -> int | None:
         """An add on its own, outside a call's transaction (nothing to note: it can't fail): the new
-        line (from write `origin`), or None when `text` is already an entry."""
+        entry's seq (from write `origin`), or None when `text` is already an entry. While the
+        entries are columns it is added to them, no Line made."""
         by_text = self.by_text
         if text in by_text:
             return None
-        if self._cold is not None:
+        if self._cold is None:
+            self._plain_adds += 1
+            # the run of adds (each made a line) outnumbers the lines there were before it
+            if self._plain_adds > FREEZE_AFTER and 2 * self._plain_adds > len(self.lines):
+                self._freeze()
+        columns = self._cold
+        if columns is not None:
             cold = self._cold_texts
             if cold is None:  # a few adds scan the texts (C's loop); more make a set of them once
                 self._cold_looks += 1
                 if self._cold_looks > COLD_SCANS:
-                    cold = self._cold_texts = set(self._cold[0])
+                    cold = self._cold_texts = set(columns[0])
                 else:
-                    cold = self._cold[0]
+                    cold = columns[0]
             if text in cold:
                 return None
+            # columns of this run's adds (lists) take more; the cache's (tuples, tens of thousands
+            # of entries that an update's few adds shouldn't copy) get lines after them
+            if type(columns[0]) is list and not self.lines:
+                texts, origins, firsts, revisions, seqs = columns
+                seq = self.next_seq
+                self.next_seq = seq + 1
+                mark = -1 if origin is None else origin
+                texts.append(text)
+                origins.append(mark)
+                firsts.append(mark)
+                revisions.append(1)
+                seqs.append(seq)
+                if self._cold_texts is not None:
+                    self._cold_texts.add(text)
+                self._blob = None
+                return seq
         seq = self.next_seq
         line = Line(text, origin, seq)
         self.next_seq = seq + 1
         self.lines[seq] = line
         by_text[text] = [line]
         self._blob = None
-        return line
+        return seq
+
+    def _freeze(self) -> None:
+        """Hold the lines as columns again (a long run of plain adds after other writes: they add
+        to the columns from here on). Only between calls, with no line dead; the run of adds it
+        takes is at least as long as the store, so that writes alternating with such runs cost
+        the adds' length, not the store's, each."""
+        if self._noted or self.dead:
+            return
+        lines = list(self.lines.values())
+        self._cold = ([line.text for line in lines], [-1 if line.origin is None else line.origin for line in lines],
+                      [-1 if line.first is None else line.first for line in lines],
+                      [line.revisions for line in lines], [line.seq for line in lines])
+        self._cold_texts = set(self._cold[0])
+        self.lines, self.by_text, self._blob, self._plain_adds = {}, {}, None, 0
 
     def set_text(self, line: Line, text: str) -> None:
         self._note(line)
@@ -357,3 +402,4 @@ class State:
         self.dead = 0
         self._noted = {}
         self._blob = None
+        self._plain_adds = 0

@@ -13,9 +13,9 @@ from core.timeline.state import replay_log
 
 
 class Writes:
-    """The history's writes, oldest first, held as rows (Write.row's order): those loaded from the
-    cache as its columns (one tuple per field: columns load faster than rows), those this run added
-    as tuples. A Write object is made only when one is asked for (a log, a blame's origin, a
+    """The history's writes, oldest first, held as columns (one per field, Write.row's order):
+    those loaded from the cache as tuples (columns load faster than rows), those this run added as
+    lists (saved as they are: a chunk holds each field's values as a list). A Write object is made only when one is asked for (a log, a blame's origin, a
     rollback), so an update that appends a few writes, or a blame that needs a few origins, doesn't
     build thousands of objects; entries and lines name their writes by index. The cached columns
     stay in the cache's encoded chunks until a write is read (an update that only appends never
@@ -32,7 +32,7 @@ class Writes:
         self._cols: list[tuple] | None = [()] * ROW  # the cached writes, one tuple per field; None: not decoded
         self._chunks: list[tuple] = []  # the cached writes as the cache holds them: (count, digest, bytes or a view)
         self._n = 0  # how many writes came from the cache
-        self._rows: list[tuple] = []  # the writes added since, one tuple each
+        self._new: list[list] = [[] for _ in range(ROW)]  # the writes added since, a list per field
         self._made: dict[int, Write] = {}
         self._position: dict[int, int] = {}  # id(Write) -> its index
         self._memo: tuple[str, int, dict] | None = None  # (target, next index, entries): sequential asks
@@ -62,6 +62,7 @@ class Writes:
                 try:
                     part = marshal.loads(blob)
                     _check_columns(part, count)
+                    part = [tuple(col) for col in part]
                 except (ValueError, TypeError, EOFError) as exc:
                     from core.timeline.cache import cache_root
 
@@ -75,8 +76,8 @@ class Writes:
         """The cache's form of every write: the cached chunks as they were, the new writes as one
         more (all joined in one when there would be more than MAX_CHUNKS)."""
         chunks = list(self._chunks)
-        if self._rows:
-            chunks.append(_chunk(len(self._rows), list(zip(*self._rows))))
+        if self._new[0]:
+            chunks.append(_chunk(len(self._new[0]), self._new))
         if len(chunks) > self.MAX_CHUNKS:
             chunks = [_chunk(len(self), self.columns())]
         return chunks
@@ -88,25 +89,25 @@ class Writes:
         of 50,000 adds took longer than encoding them)."""
         if sum(chunk[0] for chunk in chunks) != len(self):
             raise ValueError("chunks")
-        if self._cols is not None and self._rows and self._n:
-            self._cols = [col + new for col, new in zip(self._cols, zip(*self._rows))]
-        elif self._rows:
+        if self._cols is not None and self._new[0] and self._n:
+            self._cols = [col + tuple(new) for col, new in zip(self._cols, self._new)]
+        elif self._new[0]:
             self._cols = None
-        self._chunks, self._n, self._rows = list(chunks), len(self), []
+        self._chunks, self._n, self._new = list(chunks), len(self), [[] for _ in range(ROW)]
 
     def __len__(self) -> int:
-        return self._n + len(self._rows)
+        return self._n + len(self._new[0])
 
     def field(self, i: int, k: int):
         """Field `k` (Write.row's order) of write `i`, without making the Write."""
         n = self._n
-        return self._columns()[k][i] if i < n else self._rows[i - n][k]
+        return self._columns()[k][i] if i < n else self._new[k][i - n]
 
     def _get(self, i: int) -> Write:
         w = self._made.get(i)
         if w is None:
             n = self._n
-            w = Write(*([c[i] for c in self._columns()] if i < n else self._rows[i - n]), history=self)
+            w = Write(*([c[i] for c in self._columns()] if i < n else [c[i - n] for c in self._new]), history=self)
             self._made[i] = w
             self._position[id(w)] = i
         return w
@@ -127,9 +128,16 @@ class Writes:
 
     def add(self, row: tuple) -> int:
         """Append a write given as its row (Write.row's order); its index."""
-        rows = self._rows
-        rows.append(row)
-        return self._n + len(rows) - 1
+        for col, value in zip(self._new, row):
+            col.append(value)
+        return self._n + len(self._new[0]) - 1
+
+    def appenders(self) -> tuple[tuple, int]:
+        """(each field's append, in Write.row's order; the index the next write gets): for a loop
+        adding tens of thousands, which appends a value to each (kept as columns, the new writes
+        are saved without being turned from rows into columns, and their values are referred to
+        once, which marshal encodes cheaper). Valid until the writes are sealed."""
+        return tuple(col.append for col in self._new), len(self)
 
     def append(self, w: Write) -> None:
         i = self.add(w.row())
@@ -143,9 +151,9 @@ class Writes:
     def columns(self) -> list[tuple]:
         """Every write as columns, one tuple per field (cached columns, new writes added)."""
         cols = self._columns()
-        if not self._rows:
+        if not self._new[0]:
             return list(cols)
-        return [col + new for col, new in zip(cols, zip(*self._rows))]
+        return [col + tuple(new) for col, new in zip(cols, self._new)]
 
     def scan(self) -> Iterator[tuple[int, float, str, str]]:
         """(index, timestamp, target, id) of each write, without building Write objects."""
@@ -154,16 +162,16 @@ class Writes:
         for ts, target, wid in zip(cols[1], cols[4], cols[0]):
             yield i, ts, target, wid
             i += 1
-        for row in self._rows:
-            yield i, row[1], row[4], row[0]
+        for ts, target, wid in zip(self._new[1], self._new[4], self._new[0]):
+            yield i, ts, target, wid
             i += 1
 
     def _log(self, i: int) -> tuple[str, tuple]:
         if i < self._n:
             cols = self._columns()
             return cols[4][i], cols[14][i]
-        row = self._rows[i - self._n]
-        return row[4], row[14]
+        j = i - self._n
+        return self._new[4][j], self._new[14][j]
 
     def entries_until(self, target: str, end: int) -> tuple[str, ...]:
         """`target`'s entries after the writes before index `end` (its logs replayed in order)."""
@@ -196,14 +204,15 @@ class DamagedCache(TimelineError):
 
 
 def _chunk(count: int, cols: list) -> tuple[int, str, bytes]:
-    blob = marshal.dumps(cols, 4)
+    """A chunk of writes: each field's values as a list (what the writes added in a run hold)."""
+    blob = marshal.dumps([col if type(col) is list else list(col) for col in cols], 4)
     return count, hashlib.sha256(blob).hexdigest(), blob
 
 
 def _check_columns(cols, n: int) -> None:
     """Raise ValueError unless `cols` are n writes' columns as Writes.chunks wrote them (checked
     with C's loops)."""
-    if type(cols) is not list or len(cols) != ROW or any(type(c) is not tuple or len(c) != n for c in cols):
+    if type(cols) is not list or len(cols) != ROW or any(type(c) is not list or len(c) != n for c in cols):
         raise ValueError("writes")
     logs = cols[14]
     if not set(cols[4]) <= set(TARGETS) or not set(cols[2]) <= {"agent", "hmc", "unknown"} \

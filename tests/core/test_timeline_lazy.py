@@ -106,16 +106,25 @@ def test_a_blame_resolves_to_the_logs_own_writes(tmp_path):
         blame[0].text = "changed"
 
 
-@pytest.mark.parametrize("layout", ["version 7", "version 7's layout"])
+@pytest.mark.parametrize("layout", ["version 7", "version 7's layout", "version 8"])
 def test_a_cache_in_the_previous_format_is_rebuilt(tmp_path, layout):
     """Version 7 kept the writes' chunks inside the main data (one digest over all): its writes
-    would not be found where version 8 looks for them."""
+    would not be found where version 8 looks for them. Version 8's chunks held each field's values
+    as a tuple, version 9's as a list."""
     home, db = _cached_home(tmp_path)
     _, fresh = timeline(home, cache=False)
     path = tl_cache.cache_path(db.path)
     data = cache_body(path)
     if layout == "version 7":  # the new layout, the old version: refused by its version
         data["version"] = "7" + data["version"][1:]
+        write_cache(path, data)
+    elif layout == "version 8":  # its chunks as version 8 wrote them, each with its digest
+        data["version"] = "8" + data["version"][1:]
+        chunks = []
+        for count, _, blob in data["replay"]["writes"]:
+            old = marshal.dumps([tuple(col) for col in marshal.loads(blob)], 4)
+            chunks.append((count, hashlib.sha256(old).hexdigest(), old))
+        data["replay"]["writes"] = chunks
         write_cache(path, data)
     else:  # the old layout itself: a digest line without a length, the chunks inside the data
         data["version"] = "7" + data["version"][1:]
@@ -125,7 +134,7 @@ def test_a_cache_in_the_previous_format_is_rebuilt(tmp_path, layout):
     _, tl = timeline(home)
     assert tl.stats["cache"] == "rebuilt" and tl.stats["replayed"] == "all"
     assert _shape(tl) == _shape(fresh)
-    assert tl_cache.VERSION == 8 and cache_body(path)["version"].startswith("8/")
+    assert tl_cache.VERSION == 9 and cache_body(path)["version"].startswith("9/")
 
 
 @pytest.mark.parametrize("args, content", [
@@ -268,7 +277,7 @@ def test_a_results_time_is_read_as_as_epoch_reads_it(stamp):
 
 
 def test_a_cold_build_holds_its_writes_encoded_as_saved(tmp_path):
-    """A build that saved the cache keeps the writes as the chunks it saved, not as rows (no
+    """A build that saved the cache keeps the writes as the chunks it saved, not as columns (no
     tuples left for the garbage collector to walk); reading them decodes the same writes."""
     home, db = make_home(tmp_path)
     db.session("s")
@@ -277,9 +286,9 @@ def test_a_cold_build_holds_its_writes_encoded_as_saved(tmp_path):
     db.call("s", {"action": "replace", "target": "memory", "old_text": "fact 1", "content": "fact one"})
     write_files(home, ["fact 0", "fact one", "fact 2", "fact 3", "fact 4"])
     _, tl = timeline(home)
-    assert tl.stats["saved"] and tl.writes._rows == [] and tl.writes._cols is None
+    assert tl.stats["saved"] and not any(tl.writes._new) and tl.writes._cols is None
     _, plain = timeline(home, cache=False)
-    assert plain.writes._rows  # nothing saved: nothing sealed
+    assert all(len(col) == 6 for col in plain.writes._new)  # nothing saved: nothing sealed
     assert _shape(tl) == _shape(plain)
 
 
@@ -290,7 +299,7 @@ def test_sealing_keeps_every_write_and_its_fields():
     for row in rows[:4]:
         writes.add(row)
     writes.seal(writes.chunks())
-    assert len(writes) == 4 and writes._rows == [] and writes.field(2, 9) == "t2"  # decoded here
+    assert len(writes) == 4 and not any(writes._new) and writes.field(2, 9) == "t2"  # decoded here
     for row in rows[4:]:
         writes.add(row)
     writes.seal(writes.chunks())  # decoded columns and new rows: joined

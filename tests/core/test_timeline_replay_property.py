@@ -333,3 +333,23 @@ def test_a_replay_saved_mid_way_and_continued_equals_the_reference(n):
     second = _Replay.load(marshal.loads(marshal.dumps(first.dump())), NEWEST)
     second.feed(calls[cut:], [], {"memory": [], "user": []}, {})
     compare(seed, NEWEST, second, ref, current)
+
+
+@pytest.mark.parametrize("freeze_after", [64, 0], ids=["freeze late", "freeze early"])
+@pytest.mark.parametrize("release", [NEWEST, OLD], ids=lambda r: r.name)
+@pytest.mark.parametrize("n", range(30))
+def test_the_calls_only_replay_equals_the_reference(release, n, freeze_after, monkeypatch):
+    """The agent's calls alone take the calls-only loop, where plain adds add to the entries'
+    columns, any other write makes them lines first, and a run of plain adds as long as the store
+    makes the lines columns again (early: whenever the adds outnumber the lines)."""
+    from core.timeline import state
+
+    monkeypatch.setattr(state, "FREEZE_AFTER", freeze_after)
+    seed = BASE_SEED + 2000 + n
+    evts = [e for e in events(seed) if e[0] == "call"]
+    calls, records, snaps = _split(evts)
+    current = {"memory": ("ab",), "user": ()}
+    ref = reference(evts, release, current)
+    replay = _Replay(release)
+    replay.feed(calls, [], {"memory": [], "user": []}, {})
+    compare(seed, release, replay, ref, current)

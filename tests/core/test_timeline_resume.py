@@ -40,35 +40,27 @@ class Cut(Exception):
     pass
 
 
+def _cut_at(n: int):
+    """A progress listener that stops the build (the user's ctrl+c, a crash) once `n` events are
+    replayed, before the replay checkpoints the n-th (progress hears every event here)."""
+    def listen(done: int, total: int) -> None:
+        if done == n:
+            raise Cut()
+    return listen
+
+
 def test_an_interrupted_build_resumes_where_it_stopped(tmp_path, monkeypatch):
     home = _home(tmp_path)
     monkeypatch.setattr(tl_replay, "CHECKPOINT_SECONDS", 0.0)
-    real = history._Builder.call
-    seen = {"n": 0}
-
-    def call(self, *args, **kwargs):
-        seen["n"] += 1
-        if seen["n"] == 20:
-            raise Cut()  # the user's ctrl+c, a crash
-        return real(self, *args, **kwargs)
-
-    monkeypatch.setattr(history._Builder, "call", call)
+    monkeypatch.setattr(tl_replay, "PROGRESS_EVERY", 1)
     with pytest.raises(Cut):
-        timeline(home)
+        timeline(home, progress=_cut_at(20))
     calls_file = tl_cache.calls_path(tl_cache.cache_path(home / "state.db"))
     assert calls_file.exists()  # a checkpoint keeps the calls the replay hasn't consumed
-    monkeypatch.setattr(history._Builder, "call", real)
-    replayed = {"n": 0}
-
-    def counting(self, *args, **kwargs):
-        replayed["n"] += 1
-        return real(self, *args, **kwargs)
-
-    monkeypatch.setattr(history._Builder, "call", counting)
-    _, resumed = timeline(home)
+    heard = []
+    _, resumed = timeline(home, progress=lambda done, total: heard.append((done, total)))
     assert resumed.stats["cache"] == "hit" and resumed.stats["replayed"] == "new"
-    assert replayed["n"] == 34 - 19  # only what the cut build hadn't done
-    monkeypatch.setattr(history._Builder, "call", real)
+    assert heard[-1] == (34 - 19, 34 - 19)  # only what the cut build hadn't done
     _, full = timeline(home, cache=False)
     assert _shape(resumed) == _shape(full)
     _, again = timeline(home)  # and the resumed build's cache is whole
@@ -114,19 +106,9 @@ def test_a_resumed_build_reads_the_sources_of_the_calls_it_replays(tmp_path, mon
         db.call("s1", add(f"fact {i}"))
     write_files(home, [f"fact {i}" for i in range(6)])
     monkeypatch.setattr(tl_replay, "CHECKPOINT_SECONDS", 0.0)
-    real = history._Builder.call
-    seen = {"n": 0}
-
-    def call(self, *args, **kwargs):
-        seen["n"] += 1
-        if seen["n"] == 3:
-            raise Cut()
-        return real(self, *args, **kwargs)
-
-    monkeypatch.setattr(history._Builder, "call", call)
+    monkeypatch.setattr(tl_replay, "PROGRESS_EVERY", 1)
     with pytest.raises(Cut):
-        timeline(home)
-    monkeypatch.setattr(history._Builder, "call", real)
+        timeline(home, progress=_cut_at(3))
     _, resumed = timeline(home)
     assert resumed.stats["replayed"] == "new"
     assert [w.source for w in resumed.log()] == ["telegram"] * 6
