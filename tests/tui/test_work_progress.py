@@ -61,7 +61,9 @@ def line(screen) -> WorkProgress:
 
 
 def words(screen) -> str:
-    return shown(line(screen).query_one(Static))
+    """The line's words; "" until it has shown a job (its words are mounted then)."""
+    statics = line(screen).query(Static)
+    return shown(statics.first()) if statics else ""
 
 
 def app_after(seconds: str, hermes_home, make_app, monkeypatch):
