@@ -24,7 +24,7 @@ from tui.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[2]
 SEED = int(os.environ.get("HMC_SEED", "20261204"))
-RUNS = 6  # kills of the loop (a count, not a time budget: a loaded box made fewer runs, and too few kills)
+RUNS = 4  # kills of the loop (a count, not a time budget: a loaded box made fewer runs, and too few kills)
 
 # `hmc rollback` of one agent write, `hmc undo`, again — the timeline rebuilt each time, every other time
 # with its cache removed first, so kills land in store writes, journal lines and cache writes alike
