@@ -39,6 +39,15 @@ async def at_rest(pilot) -> None:
     await settle(pilot.app, pilot)
 
 
+async def frames_of(pilot, frames: Frames, key: str) -> list[object]:
+    """The frames painted from pressing `key` on an app at rest until it is at rest again."""
+    await at_rest(pilot)
+    frames.reset()
+    await pilot.press(key)
+    await at_rest(pilot)
+    return frames.shown
+
+
 async def test_a_mode_shown_again_is_one_frame(make_app, demo_home):
     app = make_app(demo_home, poll=False)
     async with app.run_test(size=(120, 36)) as pilot:
@@ -80,10 +89,7 @@ async def test_help_paints_with_its_text_in_its_first_frame(make_app, demo_home)
     async with app.run_test(size=(120, 36)) as pilot:
         frames = Frames(app)
         await settled(pilot)
-        await at_rest(pilot)
-        frames.reset()
-        await pilot.press("question_mark")
-        await at_rest(pilot)
+        await frames_of(pilot, frames, "question_mark")
         assert isinstance(app.screen, HelpDialog)
         assert frames.markdown_at_first is True  # composed, not mounted from a thread after the first frame
         assert app.screen.query("MarkdownBlock")
@@ -190,10 +196,7 @@ async def test_the_timeline_paints_with_its_writes_in_its_first_frame(make_app, 
         frames = Frames(app)
         await settled(pilot)
         assert await until(pilot, lambda: app.screen.timeline is not None)  # memory mode's origin lines
-        await at_rest(pilot)
-        frames.reset()
-        await pilot.press("t")
-        await at_rest(pilot)
+        await frames_of(pilot, frames, "t")
         assert isinstance(app.screen, TimelineScreen) and app.screen.shown
         assert len(frames.shown) == 1, frames.shown
 
@@ -208,10 +211,7 @@ async def test_the_palette_opens_complete_in_one_frame(make_app, demo_home):
     async with app.run_test(size=(120, 36)) as pilot:
         frames = Frames(app)
         await settled(pilot)
-        await at_rest(pilot)
-        frames.reset()
-        await pilot.press("ctrl+p")
-        await at_rest(pilot)
+        await frames_of(pilot, frames, "ctrl+p")
         assert isinstance(app.screen, PaletteDialog)
         assert len(frames.shown) == 1, frames.shown
         assert app.screen.query_one(CommandList).option_count == len(app.palette_commands())
