@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import errno
 import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
-
-import yaml
 
 from core.store.atomic import reason  # noqa: F401  (re-exported: the one wording of an OS error)
 
@@ -153,57 +150,66 @@ def resolve_home(home: str | Path | None = None, profile: str | None = None) -> 
 MAX_CONFIG_BYTES = 256 * 1024  # Hermes's config.yaml is a few KB; a larger one is refused, not parsed
 
 
-class _NoAliasLoader(yaml.SafeLoader):
-    """PyYAML's safe loader without anchors/aliases: an alias bomb (a 1 KB file that expands to
-    gigabytes) can't be expanded. No Hermes setting needs an alias."""
-
-    def compose_node(self, parent, index):  # type: ignore[override]
-        if self.check_event(yaml.events.AliasEvent):
-            event = self.peek_event()
-            raise yaml.composer.ComposerError(None, None, "aliases (*name) are not allowed here",
-                                              event.start_mark)
-        return super().compose_node(parent, index)
-
-
-class _Yaml11Loader(_NoAliasLoader):
-    """0.22's YAML policy (ruamel, YAML 1.1): bare y/Y/n/N are booleans too, and a mapping that
-    repeats a key is an error (the release then falls back to its defaults)."""
-
-    def construct_mapping(self, node, deep=False):  # type: ignore[override]
-        seen = set()
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=deep)
-            try:
-                hashable = hash(key) is not None
-            except TypeError:
-                hashable = False
-            if hashable and key in seen:
-                raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r}",
-                                                        key_node.start_mark)
-            if hashable:
-                seen.add(key)
-        return super().construct_mapping(node, deep=deep)
-
-
-_Yaml11Loader.add_implicit_resolver("tag:yaml.org,2002:bool", re.compile(r"^(?:y|Y|n|N)$"), list("yYnN"))
-_Yaml11Loader.bool_values = {**yaml.SafeLoader.bool_values, "y": True, "n": False}
-
-
 def load_yaml(raw: str, release: "Release | None" = None) -> object:
     """Parse config text safely: no aliases, no deep nesting blowing the stack (raises ValueError).
-    `release` picks its YAML policy (0.22: YAML 1.1 with y/n booleans and no repeated keys)."""
-    loader = _Yaml11Loader if release is not None and release.boolean_store_flags else _NoAliasLoader
-    try:
-        return yaml.load(raw, Loader=loader)  # noqa: S506 (a SafeLoader subclass)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark is not None else ""
-        problem = getattr(exc, "problem", None)
-        detail = (" (aliases are not allowed)" if problem and "aliases" in str(problem)
-                  else " (a key appears twice)" if problem and "duplicate key" in str(problem) else "")
-        raise ValueError(f"config.yaml is not valid YAML{where}{detail}") from None
-    except RecursionError:
-        raise ValueError("config.yaml is nested too deeply to read") from None
+    `release` picks its YAML policy (0.22: YAML 1.1 with y/n booleans and no repeated keys).
+    PyYAML is imported here, on the first text to parse (core.yaml_load), not with this module."""
+    from core.yaml_load import load
+
+    return load(raw, yaml11=release is not None and release.boolean_store_flags)
+
+
+# The memory section's keys read_config reads (what the config cache keeps of a config.yaml).
+MEMORY_KEYS = ("memory_char_limit", "user_char_limit", "memory_enabled", "user_profile_enabled", "write_approval")
+
+
+class _Shape:
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+NOT_A_MAPPING = _Shape("NOT_A_MAPPING")  # the document isn't a mapping
+SECTION_NOT_A_MAPPING = _Shape("SECTION_NOT_A_MAPPING")  # its memory section is neither a mapping nor empty
+_CACHED = {"not a mapping": NOT_A_MAPPING, "section not a mapping": SECTION_NOT_A_MAPPING}
+
+
+def _memory_section(data: object) -> object:
+    """What read_config reads of a parsed config.yaml: NOT_A_MAPPING, or its memory section as
+    Hermes reads it: None (empty), SECTION_NOT_A_MAPPING, or a dict of the MEMORY_KEYS it sets."""
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        return NOT_A_MAPPING
+    memory = data.get("memory", {})
+    if memory is None:
+        return None
+    if not isinstance(memory, dict):
+        return SECTION_NOT_A_MAPPING
+    return {key: memory[key] for key in MEMORY_KEYS if key in memory}
+
+
+def memory_section(path: Path, data: bytes, release: "Release") -> object:
+    """_memory_section of config.yaml's bytes `data` (valid UTF-8) parsed as `release` parses it:
+    from hmc's config cache when these exact bytes were parsed before (PyYAML isn't even imported),
+    else parsed (raises as load_yaml does) and cached. The same value either way."""
+    from core import config_cache
+
+    policy = "yaml11" if release.boolean_store_flags else "safe"
+    hit = config_cache.load(path, data, policy, MEMORY_KEYS)
+    if hit is not None:
+        value = hit[0]
+        if value is None or (isinstance(value, dict) and set(value) <= set(MEMORY_KEYS)):
+            return value
+        if isinstance(value, str) and value in _CACHED:
+            return _CACHED[value]
+        # anything else isn't what save wrote: parse
+    section = _memory_section(load_yaml(data.decode("utf-8"), release))
+    saved = next((text for text, shape in _CACHED.items() if shape is section), section)
+    config_cache.save(path, data, policy, MEMORY_KEYS, saved)
+    return section
 
 
 def read_config(path: Path, release: "Release | None" = None) -> Config:
@@ -219,7 +225,8 @@ def read_config(path: Path, release: "Release | None" = None) -> Config:
     release = release or NEWEST
     problems: list[str] = []
     try:
-        raw = read_regular(path, MAX_CONFIG_BYTES).decode("utf-8")
+        data = read_regular(path, MAX_CONFIG_BYTES)
+        data.decode("utf-8")
     except FileNotFoundError:
         return Config(problems=("config.yaml not found: using Hermes's defaults",))
     except NotRegularFile as exc:
@@ -230,7 +237,7 @@ def read_config(path: Path, release: "Release | None" = None) -> Config:
     except (OSError, UnicodeDecodeError) as exc:
         return Config(problems=(f"config.yaml unreadable ({reason(exc)}): using Hermes's defaults",))
     try:
-        data = load_yaml(raw, release)
+        memory = memory_section(path, data, release)
     except ValueError as exc:
         if release.boolean_store_flags:
             return Config(problems=(f"{exc}: using Hermes's defaults (Hermes {release.name} moves such a file "
@@ -238,11 +245,8 @@ def read_config(path: Path, release: "Release | None" = None) -> Config:
         return Config(problems=(f"{exc}: using Hermes's defaults",))
     except Exception as exc:  # a YAML construct PyYAML itself trips over: defaults, never a crash
         return Config(problems=(f"config.yaml can't be read ({type(exc).__name__}): using Hermes's defaults",))
-    if data is None:
-        data = {}
-    if not isinstance(data, dict):
+    if memory is NOT_A_MAPPING:
         return Config(problems=("config.yaml is not a mapping: using Hermes's defaults",))
-    memory = data.get("memory", {})
     if memory is None and release >= (0, 19):
         memory = {}
     if not isinstance(memory, dict) and release.boolean_store_flags:
@@ -264,6 +268,8 @@ def read_config(path: Path, release: "Release | None" = None) -> Config:
         return value
 
     def get(key: str) -> object:
+        if key not in MEMORY_KEYS:  # pragma: no cover - a key read here must be in what the cache keeps
+            raise KeyError(key)
         return memory.get(key, rules.MISSING)
 
     return Config(

@@ -4,6 +4,9 @@ entry rows measured without being rendered, to the same height."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 from textual.css.stylesheet import Stylesheet
 
 import tui.app as app_module
@@ -84,3 +87,29 @@ async def test_an_entry_row_is_as_tall_as_textuals_own_measure_says(demo_home, m
 
                 assert HangingVisual(lst, row()).get_height(lst.styles, width) == \
                     RichVisual(lst, row()).get_height(lst.styles, width), (text[:20], width)
+
+
+def test_a_second_start_reads_config_yaml_without_importing_pyyaml(demo_home):
+    """The first start parses config.yaml (PyYAML's import and parse: ~25 ms before the first frame)
+    and caches what it read; the next one, in a fresh interpreter, shows its first screen without
+    importing PyYAML (core.config_cache). Neither imports the CLI's masking filter (nothing on the
+    first screen is masked)."""
+    code = (
+        "import sys\n"
+        "from textual.app import App\n"
+        "from tui.app import CuratorApp\n"
+        "seen = []\n"
+        "async def first_screen(pilot):\n"
+        "    from tui.widgets.store_pane import StorePane\n"
+        "    seen.append(('yaml' in sys.modules, 'core.scan.mask' in sys.modules,\n"
+        "                 len(pilot.app.screen.query(StorePane))))\n"
+        "    pilot.app.exit()\n"
+        "CuratorApp.run = lambda self, **_: App.run(self, headless=True, size=(120, 36), auto_pilot=first_screen)\n"
+        "from tui.cli.common import CliContext\n"
+        "from tui.cli.open_tui import run_tui\n"
+        f"assert run_tui(CliContext(home={str(demo_home)!r}), lambda ctx: 1) == 0\n"
+        "print(seen)\n"
+    )
+    runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60) for _ in range(2)]
+    assert [r.returncode for r in runs] == [0, 0], [r.stderr for r in runs]
+    assert [r.stdout.strip() for r in runs] == ["[(True, False, 2)]", "[(False, False, 2)]"]
