@@ -9,7 +9,8 @@ from rich.text import Text
 
 from core.hermes.memory import FILE_NAMES, TARGETS, percent
 from core.timeline.usage import Bucket, UsageSeries, usage_series
-from tui.cli.common import CliContext, CliError, Masker, literal
+from core.scan.mask import Masker
+from tui.cli.common import CliContext, CliError, literal
 
 WIDTH = 30  # cells of a full bar (the limit)
 

@@ -25,17 +25,9 @@ from tui.literal import SafeConsole, dumps, literal, visible, visible_controls  
 
 if TYPE_CHECKING:  # pragma: no cover
     from core.scan.mask import Masker
-
-
-def __getattr__(name: str) -> Any:
-    """`Masker` and `mask_untrusted`, re-exported for the commands without importing core.scan.mask
-    with this module: the TUI's start-up imports this module and masks nothing before its first
-    frame (the filter's pattern takes ~2 ms to compile)."""
-    if name in ("Masker", "mask_untrusted"):
-        from core.scan import mask
-
-        return getattr(mask, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# core.scan.mask (its filter's pattern compiles on import, ~2 ms) is imported where a message is
+# masked, not here: the TUI imports this module before its first frame and masks nothing there.
+# The commands import Masker and mask_untrusted from core.scan.mask themselves.
 
 
 def say(message: str, reveal: bool = False) -> None:

@@ -10,7 +10,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from tui.cli.common import CliContext, CliError, add_reveal, mask_untrusted, visible
+from core.scan.mask import mask_untrusted
+from tui.cli.common import CliContext, CliError, add_reveal, visible
 
 
 def register(sub) -> None:

@@ -8,7 +8,8 @@ from typing import NoReturn
 
 from core import timefmt
 from core.store.memory import TARGETS, ScanRefused, StoreError
-from tui.cli.common import CliContext, CliError, Masker, add_reveal, literal, plainly, say, unreadable
+from core.scan.mask import Masker
+from tui.cli.common import CliContext, CliError, add_reveal, literal, plainly, say, unreadable
 
 
 def register(sub) -> None:

@@ -6,8 +6,9 @@ from __future__ import annotations
 from typing import NoReturn
 
 from core.store.memory import TARGETS, Op, ScanRefused, StoreError, usage, usage_label
-from tui.cli.common import (CliContext, CliError, Masker, add_reveal, literal, plainly, refuse_if_rules_differ,
-                            say, unreadable, visible)
+from core.scan.mask import Masker
+from tui.cli.common import (CliContext, CliError, add_reveal, literal, plainly, refuse_if_rules_differ, say,
+                            unreadable, visible)
 
 
 def register(sub) -> None:

@@ -10,7 +10,8 @@ from core import timefmt
 from core.pending.config_edit import read_write_approval
 from core.store.memory import TARGETS
 from core.pending.queue import ApproveRefused, Inspection, PendingError, inline_diff
-from tui.cli.common import CliContext, CliError, Masker, add_reveal, literal, os_error_text, plainly, set_approval
+from core.scan.mask import Masker
+from tui.cli.common import CliContext, CliError, add_reveal, literal, os_error_text, plainly, set_approval
 
 
 def register(sub) -> None:

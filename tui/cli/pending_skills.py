@@ -13,7 +13,8 @@ from rich.text import Text
 from core.pending.skill_plan import BATCH
 from core.pending.skill_records import op_label
 from core.pending.skills import SkillApproveRefused, SkillInspection, SkillPendingError, SkillQueue
-from tui.cli.common import CliContext, CliError, Masker, literal, set_approval
+from core.scan.mask import Masker
+from tui.cli.common import CliContext, CliError, literal, set_approval
 
 
 def queue_for(curator) -> SkillQueue:

@@ -12,7 +12,8 @@ from pathlib import Path
 from rich.text import Text
 
 from core.review.decisions import ReviewStoreError
-from tui.cli.common import CliContext, CliError, literal, mask_untrusted
+from core.scan.mask import mask_untrusted
+from tui.cli.common import CliContext, CliError, literal
 
 SEVERITY_STYLE = {"critical": "bold red", "error": "red", "warning": "yellow", "info": "cyan"}
 PREVIEW = 100

@@ -17,7 +17,8 @@ from core.sessions.search import (
 )
 from core.sessions.search import parse_day as core_parse_day
 from core.sessions.snippets import one_line
-from tui.cli.common import CliContext, CliError, Masker, add_reveal, literal
+from core.scan.mask import Masker
+from tui.cli.common import CliContext, CliError, add_reveal, literal
 
 MAX_WINDOW = 200
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tui.cli.common import CliContext, CliError, Masker, literal
+from core.scan.mask import Masker
+from tui.cli.common import CliContext, CliError, literal
 
 SUBSYSTEMS = ("memory", "skills")
 
