@@ -24,29 +24,19 @@ import os
 import sys
 from pathlib import Path
 
-import platformdirs
-
+from core.hmc_cache import frame, framed_body, hmc_cache
 from core.store.atomic import private_dir, read_regular, write_private
 
 VERSION = 1
 MAX_CACHE_BYTES = 64 * 1024  # a cached value is a few hundred bytes; a larger file is not hmc's
 PLAIN = (type(None), bool, int, float, str)
 
-_ROOTS: dict[tuple, Path] = {}  # hmc's cache folder by the variables platformdirs reads (~1 ms a call)
 _PARSER: list = []  # PyYAML's installed file (path, size, mtime), looked up once a process
-
-
-def _hmc_cache() -> Path:
-    key = (os.environ.get("XDG_CACHE_HOME"), os.environ.get("HOME"), os.environ.get("LOCALAPPDATA"))
-    root = _ROOTS.get(key)
-    if root is None:
-        root = _ROOTS[key] = Path(platformdirs.user_cache_path("hmc"))
-    return root
 
 
 def cache_path(config: Path, policy: str) -> Path:
     digest = hashlib.sha256(str(config).encode("utf-8", "surrogatepass")).hexdigest()[:16]
-    return _hmc_cache() / "config" / f"{digest}-{policy}.cache"
+    return hmc_cache() / "config" / f"{digest}-{policy}.cache"
 
 
 def _parser() -> list | None:
@@ -88,14 +78,10 @@ def load(config: Path, data: bytes, policy: str, reads: tuple[str, ...]) -> tupl
         if key is None:
             return None
         raw = read_regular(cache_path(config, policy), MAX_CACHE_BYTES)
-        newline = raw.find(b"\n", 0, 100)
-        head = raw[:newline].split(b" ") if newline > 0 else []
-        if len(head) != 2 or not head[1].isdigit():
-            return None
-        body = raw[newline + 1:]
-        if len(body) != int(head[1]) or head[0] != hashlib.sha256(body).hexdigest().encode("ascii"):
+        checked = framed_body(raw)
+        if checked is None or checked[1] != len(raw):
             return None  # torn, corrupt or edited: not what hmc wrote
-        obj = marshal.loads(body)
+        obj = marshal.loads(checked[0])
         if type(obj) is not dict or obj.get("key") != key or "value" not in obj or not is_plain(obj["value"]):
             return None  # another content, parser or format, or not what save writes
     except Exception:  # noqa: BLE001 - the cache only saves time: anything wrong with it is a miss
@@ -113,9 +99,8 @@ def save(config: Path, data: bytes, policy: str, reads: tuple[str, ...], value: 
             return False
         body = marshal.dumps({"key": key, "value": value}, 4)
         path = cache_path(config, policy)
-        private_dir(path.parent, up_to=_hmc_cache())
-        write_private(path, f"{hashlib.sha256(body).hexdigest()} {len(body)}\n".encode("ascii") + body,
-                      durable=False)  # atomic, not durable: a cache lost in a crash is written again
+        private_dir(path.parent, up_to=hmc_cache())
+        write_private(path, frame(body) + body, durable=False)  # atomic, not durable: a cache lost in a crash is written again
     except Exception:  # noqa: BLE001 - an unwritable cache (or any failure of it) costs the next start a parse
         return False
     return True

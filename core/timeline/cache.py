@@ -39,8 +39,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import platformdirs
-
+from core.hmc_cache import frame, framed_body, hmc_cache
 from core.store.atomic import private_dir, read_regular, write_private
 from core.sessions.memory_calls import MAX_CACHED_CALLS_BYTES, Harvest, Open
 
@@ -53,19 +52,8 @@ VERSION = 9  # 4: patch calls and new_text arguments are harvested; 5: writes ke
 MAX_CACHE_BYTES = 256 * 1024 * 1024
 
 
-_ROOTS: dict[tuple, Path] = {}  # hmc's cache folder by the variables platformdirs reads (it costs ~1 ms a call)
-
-
-def _hmc_cache() -> Path:
-    key = (os.environ.get("XDG_CACHE_HOME"), os.environ.get("HOME"), os.environ.get("LOCALAPPDATA"))
-    root = _ROOTS.get(key)
-    if root is None:
-        root = _ROOTS[key] = Path(platformdirs.user_cache_path("hmc"))
-    return root
-
-
 def cache_root() -> Path:
-    return _hmc_cache() / "timeline"
+    return hmc_cache() / "timeline"
 
 
 def cache_path(db_path: Path, resolved: str | None = None) -> Path:
@@ -141,7 +129,7 @@ def encode(obj: dict) -> bytes:
             tail.append(blob)
         obj = dict(obj, replay=dict(replay, writes=meta))
     body = marshal.dumps(obj, 4)
-    return b"".join([f"{hashlib.sha256(body).hexdigest()} {len(body)}\n".encode("ascii"), body, *tail])
+    return b"".join([frame(body), body, *tail])
 
 
 def decode(data: bytes) -> dict | None:
@@ -149,16 +137,11 @@ def decode(data: bytes) -> dict | None:
     decodes it), or None for a file whose main data fails its digest, or that doesn't end where its
     chunks do (torn, edited, another format). Raises (ValueError, TypeError, EOFError…) on a main
     data that checks out but isn't hmc's form."""
-    newline = data.find(b"\n", 0, 100)
-    head = data[:newline].split(b" ") if newline > 0 else []
-    if len(head) != 2 or not head[1].isdigit():
-        return None
-    start = newline + 1
-    end = start + int(head[1])
-    view = memoryview(data)  # nothing copied: the chunks are views of the file's bytes
-    body = view[start:end]
-    if end > len(data) or head[0] != hashlib.sha256(body).hexdigest().encode("ascii"):
+    checked = framed_body(data)
+    if checked is None:
         return None  # torn, corrupt or edited: not what hmc wrote
+    body, end = checked
+    view = memoryview(data)  # nothing copied: the chunks are views of the file's bytes
     obj = marshal.loads(body)
     if not isinstance(obj, dict):
         return None
@@ -224,7 +207,7 @@ def save(db_path: Path, conn: sqlite3.Connection, harvest: Harvest, replay: dict
             if size > limit:
                 return _over(f"the history's cache would be {size / 2**20:,.0f} MiB, over hmc's {limit / 2**20:,.0f} "
                              "MiB limit: not kept, so each run replays the history from the start")
-        private_dir(path.parent, up_to=_hmc_cache())
+        private_dir(path.parent, up_to=hmc_cache())
         if keep_calls:  # first: the main file names its digest
             write_private(calls_path(path), calls, durable=False)
         write_private(path, data, durable=False)  # atomic, not durable: a cache lost in a crash is rebuilt

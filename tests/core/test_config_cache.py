@@ -13,6 +13,7 @@ import pytest
 
 import core.yaml_load
 from core import config_cache
+from core.hmc_cache import hmc_cache
 from core.hermes.release import for_version
 from core.home import read_config
 
@@ -74,7 +75,7 @@ def uncached(path: Path, release=None):
 
 
 def cache_files() -> list[Path]:
-    folder = config_cache._hmc_cache() / "config"
+    folder = hmc_cache() / "config"
     return sorted(folder.iterdir()) if folder.is_dir() else []
 
 
@@ -195,7 +196,7 @@ def test_a_cache_file_that_isnt_a_file_is_a_miss(tmp_path, parses, what):
 
 
 def test_an_unwritable_cache_folder_only_costs_a_parse(tmp_path, parses):
-    root = config_cache._hmc_cache()
+    root = hmc_cache()
     root.parent.mkdir(parents=True, exist_ok=True)
     root.write_bytes(b"a file where hmc's cache folder goes")
     path = write(tmp_path, "memory:\n  memory_char_limit: 3000\n")
