@@ -163,17 +163,10 @@ def load_yaml(raw: str, release: "Release | None" = None) -> object:
 MEMORY_KEYS = ("memory_char_limit", "user_char_limit", "memory_enabled", "user_profile_enabled", "write_approval")
 
 
-class _Shape:
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def __repr__(self) -> str:
-        return self.name
-
-
-NOT_A_MAPPING = _Shape("NOT_A_MAPPING")  # the document isn't a mapping
-SECTION_NOT_A_MAPPING = _Shape("SECTION_NOT_A_MAPPING")  # its memory section is neither a mapping nor empty
-_CACHED = {"not a mapping": NOT_A_MAPPING, "section not a mapping": SECTION_NOT_A_MAPPING}
+# What _memory_section gives for a document, or a memory section, that isn't a mapping: strings, so
+# that the config cache keeps them as they are (a memory section itself is None or a dict).
+NOT_A_MAPPING = "not a mapping"  # the document isn't a mapping
+SECTION_NOT_A_MAPPING = "section not a mapping"  # its memory section is neither a mapping nor empty
 
 
 def _memory_section(data: object) -> object:
@@ -201,14 +194,12 @@ def memory_section(path: Path, data: bytes, release: "Release") -> object:
     hit = config_cache.load(path, data, policy, MEMORY_KEYS)
     if hit is not None:
         value = hit[0]
-        if value is None or (isinstance(value, dict) and set(value) <= set(MEMORY_KEYS)):
+        if value in (None, NOT_A_MAPPING, SECTION_NOT_A_MAPPING) or (
+                isinstance(value, dict) and set(value) <= set(MEMORY_KEYS)):
             return value
-        if isinstance(value, str) and value in _CACHED:
-            return _CACHED[value]
         # anything else isn't what save wrote: parse
     section = _memory_section(load_yaml(data.decode("utf-8"), release))
-    saved = next((text for text, shape in _CACHED.items() if shape is section), section)
-    config_cache.save(path, data, policy, MEMORY_KEYS, saved)
+    config_cache.save(path, data, policy, MEMORY_KEYS, section)
     return section
 
 
@@ -245,7 +236,7 @@ def read_config(path: Path, release: "Release | None" = None) -> Config:
         return Config(problems=(f"{exc}: using Hermes's defaults",))
     except Exception as exc:  # a YAML construct PyYAML itself trips over: defaults, never a crash
         return Config(problems=(f"config.yaml can't be read ({type(exc).__name__}): using Hermes's defaults",))
-    if memory is NOT_A_MAPPING:
+    if memory == NOT_A_MAPPING:
         return Config(problems=("config.yaml is not a mapping: using Hermes's defaults",))
     if memory is None and release >= (0, 19):
         memory = {}

@@ -82,7 +82,7 @@ class State:
         """Make the entries held as columns Lines."""
         texts, origins, firsts, revisions, seqs = self._cold
         self._cold = self._cold_texts = None
-        added = list(self.lines.values())  # none while there are columns: kept for safety
+        added = list(self.lines.values())  # an update's adds after the cache's columns (this run's columns have none)
         lines = []
         for text, origin, first, revs, seq in zip(texts, origins, firsts, revisions, seqs):
             line = Line(text, seq=seq)

@@ -8,9 +8,8 @@ from rich.text import Text
 from textual.visual import RichVisual
 from textual.widgets.option_list import Option
 
-from tui.widgets.lists import HmcList
-
 from tui.literal import masked, visible_controls
+from tui.widgets.lists import HmcList
 
 
 class Hanging:
