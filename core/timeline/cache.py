@@ -7,7 +7,7 @@ bytes, each named in the main data by its count, length and SHA-256 (the file mu
 last one does; each chunk is checked against its digest when it is decoded, never before: an update
 doesn't hash again the writes it doesn't touch, and a damaged chunk is never decoded).
 The main data: the read position, the calls still open, the counts and the replay's state
-(each store's entries as columns; its writes as chunks of columns, one tuple per field, each write
+(each store's entries as columns, their texts joined in one string; its writes as chunks of columns, one tuple per field, each write
 with its short log rather than a copy of the store, a chunk kept encoded until a write is read, so
 that an update appending a few writes decodes none and saves them as they were), in Python's
 `marshal` form (plain tuples, lists, dicts, strings and bytes; a text shared by many writes of a
@@ -43,12 +43,13 @@ from core.hmc_cache import frame, framed_body, hmc_cache
 from core.store.atomic import private_dir, read_regular, write_private
 from core.sessions.memory_calls import MAX_CACHED_CALLS_BYTES, Harvest, Open
 
-VERSION = 9  # 4: patch calls and new_text arguments are harvested; 5: writes keep logs, not copies of the store;
+VERSION = 10  # 4: patch calls and new_text arguments are harvested; 5: writes keep logs, not copies of the store;
 # 6: the calls file holds each call as an array of its fields, entries name their writes by index;
 # 7: the calls file only while a replay hasn't consumed them (calls_digest None: not kept); no sessions'
 # sources (read from state.db for the calls a run replays: an update's few); 8: the writes' chunks after
 # the main data, each with its own digest (checked when decoded); 9: a chunk holds each field's values as
-# a list (the writes a run adds are kept as columns, not rows)
+# a list (the writes a run adds are kept as columns, not rows); 10: a store's texts joined in one string
+# (core.timeline.state.JoinedTexts: one object to load, not one per entry)
 MAX_CACHE_BYTES = 256 * 1024 * 1024
 
 

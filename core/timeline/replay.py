@@ -17,7 +17,7 @@ from core.store.journal import Record
 from core.store.memory import FILE_NAMES, TARGETS
 from core.sessions.memory_calls import Call
 from core.timeline.model import Divergence
-from core.timeline.state import SEP, Line, State
+from core.timeline.state import SEP, JoinedTexts, Line, State, cache_texts
 from core.timeline.writes import Writes
 
 
@@ -47,7 +47,7 @@ class _Builder:
         state = self.states[target]
         texts = tuple(dict.fromkeys(texts))
         self._offset[target] = 0  # seen whole: any count difference so far is accounted for
-        if state.texts == texts:
+        if state.holds(texts):
             return
         touched, changes, log = state.morph(texts)
         self._outside += 1
@@ -372,7 +372,10 @@ class _Replay:
     # -- the cache form: plain tuples and the writes' encoded chunks (core.timeline.cache marshals them) --
     def dump(self) -> dict:
         b = self.builder
-        states = {target: state.columns() for target, state in b.states.items()}
+        states = {}
+        for target, state in b.states.items():
+            texts, *ints = state.columns()
+            states[target] = (cache_texts(texts), *ints)
         return {"release": self.release.name, "n_calls": self.n_calls, "record_id": self.record_id,
                 "n_records": self.n_records, "baks": sorted(self.baks), "last_ts": self.last_ts,
                 "writes": b.writes.chunks(), "states": states, "offset": dict(b._offset), "outside": b._outside,
@@ -391,13 +394,18 @@ class _Replay:
         m = len(writes)
         for target in TARGETS:
             cols = data["states"][target]
-            if type(cols) is not tuple or len(cols) != 5 or any(type(c) is not tuple or len(c) != len(cols[0])
-                                                                  for c in cols):
+            if type(cols) is not tuple or len(cols) != 5:
                 raise ValueError("entries")
             texts, origins, firsts, revisions, seqs = cols
+            if any(type(c) is not tuple or len(c) != len(origins) for c in cols[1:]):
+                raise ValueError("entries")
+            if type(texts) is str:  # the texts joined (JoinedTexts), as dump keeps them
+                texts = JoinedTexts.checked(texts, len(origins))
+            elif type(texts) is not tuple or len(texts) != len(origins):
+                raise ValueError("entries")
             # checked with C's loops (50,000 entries are read on each update): str.join refuses
             # anything but strings, and a sum of ints is an int (a float, None or text isn't)
-            if texts and (type("".join(texts)) is not str
+            if texts and (type(texts) is not JoinedTexts and type("".join(texts)) is not str
                           or type(sum(origins) + sum(firsts) + sum(revisions) + sum(seqs)) is not int
                           or min(min(origins), min(firsts)) < -1 or max(max(origins), max(firsts)) >= m
                           or min(revisions) < 1 or seqs[0] < 0 or not all(map(operator.lt, seqs, seqs[1:]))):

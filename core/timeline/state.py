@@ -26,6 +26,74 @@ COLD_SCANS = 32  # adds checked against the cached texts by a scan before a set 
 FREEZE_AFTER = 64  # plain adds in a row (and at least as many as there are lines) make the lines columns again
 
 
+class JoinedTexts:
+    """Entries' texts held as one string, `SEP` before, between and after them (none holds SEP): how
+    the cache keeps a store's texts. One string loads in a fraction of a millisecond where 50,000
+    strings took ~10 (an update of a large history paid that on every run); it is split only
+    when a text is asked for, and looking one up or comparing the whole needs no split."""
+
+    __slots__ = ("joined", "_n", "_items")
+
+    def __init__(self, joined: str, n: int) -> None:
+        self.joined, self._n, self._items = joined, n, None
+
+    @classmethod
+    def of(cls, texts: Sequence[str]) -> "JoinedTexts | None":
+        """`texts` joined, or None when they can't be (none, or one holding SEP)."""
+        if not texts:
+            return None
+        joined = SEP + SEP.join(texts) + SEP
+        return cls(joined, len(texts)) if joined.count(SEP) == len(texts) + 1 else None
+
+    @classmethod
+    def checked(cls, joined: object, n: int) -> "JoinedTexts":
+        """The cache's form of n texts, checked (ValueError: not n texts joined)."""
+        if type(joined) is not str or n < 1 or joined[:1] != SEP or joined[-1:] != SEP \
+                or joined.count(SEP) != n + 1:
+            raise ValueError("texts")
+        return cls(joined, n)
+
+    def _split(self) -> tuple[str, ...]:
+        if self._items is None:
+            self._items = tuple(self.joined[1:-1].split(SEP))
+        return self._items
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __getitem__(self, i):
+        return self._split()[i]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._split())
+
+    def __contains__(self, text: object) -> bool:
+        if self._items is not None:
+            return text in self._items
+        return type(text) is str and SEP not in text and f"{SEP}{text}{SEP}" in self.joined
+
+    def equals(self, texts: Sequence[str]) -> bool:
+        """Whether `texts` are these texts, in order (joined and compared: no split)."""
+        return len(texts) == self._n and SEP + SEP.join(texts) + SEP == self.joined
+
+    def extended(self, more: Sequence[str]) -> "JoinedTexts | tuple[str, ...]":
+        """These texts and `more` after them."""
+        if not more:
+            return self
+        tail = SEP.join(more) + SEP
+        if tail.count(SEP) != len(more):
+            return tuple(self) + tuple(more)
+        return JoinedTexts(self.joined + tail, self._n + len(more))
+
+
+def cache_texts(texts: Sequence[str]) -> "str | tuple[str, ...]":
+    """A column of texts as the cache keeps it: joined (JoinedTexts) when it can be, else a tuple."""
+    if type(texts) is JoinedTexts:
+        return texts.joined
+    joined = JoinedTexts.of(texts)
+    return joined.joined if joined is not None else tuple(texts)
+
+
 class Line:
     """One entry through its life (same identity across replaces)."""
 
@@ -94,17 +162,20 @@ class State:
         self.reset(lines + added)
         self.next_seq = max(self.next_seq, next_seq)
 
-    def columns(self) -> tuple[tuple, ...]:
-        """The entries as columns: (texts, origins, firsts, revisions, seqs), -1 for no write."""
-        if self._cold is not None and not self.lines:
-            return tuple(tuple(col) for col in self._cold)  # a tuple is given as it is: no copy
-        lines = list(self.alive()) if self._cold is None else list(self.lines.values())
+    def columns(self) -> tuple[Sequence, ...]:
+        """The entries as columns: (texts, origins, firsts, revisions, seqs), -1 for no write; the
+        texts a tuple or, as the cache gave them, JoinedTexts (kept joined)."""
+        cold = self._cold
+        if cold is not None and not self.lines:
+            return tuple(col if type(col) is JoinedTexts else tuple(col) for col in cold)  # a tuple as it is: no copy
+        lines = list(self.alive()) if cold is None else list(self.lines.values())
         new = (tuple(line.text for line in lines), tuple(-1 if line.origin is None else line.origin for line in lines),
                tuple(-1 if line.first is None else line.first for line in lines),
                tuple(line.revisions for line in lines), tuple(line.seq for line in lines))
-        if self._cold is None:
+        if cold is None:
             return new
-        return tuple(tuple(old) + more for old, more in zip(self._cold, new))
+        texts = cold[0].extended(new[0]) if type(cold[0]) is JoinedTexts else tuple(cold[0]) + new[0]
+        return (texts, *(tuple(old) + more for old, more in zip(cold[1:], new[1:])))
 
     # -- reading -------------------------------------------------------------------------------
     def alive(self) -> Iterator[Line]:
@@ -119,6 +190,16 @@ class State:
         if self._cold is not None:  # the lines added since can't be dead: only add_new runs cold
             return tuple(self._cold[0]) + tuple(line.text for line in self.lines.values())
         return tuple(line.text for line in self.alive())
+
+    def holds(self, texts: tuple[str, ...]) -> bool:
+        """Whether the entries are exactly `texts`, in order (texts the cache kept joined are
+        compared joined, not split)."""
+        cold = self._cold
+        if cold is None or type(cold[0]) is not JoinedTexts:
+            return self.texts == texts
+        n = len(cold[0])
+        return len(texts) == len(self) and cold[0].equals(texts[:n]) \
+            and texts[n:] == tuple(line.text for line in self.lines.values())
 
     def __len__(self) -> int:
         cold = len(self._cold[0]) if self._cold is not None else 0

@@ -106,20 +106,26 @@ def test_a_blame_resolves_to_the_logs_own_writes(tmp_path):
         blame[0].text = "changed"
 
 
-@pytest.mark.parametrize("layout", ["version 7", "version 7's layout", "version 8"])
+@pytest.mark.parametrize("layout", ["version 7", "version 7's layout", "version 8", "version 9"])
 def test_a_cache_in_the_previous_format_is_rebuilt(tmp_path, layout):
     """Version 7 kept the writes' chunks inside the main data (one digest over all): its writes
     would not be found where version 8 looks for them. Version 8's chunks held each field's values
-    as a tuple, version 9's as a list."""
+    as a tuple, version 9's as a list. Version 9 kept a store's texts as a tuple, version 10 joined."""
     home, db = _cached_home(tmp_path)
     _, fresh = timeline(home, cache=False)
     path = tl_cache.cache_path(db.path)
     data = cache_body(path)
     if layout == "version 7":  # the new layout, the old version: refused by its version
-        data["version"] = "7" + data["version"][1:]
+        data["version"] = "7" + data["version"][2:]
+        write_cache(path, data)
+    elif layout == "version 9":  # its texts as version 9 wrote them: a tuple
+        data["version"] = "9" + data["version"][2:]
+        for target, cols in data["replay"]["states"].items():
+            if cols[1]:  # an empty store's texts were an empty tuple in both
+                data["replay"]["states"][target] = (tuple(state.JoinedTexts.checked(cols[0], len(cols[1]))), *cols[1:])
         write_cache(path, data)
     elif layout == "version 8":  # its chunks as version 8 wrote them, each with its digest
-        data["version"] = "8" + data["version"][1:]
+        data["version"] = "8" + data["version"][2:]
         chunks = []
         for count, _, blob in data["replay"]["writes"]:
             old = marshal.dumps([tuple(col) for col in marshal.loads(blob)], 4)
@@ -127,14 +133,14 @@ def test_a_cache_in_the_previous_format_is_rebuilt(tmp_path, layout):
         data["replay"]["writes"] = chunks
         write_cache(path, data)
     else:  # the old layout itself: a digest line without a length, the chunks inside the data
-        data["version"] = "7" + data["version"][1:]
+        data["version"] = "7" + data["version"][2:]
         data["replay"]["writes"] = [(count, blob) for count, _, blob in data["replay"]["writes"]]
         body = marshal.dumps(data, 4)
         path.write_bytes(hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
     _, tl = timeline(home)
     assert tl.stats["cache"] == "rebuilt" and tl.stats["replayed"] == "all"
     assert _shape(tl) == _shape(fresh)
-    assert tl_cache.VERSION == 9 and cache_body(path)["version"].startswith("9/")
+    assert tl_cache.VERSION == 10 and cache_body(path)["version"].startswith("10/")
 
 
 @pytest.mark.parametrize("args, content", [
@@ -309,19 +315,75 @@ def test_sealing_keeps_every_write_and_its_fields():
         writes.seal([(5,) + writes.chunks()[0][1:]])
 
 
+JOINED = state.SEP + state.SEP.join(f"fact {i}" for i in range(6)) + state.SEP
+
+
 @pytest.mark.parametrize("column, value", [(0, None), (0, 3), (1, 1.5), (1, "2"), (2, None), (3, 0), (4, 2.0),
-                                           (1, 99), (4, -1)], ids=lambda v: repr(v))
+                                           (1, 99), (4, -1), ("joined", JOINED[1:]), ("joined", JOINED[:-1]),
+                                           ("joined", JOINED.replace("fact 3", "fact\x003")),
+                                           ("joined", JOINED.replace("\x00fact 5", "")), ("joined", JOINED.encode()),
+                                           ("joined", state.SEP), ("joined", ""), ("joined", ("fact 0",) * 5)],
+                         ids=lambda v: repr(v))
 def test_cached_entries_that_dont_hold_together_are_replayed_again(tmp_path, column, value):
     """Entry columns of the wrong type or range (in a cache whose digest checks out) are never
-    used: the replay starts over from state.db."""
+    used: the replay starts over from state.db. The texts, kept joined, must be as many as the
+    other columns' entries, each between two separators."""
     home, db = _cached_home(tmp_path)
     _, fresh = timeline(home, cache=False)
     path = tl_cache.cache_path(db.path)
     data = cache_body(path)
     cols = list(data["replay"]["states"]["memory"])
-    cols[column] = (value,) + cols[column][1:]
+    assert cols[0] == JOINED  # kept joined
+    if column == "joined":
+        cols[0] = value
+    else:
+        cols[0] = tuple(state.JoinedTexts.checked(cols[0], len(cols[1])))  # the tuple form, also read
+        cols[column] = (value,) + cols[column][1:]
     data["replay"]["states"]["memory"] = tuple(cols)
     write_cache(path, data)
     _, tl = timeline(home)
     assert tl.stats["replayed"] == "all"
     assert _shape(tl) == _shape(fresh)
+
+
+def test_joined_texts_look_up_compare_and_grow_without_splitting():
+    joined = state.JoinedTexts.of(("ab", "a", "b c"))
+    assert len(joined) == 3 and joined.joined == "\x00ab\x00a\x00b c\x00"
+    assert "a" in joined and "b c" in joined and "b" not in joined and "ab\x00a" not in joined and 3 not in joined
+    assert joined.equals(("ab", "a", "b c")) and not joined.equals(("ab", "a\x00b c")) and not joined.equals(("ab", "a"))
+    grown = joined.extended(("d",))
+    assert type(grown) is state.JoinedTexts and grown.equals(("ab", "a", "b c", "d"))
+    assert joined._items is None and grown._items is None  # nothing above split them
+    assert joined.extended(("d\x00e",)) == ("ab", "a", "b c", "d\x00e")  # can't be joined: a tuple
+    assert list(joined) == ["ab", "a", "b c"] and joined[1] == "a" and joined[-1] == "b c"
+    assert state.JoinedTexts.of(()) is None and state.JoinedTexts.of(("a", "b\x00")) is None
+    assert state.cache_texts(("a", "b\x00")) == ("a", "b\x00") and state.cache_texts(()) == ()
+
+
+def test_texts_holding_the_separator_are_cached_as_a_tuple_and_update_the_same(tmp_path):
+    home, db = make_home(tmp_path)
+    db.session("s")
+    facts = ["fact 0", "fact\x001", "fact 2"]
+    for fact in facts:
+        db.call("s", add(fact))
+    write_files(home, facts)
+    timeline(home)
+    path = tl_cache.cache_path(db.path)
+    assert cache_body(path)["replay"]["states"]["memory"][0] == tuple(facts)
+    db.call("s", add("fact 3"))
+    write_files(home, facts + ["fact 3"])
+    _, updated = timeline(home)
+    _, full = timeline(home, cache=False)
+    assert updated.stats["replayed"] == "new" and _shape(updated) == _shape(full)
+
+
+def test_an_update_that_only_adds_never_splits_the_cached_texts(tmp_path, monkeypatch):
+    home, db = _cached_home(tmp_path)
+    db.call("s", add("fact 6"))
+    write_files(home, [f"fact {i}" for i in range(7)])
+    splits = []
+    real = state.JoinedTexts._split
+    monkeypatch.setattr(state.JoinedTexts, "_split", lambda self: splits.append(1) or real(self))
+    _, tl = timeline(home)
+    assert tl.stats["replayed"] == "new" and not tl.divergences and splits == []
+    assert [b.text for b in tl.blame("memory")] == [f"fact {i}" for i in range(7)] and splits  # split when read
