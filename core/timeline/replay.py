@@ -7,7 +7,6 @@ from it."""
 from __future__ import annotations
 
 import heapq
-import operator
 import time
 from typing import Callable, Iterable, Iterator, Sequence
 
@@ -17,7 +16,7 @@ from core.store.journal import Record
 from core.store.memory import FILE_NAMES, TARGETS
 from core.sessions.memory_calls import Call
 from core.timeline.model import Divergence
-from core.timeline.state import SEP, JoinedTexts, Line, State, cache_texts
+from core.timeline.state import SEP, Line, State, cache_columns, columns_from_cache
 from core.timeline.writes import Writes
 
 
@@ -372,10 +371,7 @@ class _Replay:
     # -- the cache form: plain tuples and the writes' encoded chunks (core.timeline.cache marshals them) --
     def dump(self) -> dict:
         b = self.builder
-        states = {}
-        for target, state in b.states.items():
-            texts, *ints = state.columns()
-            states[target] = (cache_texts(texts), *ints)
+        states = {target: cache_columns(state.columns()) for target, state in b.states.items()}
         return {"release": self.release.name, "n_calls": self.n_calls, "record_id": self.record_id,
                 "n_records": self.n_records, "baks": sorted(self.baks), "last_ts": self.last_ts,
                 "writes": b.writes.chunks(), "states": states, "offset": dict(b._offset), "outside": b._outside,
@@ -393,23 +389,7 @@ class _Replay:
         writes.load_chunks(data["writes"])
         m = len(writes)
         for target in TARGETS:
-            cols = data["states"][target]
-            if type(cols) is not tuple or len(cols) != 5:
-                raise ValueError("entries")
-            texts, origins, firsts, revisions, seqs = cols
-            if any(type(c) is not tuple or len(c) != len(origins) for c in cols[1:]):
-                raise ValueError("entries")
-            if type(texts) is str:  # the texts joined (JoinedTexts), as dump keeps them
-                texts = JoinedTexts.checked(texts, len(origins))
-            elif type(texts) is not tuple or len(texts) != len(origins):
-                raise ValueError("entries")
-            # checked with C's loops (50,000 entries are read on each update): str.join refuses
-            # anything but strings, and a sum of ints is an int (a float, None or text isn't)
-            if texts and (type(texts) is not JoinedTexts and type("".join(texts)) is not str
-                          or type(sum(origins) + sum(firsts) + sum(revisions) + sum(seqs)) is not int
-                          or min(min(origins), min(firsts)) < -1 or max(max(origins), max(firsts)) >= m
-                          or min(revisions) < 1 or seqs[0] < 0 or not all(map(operator.lt, seqs, seqs[1:]))):
-                raise ValueError("entry")
+            texts, origins, firsts, revisions, seqs = columns_from_cache(data["states"][target], m)
             state = b.states[target]
             state.load_columns(texts, origins, firsts, revisions, seqs)
             state.next_seq = max(state.next_seq, int(data["seq"][target]))

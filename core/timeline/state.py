@@ -18,6 +18,8 @@ after any write (core.timeline.writes.Writes), so no write keeps a copy of the w
 from __future__ import annotations
 
 from bisect import bisect_right
+from itertools import compress, count, repeat
+from operator import lt, ne
 from typing import Iterator, Sequence
 
 SEP = "\x00"  # joins the texts for substring lookups; an old_text holding it takes the slow path
@@ -86,12 +88,82 @@ class JoinedTexts:
         return JoinedTexts(self.joined + tail, self._n + len(more))
 
 
-def cache_texts(texts: Sequence[str]) -> "str | tuple[str, ...]":
-    """A column of texts as the cache keeps it: joined (JoinedTexts) when it can be, else a tuple."""
-    if type(texts) is JoinedTexts:
-        return texts.joined
-    joined = JoinedTexts.of(texts)
-    return joined.joined if joined is not None else tuple(texts)
+# -- a store's columns as the cache keeps them ---------------------------------------------------------
+
+def cache_columns(columns: tuple[Sequence, ...]) -> tuple:
+    """A store's columns (State.columns()) as the cache keeps them: the texts joined when they can
+    be (JoinedTexts); the firsts as "the origins" and the revisions as "1" except where an entry
+    differs, `{"at": indexes, "is": values}` (most entries were made by their last write and are
+    at their first revision: two columns of tens of thousands of ints an update no longer loads
+    and checks), kept whole when most differ."""
+    texts, origins, firsts, revisions, seqs = columns
+    if type(texts) is not JoinedTexts:
+        joined = JoinedTexts.of(texts)
+        texts = tuple(texts) if joined is None else joined
+    return (texts.joined if type(texts) is JoinedTexts else texts, tuple(origins), _except(firsts, origins),
+            _except(revisions, repeat(1)), tuple(seqs))
+
+
+def _except(column: Sequence[int], base: Iterator[int] | Sequence[int]) -> tuple | dict:
+    at = tuple(compress(count(), map(ne, column, base)))  # C's loops: the few indexes that differ
+    if 2 * len(at) > len(column):
+        return tuple(column)
+    return {"at": at, "is": tuple(column[i] for i in at)}
+
+
+def columns_from_cache(kept: object, writes: int) -> tuple[Sequence, ...]:
+    """The columns `cache_columns` kept, checked: texts that are strings, ints in range (origins
+    and firsts name one of the `writes` or -1, revisions are at least 1, seqs increase). Raises
+    ValueError or TypeError on anything it doesn't write (a cache whose digest checks out but
+    doesn't hold together is replayed again, never used). Checked with C's loops: an update of a
+    history of 50,000 entries reads them on every run."""
+    if type(kept) is not tuple or len(kept) != 5:
+        raise ValueError("entries")
+    texts, origins, firsts, revisions, seqs = kept
+    if type(origins) is not tuple or type(seqs) is not tuple or len(seqs) != len(origins):
+        raise ValueError("entries")
+    n = len(origins)
+    if type(texts) is str:
+        texts = JoinedTexts.checked(texts, n)
+    elif type(texts) is not tuple or len(texts) != n or type("".join(texts)) is not str:  # join refuses non-strings
+        raise ValueError("entries")
+    _within(origins, -1, writes)
+    firsts = _patched(firsts, origins, -1, writes)
+    revisions = _patched(revisions, (1,) * n, 1, None)
+    if n and (type(sum(seqs)) is not int or seqs[0] < 0 or not all(map(lt, seqs, seqs[1:]))):
+        raise ValueError("entry")
+    return texts, origins, firsts, revisions, seqs
+
+
+def _within(ints: tuple, low: int, high: int | None) -> None:
+    """Raise ValueError unless every value is an int in [low, high) (a sum of ints is an int: a
+    float, None or text isn't)."""
+    if ints and (type(sum(ints)) is not int or min(ints) < low or (high is not None and max(ints) >= high)):
+        raise ValueError("entry")
+
+
+def _patched(kept: object, base: tuple, low: int, high: int | None) -> tuple:
+    """A column `_except` kept (whole, or `base` but at some indexes), checked."""
+    if type(kept) is tuple:
+        if len(kept) != len(base):
+            raise ValueError("entries")
+        _within(kept, low, high)
+        return kept
+    if type(kept) is not dict or len(kept) != 2:
+        raise ValueError("entries")
+    at, values = kept["at"], kept["is"]
+    if type(at) is not tuple or type(values) is not tuple or len(at) != len(values):
+        raise ValueError("entries")
+    if not at:
+        return base
+    _within(at, 0, len(base))
+    if not all(map(lt, at, at[1:])):
+        raise ValueError("entries")
+    _within(values, low, high)
+    out = list(base)
+    for i, value in zip(at, values):
+        out[i] = value
+    return tuple(out)
 
 
 class Line:

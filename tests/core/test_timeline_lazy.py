@@ -322,7 +322,12 @@ JOINED = state.SEP + state.SEP.join(f"fact {i}" for i in range(6)) + state.SEP
                                            (1, 99), (4, -1), ("joined", JOINED[1:]), ("joined", JOINED[:-1]),
                                            ("joined", JOINED.replace("fact 3", "fact\x003")),
                                            ("joined", JOINED.replace("\x00fact 5", "")), ("joined", JOINED.encode()),
-                                           ("joined", state.SEP), ("joined", ""), ("joined", ("fact 0",) * 5)],
+                                           ("joined", state.SEP), ("joined", ""), ("joined", ("fact 0",) * 5),
+                                           ("firsts", {"at": (6,), "is": (0,)}), ("firsts", {"at": (2, 1), "is": (0, 0)}),
+                                           ("firsts", {"at": (1,), "is": (6,)}), ("firsts", {"at": (1,), "is": ()}),
+                                           ("firsts", {"at": (1,), "is": (1.0,)}), ("firsts", {"at": (1,)}),
+                                           ("firsts", [(), ()]), ("firsts", (0,) * 7), ("revisions", {"at": (0,), "is": (0,)}),
+                                           ("revisions", {"at": (-1,), "is": (2,)}), ("revisions", {"at": [0], "is": [2]})],
                          ids=lambda v: repr(v))
 def test_cached_entries_that_dont_hold_together_are_replayed_again(tmp_path, column, value):
     """Entry columns of the wrong type or range (in a cache whose digest checks out) are never
@@ -336,8 +341,10 @@ def test_cached_entries_that_dont_hold_together_are_replayed_again(tmp_path, col
     assert cols[0] == JOINED  # kept joined
     if column == "joined":
         cols[0] = value
-    else:
-        cols[0] = tuple(state.JoinedTexts.checked(cols[0], len(cols[1])))  # the tuple form, also read
+    elif column in ("firsts", "revisions"):
+        cols[2 if column == "firsts" else 3] = value
+    else:  # the whole columns, also read
+        cols = [tuple(col) for col in state.columns_from_cache(tuple(cols), 6)]
         cols[column] = (value,) + cols[column][1:]
     data["replay"]["states"]["memory"] = tuple(cols)
     write_cache(path, data)
@@ -357,7 +364,8 @@ def test_joined_texts_look_up_compare_and_grow_without_splitting():
     assert joined.extended(("d\x00e",)) == ("ab", "a", "b c", "d\x00e")  # can't be joined: a tuple
     assert list(joined) == ["ab", "a", "b c"] and joined[1] == "a" and joined[-1] == "b c"
     assert state.JoinedTexts.of(()) is None and state.JoinedTexts.of(("a", "b\x00")) is None
-    assert state.cache_texts(("a", "b\x00")) == ("a", "b\x00") and state.cache_texts(()) == ()
+    assert state.cache_columns((("a", "b\x00"), (0, 1), (0, 1), (1, 1), (0, 1)))[0] == ("a", "b\x00")
+    assert state.cache_columns(((), (), (), (), ()))[0] == ()
 
 
 def test_texts_holding_the_separator_are_cached_as_a_tuple_and_update_the_same(tmp_path):
@@ -387,3 +395,19 @@ def test_an_update_that_only_adds_never_splits_the_cached_texts(tmp_path, monkey
     _, tl = timeline(home)
     assert tl.stats["replayed"] == "new" and not tl.divergences and splits == []
     assert [b.text for b in tl.blame("memory")] == [f"fact {i}" for i in range(7)] and splits  # split when read
+
+
+def test_firsts_and_revisions_are_cached_where_they_differ_and_read_back_whole():
+    columns = (("a", "b", "c", "d"), (0, 5, 2, 3), (0, 1, 2, 3), (1, 3, 1, 1), (0, 1, 4, 9))
+    kept = state.cache_columns(columns)
+    assert kept[2] == {"at": (1,), "is": (1,)} and kept[3] == {"at": (1,), "is": (3,)}
+    back = state.columns_from_cache(kept, 6)
+    assert back[1:] == columns[1:] and tuple(back[0]) == columns[0]
+    plain = state.cache_columns((("a", "b"), (0, 1), (0, 1), (1, 1), (0, 1)))
+    assert plain[2] == plain[3] == {"at": (), "is": ()}
+    assert state.columns_from_cache(plain, 2)[2] is plain[1]  # the origins themselves: nothing copied
+    mostly = state.cache_columns((("a", "b", "c"), (0, 1, 2), (2, 2, 2), (2, 2, 1), (0, 1, 2)))
+    assert mostly[2] == (2, 2, 2) and mostly[3] == (2, 2, 1)  # most differ: kept whole
+    assert state.columns_from_cache(mostly, 3)[2:4] == ((2, 2, 2), (2, 2, 1))
+    with pytest.raises(ValueError):
+        state.columns_from_cache(mostly, 2)  # a first beyond the writes
