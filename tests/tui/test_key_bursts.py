@@ -126,3 +126,63 @@ async def test_a_burst_after_slash_in_the_search_results_goes_into_the_box(herme
         screen = app.screen
         burst(app, "/make")  # m promotes the hit to memory, e expands a tool call
         await landed(pilot, screen, box, "make")
+
+
+async def test_a_key_right_behind_enter_acts_on_the_filtered_queue_not_in_the_filter(home, make_app):
+    """`/neovim`, Enter and `n` in one burst: the filter keeps "neovim" and `n` rejects the one
+    write it shows (the list had the keyboard at once), never the other, never typed as a letter."""
+    app = make_app(home)
+    before = on_disk(home)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("2")
+        await settle(app, pilot)
+        screen = app.screen
+        bar = screen.query_one(FilterBar)
+        burst(app, "/neovim")
+        app.post_message(events.Key("enter", "\r"))
+        app.post_message(events.Key("n", "n"))
+        await until(pilot, lambda: len(pending_files(home)) == 1)
+        await settle(app, pilot)
+        assert bar.value == "neovim" and not bar.has_focus
+        assert pending_files(home) == [name for name in before[1] if "0000000a" in name]
+        assert app.screen is screen
+    assert memory_text(home) == before[0]
+
+
+async def test_a_key_right_behind_escape_acts_on_the_whole_list(home, make_app):
+    """`/deploys`, Escape and `e` in one burst: the filter is cleared and closed, and `e` opens the
+    edit dialog of the entry the list highlights, not a letter in the filter."""
+    app = make_app(home)
+    before = on_disk(home)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        burst(app, "/deploys")
+        app.post_message(events.Key("escape", "\x1b"))
+        app.post_message(events.Key("e", "e"))
+        await until(pilot, lambda: app.screen is not screen)
+        bar = screen.query_one(FilterBar)
+        assert bar.value == "" and not bar.has_class("-open") and screen.filter_text == ""
+        everything = list(range(len(app.curator.stores["memory"].last.entries)))
+        assert len(everything) > 1 and screen.query_one("#entries-memory").numbers == everything
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert app.screen is screen
+    assert on_disk(home) == before
+
+
+async def test_enter_in_the_filter_keeps_it_and_the_next_key_moves_in_the_filtered_list(home, make_app):
+    app = make_app(home)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        burst(app, "/e")
+        app.post_message(events.Key("enter", "\r"))
+        app.post_message(events.Key("down", None))
+        entries = screen.query_one("#entries-memory")
+        await until(pilot, lambda: entries.has_focus)
+        await settle(app, pilot)
+        bar = screen.query_one(FilterBar)
+        assert bar.value == "e" and bar.has_class("-open") and screen.filter_text == "e"
+        shown = entries.numbers
+        assert len(shown) > 1 and entries.highlighted == 1  # down moved in the list, not the cursor in the line

@@ -128,7 +128,17 @@ class ModeScreen(OneFrame, Screen):
         self.let_text_boxes_type("/")
         bar = self.filter_bar()
         if bar is not None:
-            bar.start()
+            bar.start(self.leave_filter)
+
+    def leave_filter(self, text: str) -> None:
+        """Enter or Escape in the filter line: the filter as it stands applies and its list takes
+        the keyboard, there and then (Widget.focus() would wait behind the keys already typed:
+        those act on the list as filtered, not in the line)."""
+        self.filter_text = text
+        self.apply_filter()
+        target = self.filter_list()
+        if target is not None:
+            self.set_focus(target)
 
     def filter_bar(self):
         """The screen's filter line (a FilterBar), or None when it has none."""
@@ -149,9 +159,6 @@ class ModeScreen(OneFrame, Screen):
         self.filter_text = message.text
         self.apply_filter()
 
-    def on_filter_bar_done(self, message) -> None:
-        self.filter_done()
-
     def matches_filter(self, *texts: str) -> bool:
         """Every word typed in the filter appears (case-folded) in one of `texts`."""
         words = self.filter_text.casefold().split()
@@ -163,8 +170,9 @@ class ModeScreen(OneFrame, Screen):
     def apply_filter(self) -> None:
         """Show only what matches `filter_text` (subclasses with a filter line)."""
 
-    def filter_done(self) -> None:
-        """The person left the filter line: the list takes the keyboard again."""
+    def filter_list(self):
+        """The list the filter line narrows (it takes the keyboard back when the line is left)."""
+        return None
 
     def hidden(self, action: str) -> bool:
         return False

@@ -289,8 +289,8 @@ every action by name.
     def apply_filter(self) -> None:
         self.reload()
 
-    def filter_done(self) -> None:
-        self.query_one(f"#entries-{self.target}", EntryList).focus()
+    def filter_list(self) -> EntryList:
+        return self.query_one(f"#entries-{self.target}", EntryList)
 
     def filtered(self, entries) -> list[int] | None:
         """The indexes of the entries the filter keeps (None: no filter, every entry)."""

@@ -300,8 +300,8 @@ class QueueScreen(ModeScreen):
         self.show_detail()
         self.refresh_bindings()
 
-    def filter_done(self) -> None:
-        self.query_one(f"#{self.QUEUE.prefix}-list", OptionList).focus()
+    def filter_list(self) -> OptionList:
+        return self.query_one(f"#{self.QUEUE.prefix}-list", OptionList)
 
     def _fill_bar(self) -> None:
         if not self.is_mounted:

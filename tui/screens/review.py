@@ -299,8 +299,8 @@ Secrets stay masked here.
         if self.loaded:
             self.show_findings(self.everything, self.kept)
 
-    def filter_done(self) -> None:
-        self.query_one(FindingsList).focus()
+    def filter_list(self) -> FindingsList:
+        return self.query_one(FindingsList)
 
     def update_summary(self, everything: list[R.Finding], kept: set[str]) -> None:
         shown = self.findings

@@ -232,8 +232,8 @@ edit dialog instead. **Esc** goes back.
     def apply_filter(self) -> None:
         self.refilter()
 
-    def filter_done(self) -> None:
-        self.query_one("#tl-writes", OptionList).focus()
+    def filter_list(self) -> OptionList:
+        return self.query_one("#tl-writes", OptionList)
 
     def status(self, text: str, error: bool = False) -> None:
         widget = self.query_one("#tl-status", Static)

@@ -1,8 +1,11 @@
 """The filter line of a list: `/` opens it, typing filters the list as you type, Enter keeps the
-filter and goes back to the list, Escape clears it. It only says what was typed (FilterBar.Typed)
-and when the person is done (FilterBar.Done); the screen decides what matches."""
+filter and goes back to the list, Escape clears it. It says what was typed (FilterBar.Typed) and,
+at once, when the person leaves it (the `leave` the screen gave `start`); the screen decides what
+matches and where the keyboard goes."""
 
 from __future__ import annotations
+
+from typing import Callable
 
 from textual import events
 from textual.message import Message
@@ -21,23 +24,20 @@ class FilterBar(Input):
             super().__init__()
             self.text = text
 
-    class Done(Message):
-        """The person left the filter: `cleared` when Escape emptied it."""
-
-        def __init__(self, cleared: bool) -> None:
-            super().__init__()
-            self.cleared = cleared
-
     def __init__(self, **kwargs) -> None:
         kwargs.setdefault("placeholder", "filter: type to narrow this list · Enter keeps it · Esc clears")
         super().__init__(compact=True, select_on_focus=False, **kwargs)
+        self._leave: Callable[[str], None] = lambda text: None
 
-    def start(self) -> None:
+    def start(self, leave: Callable[[str], None]) -> None:
         """Open the line and take the keyboard at once: the keys typed right behind `/` (a burst,
         as a terminal delivers fast typing) must reach this line, not the list. Widget.focus()
         would move the focus only after the keys already waiting, which the list would act on
         (`n` rejecting a staged write). The screens bind `/` with priority, so the app runs this
-        before it hands the next key to the focused widget."""
+        before it hands the next key to the focused widget. `leave(text)` is called when Enter
+        (the text kept) or Escape ("": cleared) leaves the line: it applies the filter and gives
+        the keyboard back, there and then."""
+        self._leave = leave
         self.add_class("-open")
         self.screen.set_focus(self)
 
@@ -45,17 +45,20 @@ class FilterBar(Input):
         event.stop()
         self.post_message(self.Typed(event.value.strip()))
 
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        event.stop()
-        if not self.value.strip():
-            self.remove_class("-open")
-        self.post_message(self.Done(cleared=False))
-
     def on_key(self, event: events.Key) -> None:
-        if event.key == "escape":
+        if self.screen.focused is not self:
+            # typed right behind Enter or Escape: the app handed these keys to the line before it
+            # was left; they go on to what has the keyboard now (the list, filtered), in order
             event.stop()
             event.prevent_default()
+            (self.screen.focused or self.screen).post_message(events.Key(event.key, event.character))
+            return
+        if event.key not in ("enter", "escape"):
+            return
+        event.stop()
+        event.prevent_default()
+        if event.key == "escape":
             self.clear()
+        if not self.value.strip():
             self.remove_class("-open")
-            self.post_message(self.Typed(""))
-            self.post_message(self.Done(cleared=True))
+        self._leave(self.value.strip())
