@@ -15,7 +15,8 @@ from textual import events
 from textual.widgets import Input, OptionList
 
 from tests.core.pending_support import pending_files, two_staged_writes
-from tests.tui.helpers import memory_text, settle, until
+from tests.tui.helpers import memory_text, settle, until, until_dialog
+from tui.screens.base import Dialog
 from tui.widgets.filter_bar import FilterBar
 
 
@@ -160,7 +161,7 @@ async def test_a_key_right_behind_escape_acts_on_the_whole_list(home, make_app):
         burst(app, "/deploys")
         app.post_message(events.Key("escape", "\x1b"))
         app.post_message(events.Key("e", "e"))
-        await until(pilot, lambda: app.screen is not screen)
+        await until_dialog(pilot, Dialog)  # not until(): the dialog holds the worker that opened it
         bar = screen.query_one(FilterBar)
         assert bar.value == "" and not bar.has_class("-open") and screen.filter_text == ""
         everything = list(range(len(app.curator.stores["memory"].last.entries)))
