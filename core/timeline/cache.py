@@ -7,9 +7,11 @@ bytes, each named in the main data by its count, length and SHA-256 (the file mu
 last one does; each chunk is checked against its digest when it is decoded, never before: an update
 doesn't hash again the writes it doesn't touch, and a damaged chunk is never decoded).
 The main data: the read position, the calls still open, the counts and the replay's state
-(each store's entries as columns, their texts joined in one string; its writes as chunks of columns, one tuple per field, each write
-with its short log rather than a copy of the store, a chunk kept encoded until a write is read, so
-that an update appending a few writes decodes none and saves them as they were), in Python's
+(each store's entries as columns: core.timeline.state.cache_columns, the texts joined in one string,
+the first writes and revisions only where they differ from the last write and from 1; its writes as
+chunks of columns, one tuple per field, each write with its short log rather than a copy of the
+store, a chunk kept encoded until a write is read, so that an update appending a few writes decodes
+none and saves them as they were), in Python's
 `marshal` form (plain tuples, lists, dicts, strings and bytes; a text shared by many writes of a
 chunk is stored once, and loads fast; decoded with the garbage collector paused), tagged with the
 Python and marshal versions that wrote it. The harvested calls are kept (in `<same name>.calls.json`,
@@ -49,7 +51,8 @@ VERSION = 10  # 4: patch calls and new_text arguments are harvested; 5: writes k
 # sources (read from state.db for the calls a run replays: an update's few); 8: the writes' chunks after
 # the main data, each with its own digest (checked when decoded); 9: a chunk holds each field's values as
 # a list (the writes a run adds are kept as columns, not rows); 10: a store's texts joined in one string
-# (core.timeline.state.JoinedTexts: one object to load, not one per entry)
+# (core.timeline.state.JoinedTexts: one object to load, not one per entry), its firsts and revisions kept
+# where they differ from the origins and from 1
 MAX_CACHE_BYTES = 256 * 1024 * 1024
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from itertools import compress, count, repeat
 from operator import lt, ne
-from typing import Iterator, Sequence
+from typing import Iterable, Iterator, Sequence
 
 SEP = "\x00"  # joins the texts for substring lookups; an old_text holding it takes the slow path
 CLEAR = -1  # a log's "start again" marker
@@ -98,13 +98,12 @@ def cache_columns(columns: tuple[Sequence, ...]) -> tuple:
     and checks), kept whole when most differ."""
     texts, origins, firsts, revisions, seqs = columns
     if type(texts) is not JoinedTexts:
-        joined = JoinedTexts.of(texts)
-        texts = tuple(texts) if joined is None else joined
+        texts = JoinedTexts.of(texts) or tuple(texts)
     return (texts.joined if type(texts) is JoinedTexts else texts, tuple(origins), _except(firsts, origins),
             _except(revisions, repeat(1)), tuple(seqs))
 
 
-def _except(column: Sequence[int], base: Iterator[int] | Sequence[int]) -> tuple | dict:
+def _except(column: Sequence[int], base: Iterable[int]) -> tuple | dict:
     at = tuple(compress(count(), map(ne, column, base)))  # C's loops: the few indexes that differ
     if 2 * len(at) > len(column):
         return tuple(column)
@@ -149,7 +148,7 @@ def _patched(kept: object, base: tuple, low: int, high: int | None) -> tuple:
             raise ValueError("entries")
         _within(kept, low, high)
         return kept
-    if type(kept) is not dict or len(kept) != 2:
+    if type(kept) is not dict or kept.keys() != {"at", "is"}:
         raise ValueError("entries")
     at, values = kept["at"], kept["is"]
     if type(at) is not tuple or type(values) is not tuple or len(at) != len(values):

@@ -326,7 +326,7 @@ JOINED = state.SEP + state.SEP.join(f"fact {i}" for i in range(6)) + state.SEP
                                            ("firsts", {"at": (6,), "is": (0,)}), ("firsts", {"at": (2, 1), "is": (0, 0)}),
                                            ("firsts", {"at": (1,), "is": (6,)}), ("firsts", {"at": (1,), "is": ()}),
                                            ("firsts", {"at": (1,), "is": (1.0,)}), ("firsts", {"at": (1,)}),
-                                           ("firsts", [(), ()]), ("firsts", (0,) * 7), ("revisions", {"at": (0,), "is": (0,)}),
+                                           ("firsts", [(), ()]), ("firsts", {"at": (1,), "was": (0,)}), ("firsts", (0,) * 7), ("revisions", {"at": (0,), "is": (0,)}),
                                            ("revisions", {"at": (-1,), "is": (2,)}), ("revisions", {"at": [0], "is": [2]})],
                          ids=lambda v: repr(v))
 def test_cached_entries_that_dont_hold_together_are_replayed_again(tmp_path, column, value):
