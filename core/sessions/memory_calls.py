@@ -44,8 +44,10 @@ TARGETS = ("memory", "user")
 MAX_CACHED_CALLS_BYTES = 1 << 30  # the timeline cache's calls file
 
 _COLUMNS = "id, session_id, role, tool_call_id, tool_calls, tool_name, content, timestamp"
-# the same, with only what harvest_rows reads of each role (an assistant's text, often long, stays in SQLite)
-_ROW_COLUMNS = ("id, session_id, role, tool_call_id, CASE WHEN role = 'assistant' THEN tool_calls END, tool_name, "
+# what harvest_rows reads of each row: an assistant row's tool_calls (never NULL: the queries ask for
+# them) and a tool row's content (an assistant's text, often long, stays in SQLite); the role itself
+# isn't read, as tool_calls tells it (a column less: 9% of reading the rows)
+_ROW_COLUMNS = ("id, session_id, tool_call_id, CASE WHEN role = 'assistant' THEN tool_calls END, tool_name, "
                 "CASE WHEN role = 'tool' THEN content END, timestamp")
 # The rows a memory call or its result can be in (the LIKE is only a cheap pre-filter: the JSON decides).
 _WANTED = ("((role = 'assistant' AND tool_calls IS NOT NULL AND instr(tool_calls, 'memory') > 0) "
@@ -471,7 +473,9 @@ def query_for(route: str, after_id: int, upto: int) -> tuple[str, tuple]:
 
 
 def harvest_rows(rows: Iterable[tuple], harvest: Harvest, conn: sqlite3.Connection | None = None) -> None:
-    """Pair calls with their results, in message order; what stays unpaired stays open.
+    """Pair calls with their results, in message order; what stays unpaired stays open. `rows` are
+    _ROW_COLUMNS's: (id, session_id, tool_call_id, tool_calls, tool_name, content, timestamp), the
+    tool_calls of an assistant row only (a tool row has None there), the content of a tool row only.
 
     Tens of thousands of rows: the common row (one memory call as the releases write it, its
     arguments and its result short JSON texts that orjson reads as json does, see FAST_JSON_CHARS)
@@ -488,14 +492,14 @@ def harvest_rows(rows: Iterable[tuple], harvest: Harvest, conn: sqlite3.Connecti
     same_session = {}.setdefault  # one string per session id, not one per row (the calls keep theirs)
     fast = _fast_loads
     last = harvest.last_id
-    for mid, sid, role, call_id, tool_calls, tool_name, content, ts in rows:
+    for mid, sid, call_id, tool_calls, tool_name, content, ts in rows:
         if type(mid) is not int:  # what SQLite gives: int, float, str, bytes or None
             continue
         if mid > last:
             last = mid
         if type(sid) is not str:
             sid = str(sid)
-        if role == "assistant":
+        if tool_calls is not None:  # an assistant row
             if type(tool_calls) is not str:
                 continue
             sid = same_session(sid, sid)
@@ -527,7 +531,7 @@ def harvest_rows(rows: Iterable[tuple], harvest: Harvest, conn: sqlite3.Connecti
                     by_id[(sid, cid)] = pending
                 else:
                     anonymous.setdefault(sid, []).append(pending)
-        elif role == "tool":
+        else:  # a tool row
             pending = pop((sid, call_id), None) if call_id and type(call_id) is str else None
             if pending is None and tool_name == TOOL and anonymous.get(sid):
                 pending = anonymous[sid].pop(0)

@@ -138,12 +138,12 @@ def rows(rng: random.Random, n: int) -> list[tuple]:
         sid = rng.choice(["s1", "s2"])
         text, result_id = tool_calls(rng)
         mid += 1
-        out.append((mid, sid, "assistant", None, text, None, None, 1.7e9 + mid))
+        out.append((mid, sid, None, text, None, None, 1.7e9 + mid))
         if rng.random() < 0.9:
             mid += 1
             call_id = result_id if rng.random() < 0.85 else rng.choice([None, "", "call_z"])
             name = "memory" if rng.random() < 0.9 else None
-            out.append((mid, sid, "tool", call_id, None, name, result(rng), 1.7e9 + mid))
+            out.append((mid, sid, call_id, None, name, result(rng), 1.7e9 + mid))
     return out
 
 
@@ -181,7 +181,7 @@ def _one(call_id_token: str, result_text: str, args: str | None = None) -> list[
         result_id = parsed if isinstance(parsed, str) else str(parsed)
     except ValueError:
         result_id = "x"
-    return [(1, "s", "assistant", None, text, None, None, 1.0), (2, "s", "tool", result_id, None, "memory", result_text, 2.0)]
+    return [(1, "s", None, text, None, None, 1.0), (2, "s", result_id, None, "memory", result_text, 2.0)]
 
 
 @pytest.mark.parametrize("call_id, result_text, args", [

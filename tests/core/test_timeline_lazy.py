@@ -155,8 +155,8 @@ def test_a_cache_in_the_previous_format_is_rebuilt(tmp_path, layout):
 def test_content_falls_back_to_new_text_as_before(args, content):
     tool_calls = json.dumps([{"id": "c1", "type": "function", "function": {"name": "memory",
                                                                           "arguments": json.dumps(args)}}])
-    rows = [(1, "s", "assistant", None, tool_calls, None, "", 5.0),
-            (2, "s", "tool", "c1", None, "memory", json.dumps({"success": True}), 5.0)]
+    rows = [(1, "s", None, tool_calls, None, None, 5.0),
+            (2, "s", "c1", None, "memory", json.dumps({"success": True}), 5.0)]
     harvest = Harvest()
     harvest_rows(rows, harvest)
     assert harvest.last_id == 2
@@ -274,8 +274,8 @@ def test_a_results_time_is_read_as_as_epoch_reads_it(stamp):
 
     tool_calls = json.dumps([{"id": "c1", "type": "function", "function": {
         "name": "memory", "arguments": json.dumps(add("x"))}}])
-    rows = [(1, "s", "assistant", None, tool_calls, None, None, 5.0),
-            (2, "s", "tool", "c1", None, "memory", json.dumps({"success": True}), stamp)]
+    rows = [(1, "s", None, tool_calls, None, None, 5.0),
+            (2, "s", "c1", None, "memory", json.dumps({"success": True}), stamp)]
     harvest = Harvest()
     harvest_rows(rows, harvest)
     got, want = harvest.calls[0].timestamp, as_epoch(stamp)
