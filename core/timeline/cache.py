@@ -45,14 +45,14 @@ from core.hmc_cache import frame, framed_body, hmc_cache
 from core.store.atomic import private_dir, read_regular, write_private
 from core.sessions.memory_calls import MAX_CACHED_CALLS_BYTES, Harvest, Open
 
-VERSION = 10  # 4: patch calls and new_text arguments are harvested; 5: writes keep logs, not copies of the store;
+VERSION = 11  # 4: patch calls and new_text arguments are harvested; 5: writes keep logs, not copies of the store;
 # 6: the calls file holds each call as an array of its fields, entries name their writes by index;
 # 7: the calls file only while a replay hasn't consumed them (calls_digest None: not kept); no sessions'
 # sources (read from state.db for the calls a run replays: an update's few); 8: the writes' chunks after
 # the main data, each with its own digest (checked when decoded); 9: a chunk holds each field's values as
 # a list (the writes a run adds are kept as columns, not rows); 10: a store's texts joined in one string
 # (core.timeline.state.JoinedTexts: one object to load, not one per entry), its firsts and revisions kept
-# where they differ from the origins and from 1
+# where they differ from the origins and from 1; 11: its origins and seqs as runs of consecutive values
 MAX_CACHE_BYTES = 256 * 1024 * 1024
 
 

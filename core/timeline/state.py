@@ -18,8 +18,8 @@ after any write (core.timeline.writes.Writes), so no write keeps a copy of the w
 from __future__ import annotations
 
 from bisect import bisect_right
-from itertools import compress, count, repeat
-from operator import lt, ne
+from itertools import chain, compress, count, repeat
+from operator import add, le, lt, ne, sub
 from typing import Iterable, Iterator, Sequence
 
 SEP = "\x00"  # joins the texts for substring lookups; an old_text holding it takes the slow path
@@ -95,12 +95,30 @@ def cache_columns(columns: tuple[Sequence, ...]) -> tuple:
     be (JoinedTexts); the firsts as "the origins" and the revisions as "1" except where an entry
     differs, `{"at": indexes, "is": values}` (most entries were made by their last write and are
     at their first revision: two columns of tens of thousands of ints an update no longer loads
-    and checks), kept whole when most differ."""
+    and checks), kept whole when most differ; the origins and seqs as runs of consecutive values,
+    `{"runs": (first, length, …)}` (entries added in order, as most are, were made by consecutive
+    writes and took consecutive seqs), kept whole when the runs are many."""
     texts, origins, firsts, revisions, seqs = columns
     if type(texts) is not JoinedTexts:
         texts = JoinedTexts.of(texts) or tuple(texts)
-    return (texts.joined if type(texts) is JoinedTexts else texts, tuple(origins), _except(firsts, origins),
-            _except(revisions, repeat(1)), tuple(seqs))
+    origins = tuple(origins)
+    return (texts.joined if type(texts) is JoinedTexts else texts, _runs(origins), _except(firsts, origins),
+            _except(revisions, repeat(1)), _runs(tuple(seqs)))
+
+
+RUN_SHARE = 8  # a column is kept as runs when it has at most one run per this many values
+
+
+def _runs(column: tuple[int, ...]) -> tuple | dict:
+    n = len(column)
+    if n < RUN_SHARE:
+        return column
+    if column[-1] - column[0] == n - 1 and column == tuple(range(column[0], column[-1] + 1)):
+        return {"runs": (column[0], n)}  # one run (checked in C before the general cut below)
+    cuts = tuple(compress(count(1), map(ne, map(sub, column[1:], column), repeat(1))))  # where a run ends
+    if (len(cuts) + 1) * RUN_SHARE > n:
+        return column
+    return {"runs": tuple(chain.from_iterable((column[a], b - a) for a, b in zip((0, *cuts), (*cuts, n))))}
 
 
 def _except(column: Sequence[int], base: Iterable[int]) -> tuple | dict:
@@ -119,19 +137,39 @@ def columns_from_cache(kept: object, writes: int) -> tuple[Sequence, ...]:
     if type(kept) is not tuple or len(kept) != 5:
         raise ValueError("entries")
     texts, origins, firsts, revisions, seqs = kept
-    if type(origins) is not tuple or type(seqs) is not tuple or len(seqs) != len(origins):
-        raise ValueError("entries")
+    origins = _unrun(origins, -1, writes, increasing=False)
+    seqs = _unrun(seqs, 0, None, increasing=True)
     n = len(origins)
+    if len(seqs) != n:
+        raise ValueError("entries")
     if type(texts) is str:
         texts = JoinedTexts.checked(texts, n)
     elif type(texts) is not tuple or len(texts) != n or type("".join(texts)) is not str:  # join refuses non-strings
         raise ValueError("entries")
-    _within(origins, -1, writes)
     firsts = _patched(firsts, origins, -1, writes)
     revisions = _patched(revisions, (1,) * n, 1, None)
-    if n and (type(sum(seqs)) is not int or seqs[0] < 0 or not all(map(lt, seqs, seqs[1:]))):
-        raise ValueError("entry")
     return texts, origins, firsts, revisions, seqs
+
+
+def _unrun(kept: object, low: int, high: int | None, increasing: bool) -> tuple[int, ...]:
+    """A column `_runs` kept (whole, or as runs), checked: every value an int in [low, high), each
+    greater than the one before if `increasing`."""
+    if type(kept) is tuple:
+        _within(kept, low, high)
+        if increasing and not all(map(lt, kept, kept[1:])):
+            raise ValueError("entry")
+        return kept
+    if type(kept) is not dict or kept.keys() != {"runs"}:
+        raise ValueError("entries")
+    runs = kept["runs"]
+    if type(runs) is not tuple or not runs or len(runs) % 2 or type(sum(runs)) is not int:
+        raise ValueError("entries")
+    firsts, lengths = runs[0::2], runs[1::2]
+    ends = tuple(map(add, firsts, lengths))  # one past each run's last value
+    if min(lengths) < 1 or min(firsts) < low or (high is not None and max(ends) > high) \
+            or (increasing and not all(map(le, ends, firsts[1:]))):  # a run starts after the last ends
+        raise ValueError("entry")
+    return tuple(chain.from_iterable(map(range, firsts, ends)))
 
 
 def _within(ints: tuple, low: int, high: int | None) -> None:

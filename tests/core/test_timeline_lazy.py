@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import marshal
+import random
 
 import pytest
 
@@ -106,11 +107,12 @@ def test_a_blame_resolves_to_the_logs_own_writes(tmp_path):
         blame[0].text = "changed"
 
 
-@pytest.mark.parametrize("layout", ["version 7", "version 7's layout", "version 8", "version 9"])
+@pytest.mark.parametrize("layout", ["version 7", "version 7's layout", "version 8", "version 9", "version 10"])
 def test_a_cache_in_the_previous_format_is_rebuilt(tmp_path, layout):
     """Version 7 kept the writes' chunks inside the main data (one digest over all): its writes
     would not be found where version 8 looks for them. Version 8's chunks held each field's values
-    as a tuple, version 9's as a list. Version 9 kept a store's texts as a tuple, version 10 joined."""
+    as a tuple, version 9's as a list. Version 9 kept a store's texts as a tuple, version 10 joined.
+    Version 10 kept a store's origins and seqs whole, version 11 as runs."""
     home, db = _cached_home(tmp_path)
     _, fresh = timeline(home, cache=False)
     path = tl_cache.cache_path(db.path)
@@ -118,11 +120,12 @@ def test_a_cache_in_the_previous_format_is_rebuilt(tmp_path, layout):
     if layout == "version 7":  # the new layout, the old version: refused by its version
         data["version"] = "7" + data["version"][2:]
         write_cache(path, data)
-    elif layout == "version 9":  # its texts as version 9 wrote them: a tuple
-        data["version"] = "9" + data["version"][2:]
+    elif layout in ("version 9", "version 10"):  # its entries as it wrote them: the texts a tuple (9), the
+        data["version"] = layout[8:] + data["version"][2:]  # origins and seqs whole (9 and 10)
         for target, cols in data["replay"]["states"].items():
-            if cols[1]:  # an empty store's texts were an empty tuple in both
-                data["replay"]["states"][target] = (tuple(state.JoinedTexts.checked(cols[0], len(cols[1]))), *cols[1:])
+            whole = state.columns_from_cache(cols, 1 << 30)
+            texts = tuple(whole[0]) if layout == "version 9" else cols[0]
+            data["replay"]["states"][target] = (texts, whole[1], cols[2], cols[3], whole[4])
         write_cache(path, data)
     elif layout == "version 8":  # its chunks as version 8 wrote them, each with its digest
         data["version"] = "8" + data["version"][2:]
@@ -140,7 +143,7 @@ def test_a_cache_in_the_previous_format_is_rebuilt(tmp_path, layout):
     _, tl = timeline(home)
     assert tl.stats["cache"] == "rebuilt" and tl.stats["replayed"] == "all"
     assert _shape(tl) == _shape(fresh)
-    assert tl_cache.VERSION == 10 and cache_body(path)["version"].startswith("10/")
+    assert tl_cache.VERSION == 11 and cache_body(path)["version"].startswith("11/")
 
 
 @pytest.mark.parametrize("args, content", [
@@ -327,7 +330,14 @@ JOINED = state.SEP + state.SEP.join(f"fact {i}" for i in range(6)) + state.SEP
                                            ("firsts", {"at": (1,), "is": (6,)}), ("firsts", {"at": (1,), "is": ()}),
                                            ("firsts", {"at": (1,), "is": (1.0,)}), ("firsts", {"at": (1,)}),
                                            ("firsts", [(), ()]), ("firsts", {"at": (1,), "was": (0,)}), ("firsts", (0,) * 7), ("revisions", {"at": (0,), "is": (0,)}),
-                                           ("revisions", {"at": (-1,), "is": (2,)}), ("revisions", {"at": [0], "is": [2]})],
+                                           ("revisions", {"at": (-1,), "is": (2,)}), ("revisions", {"at": [0], "is": [2]}),
+                                           ("origins", {"runs": (0, 6, 0, 0)}), ("origins", {"runs": (0, 5)}),
+                                           ("origins", {"runs": (-2, 6)}), ("origins", {"runs": (0.0, 6)}),
+                                           ("origins", {"runs": [0, 6]}), ("origins", {"runs": ()}),
+                                           ("origins", {"runs": (0, 6, 1)}), ("origins", {"run": (0, 6)}),
+                                           ("origins", {"runs": (0, 3, 10**9, 3)}), ("origins", {"runs": (0, -6)}),
+                                           ("seqs", {"runs": (0, 3, 2, 3)}), ("seqs", {"runs": (-1, 6)}),
+                                           ("seqs", {"runs": (0, 6), "x": 1}), ("seqs", {"runs": (0, "6")})],
                          ids=lambda v: repr(v))
 def test_cached_entries_that_dont_hold_together_are_replayed_again(tmp_path, column, value):
     """Entry columns of the wrong type or range (in a cache whose digest checks out) are never
@@ -341,8 +351,8 @@ def test_cached_entries_that_dont_hold_together_are_replayed_again(tmp_path, col
     assert cols[0] == JOINED  # kept joined
     if column == "joined":
         cols[0] = value
-    elif column in ("firsts", "revisions"):
-        cols[2 if column == "firsts" else 3] = value
+    elif column in ("firsts", "revisions", "origins", "seqs"):
+        cols[{"origins": 1, "firsts": 2, "revisions": 3, "seqs": 4}[column]] = value
     else:  # the whole columns, also read
         cols = [tuple(col) for col in state.columns_from_cache(tuple(cols), 6)]
         cols[column] = (value,) + cols[column][1:]
@@ -411,3 +421,44 @@ def test_firsts_and_revisions_are_cached_where_they_differ_and_read_back_whole()
     assert state.columns_from_cache(mostly, 3)[2:4] == ((2, 2, 2), (2, 2, 1))
     with pytest.raises(ValueError):
         state.columns_from_cache(mostly, 2)  # a first beyond the writes
+
+
+def test_origins_and_seqs_are_cached_as_runs_and_read_back_whole():
+    n = 40
+    one = state.cache_columns((tuple(f"t{i}" for i in range(n)), tuple(range(5, 5 + n)), tuple(range(5, 5 + n)),
+                               (1,) * n, tuple(range(n))))
+    assert one[1] == {"runs": (5, n)} and one[4] == {"runs": (0, n)}
+    assert state.columns_from_cache(one, 5 + n)[1] == tuple(range(5, 5 + n))
+    with pytest.raises(ValueError):
+        state.columns_from_cache(one, 4 + n)  # the last origin names a write there isn't
+    # a removal and a hand edit (-1) cut the runs; a reorder makes seqs that aren't one run
+    origins = (*range(0, 20), -1, *range(30, 49))
+    seqs = (*range(0, 20), 25, *range(40, 59))
+    two = state.cache_columns((tuple(f"t{i}" for i in range(n)), origins, origins, (1,) * n, seqs))
+    assert two[1] == {"runs": (0, 20, -1, 1, 30, 19)} and two[4] == {"runs": (0, 20, 25, 1, 40, 19)}
+    back = state.columns_from_cache(two, 49)
+    assert back[1] == origins and back[4] == seqs and back[2] == origins
+    scattered = tuple(range(0, 2 * n, 2))  # a run per value: kept whole
+    whole = state.cache_columns((tuple(f"t{i}" for i in range(n)), scattered, scattered, (1,) * n, scattered))
+    assert whole[1] == scattered and whole[4] == scattered
+    assert state.columns_from_cache(whole, 2 * n)[4] == scattered
+
+
+def test_runs_round_trip_on_random_columns():
+    """Seeded: columns of random runs and scatter, every shape read back as it was."""
+    for k in range(200):
+        seed = 20261203 + k
+        rng = random.Random(seed)
+        origins, seqs, at = [], [], 0
+        while len(origins) < rng.choice([0, 1, 7, 8, 9, 60]):
+            length = rng.choice([1, 1, 2, 5, 30])
+            start = rng.choice([-1, rng.randrange(0, 200)])
+            origins += [-1] * length if start == -1 else range(start, start + length)
+            at += rng.choice([0, 1, 1, 3])
+            seqs += range(at, at + length)
+            at += length
+        n = len(origins)
+        texts = tuple(f"t{i}" for i in range(n))
+        kept = state.cache_columns((texts, tuple(origins), tuple(origins), (1,) * n, tuple(seqs)))
+        back = state.columns_from_cache(kept, 300)
+        assert back[1] == tuple(origins) and back[4] == tuple(seqs) and tuple(back[0]) == texts, f"seed {seed}"
