@@ -52,7 +52,8 @@ VERSION = 11  # 4: patch calls and new_text arguments are harvested; 5: writes k
 # the main data, each with its own digest (checked when decoded); 9: a chunk holds each field's values as
 # a list (the writes a run adds are kept as columns, not rows); 10: a store's texts joined in one string
 # (core.timeline.state.JoinedTexts: one object to load, not one per entry), its firsts and revisions kept
-# where they differ from the origins and from 1; 11: its origins and seqs as runs of consecutive values
+# where they differ from the origins and from 1; 11: its origins and seqs as runs of consecutive values, a
+# plain add's changes as None (the entry its log adds)
 MAX_CACHE_BYTES = 256 * 1024 * 1024
 
 

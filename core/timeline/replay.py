@@ -114,7 +114,7 @@ class _Builder:
         if seq is None:  # an exact re-add: nothing changes
             changes, log = (), ()
         else:
-            changes, log = ((None, content),), (seq, content)
+            changes, log = None, (seq, content)  # None: the entry its log adds (Writes)
         note = self._counted(call, state, wid) if call.entry_count is not None else None
         self.writes.add((wid, ts, "agent", source or "agent", call.target, "add", call.session_id, call.message_id,
                          call.old_text, call.content, call.operations, changes, note, None, log))
@@ -328,7 +328,7 @@ class _Replay:
                     a_old(old_text)
                     a_content(content)
                     a_ops(ops)
-                    a_changes(((None, text),) if seq is not None else ())
+                    a_changes(None if seq is not None else ())  # None: the entry its log adds (Writes)
                     a_note(None)
                     a_detail(None)
                     a_log((seq, text) if seq is not None else ())

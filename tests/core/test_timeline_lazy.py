@@ -14,6 +14,7 @@ import pytest
 from core.sessions.memory_calls import Harvest, harvest_rows
 from core.timeline import cache as tl_cache
 from core.timeline import history, state
+from core.timeline.model import TimelineError
 from core.timeline.writes import Writes
 from tests.core.test_timeline import add, cache_body, make_home, timeline, write_cache, write_files
 
@@ -316,6 +317,22 @@ def test_sealing_keeps_every_write_and_its_fields():
     assert writes.entries_until("memory", 6) == tuple(f"t{i}" for i in range(6))
     with pytest.raises(ValueError):
         writes.seal([(5,) + writes.chunks()[0][1:]])
+
+
+def test_a_plain_adds_changes_are_kept_as_none_and_read_as_the_entry_its_log_adds():
+    row = ["m1", 1.0, "agent", "cli", "memory", "add", "s", 1, None, "t", None, None, None, None, (0, "t")]
+    writes = Writes()
+    writes.add(tuple(row))
+    writes.add(tuple(row[:11]) + ((), None, None, ()))  # an exact re-add: no change, kept as it is
+    assert writes.field(0, 11) == ((None, "t"),) and writes[0].changes == ((None, "t"),) and writes[1].changes == ()
+    writes.seal(writes.chunks())
+    assert writes.field(0, 11) == ((None, "t"),) and writes[0].changes == ((None, "t"),)  # decoded from the chunk
+    for log in [(), (0, None), (0, "t", 1, "u"), (0, 5)]:  # None with a log that doesn't add one text
+        bad = Writes()
+        bad.add(tuple(row[:14]) + (log,))
+        bad.seal(bad.chunks())
+        with pytest.raises(TimelineError, match="don't read back"):
+            bad.field(0, 11)
 
 
 JOINED = state.SEP + state.SEP.join(f"fact {i}" for i in range(6)) + state.SEP
