@@ -208,30 +208,30 @@ def bench_history(folder: Path, scratch: Path, sizes: list[int], repeat: int) ->
 
 def least_build(conn: sqlite3.Connection) -> None:
     """For scale, not a build: the work no cold build can skip, on the rows hmc reads — parse each
-    call's three JSON texts, pair each call with its result, append each write's 15 fields, marshal
-    and hash them. No checks, no entry index, no reconciliation, no cache file."""
+    call's three JSON texts (with the parser the build uses), pair each call with its result,
+    append each write's 15 fields, marshal and hash them. No checks, no entry index, no
+    reconciliation, no cache file."""
     import hashlib
     import marshal
 
-    from core.sessions.memory_calls import query_for
+    from core.sessions.memory_calls import _fast_loads as loads, query_for
 
     upto = conn.execute("SELECT MAX(id) FROM messages").fetchone()[0]
-    scan = json.JSONDecoder().scan_once
     opened: dict = {}
     cols: list[list] = [[] for _ in range(15)]
     add = [col.append for col in cols]
-    for mid, sid, role, call_id, tool_calls, _, content, ts in conn.execute(*query_for("scan", 0, upto)):
-        if role == "assistant":
-            call = scan(tool_calls, 0)[0][0]
-            opened[(sid, call.get("id"))] = (mid, scan(call["function"]["arguments"], 0)[0])
+    for mid, sid, call_id, tool_calls, _, content, ts in conn.execute(*query_for("scan", 0, upto)):
+        if tool_calls is not None:
+            call = loads(tool_calls)[0]
+            opened[(sid, call.get("id"))] = (mid, loads(call["function"]["arguments"]))
         elif (found := opened.pop((sid, call_id), None)) is not None:
-            result = scan(content, 0)[0]
+            result = loads(content)
             if result.get("success") is not True or result.get("staged"):
                 continue
             message_id, args = found
             text = (args.get("content") or "").strip()
             for append, value in zip(add, (f"m{mid}", ts, "agent", "cli", args.get("target"), "add", sid, message_id,
-                                           None, text, None, ((None, text),), None, None, (len(cols[0]), text))):
+                                           None, text, None, None, None, None, (len(cols[0]), text))):
                 append(value)
     hashlib.sha256(marshal.dumps(cols, 4)).hexdigest()
 
