@@ -28,6 +28,7 @@ from __future__ import annotations
 import json
 import operator
 import sqlite3
+from itertools import chain
 from dataclasses import dataclass, field
 from typing import Any, Iterable, NamedTuple
 
@@ -482,8 +483,9 @@ def harvest_rows(rows: Iterable[tuple], harvest: Harvest, conn: sqlite3.Connecti
     is read in this loop; anything else goes through memory_calls / parse_arguments / parse_result,
     which read it again from the start with json, so that what they count and return is what they
     always did."""
-    by_id: dict[tuple[str, str], Open] = {(o.session_id, o.call_id): o for o in harvest.open if o.call_id}
-    anonymous: dict[str, list[Open]] = {}
+    # the calls waiting for their result, as an Open's fields (a plain tuple: the few left at the end are made Opens)
+    by_id: dict[tuple[str, str], tuple] = {(o.session_id, o.call_id): o for o in harvest.open if o.call_id}
+    anonymous: dict[str, list[tuple]] = {}
     for o in harvest.open:
         if not o.call_id:
             anonymous.setdefault(o.session_id, []).append(o)
@@ -526,7 +528,7 @@ def harvest_rows(rows: Iterable[tuple], harvest: Harvest, conn: sqlite3.Connecti
                     args = parse_arguments(raw, harvest)
                     if args is None:
                         continue
-                pending = _new_call(Open, (mid, sid, cid, args))
+                pending = (mid, sid, cid, args)  # an Open's fields: made one only if it stays open
                 if cid:
                     by_id[(sid, cid)] = pending
                 else:
@@ -555,7 +557,8 @@ def harvest_rows(rows: Iterable[tuple], harvest: Harvest, conn: sqlite3.Connecti
             if call is not None:
                 found(call)
     harvest.last_id = last
-    harvest.open = sorted([*by_id.values(), *(o for q in anonymous.values() for o in q)], key=lambda o: o.message_id)
+    harvest.open = sorted([_new_call(Open, o) for o in chain(by_id.values(), *anonymous.values())],
+                          key=operator.itemgetter(0))
 
 
 def read_sources(conn: sqlite3.Connection, ids: Iterable[str]) -> dict[str, str]:

@@ -44,7 +44,7 @@ class JoinedTexts:
         """`texts` joined, or None when they can't be (none, or one holding SEP)."""
         if not texts:
             return None
-        joined = SEP + SEP.join(texts) + SEP
+        joined = SEP.join(("", *texts, ""))  # one string made, not three
         return cls(joined, len(texts)) if joined.count(SEP) == len(texts) + 1 else None
 
     @classmethod
@@ -76,7 +76,7 @@ class JoinedTexts:
 
     def equals(self, texts: Sequence[str]) -> bool:
         """Whether `texts` are these texts, in order (joined and compared: no split)."""
-        return len(texts) == self._n and SEP + SEP.join(texts) + SEP == self.joined
+        return len(texts) == self._n and SEP.join(("", *texts, "")) == self.joined
 
     def extended(self, more: Sequence[str]) -> "JoinedTexts | tuple[str, ...]":
         """These texts and `more` after them."""
