@@ -39,10 +39,10 @@ import os
 import sqlite3
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
-from core.hmc_cache import frame, framed_body, hmc_cache
-from core.store.atomic import private_dir, read_regular, write_private
+from core.hmc_cache import FileSpan, OpenFile, frame, framed_body, hmc_cache, read_framed
+from core.store.atomic import open_regular, private_dir, write_private
 from core.sessions.memory_calls import MAX_CACHED_CALLS_BYTES, Harvest, Open
 
 VERSION = 11  # 4: patch calls and new_text arguments are harvested; 5: writes keep logs, not copies of the store;
@@ -101,7 +101,7 @@ def load(db_path: Path, conn: sqlite3.Connection) -> tuple[Harvest, dict | None]
     resolved = str(Path(db_path).resolve())
     path = cache_path(db_path, resolved)
     try:
-        obj = decode(read_regular(path, MAX_CACHE_BYTES))  # a FIFO or an oversized file: not hmc's cache
+        obj = _read(path)
         if obj is None or obj.get("version") != _version() or obj.get("db") != identity(db_path, resolved):
             return None
         last_id = obj["last_id"]
@@ -131,10 +131,24 @@ def encode(obj: dict) -> bytes:
         meta = []
         for count, digest, blob in replay["writes"]:
             meta.append((count, digest, len(blob)))
-            tail.append(blob)
+            tail.append(blob.read() if type(blob) is FileSpan else blob)  # a cached chunk not yet read
         obj = dict(obj, replay=dict(replay, writes=meta))
     body = marshal.dumps(obj, 4)
     return b"".join([frame(body), body, *tail])
+
+
+def _read(path: Path) -> dict | None:
+    """`decode` of the cache file, reading its main data only: the writes' chunks stay in the file
+    (FileSpans of it, kept open: an update that only appends never reads them, two thirds of the
+    file at 50,000 writes). A FIFO or an oversized file is not hmc's cache."""
+    opened = OpenFile(open_regular(path))  # closed when the last chunk's span is dropped
+    size = os.fstat(opened.fd).st_size
+    if size > MAX_CACHE_BYTES:
+        return None
+    framed = read_framed(opened, size)
+    if framed is None:
+        return None
+    return _decoded(framed[0], framed[1], size, lambda at, n: FileSpan(opened, at, n))
 
 
 def decode(data: bytes) -> dict | None:
@@ -145,8 +159,13 @@ def decode(data: bytes) -> dict | None:
     checked = framed_body(data)
     if checked is None:
         return None  # torn, corrupt or edited: not what hmc wrote
-    body, end = checked
     view = memoryview(data)  # nothing copied: the chunks are views of the file's bytes
+    return _decoded(*checked, len(data), lambda at, n: view[at:at + n])
+
+
+def _decoded(body, end: int, total: int, chunk: Callable[[int, int], object]) -> dict | None:
+    """`decode` of a main data that checked out, ending at `end` of a file of `total` bytes, its
+    chunks given by `chunk(offset, size)`."""
     obj = marshal.loads(body)
     if not isinstance(obj, dict):
         return None
@@ -158,10 +177,10 @@ def decode(data: bytes) -> dict | None:
         for count, digest, size in meta:
             if type(size) is not int or size < 0:
                 raise TypeError("chunk")
-            chunks.append((count, digest, view[end:end + size]))
+            chunks.append((count, digest, chunk(end, size)))
             end += size
         replay["writes"] = chunks
-    return obj if end == len(data) else None
+    return obj if end == total else None
 
 
 def _counts(value: Any) -> dict[str, int]:

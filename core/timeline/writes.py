@@ -9,6 +9,7 @@ from itertools import compress, repeat
 from operator import is_, itemgetter
 from typing import Iterator
 
+from core.hmc_cache import FileSpan
 from core.store.memory import TARGETS
 from core.timeline.model import ROW, TimelineError, Write
 from core.timeline.state import replay_log
@@ -36,7 +37,7 @@ class Writes:
 
     def __init__(self) -> None:
         self._cols: list[tuple] | None = [()] * ROW  # the cached writes, one tuple per field; None: not decoded
-        self._chunks: list[tuple] = []  # the cached writes as the cache holds them: (count, digest, bytes or a view)
+        self._chunks: list[tuple] = []  # the cached writes as the cache holds them: (count, digest, bytes, a view or a FileSpan)
         self._n = 0  # how many writes came from the cache
         self._new: list[list] = [[] for _ in range(ROW)]  # the writes added since, a list per field
         self._made: dict[int, Write] = {}
@@ -47,7 +48,7 @@ class Writes:
         """Take the cache's writes: (count, SHA-256 hex of the bytes, marshalled columns) chunks,
         checked and decoded when first read."""
         if type(chunks) is not list or any(type(c) is not tuple or len(c) != 3 or type(c[0]) is not int or c[0] < 0
-                                           or type(c[1]) is not str or type(c[2]) not in (bytes, memoryview)
+                                           or type(c[1]) is not str or type(c[2]) not in (bytes, memoryview, FileSpan)
                                            for c in chunks):
             raise ValueError("writes")
         self._chunks, self._n, self._cols = chunks, sum(c[0] for c in chunks), None
@@ -59,7 +60,10 @@ class Writes:
         together is hmc's bug, named as such."""
         if self._cols is None:
             cols: list[tuple] | None = None
-            for count, digest, blob in self._chunks:
+            for k, (count, digest, blob) in enumerate(self._chunks):
+                if type(blob) is FileSpan:  # still in the cache file: read now, and kept (a save writes it again)
+                    blob = blob.read()
+                    self._chunks[k] = (count, digest, blob)
                 if hashlib.sha256(blob).hexdigest() != digest:
                     from core.timeline.cache import cache_root
 

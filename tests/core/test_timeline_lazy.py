@@ -7,10 +7,12 @@ from __future__ import annotations
 import hashlib
 import json
 import marshal
+import os
 import random
 
 import pytest
 
+from core.hmc_cache import FileSpan
 from core.sessions.memory_calls import Harvest, harvest_rows
 from core.timeline import cache as tl_cache
 from core.timeline import history, state
@@ -231,7 +233,7 @@ def test_a_damaged_chunk_of_writes_is_named_never_decoded(tmp_path, monkeypatch)
 
 def test_an_update_neither_hashes_nor_copies_the_cached_writes(tmp_path, monkeypatch):
     """Only a decoded chunk is hashed (against its own digest); an update that appends reads the
-    main data's digest alone, and holds the chunks as views of the file it read."""
+    main data's digest alone, and holds the chunks as spans of the file, not read."""
     import types
 
     from core.timeline import writes as writes_module
@@ -244,8 +246,71 @@ def test_an_update_neither_hashes_nor_copies_the_cached_writes(tmp_path, monkeyp
     write_files(home, [f"fact {i}" for i in range(7)])
     _, tl = timeline(home)
     assert tl.stats["cache"] == "hit" and tl.stats["replayed"] == "new" and hashed == []
-    assert [type(c[2]) for c in tl.writes._chunks] == [memoryview]
+    assert [type(c[2]) for c in tl.writes._chunks] == [FileSpan]
     assert [w.content for w in tl.log()][-2:] == ["fact 5", "fact 6"] and len(hashed) == 1  # decoded: checked
+
+
+def _updated(tmp_path):
+    """A cached home given one more add, and its timeline (an update: the cached writes unread)."""
+    home, db = _cached_home(tmp_path)
+    db.call("s", add("fact 6"))
+    write_files(home, [f"fact {i}" for i in range(7)])
+    _, tl = timeline(home)
+    assert tl.stats["cache"] == "hit" and tl.stats["replayed"] == "new"
+    return home, db, tl, tl_cache.cache_path(db.path)
+
+
+def test_an_update_reads_the_main_data_and_not_the_cached_writes(tmp_path, monkeypatch):
+    from core import hmc_cache
+
+    home, db = _cached_home(tmp_path)
+    db.call("s", add("fact 6"))
+    write_files(home, [f"fact {i}" for i in range(7)])
+    path = tl_cache.cache_path(db.path)
+    size, read = path.stat().st_size, []
+    real = hmc_cache.OpenFile.read
+    monkeypatch.setattr(hmc_cache.OpenFile, "read", lambda self, at, n: read.append((at, n)) or real(self, at, n))
+    _, tl = timeline(home)
+    assert tl.stats["replayed"] == "new"
+    (count, _, span), = tl.writes._chunks
+    assert sum(n for at, n in read if at < span.offset) < size - len(span) + hmc_cache.HEAD_BYTES
+    assert not any(at >= span.offset for at, _ in read)  # the chunk: not read
+    assert len(tl.log()) == 7 and read[-1] == (span.offset, len(span))  # read when a write is
+
+
+def test_writes_read_after_another_run_replaced_the_cache_are_the_ones_it_named(tmp_path, monkeypatch):
+    """hmc replaces a cache by renaming a new file over it: a timeline holding the old one open
+    still reads its own writes, not the new file's bytes at the same place."""
+    home, db, tl, path = _updated(tmp_path)
+    db.call("s", {"action": "remove", "target": "memory", "old_text": "fact 0"})
+    write_files(home, [f"fact {i}" for i in range(1, 7)])
+    inode = path.stat().st_ino
+    _, cold = timeline(home, cache=False)
+    monkeypatch.setattr(history, "SAVE_AFTER_EVENTS", 0)  # an update that saves: a new file renamed over the old
+    assert history.build_timeline(cold.curator).stats["saved"]
+    assert path.stat().st_ino != inode
+    assert [w.content for w in tl.log()] == [f"fact {i}" for i in range(7)]
+
+
+def test_a_cache_cut_short_under_a_timeline_is_named_when_a_write_is_read(tmp_path):
+    home, db, tl, path = _updated(tmp_path)
+    os.truncate(path, path.stat().st_size - 10)  # the chunk's end gone from the file the timeline holds open
+    with pytest.raises(history.TimelineError, match="damaged.*run again"):
+        tl.log()
+
+
+def test_the_cache_file_is_closed_once_its_writes_are_read_or_the_timeline_dropped(tmp_path):
+    home, db, tl, path = _updated(tmp_path)
+    fd = tl.writes._chunks[0][2].opened.fd
+    os.fstat(fd)  # held open while the chunk is unread
+    tl.log()
+    with pytest.raises(OSError):
+        os.fstat(fd)  # read: the bytes are kept, the file closed
+    _, again = timeline(home)
+    fd = again.writes._chunks[0][2].opened.fd
+    del again
+    with pytest.raises(OSError):
+        os.fstat(fd)
 
 
 def test_a_build_that_meets_a_damaged_chunk_replays_from_the_start(tmp_path, monkeypatch):
