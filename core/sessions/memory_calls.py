@@ -28,8 +28,8 @@ from __future__ import annotations
 import json
 import operator
 import sqlite3
-from itertools import chain
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any, Iterable, NamedTuple
 
 import orjson

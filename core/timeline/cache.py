@@ -5,7 +5,10 @@
 is: a torn or edited file fails the check, and is never decoded), then the writes' chunks'
 bytes, each named in the main data by its count, length and SHA-256 (the file must end where the
 last one does; each chunk is checked against its digest when it is decoded, never before: an update
-doesn't hash again the writes it doesn't touch, and a damaged chunk is never decoded).
+doesn't hash again the writes it doesn't touch, and a damaged chunk is never decoded). A run reads
+the main data only; the chunks are read from the file it opened when a write is first read (an
+update that only appends never reads them), and the file stays open until then: another run that
+saves renames a new file over it, so the open one still holds the bytes its main data names.
 The main data: the read position, the calls still open, the counts and the replay's state
 (each store's entries as columns: core.timeline.state.cache_columns, the texts joined in one string,
 the first writes and revisions only where they differ from the last write and from 1; its writes as
