@@ -46,10 +46,10 @@ MAX_CACHED_CALLS_BYTES = 1 << 30  # the timeline cache's calls file
 
 _COLUMNS = "id, session_id, role, tool_call_id, tool_calls, tool_name, content, timestamp"
 # what harvest_rows reads of each row: an assistant row's tool_calls (never NULL: the queries ask for
-# them) and a tool row's content (an assistant's text, often long, stays in SQLite); the role itself
-# isn't read, as tool_calls tells it (a column less: 9% of reading the rows)
+# them), a tool row's content and time (an assistant's text, often long, stays in SQLite); the role
+# itself isn't read, as tool_calls tells it (a column less: 9% of reading the rows)
 _ROW_COLUMNS = ("id, session_id, tool_call_id, CASE WHEN role = 'assistant' THEN tool_calls END, tool_name, "
-                "CASE WHEN role = 'tool' THEN content END, timestamp")
+                "CASE WHEN role = 'tool' THEN content END, CASE WHEN role = 'tool' THEN timestamp END")
 # The rows a memory call or its result can be in (the LIKE is only a cheap pre-filter: the JSON decides).
 _WANTED = ("((role = 'assistant' AND tool_calls IS NOT NULL AND instr(tool_calls, 'memory') > 0) "
            "OR (role = 'tool' AND (tool_name = 'memory' OR tool_name IS NULL)))")
@@ -476,7 +476,8 @@ def query_for(route: str, after_id: int, upto: int) -> tuple[str, tuple]:
 def harvest_rows(rows: Iterable[tuple], harvest: Harvest, conn: sqlite3.Connection | None = None) -> None:
     """Pair calls with their results, in message order; what stays unpaired stays open. `rows` are
     _ROW_COLUMNS's: (id, session_id, tool_call_id, tool_calls, tool_name, content, timestamp), the
-    tool_calls of an assistant row only (a tool row has None there), the content of a tool row only.
+    tool_calls of an assistant row only (a tool row has None there), the content and time of a tool
+    row only.
 
     Tens of thousands of rows: the common row (one memory call as the releases write it, its
     arguments and its result short JSON texts that orjson reads as json does, see FAST_JSON_CHARS)
