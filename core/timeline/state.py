@@ -110,6 +110,8 @@ RUN_SHARE = 8  # a column is kept as runs when it has at most one run per this m
 
 
 def _runs(column: tuple[int, ...]) -> tuple | dict:
+    """`column` as runs of consecutive values, `{"runs": (first, length, …)}`, or whole when it has
+    more than one run per RUN_SHARE values (or is too short to gain)."""
     n = len(column)
     if n < RUN_SHARE:
         return column

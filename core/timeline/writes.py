@@ -14,6 +14,8 @@ from core.store.memory import TARGETS
 from core.timeline.model import ROW, TimelineError, Write
 from core.timeline.state import replay_log
 
+CHANGES, LOG = 11, 14  # the changes' and the log's fields in Write.row's order
+
 
 class Writes:
     """The history's writes, oldest first, held as columns (one per field, Write.row's order):
@@ -33,7 +35,7 @@ class Writes:
 
     # A write whose changes are one added entry, the text its log adds (a plain add: most writes),
     # holds None as its changes, made into ((None, text),) when read: tens of thousands of tuples
-    # less to make, encode and free in a cold build (a tenth of its time).
+    # less to make, encode and free in a cold build.
 
     def __init__(self) -> None:
         self._cols: list[tuple] | None = [()] * ROW  # the cached writes, one tuple per field; None: not decoded
@@ -114,7 +116,7 @@ class Writes:
         cols = self._columns() if i < n else self._new
         j = i if i < n else i - n
         value = cols[k][j]
-        return _added(cols[14][j]) if k == CHANGES and value is None else value
+        return _added(cols[LOG][j]) if k == CHANGES and value is None else value
 
     def _get(self, i: int) -> Write:
         w = self._made.get(i)
@@ -122,7 +124,7 @@ class Writes:
             n = self._n
             row = [c[i] for c in self._columns()] if i < n else [c[i - n] for c in self._new]
             if row[CHANGES] is None:
-                row[CHANGES] = _added(row[14])
+                row[CHANGES] = _added(row[LOG])
             w = Write(*row, history=self)
             self._made[i] = w
             self._position[id(w)] = i
@@ -185,9 +187,9 @@ class Writes:
     def _log(self, i: int) -> tuple[str, tuple]:
         if i < self._n:
             cols = self._columns()
-            return cols[4][i], cols[14][i]
+            return cols[4][i], cols[LOG][i]
         j = i - self._n
-        return self._new[4][j], self._new[14][j]
+        return self._new[4][j], self._new[LOG][j]
 
     def entries_until(self, target: str, end: int) -> tuple[str, ...]:
         """`target`'s entries after the writes before index `end` (its logs replayed in order)."""
@@ -225,9 +227,6 @@ def _chunk(count: int, cols: list) -> tuple[int, str, bytes]:
     return count, hashlib.sha256(blob).hexdigest(), blob
 
 
-CHANGES = 11  # the changes' field in Write.row's order; None there: see Writes
-
-
 def _added(log: tuple) -> tuple:
     """The changes of a write that holds None as its changes: the entry its log adds."""
     return ((None, log[1]),)
@@ -238,7 +237,7 @@ def _check_columns(cols, n: int) -> None:
     with C's loops): a write whose changes are None has a log that adds one text."""
     if type(cols) is not list or len(cols) != ROW or any(type(c) is not list or len(c) != n for c in cols):
         raise ValueError("writes")
-    logs = cols[14]
+    logs = cols[LOG]
     if not set(cols[4]) <= set(TARGETS) or not set(cols[2]) <= {"agent", "hmc", "unknown"} \
             or not set(map(type, logs)) <= {tuple} or any(k % 2 for k in set(map(len, logs))) \
             or not set(map(type, cols[CHANGES])) <= {tuple, type(None)}:
