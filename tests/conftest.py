@@ -1,4 +1,8 @@
-"""Every test runs in its own user folders: HOME, hmc's state dir and the zone are isolated."""
+"""Every test runs in its own user folders: HOME, every XDG folder and the zone are isolated.
+
+The whole run does too, from before the first fixture (tests/user_folders.py): whatever HOME and
+XDG variables the user has, nothing outside the run's temporary folders is written, and the run
+fails if the user's real hmc folders changed."""
 
 from __future__ import annotations
 
@@ -9,6 +13,10 @@ import time
 
 import pytest
 from hypothesis import settings
+
+from tests import user_folders
+
+user_folders.isolate()  # at import: before any fixture, module- and session-scoped ones included
 
 # Hypothesis draws the same examples on every run (derandomize): no test fails one run in 500 on an
 # example it happened to draw. HMC_HYPOTHESIS=explore draws fresh ones (a deeper search); a failure
@@ -40,9 +48,23 @@ def pytest_configure(config):
     os.environ[_PYCACHE] = _CREATED[0]
 
 
+def pytest_sessionfinish(session, exitstatus):
+    if hasattr(session.config, "workerinput"):
+        return
+    touched = user_folders.changed()
+    if touched:
+        session.config.get_terminal_writer().line(
+            "the run changed the user's real folders (a test escaped its temporary ones):\n  "
+            + "\n  ".join(touched[:20]), red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
 def pytest_unconfigure(config):
     while _CREATED:
         shutil.rmtree(_CREATED.pop(), ignore_errors=True)
+    root = user_folders.run_root()
+    if root is not None and not hasattr(config, "workerinput"):
+        shutil.rmtree(root, ignore_errors=True)
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -59,6 +81,8 @@ def isolated_user(tmp_path, monkeypatch):
     home = tmp_path / "user"
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))  # where platformdirs puts it unset
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path / "xdg-runtime"))
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg-state"))
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))

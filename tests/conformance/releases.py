@@ -105,18 +105,22 @@ def selected_releases(env: dict | None = None) -> tuple[str, ...]:
 
 
 def _cache_root_now() -> Path:
+    # tests/user_folders.py resolved it from the user's real environment before pointing HOME
+    # and the XDG folders at the run's temporary ones (the cache must not follow them there).
+    from tests.user_folders import RELEASE_CACHE_ENV
+
+    if os.environ.get(RELEASE_CACHE_ENV):
+        return Path(os.environ[RELEASE_CACHE_ENV])
     import platformdirs
 
     return platformdirs.user_cache_path("hmc") / "hermes-releases"
 
 
-# Resolved once, at import (collection time): tests/conftest.py points HOME at a
-# temporary folder for each test, and the cache must not follow it there.
-_CACHE_ROOT = _cache_root_now()
+_CACHE_ROOT = _cache_root_now()  # resolved once, at import (collection time)
 
 
 def default_cache_root() -> Path:
-    """platformdirs.user_cache_path("hmc") / "hermes-releases", as the run started."""
+    """platformdirs.user_cache_path("hmc") / "hermes-releases" of the user's real environment."""
     return _CACHE_ROOT
 
 
