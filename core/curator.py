@@ -19,6 +19,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from core.pending.queue import PendingQueue
     from core.pending.skills import SkillQueue
     from core.sessions.search import SessionDB
+    from core.snapshots.loaded import Snapshots
+    from core.snapshots.pruning import Pruning
 
 
 MAX_PYPROJECT_BYTES = 1 << 20  # a hermes-agent checkout's pyproject.toml (its version line)
@@ -94,6 +96,37 @@ class Curator:
         from core.sessions.search import SessionDB
 
         return SessionDB(self.home.state_db, release=self.release)
+
+    def snapshots(self, should_stop: Callable[[], bool] | None = None) -> "Snapshots":
+        """What every session of state.db loaded (raises core.sessions.db.DatabaseError)."""
+        from core.snapshots.loaded import read
+
+        return self.sessions.read_with(lambda conn, schema: read(conn, schema.session_columns, should_stop),
+                                       should_stop)
+
+    def now_entries(self) -> dict[str, tuple[str, ...] | None]:
+        """Each store's entries as a session starting now loads them (as shown in the prompt; None:
+        disabled or unreadable, so nothing is injected)."""
+        from core.hermes.memory import prompt_entries
+
+        out: dict[str, tuple[str, ...] | None] = {}
+        for target, store in self.stores.items():
+            snap = store.read() if store.enabled else None
+            out[target] = None if snap is None or snap.error else tuple(
+                prompt_entries(target, list(snap.entries), self.release))
+        return out
+
+    def pruning(self) -> "Pruning":
+        """Hermes's session pruning: its settings and last run (no run known without a state.db)."""
+        from core.snapshots import pruning
+
+        try:
+            last = self.sessions.read_with(lambda conn, schema: pruning.last_run(conn)) \
+                if self.home.state_db.is_file() else None
+        except Exception:  # noqa: BLE001 - an unusable state.db records no run
+            last = None
+        enabled, days = pruning.settings(self.home.config_path, self.release)
+        return pruning.Pruning(enabled, days, last)
 
     def reload_config(self) -> bool:
         """Re-read config.yaml (limits, enabled flags, write approval); True when anything changed."""

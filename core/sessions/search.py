@@ -185,6 +185,11 @@ class SessionDB(SessionReads):
                     conn.set_progress_handler(None, 0)
         raise AssertionError("unreachable")  # pragma: no cover
 
+    def read_with(self, fn: Callable, should_stop: Callable[[], bool] | None = None):
+        """``fn(conn, schema)`` on this thread's read-only connection, every sqlite error mapped to
+        DatabaseError: for readers outside this package (core.snapshots)."""
+        return self._run(lambda conn: fn(conn, self._schema_for(conn)), should_stop)
+
     # -- status --------------------------------------------------------------
     def index_state(self, conn: sqlite3.Connection, schema: Schema) -> str:
         if schema.fts == "none":

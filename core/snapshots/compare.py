@@ -1,0 +1,108 @@
+"""A session's snapshot against the files now: what changed since it loaded, and which chats still
+run on an old snapshot.
+
+What a new session would load now is the release's own prompt block of each store as it is on disk
+(blocked entries as their notices, a disabled store as nothing): `now_entries`. A session whose
+loaded entries differ from those "runs on an old snapshot" when it can still talk: it is open
+(never ended), was active within STALE_DAYS, and isn't a one-shot source (cron, subagent, …).
+Hermes never reloads such a session's memory (§8: a resumed session keeps its first prompt, and a
+0.22 gateway chat never resets by itself); `/new` or `/reset` in that chat does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+from core.hermes.memory import TARGETS
+from core.snapshots.loaded import ONE_SHOT_SOURCES, SessionLoad, Snapshots
+
+STALE_DAYS = 30  # an open session idle longer than this is left alone (a crashed CLI, an old chat)
+SIMILAR = 60  # rapidfuzz ratio from which a removed and an added entry read as one entry changed
+
+
+@dataclass(frozen=True)
+class StoreDiff:
+    """One store: the loaded entries against the entries now (all as shown in the prompt)."""
+
+    target: str
+    added: tuple[str, ...]  # now, not loaded
+    removed: tuple[str, ...]  # loaded, gone now
+    changed: tuple[tuple[str, str], ...]  # (loaded, now): one entry rewritten
+
+    @property
+    def same(self) -> bool:
+        return not (self.added or self.removed or self.changed)
+
+    def to_json(self) -> dict:
+        return {"added": list(self.added), "removed": list(self.removed),
+                "changed": [{"loaded": a, "now": b} for a, b in self.changed]}
+
+    def summary(self) -> str:
+        parts = [f"{len(x)} {word}" for x, word in ((self.added, "added"), (self.changed, "changed"),
+                                                    (self.removed, "removed")) if x]
+        return ", ".join(parts) or "the same"
+
+
+def diff(target: str, loaded: Sequence[str], now: Sequence[str]) -> StoreDiff:
+    """Entries added, removed and changed between a snapshot and the files now."""
+    from rapidfuzz import fuzz
+
+    now_set, loaded_set = set(now), set(loaded)
+    added = [e for e in now if e not in loaded_set]
+    removed = [e for e in loaded if e not in now_set]
+    changed = []
+    for old in list(removed):
+        best = max(added, key=lambda new: fuzz.ratio(old, new), default=None)
+        if best is not None and fuzz.ratio(old, best) >= SIMILAR:
+            changed.append((old, best))
+            removed.remove(old)
+            added.remove(best)
+    return StoreDiff(target, tuple(added), tuple(removed), tuple(changed))
+
+
+def diff_now(session: SessionLoad, now_entries: Mapping[str, Sequence[str] | None]) -> dict[str, StoreDiff] | None:
+    """Each store's diff from what `session` loaded to what a new session loads now (None: not known)."""
+    if session.loaded is None:
+        return None
+    return {t: diff(t, session.loaded.entries(t), now_entries.get(t) or ()) for t in TARGETS}
+
+
+@dataclass(frozen=True)
+class Stale:
+    """An open session that runs on memory older than the files."""
+
+    session: SessionLoad
+    diffs: dict[str, StoreDiff]
+
+    @property
+    def advice(self) -> str:
+        if self.session.source in ("cli", "oneshot", "tui", "acp"):
+            return "start a new session (/new) to load the memory as it is now; a resumed session never reloads"
+        return f"send /new or /reset in that {self.session.source} chat to load the memory as it is now"
+
+    def to_json(self) -> dict:
+        from core.sessions.model import iso_time
+
+        s = self.session
+        return {"session_id": s.id, "source": s.source, "chat": s.chat, "title": s.title,
+                "loaded_at": iso_time(s.started_at), "last_active": iso_time(s.last_active),
+                "changes": {t: d.to_json() for t, d in self.diffs.items()}, "advice": self.advice}
+
+
+def stale_sessions(snapshots: Snapshots, now_entries: Mapping[str, Sequence[str] | None],
+                   now: float, days: int = STALE_DAYS) -> list[Stale]:
+    """Open, recently active sessions whose loaded memory differs from the files now, most
+    recently active first."""
+    since = now - days * 86400
+    out = []
+    for s in snapshots.sessions:
+        if not s.open or s.loaded is None or s.source in ONE_SHOT_SOURCES:
+            continue
+        if (s.last_active or s.started_at or 0.0) < since:
+            continue
+        diffs = diff_now(s, now_entries)
+        if diffs and not all(d.same for d in diffs.values()):
+            out.append(Stale(s, diffs))
+    out.sort(key=lambda x: -(x.session.last_active or x.session.started_at or 0.0))
+    return out
