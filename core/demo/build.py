@@ -34,7 +34,7 @@ from typing import Callable
 from core.demo import content as C
 from core.demo import layout
 from core.demo.sessions import (APPROVAL_ON_DAYS, BIG_SESSION_ID, RARE_TERM, SMALL_SESSION_ID,
-                                SMALL_SESSION_MESSAGES, SessionPlanner)
+                                SMALL_SESSION_MESSAGES, SessionPlanner, system_prompt)
 
 __all__ = ["DEMO_TODAY", "RARE_TERM", "RARE_TERM_MESSAGES", "BIG_SESSION_ID", "SMALL_SESSION_ID",
            "SMALL_SESSION_MESSAGES", "PENDING_IDS", "PENDING_SKILL_ID", "PENDING_SKILL_IDS", "MALFORMED_ID", "APPROVAL_ON_DAYS",
@@ -281,7 +281,7 @@ _SESSION_COLS = ("id", "source", "created_source", "user_id", "session_key", "ch
                  "ended_at", "end_reason", "message_count", "tool_call_count", "input_tokens", "output_tokens",
                  "cache_read_tokens", "reasoning_tokens", "cwd", "git_branch", "estimated_cost_usd", "title",
                  "title_source", "last_activity_at", "api_call_count", "profile_name", "archived", "pinned",
-                 "hidden")
+                 "hidden", "system_prompt_hash")
 # what the planner yields per message (core.demo.sessions), then what SessionDB.append_message adds
 _MESSAGE_COLS = ("session_id", "role", "content", "tool_call_id", "tool_calls", "tool_name", "timestamp",
                  "token_count", "finish_reason", "reasoning", "active", "compacted", "display_kind")
@@ -403,6 +403,7 @@ def build_state_db(path: Path, *, sessions: int, messages: int, seed: int = 7, t
         rows = _Rows(seed)
         buffer: list[tuple] = []
         session_rows: list[tuple] = []
+        prompts: dict[str, str] = {}
         done = 0
         for plan in plans:
             for chunk in planner.generate(plan):
@@ -413,10 +414,14 @@ def build_state_db(path: Path, *, sessions: int, messages: int, seed: int = 7, t
                     buffer.clear()
                     if progress:
                         progress(done, total)
-            session_rows.append(plan.session_row())
+            prompt = system_prompt(plan)  # stored once per text, as 0.22.2's SessionDB does
+            digest = hashlib.sha256(prompt.encode("utf-8")).hexdigest()
+            prompts[digest] = prompt
+            session_rows.append(plan.session_row() + (digest,))
         conn.executemany(_INSERT_MESSAGE, buffer)
         done += len(buffer)
         conn.executemany(_INSERT_SESSION, _unique_titles(session_rows))
+        conn.executemany("INSERT INTO system_prompts(hash, prompt) VALUES (?, ?)", sorted(prompts.items()))
         conn.execute("INSERT INTO schema_version(version) VALUES (?)", (SCHEMA_VERSION,))
         conn.executemany("INSERT INTO state_meta(key, value) VALUES (?, ?)",
                          _state_meta(seed, min(p.start for p in plans) - 3600))

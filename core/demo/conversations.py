@@ -244,3 +244,8 @@ LONG_ANSWER = (
     "markup parser, *our own literals* may.\n\n"
     "None of this needs a new dependency. Want me to open the PR on a `fix/escape-markup` branch?"
 )
+
+
+# The opening of every demo session's system prompt (0.22.2's identity and guidance, shortened).
+PERSONA = ("You are Hermes, a helpful assistant with persistent memory. You remember what matters across "
+           "sessions through the memory tool, and you say so when you save something.")

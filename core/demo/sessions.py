@@ -178,6 +178,12 @@ class SessionPlanner:
             self.ids.add(p.sid)
             plans.append(p)
         plans.sort(key=lambda p: (p.start, p.sid))
+        memory = {"memory": (), "user": ()}
+        for p in plans:  # a session loads the memory the story's sessions before it left
+            if p.kind == "story":
+                memory = p.extra["after"]
+            else:
+                p.extra["loaded"] = memory
         last_cli = None
         for p in plans:  # a subagent run belongs to the latest interactive session before it
             if p.kind == "subagent" and p.parent is None:
@@ -433,12 +439,14 @@ class SessionPlanner:
                      parent=by_key[opts["parent"]].sid if "parent" in opts else None,
                      end_reason=opts.get("end"))
             self._meta(p, r)
+            p.extra["loaded"] = {t: tuple(v) for t, v in self.sim.items()}  # memory as the session started
             conv = _Conv(p, r)
             for op in script:
                 # write approval: the interactive CLI asks inline (approved: the write lands), every
                 # other surface stages it
                 self._story_op(conv, op, staged=start >= approval_on and source != "cli")
             p.rows, p.n = conv.take(), conv.count
+            p.extra["after"] = {t: tuple(v) for t, v in self.sim.items()}
             out.append(p)
             by_key[key] = p
         return out
@@ -600,6 +608,19 @@ class SessionPlanner:
                 "usage": f"{min(100, int(current / limit * 100))}% — {current:,}/{limit:,} chars",
                 "entry_count": len(store), "message": message, **(extra or {}),
                 "note": "Write saved. This update is complete — do not repeat it."}
+
+
+def system_prompt(plan: Plan) -> str:
+    """The session's system prompt as 0.22.2 builds it around the memory it loaded (its persona and
+    tool guidance shortened): the MEMORY and USER blocks in the volatile tier, then the profile line
+    and the start time (HERMES-FORMATS.md §8)."""
+    started = datetime.fromtimestamp(plan.start, tz=timezone.utc)
+    blocks = [b for b in (hermes_memory.prompt_block(t, list(plan.extra["loaded"][t]), _LIMITS[t], STORY_RELEASE)
+                          for t in ("memory", "user")) if b]
+    return "\n\n".join([V.PERSONA, *blocks,
+                         "Active Hermes profile: default. Other profiles (if any) live under ~/.hermes/profiles/<name>/.",
+                         f"Conversation started: {started:%A, %B %d, %Y} (UTC, UTC+00:00)\n"
+                         f"Model: {plan.extra['model']}\nPlatform: {plan.source}"])
 
 
 def _long_log(r: random.Random) -> str:

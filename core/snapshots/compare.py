@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 from core.hermes.memory import TARGETS
-from core.snapshots.loaded import ONE_SHOT_SOURCES, SessionLoad, Snapshots
+from core.snapshots.loaded import ONE_SHOT_SOURCES, EntryLoads, SessionLoad, Snapshots
 
 STALE_DAYS = 30  # an open session idle longer than this is left alone (a crashed CLI, an old chat)
 SIMILAR = 60  # rapidfuzz ratio from which a removed and an added entry read as one entry changed
@@ -106,3 +106,18 @@ def stale_sessions(snapshots: Snapshots, now_entries: Mapping[str, Sequence[str]
             out.append(Stale(s, diffs))
     out.sort(key=lambda x: -(x.session.last_active or x.session.started_at or 0.0))
     return out
+
+
+NOT_LOADED = EntryLoads("", None, 0)  # no session with a known prompt loaded it (yet)
+
+
+def entry_loads(snapshots: Snapshots, target: str, entries: Sequence[str], release) -> list[EntryLoads] | None:
+    """For each entry of a store now: which sessions loaded it (NOT_LOADED: none did, e.g. written
+    after the last session started), matched as the prompt shows it (a blocked entry as its
+    notice). None when no session's prompt is known: nothing can be said."""
+    from core.hermes.memory import prompt_entries
+
+    if not snapshots.known:
+        return None
+    loads = snapshots.entry_loads(target)
+    return [loads.get(shown, NOT_LOADED) for shown in prompt_entries(target, list(entries), release)]

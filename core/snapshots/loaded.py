@@ -69,7 +69,7 @@ class EntryLoads:
     def to_json(self) -> dict:
         from core.sessions.model import iso_time
 
-        return {"first_session": self.first_session, "first_at": iso_time(self.first_at),
+        return {"first_session": self.first_session or None, "first_at": iso_time(self.first_at),
                 "sessions": self.sessions}
 
 

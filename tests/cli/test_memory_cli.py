@@ -209,14 +209,14 @@ def test_status_reports_a_corrupt_state_db_and_keeps_going(home):
 def test_memory_prompt_prints_the_release_block_exactly(home):
     (home / "memories" / "USER.md").write_bytes("\ufeffName: Ana\n§\nLikes tea".encode())
     now = hmc("memory", "prompt", "--target", "user", "--raw", home=home)  # 0.20+: the BOM is skipped
-    assert now.stdout.endswith("]\n" + "═" * 46 + "\nName: Ana\n§\nLikes tea\n") and "BLOCKED" not in now.stdout
+    assert now.stdout.endswith("]\n" + "═" * 46 + "\nName: Ana\n§\nLikes tea") and "BLOCKED" not in now.stdout
     out = hmc("--hermes-version", "0.19", "memory", "prompt", "--target", "user", "--raw", home=home)
     rule = "═" * 46
     notice = ("[BLOCKED: USER.md entry contained threat pattern(s): invisible_unicode_U+FEFF. Removed from "
               "system prompt; use memory(action=remove) to delete the original.]")
     used = len(notice) + 3 + len("Likes tea")
     assert out.returncode == 0
-    assert out.stdout == f"{rule}\nUSER PROFILE (who the user is) [{used * 100 // 1375}% — {used:,}/1,375 chars]\n{rule}\n{notice}\n§\nLikes tea\n"
+    assert out.stdout == f"{rule}\nUSER PROFILE (who the user is) [{used * 100 // 1375}% — {used:,}/1,375 chars]\n{rule}\n{notice}\n§\nLikes tea"  # the exact bytes: no newline added
     older = hmc("--hermes-version", "0.14", "memory", "prompt", "--target", "user", "--raw", home=home)
     assert "\ufeffName: Ana" in older.stdout and "BLOCKED" not in older.stdout  # no load-time scan before 0.15
     (home / "memories" / "USER.md").write_bytes(b"")

@@ -99,7 +99,7 @@ def test_memory_prompt_prints_the_releases_prompt(oracle, make_home, tmp_path):
     theirs = oracle.prompt(home, agent=True)
     prompt = run_hmc(mine, "memory", "prompt", "--raw")
     assert prompt.returncode == 0, prompt.stderr.decode()
-    assert prompt.stdout.decode("utf-8") == theirs["joined"] + "\n"
+    assert prompt.stdout.decode("utf-8") == theirs["joined"]
     assert "Deploys go out on Thursdays" in theirs["joined"] and "用中文回答技术问题" in theirs["joined"]
 
 

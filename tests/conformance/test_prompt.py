@@ -117,4 +117,4 @@ def test_memory_prompt_prints_what_the_agent_joins(oracle, make_home, capsysbina
     code = main(["--home", str(home), "--hermes-version", oracle.version, "memory", "prompt", "--raw"])
     out = capsysbinary.readouterr().out.decode("utf-8")
     assert code == 0
-    assert out == (theirs["joined"] + "\n" if theirs["joined"] else "")
+    assert out == theirs["joined"]  # byte for byte: no newline added

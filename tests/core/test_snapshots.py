@@ -4,7 +4,6 @@ test_loaded_memory.py)."""
 
 from __future__ import annotations
 
-import hashlib
 import sqlite3
 
 import pytest
@@ -15,14 +14,7 @@ from core.snapshots.compare import diff, stale_sessions
 from core.snapshots.pruning import Pruning, settings
 from core.hermes.release import NEWEST
 
-HEAD = "You are Hermes.\n\n"
-TAIL = "\n\nActive Hermes profile: default.\n\nConversation started: Friday"
-
-
-def prompt(memory=(), user=(), head=HEAD, tail=TAIL, limits=(2200, 1375)) -> str:
-    parts = [b for b in (prompt_block("memory", list(memory), limits[0]),
-                         prompt_block("user", list(user), limits[1])) if b]
-    return head + "\n\n".join(parts) + tail
+from tests.core.snapshot_fixtures import HEAD, TAIL, make_db, prompt, sha
 
 
 def test_both_blocks_come_back_exactly():
@@ -65,27 +57,6 @@ def test_an_over_limit_block_is_whole_and_reads_100_percent():
 
 
 # -- reading state.db ----------------------------------------------------------------------------
-
-def make_db(path, rows, prompts=(), inline=False):
-    conn = sqlite3.connect(path)
-    conn.execute("CREATE TABLE sessions (id TEXT PRIMARY KEY, source TEXT, title TEXT, started_at REAL, "
-                 "ended_at REAL, end_reason TEXT, parent_session_id TEXT, last_activity_at REAL, "
-                 "display_name TEXT, system_prompt TEXT" + ("" if inline else ", system_prompt_hash TEXT, tool_names TEXT") + ")")
-    conn.execute("CREATE TABLE messages (id INTEGER PRIMARY KEY, session_id TEXT, role TEXT, content TEXT, "
-                 "tool_call_id TEXT, tool_calls TEXT, tool_name TEXT, timestamp REAL)")
-    if not inline:
-        conn.execute("CREATE TABLE system_prompts (hash TEXT PRIMARY KEY, prompt TEXT NOT NULL)")
-        conn.executemany("INSERT INTO system_prompts VALUES (?, ?)", prompts)
-    for row in rows:
-        keys = ", ".join(row)
-        conn.execute(f"INSERT INTO sessions ({keys}) VALUES ({', '.join('?' * len(row))})", list(row.values()))
-    conn.commit()
-    return conn
-
-
-def sha(text) -> str:
-    return hashlib.sha256(text.encode("utf-8") if isinstance(text, str) else text).hexdigest()
-
 
 def read_back(path):
     conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)

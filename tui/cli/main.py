@@ -18,6 +18,7 @@ COMMAND_MODULES = {
     "memory": ("memory",),
     "pending": ("pending",),
     "search": ("search", "session"),
+    "sessions": ("sessions",),
     "review": ("review",),
     "undo": ("undo",),
     "history": ("log", "blame", "rollback"),

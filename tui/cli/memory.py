@@ -132,12 +132,15 @@ def list_entries(args, ctx: CliContext, stores) -> int:
     if broken and len(stores) == 1:
         raise CliError(broken[0], 2)
     if args.json:
+        loads = entry_loads_now(ctx.curator(), snaps)
         data = [{
             "target": store.target, "file": str(store.path), "limit": store.limit, "chars": snap.usage,
             "label": usage_label(snap.usage, store.limit), "drift": snap.drift, "error": snap.error,
             "untidy": list(snap.untidy), "total_entries": len(snap.entries), **store.figures(snap).as_json(),
             "truncated": len(snap.entries) > MAX_LISTED,
-            "entries": [{"index": i, "chars": len(e), "text": mask(e), "blocked_by_hermes": scanner.blocked_notice(e, store.name, store.release) is not None}
+            "entries": [{"index": i, "number": i + 1, "chars": len(e), "text": mask(e),
+                         "blocked_by_hermes": scanner.blocked_notice(e, store.name, store.release) is not None,
+                         "loaded": loads[store.target][i].to_json() if loads.get(store.target) else None}
                         for i, e in enumerate(snap.entries[:MAX_LISTED])],
         } for store, snap in snaps]
         ctx.json(data[0] if len(data) == 1 else data)
@@ -171,6 +174,21 @@ def list_entries(args, ctx: CliContext, stores) -> int:
             ctx.text(f"… and {len(snap.entries) - MAX_LISTED:,} more entries not listed ({len(snap.entries):,} in "
                      "all, far past any limit: trim the file in an editor)", style="yellow")
     return unreadable(broken)
+
+
+def entry_loads_now(curator, snaps) -> dict:
+    """{target: [EntryLoads per entry] or None}: which sessions loaded each entry (none known
+    without a readable state.db that stored prompts)."""
+    from core.snapshots.compare import entry_loads
+
+    try:
+        sessions = curator.snapshots() if curator.home.state_db.is_file() else None
+    except Exception:  # noqa: BLE001 - a damaged state.db tells nothing about loads
+        sessions = None
+    if sessions is None:
+        return {}
+    return {store.target: entry_loads(sessions, store.target, snap.entries[:MAX_LISTED], store.release)
+            for store, snap in snaps if not snap.error}
 
 
 def list_at(args, ctx: CliContext, targets: list[str]) -> int:
@@ -238,7 +256,7 @@ def prompt(args, ctx: CliContext, curator) -> int:
     text = "\n\n".join(blocks)
     if text:
         if args.raw:
-            sys.stdout.buffer.write(text.encode("utf-8", "surrogateescape") + b"\n")
+            sys.stdout.buffer.write(text.encode("utf-8", "surrogateescape"))  # the exact bytes: no newline added
             sys.stdout.flush()
         else:
             mask = Masker(args.reveal)

@@ -57,6 +57,8 @@ def register(sub) -> None:
     s.add_argument("--around", type=int, metavar="MESSAGE_ID", help="centre the window on this message")
     s.add_argument("--window", type=int, default=5, metavar="N",
                    help="messages on each side (default 5; from the start: the first 2N+1 and last N)")
+    s.add_argument("--memory", action="store_true",
+                   help="the memory this session loaded (from its stored prompt), with what changed since")
     s.add_argument("--json", action="store_true", help="machine-readable output")
     add_reveal(s)
     s.set_defaults(run=run_session)
@@ -294,6 +296,10 @@ def run_session(args, ctx: CliContext) -> int:
         raise CliError(f"--window must be between 0 and {MAX_WINDOW}")
     try:
         sid = db.resolve_session_id(args.session_id)
+        if args.memory:
+            from tui.cli.sessions import run_memory
+
+            return run_memory(args, ctx, curator, sid)
         info = db.session(sid)
         n = args.window
         if args.around is not None:

@@ -29,7 +29,21 @@ def gather(curator) -> dict:
     out["hermes"]["doctor"] = doctor_summary(curator)
     out["pending"] = pending_summary(curator)
     out["state_db"] = db_summary(curator)
+    out["stale_sessions"], out["pruning"] = loaded_summary(curator, out["state_db"])
     return out
+
+
+def loaded_summary(curator, db: dict) -> tuple[list[dict], dict]:
+    """The open chats still running on an old memory snapshot, and Hermes's pruning of sessions."""
+    from core.snapshots.compare import stale_sessions
+
+    stale = []
+    if db.get("exists") and not db.get("error"):
+        try:
+            stale = [x.to_json() for x in stale_sessions(curator.snapshots(), curator.now_entries(), curator.now())]
+        except Exception:  # noqa: BLE001 - an unreadable state.db is reported above, not here
+            stale = []
+    return stale, curator.pruning().to_json()
 
 
 def doctor_summary(curator) -> dict | None:
@@ -121,7 +135,22 @@ def run(args, ctx: CliContext) -> int:
         ctx.text(f"state.db   {db['error']}")
     else:
         ctx.text(f"state.db   {db.get('sessions', 0):,} sessions, {db.get('messages', 0):,} messages")
+    for chat in data["stale_sessions"]:
+        where = f"{chat['source']} · {chat['chat']}" if chat["chat"] else chat["source"]
+        changes = "; ".join(f"{t}: {len(c['added'])} added, {len(c['changed'])} changed, {len(c['removed'])} removed"
+                            for t, c in chat["changes"].items() if any(c.values()))
+        ctx.text(f"snapshot   {where} ({chat['session_id']}) still runs on memory loaded "
+                 f"{(chat['loaded_at'] or '?')[:10]} ({changes}): {chat['advice']}", style="yellow")
+    sentence = curator.pruning().sentence(short_date)
+    if sentence:
+        ctx.text(f"pruning    {sentence}", style="dim")
     return exit_code(data)
+
+
+def short_date(ts: float | None) -> str:
+    from core import timefmt
+
+    return timefmt.local_time(ts, "%-d %b %Y") if ts is not None else "?"
 
 
 def exit_code(data: dict) -> int:
