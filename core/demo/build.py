@@ -359,13 +359,14 @@ def _unique_titles(session_rows: list[tuple]) -> list[tuple]:
     return out
 
 
-def _state_meta(seed: int, created: float) -> list[tuple[str, str]]:
-    """The keys a fresh 0.22.2 store writes, with seeded ids and the store's creation time."""
+def _state_meta(seed: int, created: float, pruned: float) -> list[tuple[str, str]]:
+    """The keys a fresh 0.22.2 store writes, with seeded ids and the store's creation time, and the
+    last auto-prune run (`pruned`: Unix seconds, written as the release writes it, str(time.time()))."""
     rng = random.Random(f"{seed}:store")
     stamp = datetime.fromtimestamp(created, tz=timezone.utc).isoformat(timespec="microseconds")
     return [("store_instance_id", str(uuid.UUID(int=rng.getrandbits(128), version=4))),
             ("store_created_at_utc", stamp), ("message_uid_backfill", "1"),
-            ("db_file_generation", _uid(rng))]
+            ("db_file_generation", _uid(rng)), ("last_auto_prune", str(pruned))]
 
 
 def _script(statements) -> str:
@@ -424,7 +425,8 @@ def build_state_db(path: Path, *, sessions: int, messages: int, seed: int = 7, t
         conn.executemany("INSERT INTO system_prompts(hash, prompt) VALUES (?, ?)", sorted(prompts.items()))
         conn.execute("INSERT INTO schema_version(version) VALUES (?)", (SCHEMA_VERSION,))
         conn.executemany("INSERT INTO state_meta(key, value) VALUES (?, ?)",
-                         _state_meta(seed, min(p.start for p in plans) - 3600))
+                         _state_meta(seed, min(p.start for p in plans) - 3600,
+                                     _epoch(today - timedelta(days=1), 8, 12, 4.25)))
         conn.execute("COMMIT")
         # the rest in the release's order, the triggers last (executescript commits first: no BEGIN
         # around it), so the bulk rows are indexed once by FTS5's 'rebuild'

@@ -122,9 +122,9 @@ skills:
   write_approval: true
 
 sessions:
-  # Keep the whole history: the demo state.db spans four months.
-  auto_prune: false
-  retention_days: 90
+  # Prune ended sessions after six months (the demo state.db spans four).
+  auto_prune: true
+  retention_days: 180
 
 display:
   timezone: Europe/Paris

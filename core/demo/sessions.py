@@ -102,7 +102,8 @@ class Plan:
         # in core.demo.build._SESSION_COLS order; a title is the title generator's ("llm")
         return (self.sid, self.source, self.source, m.get("user_id"), m.get("session_key"), m.get("chat_id"),
                 m.get("chat_type"), m.get("display_name"), model, json.dumps(config), None, self.parent,
-                self.start, round(s["last"] + 4.0, 3), self.end_reason, s["count"], s["calls"],
+                self.start, None if m.get("open") else round(s["last"] + 4.0, 3),
+                None if m.get("open") else self.end_reason, s["count"], s["calls"],
                 s["input"], s["output"], s["input"] // 3, s["reasoning"], m.get("cwd"),
                 m.get("branch"), cost, self.title, "llm" if self.title else None, round(s["last"], 3),
                 s["api"], "default", m.get("archived", 0), m.get("pinned", 0), m.get("hidden", 0))
@@ -423,6 +424,7 @@ class SessionPlanner:
     def _story(self) -> list[Plan]:
         """The fixed sessions (see STORY below), rendered in chronological order."""
         self.sim = {"memory": [], "user": []}  # the stores as the agent's writes leave them
+        self.hand = {"memory": [], "user": []}  # and what the user typed into the files by hand
         approval_on = self.day0 - APPROVAL_ON_DAYS * 86400
         out: list[Plan] = []
         by_key: dict[str, Plan] = {}
@@ -439,17 +441,22 @@ class SessionPlanner:
                      parent=by_key[opts["parent"]].sid if "parent" in opts else None,
                      end_reason=opts.get("end"))
             self._meta(p, r)
-            p.extra["loaded"] = {t: tuple(v) for t, v in self.sim.items()}  # memory as the session started
+            p.extra["open"] = opts.get("open", False)
+            p.extra["loaded"] = self._files()  # memory as the session started
             conv = _Conv(p, r)
             for op in script:
                 # write approval: the interactive CLI asks inline (approved: the write lands), every
                 # other surface stages it
                 self._story_op(conv, op, staged=start >= approval_on and source != "cli")
             p.rows, p.n = conv.take(), conv.count
-            p.extra["after"] = {t: tuple(v) for t, v in self.sim.items()}
+            p.extra["after"] = self._files()
             out.append(p)
             by_key[key] = p
         return out
+
+    def _files(self) -> dict[str, tuple[str, ...]]:
+        """The stores as the files hold them now: the agent's writes, then the user's own additions."""
+        return {t: tuple(self.sim[t]) + tuple(self.hand[t]) for t in self.sim}
 
     def _story_start(self, spec: tuple) -> float:
         when = spec[1]
@@ -487,6 +494,10 @@ class SessionPlanner:
             conv.add("tool", _long_log(r), 0.8, call_id=cid, tool="terminal")
         elif kind == "mem":
             self._memory_write(conv, op, staged)
+        elif kind == "hand":  # the user adds the entry by hand after the session: (kind, target, key)
+            self.hand[op[1]].append(self._text(op[2]))
+        elif kind == "later":  # the chat goes on days later: (kind, days ago, hour, minute)
+            conv.t = max(conv.t, self.day0 - op[1] * 86400 + op[2] * 3600 + op[3] * 60)
 
     def _text(self, key: str) -> str:
         if key in C.STORY_TEXTS:
@@ -673,7 +684,7 @@ STORY = [
       ("mem", "docker_ack", [("remove", "memory", None, "needs sudo"), *_w("docker")]), ("fill", 2)], {}),
     ("s08", (60, 16, 10), "cli", "en", "tideway", "How to release tideway",
      [("say", "user", "release"), ("mem", "release_ack", _w("release", "ssh"), {"close": "release_close"}),
-      ("fill", 2)], {}),
+      ("fill", 2), ("hand", "memory", "ssh")], {}),
     ("s09", (55, 12, 45), "discord", "en", "tideway", "Branch protection",
      [("fill", 1), ("say", "user", "main"), ("mem", "main_ack", _w("main_branch")), ("plant", "user"),
       ("fill", 1)], {}),
@@ -682,7 +693,7 @@ STORY = [
     ("s11", (45, 19, 30), "telegram", "en", "lighthouse-bot", "Signature emoji",
      [("say", "user", "signature"),
       ("mem", "signature_ack", _w("emoji", "chat_langs", target="user"), {"close": "signature_close"}),
-      ("fill", 1)], {}),
+      ("fill", 1), ("hand", "user", "emoji")], {}),
     ("small", SMALL_SESSION_ID, "cli", "en", "tideway", "Trace slow /invoices endpoint",
      [("fillto", 49), ("plant", "user"), ("fillto", SMALL_SESSION_MESSAGES)], {}),
     ("k40", (40, 8, 45), "cli", "en", "tideway", "Export backfill",
@@ -696,8 +707,11 @@ STORY = [
     ("sa1", (30, 11, 40), "subagent", "en", "tideway", None,
      [("say", "user", V.SUBAGENT_TASK), ("fill", 2), ("say", "assistant", V.SUBAGENT_RESULT)],
      {"parent": "s12", "kind": "subagent", "end": "completed"}),
+    # a gateway chat never resets by itself (0.22): still open, last used two days ago, on the memory
+    # it loaded 25 days ago
     ("s13", (25, 7, 50), "telegram", "fr", "lighthouse-bot", "lighthouse-bot",
-     [("say", "user", "lighthouse"), ("mem", "lighthouse_ack", _w("lighthouse")), ("fill", 1)], {}),
+     [("say", "user", "lighthouse"), ("mem", "lighthouse_ack", _w("lighthouse")), ("later", 2, 18, 30),
+      ("fill", 1)], {"open": True}),
     ("kb1", (22, 9, 0), "kanban", "en", "tideway", V.KANBAN_TASKS[0][0],
      [("say", "user", V.KANBAN_TASKS[0][1]), ("say", "assistant", V.KANBAN_TASKS[0][2])], {"end": "completed"}),
     ("s14", (23, 20, 10), "discord", "en", "harbor-web", "Intro",

@@ -59,6 +59,28 @@ def origin_line(b: Blame, now: float) -> str:
     return " · ".join(parts)
 
 
+def loaded_words(load, now: float) -> str:
+    """What the sessions loaded of one entry (core.snapshots.loaded.EntryLoads): 'loaded by 14
+    sessions since 3 Nov', or 'not loaded yet' (every session starts with the files as they are, so an
+    entry no session loaded was written after the last one started, or its store was off since)."""
+    if not load.sessions:
+        return "not loaded yet: written after the last session started"
+    since = f" since {day(load.first_at, now)}" if load.first_at is not None else ""
+    return f"loaded by {load.sessions:,} session{'s' if load.sessions != 1 else ''}{since}"
+
+
+def stale_notice(stale, now: float, limit: int = 2) -> str:
+    """'2 chats still run on memory from 12 Nov (telegram · Ops room, cli): /new or /reset there
+    loads it as it is now' for core.snapshots.compare.Stale items ('' for none)."""
+    if not stale:
+        return ""
+    oldest = min((x.session.started_at for x in stale if x.session.started_at is not None), default=None)
+    names = [x.session.where for x in stale[:limit]] + ([f"{len(stale) - limit} more"] if len(stale) > limit else [])
+    chats = f"{len(stale)} chat{'s' if len(stale) != 1 else ''} still run{'s' if len(stale) == 1 else ''}"
+    since = f" from {day(oldest, now)}" if oldest is not None else ""
+    return f"{chats} on memory{since} ({', '.join(names)}): /new or /reset there loads it as it is now"
+
+
 def origin_lines(tl: Timeline, now: float) -> dict[str, dict[str, str]]:
     """Per target, each current entry's text -> its origin line."""
     out: dict[str, dict[str, str]] = {}

@@ -207,7 +207,8 @@ def test_state_db_layout(db):
                  "idx_sessions_started", "idx_sessions_title_unique", "messages_display_order_insert"):
         assert name in schema, name
     assert [k for (k,) in db.execute("SELECT key FROM state_meta ORDER BY rowid")] == [
-        "store_instance_id", "store_created_at_utc", "message_uid_backfill", "db_file_generation"]
+        "store_instance_id", "store_created_at_utc", "message_uid_backfill", "db_file_generation",
+        "last_auto_prune"]
     # everything the demo carries of 0.22.2's layout is created (the exact text: tests/conformance)
     from core.demo import layout
     names = {n for group in (layout.TABLES, layout.INDEXES, layout.VIEWS_AND_FTS, layout.TRIGGERS) for n, _ in group}

@@ -63,6 +63,7 @@ every action by name.
     AUTO_FOCUS = "#entries-memory"
     DEFAULT_CSS = """
     MemoryScreen #travel-banner { height: auto; background: $warning; color: $background; padding: 0 1; }
+    MemoryScreen #snapshot-banner { height: auto; color: $warning; padding: 0 1; }
     """
     BINDINGS = [
         Binding("a", "add", "Add", id="memory.add", tooltip="Add an entry to the focused file"),
@@ -103,6 +104,8 @@ every action by name.
         # scan's badges: telling needs Hermes's threat patterns, compiled off the UI thread by then
         self._notes_on = False
         self._origins: dict[str, dict[str, str]] = {}
+        self._loads: dict[str, dict[str, str]] = {}  # per target, entry -> which sessions loaded it
+        self.stale_chats: list = []  # open chats on an older snapshot (core.snapshots.compare.Stale)
         self.travel_at = None  # time travel: the moment shown (a datetime), read-only; None: now
         self.travel_past: dict[str, tuple[str, ...]] = {}
         self.timeline = None  # the rebuilt history (core.timeline), built off the UI thread after the first frame
@@ -112,11 +115,12 @@ every action by name.
         self.query_one("#entries-memory", EntryList).focus()
         later = getattr(self.app, "after_first_frame", None)
         (later or self.call_after_refresh)(lambda: self.set_timer(ORIGIN_DELAY, self.load_origins))
+        (later or self.call_after_refresh)(lambda: self.set_timer(ORIGIN_DELAY, self.load_loaded))
 
     def _stores_changed(self, target: str | None = None) -> None:
         if self._origins_curator is not self.app.curator:  # another profile: its own history, and now
             self._origins_curator = self.app.curator
-            self.timeline, self._origins = None, {}
+            self.timeline, self._origins, self._loads = None, {}, {}
             if self.travel_at is not None:
                 self.travel_at, self.travel_past = None, {}
                 self._travel_banner()
@@ -124,6 +128,7 @@ every action by name.
             self.load_origins()
         elif self.timeline is not None:  # the origin lines follow the write (the first load does it otherwise)
             self.load_origins()
+        self.load_loaded()
         self.reload(target)
 
     # -- rendering -----------------------------------------------------------------------------
@@ -146,7 +151,7 @@ every action by name.
                 title += f"  ·  {len(only)} match the filter"
             if self.travel_at is not None:
                 title += "  ·  then"
-            origins = self._origins.get(t) if self.travel_at is None else None  # they describe the entries now
+            origins = self.origin_lines(t) if self.travel_at is None else None  # they describe the entries now
             empty = ("No entries then." if self.travel_at is not None else
                      f"{FILE_NAMES[t]} is empty: Hermes injects nothing for it. a adds an entry here "
                      f"({'what the agent should know about you' if t == 'user' else 'facts, conventions, decisions'}"
@@ -215,6 +220,60 @@ every action by name.
         if lines != self._origins:
             self._origins = lines
             self.reload()
+
+    def origin_lines(self, target: str) -> dict[str, str]:
+        """Each entry's line under it: who wrote it (the history), then which sessions loaded it."""
+        written, loaded = self._origins.get(target, {}), self._loads.get(target, {})
+        return {e: " · ".join(x for x in (written.get(e), loaded.get(e)) if x) for e in written.keys() | loaded.keys()}
+
+    @work(thread=True, exclusive=True, group="memory-loaded", exit_on_error=False)
+    def load_loaded(self) -> None:
+        """Read what every session loaded (off the UI thread): which sessions loaded each entry, and
+        the open chats still on an older snapshot. No state.db, or one that can't be read: nothing."""
+        from core.snapshots.compare import entry_loads, stale_sessions
+        from core.timeline.view import loaded_words
+
+        curator = self.app.curator
+        if not curator.home.state_db.exists():
+            return
+        try:
+            snaps = curator.snapshots()
+        except Exception:  # noqa: BLE001 - a damaged state.db: no loaded lines (search says why)
+            return
+        now = curator.now()
+        loads = {}
+        for target, store in curator.stores.items():
+            entries = store.last.entries
+            found = entry_loads(snaps, target, entries, curator.release)
+            if found is not None:
+                loads[target] = {e: loaded_words(load, now) for e, load in zip(entries, found)}
+        stale = stale_sessions(snaps, curator.now_entries(), now)
+        self.app.call_from_thread(self._loaded_read, curator, loads, stale)
+
+    def _loaded_read(self, curator, loads: dict, stale: list) -> None:
+        if curator is not self.app.curator:
+            return
+        self.stale_chats = stale
+        self._snapshot_banner()
+        if loads != self._loads:
+            self._loads = loads
+            self.reload()
+
+    def _snapshot_banner(self) -> None:
+        from textual.widgets import Static
+
+        from core.timeline.view import stale_notice
+
+        # about the files now: not shown over the stores of another date
+        text = stale_notice(self.stale_chats, self.app.curator.now()) if self.travel_at is None else ""
+        banners = self.query("#snapshot-banner")
+        if not text:
+            if banners:
+                banners.first().remove()
+        elif banners:
+            banners.first().update(Text(text))
+        else:
+            self.mount(Static(Text(text), id="snapshot-banner", markup=False), after=self.query_one(HmcHeader))
 
     def _scanned(self, badges: dict[str, list[str]]) -> None:
         fresh = {e: b for e, b in badges.items() if e not in self._scan_cache}
@@ -521,6 +580,7 @@ every action by name.
     def _travel_banner(self) -> None:
         from textual.widgets import Static
 
+        self._snapshot_banner()
         banners = self.query("#travel-banner")
         if self.travel_at is None:
             if banners:
