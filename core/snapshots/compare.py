@@ -121,3 +121,32 @@ def entry_loads(snapshots: Snapshots, target: str, entries: Sequence[str], relea
         return None
     loads = snapshots.entry_loads(target)
     return [loads.get(shown, NOT_LOADED) for shown in prompt_entries(target, list(entries), release)]
+
+
+def report(session: SessionLoad, diffs: Mapping[str, StoreDiff] | None) -> list[tuple[str, str]]:
+    """What a session loaded, for people, as (kind, line) pairs the CLI and the TUI style alike: what
+    changed in the files since it loaded them first (the answer people look for), then the blocks
+    exactly as it got them. kind is "block" (a line of a block), "note", "warning", "ok",
+    "heading", "added", "changed" or "removed"."""
+    from core.snapshots.blocks import render
+
+    if session.loaded is None:
+        return [("warning", f"what this session loaded is not known: {session.unknown}")]
+    out: list[tuple[str, str]] = []
+    if diffs is None or all(d.same for d in diffs.values()):
+        out.append(("ok", "a new session would load exactly this"))
+    else:
+        out.append(("heading", "since it loaded them, the files changed:"))
+        for target, d in diffs.items():
+            out.extend(("added", f"  + {target}: {entry}") for entry in d.added)
+            out.extend(("changed", f"  ~ {target}: {old} → {new}") for old, new in d.changed)
+            out.extend(("removed", f"  - {target}: {entry}") for entry in d.removed)
+    out += [("block", ""), ("heading", "what it loaded:")]
+    for target, block in (("memory", session.loaded.memory), ("user", session.loaded.user)):
+        if block is None:
+            name = "MEMORY.md" if target == "memory" else "USER.md"
+            out.append(("note", f"({name}: nothing loaded — empty or disabled)"))
+            continue
+        out.extend(("block", line) for line in render(block).split("\n"))
+        out.append(("block", ""))
+    return out[:-1] if out[-1] == ("block", "") else out

@@ -64,3 +64,26 @@ async def test_a_damaged_state_db_gives_no_lines_and_no_error(home, make_app):
         await settle(app, pilot)
         await pilot.pause(0.3)
         assert app.screen._loads == {} and app.is_running
+
+
+async def test_l_in_search_shows_what_the_session_knew(home, make_app):
+    from tui.screens.dialogs import TextDialog
+
+    app = make_app(home)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("3")
+        await settle(app, pilot)
+        assert await until(pilot, lambda: len(app.screen.results.items) == 3)
+        await pilot.press("down")  # the most recently active first: the telegram chat is the oldest
+        await pilot.press("down", "down", "l")
+        assert await until(pilot, lambda: isinstance(app.screen, TextDialog))
+        dialog = app.screen
+        assert dialog.title_text.startswith("What telegram · Ops room knew — loaded")
+        body = dialog.text.plain
+        assert body.startswith("since it loaded them, the files changed:")
+        assert "~ memory: Deploys on Fridays. → Deploys on Thursdays." in body
+        assert "+ memory: Uses pytest -x." in body and "MEMORY (your personal notes) [0% — 19/2,200 chars]" in body
+        await pilot.press("escape")
+        await pilot.press("up", "up", "l")
+        assert await until(pilot, lambda: isinstance(app.screen, TextDialog))
+        assert app.screen.text.plain.startswith("a new session would load exactly this")

@@ -102,7 +102,7 @@ def run(args, ctx: CliContext) -> int:
 def run_memory(args, ctx: CliContext, curator, sid: str) -> int:
     """`hmc session ID --memory`: the blocks that session loaded, and the diff to the files now."""
     from core.snapshots.blocks import render
-    from core.snapshots.compare import diff_now
+    from core.snapshots.compare import diff_now, report
 
     snaps = read_snapshots(curator)
     session = snaps.get(sid)
@@ -120,26 +120,10 @@ def run_memory(args, ctx: CliContext, curator, sid: str) -> int:
         })
         return 0
     ctx.text(f"{session.id} · {session.where} · loaded {timefmt.local_time(session.started_at)}", style="bold")
-    if loaded is None:
-        ctx.text(f"what this session loaded is not known: {session.unknown}", style="yellow")
-        return 0
-    for target, block in (("memory", loaded.memory), ("user", loaded.user)):
-        if block is None:
-            ctx.text(f"({'MEMORY.md' if target == 'memory' else 'USER.md'}: nothing loaded — empty or disabled)",
-                     style="dim")
-            continue
-        for line in render(block).split("\n"):
-            ctx.text(line)
-        ctx.text("")
-    if all(d.same for d in diffs.values()):
-        ctx.text("a new session would load exactly this", style="green")
-        return 0
-    ctx.text("since then:", style="bold")
-    for target, d in diffs.items():
-        for entry in d.added:
-            ctx.text(f"  + {target}: ", entry, style="green")
-        for old, new in d.changed:
-            ctx.text(f"  ~ {target}: ", old, " → ", new, style="yellow")
-        for entry in d.removed:
-            ctx.text(f"  - {target}: ", entry, style="red")
+    for kind, line in report(session, diffs):
+        ctx.text(line, style=STYLES[kind])
     return 0
+
+
+STYLES = {"block": "", "note": "dim", "warning": "yellow", "ok": "green", "heading": "bold",
+          "added": "green", "changed": "yellow", "removed": "red"}

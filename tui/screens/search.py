@@ -86,6 +86,7 @@ With an empty query the list shows recent sessions.
 **↓**/**Enter** from the box go to the results · **Enter** opens a hit at the exact message ·
 **n**/**N** next/previous match in that session · **e** expands a tool call or output ·
 **ctrl+o** searches every profile (when there are several) · **c** copies the session link · **m** promotes the message to MEMORY.md or USER.md ·
+**l** shows what the session knew: the memory it loaded when it started, and what changed since ·
 **Esc** in the box moves to the results, where **1**-**4** switch modes and **q** quits ·
 **Esc** in a transcript goes back to the results (the selection kept), or to memory mode when
 it was opened by memory mode's **o** (to the entry's history when opened from there) · **/** jumps to
@@ -108,6 +109,8 @@ the search box · **ctrl+y** searches the first suggestion under a search that f
                 tooltip="Copy @session:<profile>/<id> for the selected session"),
         Binding("m", "promote", "To memory", id="search.promote",
                 tooltip="Promote the message (or an edited part of it) to MEMORY.md or USER.md"),
+        Binding("l", "loaded", "What it knew", id="search.loaded",
+                tooltip="The memory this session loaded when it started, and what changed in the files since"),
         Binding("ctrl+y", "use_suggestion", "Use suggestion", id="search.suggestion", show=False,
                 tooltip="Search what the index knows instead: the first suggestion under a query that found little"),
         Binding("ctrl+r", "clear_filters", "Clear filters", id="search.clear",
@@ -633,6 +636,8 @@ the search box · **ctrl+y** searches the first suggestion under a search that f
                 m = self.transcript.current()
                 return None if (m is not None and m.text.strip()) else "To memory: this message has no text"
             return None if isinstance(self.results.selected_item(), Hit) else "To memory: select a hit first"
+        if action == "loaded":
+            return None if self._selected_session() is not None else "What it knew: select a session or a hit first"
         if action == "clear_filters":
             return None if self.active_filters() or self._hidden_on() else "Clear filters: no filter is set"
         if action == "all_profiles" and len(self.profiles()) < 2:
@@ -696,6 +701,31 @@ the search box · **ctrl+y** searches the first suggestion under a search that f
         link = session_link(profile or self.app.curator.home.profile, sid)
         self.app.copy_to_clipboard(link)
         self.notify(f"Copied {link}", title="Session link", markup=False)
+
+    @work(exclusive=True, group="search-loaded")
+    async def action_loaded(self) -> None:
+        """Show what the selected session loaded (read off the UI thread)."""
+        from core import timefmt
+        from core.snapshots.compare import diff_now, report
+        from tui.screens.loaded_memory import loaded_memory_dialog
+
+        sid = self._selected_session()
+        if sid is None:
+            return
+        curator = self.app.curator
+        try:
+            snaps = await asyncio.to_thread(curator.snapshots)
+        except SessionsError as exc:
+            self.notify(str(exc), severity="error", markup=False)
+            return
+        session = snaps.get(sid)
+        if session is None:
+            self.notify("That session is in another profile's state.db: switch to it to see what it knew.",
+                        markup=False)
+            return
+        diffs = await asyncio.to_thread(lambda: diff_now(session, curator.now_entries()))
+        self.app.push_screen(loaded_memory_dialog(session, report(session, diffs),
+                                                  timefmt.local_time(session.started_at)))
 
     @work(exclusive=True, group="search-promote")
     async def action_promote(self) -> None:
