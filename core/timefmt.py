@@ -69,3 +69,8 @@ def local_datetime(ts: object) -> datetime | None:
         return datetime.fromtimestamp(value)
     except (OverflowError, OSError, ValueError):
         return None
+
+
+def short_date(ts: object) -> str:
+    """'7 Jun 2026' in local time ('?' for a time that can't be one)."""
+    return local_time(ts, "%-d %b %Y") if valid(ts) is not None else "?"

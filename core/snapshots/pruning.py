@@ -39,6 +39,13 @@ class Pruning:
         return (f"sessions inactive before {fmt(self.cutoff)} were pruned by Hermes "
                 f"(retention {self.retention_days} days, last run {fmt(self.last_run)})")
 
+    def short(self, fmt) -> str | None:
+        """The same in a line that fits 80 columns: `Sessions before 5 Sep 2026 were pruned by
+        Hermes (kept 90 days)`."""
+        if self.last_run is None:
+            return None
+        return f"Sessions before {fmt(self.cutoff)} were pruned by Hermes (kept {self.retention_days} days)"
+
     def to_json(self) -> dict:
         from core.sessions.model import iso_time
 

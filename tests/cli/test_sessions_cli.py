@@ -104,3 +104,16 @@ def test_a_damaged_state_db_is_one_line_exit_2(home):
     (home / "state.db").write_bytes(b"not sqlite at all" * 20)
     out = hmc("sessions", home=home, today=TODAY)
     assert out.returncode == 2 and "Traceback" not in out.stderr and out.stderr.count("\n") == 1
+
+
+def test_search_and_log_say_what_hermes_pruned(home):
+    out = hmc("search", "nothingmatchesthis", home=home, today=TODAY)
+    assert out.returncode == 0 and "Sessions inactive before 14 Oct 2026 were pruned by Hermes" in out.stdout
+    data = json.loads(hmc("search", "nothingmatchesthis", "--json", home=home, today=TODAY).stdout)
+    assert data["pruning"]["retention_days"] == 30
+    log = hmc("log", home=home, today=TODAY)
+    assert "the history is partial up to then" in log.stdout
+    assert json.loads(hmc("log", "--json", home=home, today=TODAY).stdout)["pruning"]["auto_prune"] is True
+    (home / "config.yaml").write_text("sessions:\n  auto_prune: false\n")
+    # a run recorded earlier still happened: it is said whatever the setting is now
+    assert "were pruned by Hermes" in hmc("search", "nothingmatchesthis", home=home, today=TODAY).stdout

@@ -161,4 +161,6 @@ def test_the_pruning_sentence_names_the_span_and_the_run():
     assert p.cutoff == 10 * 86400.0
     assert p.sentence(lambda t: f"day {int(t // 86400)}") == \
         "sessions inactive before day 10 were pruned by Hermes (retention 90 days, last run day 100)"
-    assert Pruning(True, 90, None).sentence(str) is None
+    assert Pruning(True, 90, None).sentence(str) is None and Pruning(True, 90, None).short(str) is None
+    assert p.short(lambda t: f"day {int(t // 86400)}") == \
+        "Sessions before day 10 were pruned by Hermes (kept 90 days)"

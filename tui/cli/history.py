@@ -127,8 +127,9 @@ def run_log(args, ctx: CliContext) -> int:
         return chart.run(args, ctx, curator, tl, since, until)
     writes = tl.log(args.target, since, until, args.source)
     mask = Masker(args.reveal)
+    pruning = curator.pruning()
     if args.json:
-        ctx.json({"writes": [mask.obj(w.to_json()) for w in writes],
+        ctx.json({"writes": [mask.obj(w.to_json()) for w in writes], "pruning": pruning.to_json(),
                   "skipped": tl.stats.get("skipped", {}), "ignored": tl.stats.get("ignored", {}),
                   "divergences": [{"target": d.target, "write_id": d.write_id, "detail": mask(d.detail),
                                    "detail_plain": mask(plainly(d.detail, curator.stores[d.target]))}
@@ -156,6 +157,12 @@ def run_log(args, ctx: CliContext) -> int:
                  style="yellow")
     if tl.divergences:
         ctx.text(GAP, style="dim")
+    from core.timefmt import short_date
+
+    sentence = pruning.sentence(short_date)
+    if sentence:  # the agent's calls in those sessions are gone with them: the history starts after
+        ctx.text(f"{sentence[0].upper()}{sentence[1:]}: the agent's writes before then are no longer in "
+                 "state.db, so the history is partial up to then.", style="dim")
     _warn(ctx, tl)
     return 0
 

@@ -167,8 +167,10 @@ def run_search(args, ctx: CliContext) -> int:
     suggestions = []
     from core.sessions.suggest import FEW_HITS, suggestions_for
 
+    pruned = None  # few hits: say when Hermes pruned the sessions they could have been in
     if not args.all_profiles and not result.offset and len(result.hits) < FEW_HITS:
         suggestions = suggestions_for(db.path, query)
+        pruned = curator.pruning()
     if args.json:
         data = {
             "query": result.query,
@@ -185,6 +187,7 @@ def run_search(args, ctx: CliContext) -> int:
             "count_bound": ("scan" if result.total_partial else "cap") if result.total_capped else None,
             "hits": [hit_json(h, profile, mask) for h in result.hits],
             "suggestions": [mask.obj(hint.to_json()) for hint in suggestions],
+            "pruning": pruned.to_json() if pruned is not None else None,
         }
         if args.all_profiles:
             data.pop("route")
@@ -198,6 +201,7 @@ def run_search(args, ctx: CliContext) -> int:
         ctx.text(f"{name}: ", literal(why), style="yellow")
     if not result.hits:
         ctx.text("No hits." if not result.offset else f"No hits past the first {result.offset} (of {total}).")
+        print_pruning(ctx, pruned)
         print_suggestions(ctx, query, suggestions, mask)
         return 0
     now = curator.now()
@@ -232,8 +236,17 @@ def run_search(args, ctx: CliContext) -> int:
     ctx.text(tail, style="dim")
     ctx.text("open one: hmc " + ("--profile NAME " if args.all_profiles else "")
              + "session ID --around MESSAGE_ID", style="dim")
+    print_pruning(ctx, pruned)
     print_suggestions(ctx, query, suggestions, mask)
     return 0
+
+
+def print_pruning(ctx: CliContext, pruned) -> None:
+    from core.timefmt import short_date
+
+    sentence = pruned.sentence(short_date) if pruned is not None else None
+    if sentence:
+        ctx.text(f"{sentence[0].upper()}{sentence[1:]}: what was said before then can't be found.", style="yellow")
 
 
 def print_suggestions(ctx: CliContext, query: str, suggestions: list, mask: Masker) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from core import timefmt
 from core.sessions.db import DatabaseError
 from tui.cli.common import CliContext, CliError
-from tui.cli.status import short_date
+from core.timefmt import short_date
 
 DEFAULT_LIMIT = 20
 

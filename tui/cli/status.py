@@ -141,16 +141,13 @@ def run(args, ctx: CliContext) -> int:
                             for t, c in chat["changes"].items() if any(c.values()))
         ctx.text(f"snapshot   {where} ({chat['session_id']}) still runs on memory loaded "
                  f"{(chat['loaded_at'] or '?')[:10]} ({changes}): {chat['advice']}", style="yellow")
+    from core.timefmt import short_date
+
     sentence = curator.pruning().sentence(short_date)
     if sentence:
         ctx.text(f"pruning    {sentence}", style="dim")
     return exit_code(data)
 
-
-def short_date(ts: float | None) -> str:
-    from core import timefmt
-
-    return timefmt.local_time(ts, "%-d %b %Y") if ts is not None else "?"
 
 
 def exit_code(data: dict) -> int:

@@ -23,6 +23,7 @@ from textual.widgets import Checkbox, ContentSwitcher, Input, OptionList, Select
 from textual.worker import get_current_worker
 
 from core.store.memory import Op
+from core.timefmt import short_date
 from core.sessions.search import (
     HIDDEN_SOURCES, ROLES, Hit, QueryError, SearchCancelled, SearchResult, SessionInfo, SessionsError, parse_day,
     session_link,
@@ -58,6 +59,7 @@ class HitsLoaded(_Loaded):
     elapsed: float
     append: bool
     suggestions: tuple = ()  # what the index knows near a query that found little (core.sessions.suggest)
+    pruned: str | None = None  # few hits: the sessions Hermes pruned, said (core.snapshots.pruning)
 
 
 @dataclass
@@ -467,10 +469,12 @@ the search box · **ctrl+y** searches the first suggestion under a search that f
             suggestions: tuple = ()
             from core.sessions.suggest import FEW_HITS, suggestions_for
 
+            pruned = None
             if not append and len(result.hits) < FEW_HITS and not worker.is_cancelled:
                 suggestions = tuple(suggestions_for(self.db.path, query))
+                pruned = self.app.curator.pruning().short(short_date)
             if not worker.is_cancelled:
-                self.post_message(HitsLoaded(token, result, elapsed, append, suggestions))
+                self.post_message(HitsLoaded(token, result, elapsed, append, suggestions, pruned))
         except SearchCancelled:
             return
         except QueryError as exc:
@@ -509,8 +513,8 @@ the search box · **ctrl+y** searches the first suggestion under a search that f
         if not message.append:
             self.suggestions = message.suggestions
         line = hits_status(result, count, len(self.results.items), self.active_filters(), message.elapsed,
-                           self.suggestions)
-        if result.notice or self.suggestions:
+                           self.suggestions, message.pruned if not message.append else None)
+        if result.notice or self.suggestions or message.pruned:
             self.status((Text(result.notice + "  ") if result.notice else Text()) + line, "notice")
         else:
             self.status(line)

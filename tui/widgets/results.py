@@ -213,9 +213,10 @@ def route_label(route: str) -> str:
 
 
 def hits_status(result, count: int, rows: int, active_filters: Sequence[str], elapsed: float,
-                suggestions: Sequence = ()) -> Text:
+                suggestions: Sequence = (), pruned: str | None = None) -> Text:
     """The line above the hits: how many and how found (or why none, and what to try), the repeated
-    tool outputs folded into `rows`, and what the index knows near a query that found little."""
+    tool outputs folded into `rows`, what the index knows near a query that found little, and
+    (`pruned`) the sessions Hermes deleted, which no search can find."""
     line = Text()
     if not count:
         line.append("No hits for ")
@@ -242,6 +243,8 @@ def hits_status(result, count: int, rows: int, active_filters: Sequence[str], el
             near = f"{hint.example}, " if hint.example else ""
             line.append(f" ({near}{hint.messages:,} message{'s' if hint.messages != 1 else ''})", style="dim")
         line.append("  — ctrl+y searches the first", style="dim")
+    if pruned:
+        line.append(f"\n{pruned}", style="dim")
     return line
 
 
