@@ -79,7 +79,7 @@ def _block_at(prompt: str, target: str, start: int) -> Block | None:
     end = body + used
     if end > len(prompt) or (end < len(prompt) and not prompt.startswith("\n\n", end)):
         return None  # cut short, or the label doesn't fit what follows
-    if used == 0 or label[1] != str(min(100, int(used / limit * 100)) if limit else "0"):
+    if used == 0 or int(label[1]) != (min(100, int(used / limit * 100)) if limit else 0):
         return None
     entries = tuple(prompt[body:end].split(DELIMITER))
     if any(not e or e != e.strip() for e in entries):

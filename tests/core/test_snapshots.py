@@ -51,6 +51,13 @@ def test_a_prompt_whose_blocks_dont_check_out_is_not_known(bad):
     assert blocks.parse(bad) is None
 
 
+def test_a_zero_limit_block_reads_0_percent_and_a_wrong_percent_is_refused():
+    block = "═" * 46 + "\nMEMORY (your personal notes) [0% — 3/0 chars]\n" + "═" * 46 + "\nabc"
+    got = blocks.parse(HEAD + block + TAIL)
+    assert got is not None and got.memory.entries == ("abc",) and got.memory.percent == 0
+    assert blocks.parse(HEAD + block.replace("[0%", "[5%") + TAIL) is None
+
+
 def test_an_over_limit_block_is_whole_and_reads_100_percent():
     got = blocks.parse(prompt(["x" * 300], limits=(100, 100)))
     assert got.memory.used == 300 and got.memory.percent == 100
