@@ -6,7 +6,7 @@ the claims instead of two per record.
 Undo: the journal holds one write per file for an approve-all (action `approve all (N records)`,
 its detail naming the records; `approve <id>` when one record changed the file), so `hmc undo` (u)
 undoes the whole approve-all of the file hmc wrote last (USER.md's before MEMORY.md's when it
-touched both). `approved_by` reads back which records a journal record applied.
+touched both). `approved_by` (core.pending.records) reads back which records a journal record applied.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from core.pending import claims
 from core.pending.inspection import Inspection, _classify
-from core.pending.records import ID_RE, REFUSED, ApproveRefused, PendingError, PendingRecord, cannot_take, printable, why
+from core.pending.records import REFUSED, approved_by, ApproveRefused, PendingError, PendingRecord, cannot_take, printable, why
 from core.pending.results import Approval, Failure
 from core.store.atomic import fsync_dir
 from core.store.group import Group
@@ -43,17 +43,6 @@ def group_action(approvals: Sequence[Approval]) -> tuple[str, str]:
     if len(wrote) == 1:
         return f"approve {wrote[0].id}", "; ".join(wrote[0].result.messages)
     return f"approve all ({len(wrote)} records)", "approved " + " ".join(a.id for a in wrote)
-
-
-def approved_by(record: Any) -> tuple[str, ...]:
-    """The ids of the pending records a journal record (core.store.journal.Record) wrote: one for
-    an approval, each of an approve-all's for its group write, none for any other write."""
-    words = record.action.split()
-    if words[:2] == ["approve", "all"] and record.detail.startswith("approved "):
-        return tuple(record.detail.split()[1:])
-    if len(words) >= 2 and words[0] == "approve" and ID_RE.fullmatch(words[1]):
-        return (words[1],)
-    return ()
 
 
 def put_back(held: Sequence[tuple[Path, Path]], folder: Path) -> None:

@@ -383,3 +383,14 @@ def _parse_record(data: bytes, rid: str, base: dict[str, Any]) -> PendingRecord:
     except _Malformed as exc:
         return PendingRecord(**dict(fields, op_count=0), problem=f"malformed record: {exc}")
     return PendingRecord(**fields, ops=ops)
+
+
+def approved_by(record: Any) -> tuple[str, ...]:
+    """The ids of the pending records a journal record (core.store.journal.Record) wrote: one for
+    an approval, each of an approve-all's for its group write, none for any other write."""
+    words = record.action.split()
+    if words[:2] == ["approve", "all"] and record.detail.startswith("approved "):
+        return tuple(record.detail.split()[1:])
+    if len(words) >= 2 and words[0] == "approve" and ID_RE.fullmatch(words[1]):
+        return (words[1],)
+    return ()

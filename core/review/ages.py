@@ -44,7 +44,7 @@ class Age:
     def origin(self) -> str:
         """Who produced the text, for a finding's detail: 'added by the agent in a telegram session'."""
         if self.basis == SEEN:
-            return "no recorded write explains it (a hand edit?)"
+            return "no recorded call wrote it"
         if self.by == "agent":
             verb = {True: "added", False: "rewritten"}.get(self.added) or \
                 {"add": "added", "replace": "rewritten"}.get(self.action or "", "written")

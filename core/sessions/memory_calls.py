@@ -11,7 +11,9 @@ the agent's message flush):
   `{"success": false, "error": …}` when it was refused. Releases before 0.17 also echo the whole
   store (`"entries"`) in a success result; newer ones give `entry_count` only.
 
-Only succeeded, not-merely-staged calls are writes. Rows that can't be read as a memory call
+Only succeeded, not-merely-staged calls are writes. A staged call is kept aside (`Harvest.staged`,
+with its record's `pending_id`): when the record is approved, in hmc or in Hermes, that call is who
+proposed the write (core.timeline.attribution). Rows that can't be read as a memory call
 (malformed or oversized arguments, a tool merely named like `memory`) are skipped and counted,
 never fatal.
 
@@ -27,10 +29,11 @@ from __future__ import annotations
 
 import json
 import operator
+import re
 import sqlite3
 from dataclasses import dataclass, field
 from itertools import chain
-from typing import Any, Iterable, NamedTuple
+from typing import Any, Callable, Iterable, NamedTuple
 
 import orjson
 
@@ -44,6 +47,7 @@ MAX_TOOL_CALLS_CHARS = 4 * MAX_RESULT_CHARS  # a turn's calls together; beyond i
 TARGETS = ("memory", "user")
 MAX_CACHED_CALLS_BYTES = 1 << 30  # the timeline cache's calls file
 
+STAGED_ID = re.compile(r"[0-9a-f]{8}")  # a pending record's id, as Hermes names them (HERMES-FORMATS.md §4)
 _COLUMNS = "id, session_id, role, tool_call_id, tool_calls, tool_name, content, timestamp"
 # what harvest_rows reads of each row: an assistant row's tool_calls (never NULL: the queries ask for
 # them), a tool row's content and time (an assistant's text, often long, stays in SQLite); the role
@@ -153,6 +157,8 @@ class Harvest:
     ignored: dict[str, int] = field(default_factory=dict)  # failed / staged calls (not writes)
     last_id: int = 0
     sources: dict[str, str] = field(default_factory=dict)  # session id -> its source (cli, telegram…)
+    # the calls write approval only staged: (the pending record's id, the call), oldest first
+    staged: list[tuple[str, Call]] = field(default_factory=list)
 
     @property
     def total(self) -> int:
@@ -367,7 +373,17 @@ def _made(pending: Open, rid: Any, ts: Any, result: dict, harvest: Harvest) -> C
         return None
     if get("staged"):
         harvest.ignore("staged for approval")
+        pid = get("pending_id")
+        if type(pid) is str and STAGED_ID.fullmatch(pid):
+            call = _parse_call(pending, rid, ts, get, harvest)
+            if call is not None:  # the staging call: what an approval of `pid` writes, and who proposed it
+                harvest.staged.append((pid, call))
         return None
+    return _parse_call(pending, rid, ts, get, harvest)
+
+
+def _parse_call(pending: Open, rid: Any, ts: Any, get: Callable, harvest: Harvest) -> Call | None:
+    """The call's fields, checked; None (counted) when its arguments can't be a memory write."""
     message_id, session_id, call_id, args = pending
     aget = args.get
     target = aget("target")

@@ -173,22 +173,30 @@ def _columns(cols: frozenset[str]) -> str:
 
 
 def read(conn: sqlite3.Connection, session_columns: frozenset[str],
-         should_stop: Callable[[], bool] | None = None) -> Snapshots:
-    """Every session of the database `conn` opened (read-only), oldest first."""
+         should_stop: Callable[[], bool] | None = None,
+         started: tuple[float | None, float] | None = None) -> Snapshots:
+    """Every session of the database `conn` opened (read-only), oldest first; with `started`
+    (low, high), those started in (low, high] only (low None: from the first)."""
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     hashed = "system_prompts" in tables and "system_prompt_hash" in session_columns
     inline = "system_prompt" in session_columns
     prompt = (("s.system_prompt_hash, " if hashed else "NULL, ")
               + ("CAST(s.system_prompt AS BLOB)" if inline else "NULL"))
+    where, params = "", ()
+    if started is not None:
+        low, high = started
+        where, params = ("WHERE s.started_at <= ?", (high,)) if low is None else \
+            ("WHERE s.started_at > ? AND s.started_at <= ?", (low, high))
     prompts = _prompts(conn, [r[0] for r in conn.execute(
-        "SELECT DISTINCT system_prompt_hash FROM sessions WHERE typeof(system_prompt_hash) = 'text'")]) \
-        if hashed else {}
+        f"SELECT DISTINCT system_prompt_hash FROM sessions s {where}"
+        f"{' AND' if where else ' WHERE'} typeof(system_prompt_hash) = 'text'", params)]) if hashed else {}
     parse_one = _Parser()
     by_hash: dict[str, tuple[Loaded | None, str | None]] = {}
     out = []
     # streamed, never fetched whole: 0.19's inline prompts are tens of KB a session
     for sid, source, title, started, ended, reason, active, parent, chat, ref, body in conn.execute(
-            f"SELECT {_columns(session_columns)}, {prompt} FROM sessions s ORDER BY s.started_at, s.id"):
+            f"SELECT {_columns(session_columns)}, {prompt} FROM sessions s {where} ORDER BY s.started_at, s.id",
+            params):
         if should_stop is not None and should_stop():
             break
         if isinstance(ref, str):

@@ -46,9 +46,9 @@ from typing import Any, Callable
 
 from core.hmc_cache import FileSpan, OpenFile, frame, framed_body, hmc_cache, read_framed
 from core.store.atomic import open_regular, private_dir, write_private
-from core.sessions.memory_calls import MAX_CACHED_CALLS_BYTES, Harvest, Open
+from core.sessions.memory_calls import MAX_CACHED_CALLS_BYTES, STAGED_ID, Call, Harvest, Open
 
-VERSION = 11  # 4: patch calls and new_text arguments are harvested; 5: writes keep logs, not copies of the store;
+VERSION = 12  # 4: patch calls and new_text arguments are harvested; 5: writes keep logs, not copies of the store;
 # 6: the calls file holds each call as an array of its fields, entries name their writes by index;
 # 7: the calls file only while a replay hasn't consumed them (calls_digest None: not kept); no sessions'
 # sources (read from state.db for the calls a run replays: an update's few); 8: the writes' chunks after
@@ -56,7 +56,8 @@ VERSION = 11  # 4: patch calls and new_text arguments are harvested; 5: writes k
 # a list (the writes a run adds are kept as columns, not rows); 10: a store's texts joined in one string
 # (core.timeline.state.JoinedTexts: one object to load, not one per entry), its firsts and revisions kept
 # where they differ from the origins and from 1; 11: its origins and seqs as runs of consecutive values, a
-# plain add's changes as None (the entry its log adds)
+# plain add's changes as None (the entry its log adds); 12: the staged calls (a record id and the call),
+# and each divergence names the outside write it found (None: a count that didn't add up)
 MAX_CACHE_BYTES = 256 * 1024 * 1024
 
 
@@ -119,6 +120,7 @@ def load(db_path: Path, conn: sqlite3.Connection) -> tuple[Harvest, dict | None]
             cached=(calls_path(path) if calls else None, calls), n_cached=n_calls,
             open=[Open.from_json(o) for o in obj["open"]],
             skipped=_counts(obj["skipped"]), ignored=_counts(obj["ignored"]), last_id=last_id,
+            staged=_staged(obj["staged"]),
         )
         replay = obj.get("replay")
     except (OSError, ValueError, TypeError, KeyError, AttributeError, RecursionError, EOFError, sqlite3.Error):
@@ -186,6 +188,18 @@ def _decoded(body, end: int, total: int, chunk: Callable[[int, int], object]) ->
     return obj if end == total else None
 
 
+def _staged(value: Any) -> list[tuple[str, Call]]:
+    """The staged calls as `save` wrote them (a record id and a call's fields), checked."""
+    if type(value) is not list:
+        raise TypeError("staged")
+    out = []
+    for item in value:
+        if type(item) is not tuple or len(item) != 2 or type(item[0]) is not str or not STAGED_ID.fullmatch(item[0]):
+            raise TypeError("staged")
+        out.append((item[0], Call.from_cache(list(item[1]))))
+    return out
+
+
 def _counts(value: Any) -> dict[str, int]:
     if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, int) for k, v in value.items()):
         raise TypeError("counts")
@@ -217,6 +231,7 @@ def save(db_path: Path, conn: sqlite3.Connection, harvest: Harvest, replay: dict
         "version": _version(), "db": ident, "last_id": harvest.last_id, "anchor": _anchor(conn, harvest.last_id),
         "calls_digest": None, "n_calls": harvest.total, "open": [o.to_json() for o in harvest.open],
         "skipped": harvest.skipped, "ignored": harvest.ignored, "replay": replay,
+        "staged": [(pid, list(call)) for pid, call in harvest.staged],
     }
     path = cache_path(db_path, resolved)
     # the calls are kept only while the replay hasn't consumed them all (a checkpoint of a long

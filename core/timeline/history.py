@@ -9,8 +9,10 @@ Sources, merged by time:
 
 A journal record's `before`, a snapshot, an older release's echoed `entries`, and finally the files
 as they are now are *observations*: where one differs from the replay, an `outside` write is put in
-the history at that point (by `unknown`: a hand edit or an unrecorded write) and the divergence is
-noted, naming where it was found. Entries keep an identity across replaces, so `blame` can say which
+the history at that point and the divergence is noted, naming where it was found; then
+core.timeline.attribution credits each outside write from the evidence Hermes leaves (an approval
+made in Hermes, the background review's log lines, the sessions' loaded snapshots), and keeps as
+history gaps only the changes nothing explains. Entries keep an identity across replaces, so `blame` can say which
 write produced an entry's current text, when the entry first appeared, and how many texts it has had
 (`revisions`: 1 for an entry added and never changed).
 
@@ -35,6 +37,7 @@ from core.store.atomic import read_regular
 from core.store.journal import Record, tagged
 from core.store.memory import FILE_NAMES, TARGETS, Conflict, StoreError, WriteResult
 from core.sessions.memory_calls import Call
+from core.timeline.attribution import Evidence, attribute
 from core.timeline.writes import DamagedCache, Writes
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -117,9 +120,9 @@ class Timeline:
         if self.curator is None:
             raise TimelineError("this timeline was built without a home; it can't roll back")
         w = self.write(write_id)
-        if w.by == "unknown":
-            raise TimelineError(f"{w.id} is a change made outside the agent and hmc (a hand edit or an "
-                                "unrecorded write): no recorded write to roll back; edit the entry instead")
+        if w.by == "unknown" or w.id.startswith("x"):
+            raise TimelineError(f"{w.id} is a change no recorded call made (seen in the files, not in state.db "
+                                "or hmc's journal): there is no recorded write to roll back; edit the entry instead")
         if not w.changes:
             raise TimelineError(f"{w.id} changed nothing (an exact re-add, or a call the replay couldn't "
                                 "apply); nothing to roll back")
@@ -165,7 +168,7 @@ class Timeline:
                 if old == text:
                     how = "removed" if new is None else "replaced"
                     who = {"agent": f"by the agent ({later.source})", "hmc": "by hmc"}.get(
-                        later.by, "outside the agent (a hand edit or an unrecorded write)")
+                        later.by, "by no recorded call")
                     return f"{how} since, {who} in {later.id}" if later.by != "unknown" else f"{how} since, {who}"
         return "changed since"
 
@@ -265,12 +268,19 @@ def finish(builder: _Builder, current: dict[str, tuple[str, ...] | None], last: 
 def rebuild(calls: Sequence[Call], records: Sequence[Record], current: dict[str, tuple[str, ...] | None],
             *, sources: dict[str, str] | None = None, snaps: dict[str, list[tuple[float, str]]] | None = None,
             release: Release = NEWEST, now: float | None = None, mtimes: dict[str, float] | None = None,
+            staged: dict[str, Call] | None = None, evidence: Evidence | None = None,
             ) -> tuple[list[Write], dict[str, list[Blame]], list[Divergence]]:
-    """The pure rebuild: replay, observe, reconcile with `current` (None: a store that can't be read)."""
+    """The pure rebuild: replay, observe, reconcile with `current` (None: a store that can't be read).
+    `staged`: the staging calls by their record's id (an approval in the journal is theirs);
+    `evidence`: what attributes the outside writes (core.timeline.attribution)."""
     replay = _Replay(release)
+    replay.builder.staged = dict(staged or {})
     replay.feed(calls, [r for r in records if r.target in TARGETS], snaps or {}, sources or {})
     blame = finish(replay.builder, current, replay.last_ts, now=now, mtimes=mtimes)
-    return replay.builder.writes, blame, replay.builder.divergences
+    b = replay.builder
+    gaps = attribute(b.writes, b.outside, b.divergences,
+                     evidence or Evidence(staged=dict(staged or {}), sources=dict(sources or {})))
+    return replay.builder.writes, blame, gaps
 
 
 SAVE_AFTER_MESSAGES = 5_000  # an update reading fewer new messages than this (and few new writes)
@@ -345,13 +355,17 @@ def _build(curator: "Curator", cache: bool, route: str | None, trust_cache: bool
                 if stats.get("checkpoints", 0) >= 0:
                     problem = calls_cache.save(db_path, conn, harvest, replay.dump())
                     stats["checkpoints"] = -1 if problem else stats.get("checkpoints", 0) + 1  # -1: stop trying
+        staged = [call for _, call in harvest.staged]
         if replay is not None and todo is not None:
             stats["replayed"] = "new"
-            replay.feed(*todo, _sources(conn, harvest, todo[0]), checkpoint=checkpoint, progress=progress)
+            replay.builder.staged = dict(harvest.staged)
+            replay.feed(*todo, _sources(conn, harvest, [*todo[0], *staged]), checkpoint=checkpoint,
+                        progress=progress)
         else:
             replay = _Replay(curator.release)
+            replay.builder.staged = dict(harvest.staged)
             calls = _all_calls(harvest)
-            replay.feed(calls, records, snaps, _sources(conn, harvest, calls), checkpoint=checkpoint,
+            replay.feed(calls, records, snaps, _sources(conn, harvest, [*calls, *staged]), checkpoint=checkpoint,
                         progress=progress)
         fresh = stats["replayed"] == "all"
         grew = harvest.last_id - stats["new_messages_from"]
@@ -377,7 +391,35 @@ def _build(curator: "Curator", cache: bool, route: str | None, trust_cache: bool
         except OSError:
             pass
     blame = finish(replay.builder, current, replay.last_ts, now=curator.now(), mtimes=mtimes)
-    return Timeline(replay.builder.writes, blame, replay.builder.divergences, stats, curator)
+    b = replay.builder
+    gaps = attribute(b.writes, b.outside, b.divergences, _evidence(curator, harvest))
+    return Timeline(replay.builder.writes, blame, gaps, stats, curator)
+
+
+def _evidence(curator: "Curator", harvest) -> Evidence:
+    """What Hermes left of the writes state.db doesn't record (core.timeline.attribution), each
+    source read when first needed."""
+    from core.timeline import agent_log
+
+    def loads(low, high):
+        from core.snapshots.loaded import read
+
+        try:
+            return curator.sessions.read_with(
+                lambda conn, schema: read(conn, schema.session_columns, started=(low, high))).sessions
+        except Exception:  # noqa: BLE001 - an unreadable state.db narrows nothing
+            return ()
+
+    try:
+        waiting = frozenset(name[:-5] for name in os.listdir(curator.home.pending_dir) if name.endswith(".json"))
+    except OSError:
+        waiting = frozenset()
+    pruned = None
+    if harvest.staged or curator.home.state_db.is_file():
+        pruned = curator.pruning().cutoff
+    return Evidence(staged=dict(harvest.staged), waiting=waiting, sources=harvest.sources,
+                    reviews=lambda: agent_log.read(curator.home.root / "logs").writes,
+                    loads=loads if curator.home.state_db.is_file() else (lambda low, high: ()), pruned_before=pruned)
 
 
 __all__ = ["Blame", "Diff", "Divergence", "RollbackConflict", "Timeline", "TimelineError", "Write",

@@ -203,6 +203,7 @@ class Divergence:
     target: str
     write_id: str | None  # the write where it was found (None: the files now)
     detail: str
+    outside: str | None = None  # the outside write (x…) it put in the history; None: a count that didn't add up
 
 
 def as_epoch(when: float | int | datetime | date | None, end_of_day: bool = False) -> float | None:

@@ -12,6 +12,7 @@ from typing import Callable, Iterable, Iterator, Sequence
 
 from core.hermes.memory import OpError, locate, parse, patch_entry
 from core.hermes.release import Release
+from core.pending.records import approved_by
 from core.store.journal import Record
 from core.store.memory import FILE_NAMES, TARGETS
 from core.sessions.memory_calls import Call
@@ -28,6 +29,14 @@ class _Builder:
         self.states = {t: State(t) for t in TARGETS}
         self.writes = Writes()
         self.divergences: list[Divergence] = []
+        self.staged: dict[str, Call] = {}  # a pending record's id -> the call that staged it (not cached)
+        self.sources: dict[str, str] = {}  # a session's id -> its source, for those calls
+        self._gone: dict[int, list[tuple]] = {}  # an hmc write's id -> the entries it removed (_life)
+        self.last_at: dict[str, float] = {}  # per store, the time of the last write the history knows
+        # each outside write: (index, id, target, the time of the write before it on that store or None,
+        # its time, its changes): what core.timeline.attribution reads, without decoding cached writes
+        self.outside: list[tuple] = []
+        self._open_counts: dict[str, list[int]] = {}  # per store, count divergences no outside write followed yet
         self._outside = 0
         # entries the release counted minus entries replayed, per target: a change means an unseen write
         self._offset = {t: 0 for t in TARGETS}
@@ -35,6 +44,7 @@ class _Builder:
     def _record(self, row: tuple, touched: Iterable[Line]) -> int:
         """Add a write (its row, Write.row's order): the lines it touched now come from it."""
         i = self.writes.add(row)
+        self.last_at[row[4]] = row[1]
         for line in touched:
             line.origin = i
             if line.first is None:
@@ -56,9 +66,18 @@ class _Builder:
         parts = [f"{n} {what}" for n, what in ((added, "added"), (removed, "removed"), (edited, "edited")) if n]
         summary = ", ".join(parts) or "reordered"
         detail = f"{where} shows changes no recorded write explains ({summary})"
-        i = self.writes.add((f"x{self._outside}", ts, "unknown", "outside", target, "outside", None, None, None,
+        xid = f"x{self._outside}"
+        i = self.writes.add((xid, ts, "unknown", "outside", target, "outside", None, None, None,
                              None, None, tuple(changes),
-                             "changed outside the agent: a hand edit or an unrecorded write", detail, log))
+                             "changed outside the agent and hmc: no recorded call", detail, log))
+        # since the last write on this store; a store never written yet: since the history had begun
+        # (a write on the other store), else None (before the history)
+        low = self.last_at.get(target, min(self.last_at.values(), default=None))
+        self.outside.append((i, xid, target, low, ts, tuple(changes)))
+        self.last_at[target] = ts
+        for k in self._open_counts.pop(target, ()):  # the unseen write those counts noticed: this one
+            d = self.divergences[k]
+            self.divergences[k] = Divergence(d.target, d.write_id, d.detail, xid)
         for line in touched:
             line.origin = None
             if line.first is None:
@@ -67,7 +86,7 @@ class _Builder:
         for line in state.alive():  # an edited entry's text now comes from nobody known
             if line.text in afters:
                 line.origin = None
-        self.divergences.append(Divergence(target, found_at, detail))
+        self.divergences.append(Divergence(target, found_at, detail, xid))
 
     # the agent's calls
     def call(self, call: Call, ts: float, source: str) -> None:
@@ -118,6 +137,7 @@ class _Builder:
         note = self._counted(call, state, wid) if call.entry_count is not None else None
         self.writes.add((wid, ts, "agent", source or "agent", call.target, "add", call.session_id, call.message_id,
                          call.old_text, call.content, call.operations, changes, note, None, log))
+        self.last_at[call.target] = ts
         if call.entries is not None:
             self.observe(call.target, call.entries, ts, f"the result of {wid}", wid)
 
@@ -133,6 +153,7 @@ class _Builder:
         self._offset[call.target] = offset
         note = (f"the release counted {call.entry_count} entries after this call, the replay "
                 f"{count_after}: the store had changed outside the agent before it")
+        self._open_counts.setdefault(call.target, []).append(len(self.divergences))
         self.divergences.append(Divergence(call.target, wid, note))
         return note
 
@@ -189,14 +210,86 @@ class _Builder:
         self.observe(rec.target, parse(decode_text(rec.before)), rec.ts, f"the text hmc found before its write {wid}",
                      wid)
         state = self.states[rec.target]
-        touched, changes, log = state.morph(parse(decode_text(rec.after)))
+        gone: list[tuple] = []
+        approved = 0
+        for pid in approved_by(rec):  # each approved record is its staging call's write, approved with hmc
+            call = self.staged.get(pid)
+            if call is not None and call.target == rec.target:
+                approved += self._approved(state, rec, pid, call, gone)
+        life = self._gone.pop(rec.undoes, None) if rec.undoes is not None else None
+        revive = {text: (origin, first, revisions) for text, origin, first, revisions in life or ()}
+        before = list(state.alive())
+        touched, changes, log = state.morph(parse(decode_text(rec.after)), revive)
+        kept = {id(line) for line in state.alive()}
+        gone += [_life(line) for line in before if id(line) not in kept]
+        if gone:
+            self._gone[rec.id] = gone
+            while len(self._gone) > KEEP_GONE:
+                del self._gone[next(iter(self._gone))]
+        if approved and not changes:
+            return  # the staging calls explain the whole write: nothing in it is hmc's own
         detail = rec.tag or rec.detail
         i = self._record((wid, rec.ts, "hmc", "hmc", rec.target, rec.action or "edit", None, None, None, None, None,
                           tuple(changes), None, detail, log), touched)
         afters = {a for _, a in changes if a is not None}
         for line in state.alive():
-            if line.text in afters:
+            if line.text in afters and line.text not in revive:
                 line.origin = i
+
+    def _approved(self, state: State, rec: Record, pid: str, call: Call, gone: list) -> bool:
+        """Replay what approving record `pid` wrote, as its staging call asked (the release's rules):
+        a write of the agent's session, approved with hmc. A call that no longer applies is left to
+        the journal's texts (hmc's own write then)."""
+        touched: list[Line] = []
+        alive = {id(line): line for line in state.alive()}
+        try:
+            if call.action == "batch":
+                for k, o in enumerate(call.operations or ()):
+                    action = o.get("action", "")
+                    self._apply(state, action, o.get("content") or o.get("new_text") or "", o.get("old_text") or "",
+                                f"Operation {k + 1} ({action or 'unknown'})", touched)
+            else:
+                self._apply(state, call.action, call.content or "", call.old_text or "", None, touched)
+        except OpError:
+            state.undo()
+            return False
+        dead = [_life(line) for line in alive.values() if line.dead]
+        changes, log = state.commit()
+        if not changes:
+            return False
+        gone += dead
+        how = f"staged in session {call.session_id}, approved with hmc"
+        self._record((f"h{rec.id}:{pid}", rec.ts, "agent", self.sources.get(call.session_id) or "agent", rec.target,
+                      call.action, call.session_id, call.message_id, call.old_text, call.content, call.operations,
+                      tuple(changes), None, how, log), [line for line in dict.fromkeys(touched) if not line.dead])
+        return True
+
+
+def _checked_life(life, n: int) -> tuple:
+    """A cached _life, checked (its writes among the `n` there are)."""
+    text, origin, first, revisions = life
+    if type(text) is not str or type(revisions) is not int or any(
+            w is not None and (type(w) is not int or not 0 <= w < n) for w in (origin, first)):
+        raise ValueError("gone")
+    return text, origin, first, revisions
+
+
+def _checked_outside(item, n: int) -> tuple:
+    """A cached outside write's window (Builder.outside), checked."""
+    i, xid, target, low, ts, changes = item
+    if type(i) is not int or not 0 <= i < n or type(xid) is not str or target not in TARGETS or not (low is None or type(low) in (float, int)) \
+            or type(ts) not in (float, int) or type(changes) is not tuple \
+            or any(type(c) is not tuple or len(c) != 2 for c in changes):
+        raise ValueError("outside")
+    return i, xid, target, low, float(ts), changes
+
+
+KEEP_GONE = 64  # hmc writes whose removed entries are kept, so that undoing one brings them back as they were
+
+
+def _life(line: Line) -> tuple:
+    """What a removed entry was: (text, origin, first, revisions), to bring it back by an undo."""
+    return line.text, line.origin, line.first, line.revisions
 
 
 def decode_text(text: str) -> str:
@@ -250,6 +343,7 @@ class _Replay:
         `checkpoint` (called every CHECKPOINT_SECONDS, between two events of different times: a
         later run resumes exactly there) saves a replay a later run can continue."""
         builder = self.builder
+        builder.sources = sources
         total = len(calls) + len(records) + sum(len(items) for items in snaps.values())
         if not records and not any(snaps.values()):  # only the agent's calls (a cold build's bulk)
             self._feed_calls(calls, sources, checkpoint, progress)
@@ -302,6 +396,7 @@ class _Replay:
         saved = clock()
         total = len(calls)
         last_ts = self.last_ts
+        last_at = builder.last_at
         at = 0.0  # the time `_events` gives a call without one
         done = base = 0  # calls replayed; those of them already counted in n_calls and events
         try:
@@ -317,6 +412,7 @@ class _Replay:
                 # _Builder._add does it (a method call or two less for each of tens of thousands)
                 if action == "add" and entries is None and count is None and content and (text := content.strip()):
                     seq = states[target].add_new(text, base_index + done)
+                    last_at[target] = ts
                     a_id(f"m{rid}")  # the write's row, a field at a time (Write.row's order)
                     a_ts(ts)
                     a_by("agent")
@@ -376,7 +472,10 @@ class _Replay:
                 "n_records": self.n_records, "baks": sorted(self.baks), "last_ts": self.last_ts,
                 "writes": b.writes.chunks(), "states": states, "offset": dict(b._offset), "outside": b._outside,
                 "seq": {t: state.next_seq for t, state in b.states.items()},
-                "divergences": [(d.target, d.write_id, d.detail) for d in b.divergences]}
+                "divergences": [(d.target, d.write_id, d.detail, d.outside) for d in b.divergences],
+                "gone": [(rid, tuple(lives)) for rid, lives in b._gone.items()],
+                "last_at": dict(b.last_at), "outside_at": list(b.outside),
+                "open_counts": {t: list(ks) for t, ks in b._open_counts.items()}}
 
     @classmethod
     def load(cls, data: dict, release: Release) -> "_Replay":
@@ -396,7 +495,13 @@ class _Replay:
         offset = data["offset"]
         b._offset = {t: int(offset[t]) for t in TARGETS}
         b._outside = int(data["outside"])
-        b.divergences = [Divergence(str(t), w if w is None else str(w), str(d)) for t, w, d in data["divergences"]]
+        b._gone = {int(rid): [_checked_life(life, m) for life in lives] for rid, lives in data["gone"]}
+        b.last_at = {t: float(ts) for t, ts in data["last_at"].items() if t in TARGETS}
+        b.outside = [_checked_outside(o, m) for o in data["outside_at"]]
+        b._open_counts = {t: [int(k) for k in ks if 0 <= int(k) < len(b.divergences)]
+                          for t, ks in data["open_counts"].items() if t in TARGETS}
+        b.divergences = [Divergence(str(t), w if w is None else str(w), str(d), x if x is None else str(x))
+                         for t, w, d, x in data["divergences"]]
         self.n_calls, self.record_id, self.n_records = (int(data["n_calls"]), int(data["record_id"]),
                                                         int(data["n_records"]))
         self.baks = {(str(t), int(s)) for t, s in data["baks"]}

@@ -522,9 +522,12 @@ class State:
         self._noted = {}
 
     # -- a whole new text (an observation, an hmc write) ------------------------------------------
-    def morph(self, new_texts: Sequence[str]) -> tuple[list[Line], list[tuple], tuple]:
+    def morph(self, new_texts: Sequence[str], revive: dict[str, tuple] | None = None
+              ) -> tuple[list[Line], list[tuple], tuple]:
         """Move to `new_texts` keeping the identity of unchanged entries (and of the one entry
-        edited, when exactly one went and one came): (lines touched, changes, log)."""
+        edited, when exactly one went and one came): (lines touched, changes, log). `revive`
+        gives entries coming back (an undo of a removal) their old life: text -> (origin, first,
+        revisions); such a line is added (a change) but not touched (it keeps its writer)."""
         if self._cold is not None:
             self._thaw()
         pool: dict[str, Line] = {}
@@ -541,6 +544,13 @@ class State:
             else:
                 out.append(None)
         gone = [line for line in self.alive() if id(line) not in used]
+        revived: list[Line] = []
+        for i, line in enumerate(out):
+            life = revive.get(texts[i]) if revive and line is None else None
+            if life is not None:
+                line = out[i] = Line(texts[i], seq=-1)
+                line.origin, line.first, line.revisions = life
+                revived.append(line)
         fresh = [i for i, line in enumerate(out) if line is None]
         touched: list[Line] = []
         changes: list[tuple] = []
@@ -553,9 +563,11 @@ class State:
             out[fresh[0]] = revised
             touched.append(revised)
             gone = []
+            changes.extend((None, line.text) for line in revived)
         else:
             for line in gone:
                 changes.append((line.text, None))
+            changes.extend((None, line.text) for line in revived)
             for i in fresh:
                 line = Line(texts[i], seq=-1)
                 out[i] = line

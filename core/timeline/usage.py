@@ -26,7 +26,7 @@ TOP_GROWERS = 3
 class Growth:
     """Characters one writer added to the store in a bucket (net, only when positive)."""
 
-    by: str  # agent | hmc | unknown (a hand edit or an unrecorded write)
+    by: str  # agent | hmc | unknown (no recorded call)
     session_id: str | None  # the agent's session
     source: str  # the session's source (cli, telegram…), "hmc" or "outside"
     chars: int
@@ -35,7 +35,7 @@ class Growth:
         if self.by == "agent":
             where = f" ({self.source})" if self.source and self.source != "agent" else ""
             return f"session {self.session_id}{where}" if self.session_id else f"the agent{where}"
-        return "hmc" if self.by == "hmc" else "a hand edit or unrecorded write"
+        return "hmc" if self.by == "hmc" else "no recorded call"
 
     def as_json(self) -> dict:
         return {"by": self.by, "session_id": self.session_id, "source": self.source, "chars": self.chars}

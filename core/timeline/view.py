@@ -8,7 +8,7 @@ from datetime import date, datetime, time as dt_time
 from core import timefmt
 from core.timeline.history import Blame, Timeline, Write
 
-HAND_EDIT = "hand edit"
+HAND_EDIT = "no recorded call"  # who wrote a text no evidence explains: never "a hand edit", which hmc can't tell
 
 
 def day(ts: float, now: float) -> str:
@@ -21,18 +21,27 @@ def day(ts: float, now: float) -> str:
 
 
 def who(w: Write) -> str:
-    """The writer in a user's words: the session's source for the agent, hmc, or a hand edit."""
+    """The writer in a user's words: the session's source for the agent ("background review" for
+    Hermes's review), hmc, or "no recorded call" (core.timeline.attribution)."""
     if w.by == "agent":
         return w.source if w.source and w.source != "agent" else "agent"
     return "hmc" if w.by == "hmc" else HAND_EDIT
 
 
+def approval(w: Write) -> str:
+    """', approved in Hermes' / ', approved with hmc' for a staged write someone approved ('' else)."""
+    for how in ("approved in Hermes", "approved with hmc"):
+        if w.by == "agent" and w.detail and how in w.detail:
+            return f", {how}"
+    return ""
+
+
 def origin_line(b: Blame, now: float) -> str:
-    """'added 12 Oct · telegram · 3 revisions', 'hand edit · by 3 Nov', 'added 12 Oct · cli · edited by
-    hand since', 'hmc · last changed 15 Nov · first seen 3 Nov' (a text first seen outside any recorded
-    write, then written by one: the line names the writer of the text now, as `hmc blame` does). A hand
-    edit's date is when the history first saw the text (a journal record, a Hermes snapshot, the files
-    now): the edit was made by then, maybe earlier."""
+    """'added 12 Oct · telegram · 3 revisions', 'no recorded call · by 3 Nov', 'added 12 Oct · cli ·
+    changed since by no recorded call', 'hmc · last changed 15 Nov · first seen 3 Nov' (a text first
+    seen outside any recorded write, then written by one: the line names the writer of the text now,
+    as `hmc blame` does). An unrecorded text's date is when the history first saw it (a journal
+    record, a Hermes snapshot, the files now): it was written by then, maybe earlier."""
     parts: list[str] = []
     first = b.first_seen
     recorded = b.origin is not None and b.origin.by != "unknown"
@@ -47,9 +56,9 @@ def origin_line(b: Blame, now: float) -> str:
     else:
         parts.append(f"added {day(first.timestamp, now)}")
         if b.origin is None:
-            parts.append(f"{who(first)} · edited by hand since")
+            parts.append(f"{who(first)} · changed since by {HAND_EDIT}")
         elif b.origin is first:
-            parts.append(who(first))
+            parts.append(who(first) + approval(first))
         else:
             same = who(b.origin) == who(first)
             parts.append(who(first) if same else f"{who(first)}, then {who(b.origin)}")
@@ -89,8 +98,8 @@ def origin_lines(tl: Timeline, now: float) -> dict[str, dict[str, str]]:
     return out
 
 
-NO_CALL = ("No memory tool call in state.db wrote this entry: it may have been typed by hand, edited since, "
-           "or written before this state.db began.")
+NO_CALL = ("No memory tool call in state.db wrote this entry, and nothing Hermes logs explains it: it may have "
+           "been typed by hand, written by another tool, or written before this state.db began.")
 
 
 @dataclass(frozen=True)
@@ -112,6 +121,9 @@ def origin_of(tl: Timeline, text: str, target: str | None = None, now: float | N
     w = blame.origin
     if w is not None and w.by == "agent" and w.session_id and w.message_id is not None:
         return Origin(w)
+    if w is not None and w.by == "agent" and w.session_id:  # the background review: no call to open
+        return Origin(None, f"Hermes's {w.detail or 'background review'} wrote this text: the review runs "
+                            "without a session database, so there is no call to open (i shows the entry's history).")
     if w is not None and w.by == "hmc":
         when = day(w.timestamp, now) if now is not None else timefmt.local_time(w.timestamp)
         return Origin(None, f"hmc wrote this text ({w.action}, {when}), not a memory tool call: "

@@ -45,6 +45,7 @@ class Writes:
         self._made: dict[int, Write] = {}
         self._position: dict[int, int] = {}  # id(Write) -> its index
         self._memo: tuple[str, int, dict] | None = None  # (target, next index, entries): sequential asks
+        self._credit: dict[int, dict[int, object]] = {}  # index -> {field: value}: attribution (never cached)
 
     def load_chunks(self, chunks: list) -> None:
         """Take the cache's writes: (count, SHA-256 hex of the bytes, marshalled columns) chunks,
@@ -110,8 +111,20 @@ class Writes:
     def __len__(self) -> int:
         return self._n + len(self._new[0])
 
+    def credit(self, i: int, **values) -> None:
+        """Name write `i`'s real writer from evidence found after the replay (core.timeline.attribution):
+        `by`, `source`, `session_id`, `message_id`, `detail`. Read back by `field` and the Write;
+        the cache keeps what the replay found, and the evidence is read again on each build."""
+        names = Write.__dataclass_fields__
+        fields = {list(names).index(name): value for name, value in values.items()}
+        self._credit.setdefault(i, {}).update(fields)
+        self._made.pop(i, None)
+
     def field(self, i: int, k: int):
         """Field `k` (Write.row's order) of write `i`, without making the Write."""
+        credit = self._credit.get(i)
+        if credit is not None and k in credit:
+            return credit[k]
         n = self._n
         cols = self._columns() if i < n else self._new
         j = i if i < n else i - n
@@ -125,6 +138,8 @@ class Writes:
             row = [c[i] for c in self._columns()] if i < n else [c[i - n] for c in self._new]
             if row[CHANGES] is None:
                 row[CHANGES] = _added(row[LOG])
+            for k, value in self._credit.get(i, {}).items():
+                row[k] = value
             w = Write(*row, history=self)
             self._made[i] = w
             self._position[id(w)] = i

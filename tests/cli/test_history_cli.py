@@ -102,7 +102,7 @@ def test_blame_json_names_the_session_of_every_entry(home):
     both = json.loads(hmc("blame", "--json", home=root).stdout)
     assert [d["target"] for d in both] == ["memory", "user"]
     text = hmc("blame", home=root).stdout
-    assert "changed outside the agent: a hand edit or an unrecorded write" in text
+    assert "by no recorded call" in text and "hand edit" not in text
     assert "agent · telegram · session s-tg" in text and "2 revisions" in text
 
 
@@ -144,7 +144,7 @@ def test_rollback_of_an_outside_change_is_refused(home):
     log = json.loads(hmc("log", "--json", home=root).stdout)["writes"]
     outside = [w["id"] for w in log if w["by"] == "unknown"]
     out = hmc("rollback", outside[0], home=root)
-    assert out.returncode == 1 and "hand edit" in out.stderr
+    assert out.returncode == 1 and "no recorded call made" in out.stderr
 
 
 def test_secrets_are_masked_and_controls_literal(home):

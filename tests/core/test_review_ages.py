@@ -103,7 +103,7 @@ def test_a_hand_edit_is_aged_from_when_the_history_first_shows_it(tmp_path):
     found = olds(R.run_review(cur, old_days=30))
     hand = found["memory #1"]
     assert hand.rule == "old-unexplained" and "at the latest (40+ days: when the history" in hand.detail
-    assert "no recorded write explains it (a hand edit?)" in hand.detail
+    assert "no recorded call wrote it" in hand.detail
     assert "agent" not in hand.detail
     assert "memory #1" not in olds(R.run_review(cur))  # 40 days is not old at 180
 
@@ -119,8 +119,8 @@ def test_an_entry_added_by_hand_is_as_old_as_the_first_snapshot_showing_it(tmp_p
     found = olds(R.run_review(curator(home)))
     assert found["memory #3"].rule == "old-unexplained"
     assert found["memory #3"].since == day_of(T0 + 10 * DAY) and "(290+ days:" in found["memory #3"].detail
-    assert found["memory #3"].detail.endswith("when the history first shows this text) — no recorded write "
-                                              "explains it (a hand edit?)")
+    assert found["memory #3"].detail.endswith("when the history first shows this text) — no recorded call "
+                                              "wrote it")
     assert found["memory #2"].rule == "old"  # the agent's rewrite on day 100 still explains #2
 
 

@@ -110,12 +110,14 @@ def test_a_blame_resolves_to_the_logs_own_writes(tmp_path):
         blame[0].text = "changed"
 
 
-@pytest.mark.parametrize("layout", ["version 7", "version 7's layout", "version 8", "version 9", "version 10"])
+@pytest.mark.parametrize("layout", ["version 7", "version 7's layout", "version 8", "version 9", "version 10",
+                                    "version 11"])
 def test_a_cache_in_the_previous_format_is_rebuilt(tmp_path, layout):
     """Version 7 kept the writes' chunks inside the main data (one digest over all): its writes
     would not be found where version 8 looks for them. Version 8's chunks held each field's values
     as a tuple, version 9's as a list. Version 9 kept a store's texts as a tuple, version 10 joined.
-    Version 10 kept a store's origins and seqs whole, version 11 as runs."""
+    Version 10 kept a store's origins and seqs whole, version 11 as runs; version 11 had no staged calls
+    and its divergences named no outside write."""
     home, db = _cached_home(tmp_path)
     _, fresh = timeline(home, cache=False)
     path = tl_cache.cache_path(db.path)
@@ -129,6 +131,12 @@ def test_a_cache_in_the_previous_format_is_rebuilt(tmp_path, layout):
             whole = state.columns_from_cache(cols, 1 << 30)
             texts = tuple(whole[0]) if layout == "version 9" else cols[0]
             data["replay"]["states"][target] = (texts, whole[1], cols[2], cols[3], whole[4])
+        write_cache(path, data)
+    elif layout == "version 11":  # no staged calls, divergences as (target, write, detail)
+        data["version"] = "11" + data["version"][2:]
+        del data["staged"]
+        data["replay"]["divergences"] = [d[:3] for d in data["replay"]["divergences"]]
+        del data["replay"]["gone"]
         write_cache(path, data)
     elif layout == "version 8":  # its chunks as version 8 wrote them, each with its digest
         data["version"] = "8" + data["version"][2:]
@@ -146,7 +154,7 @@ def test_a_cache_in_the_previous_format_is_rebuilt(tmp_path, layout):
     _, tl = timeline(home)
     assert tl.stats["cache"] == "rebuilt" and tl.stats["replayed"] == "all"
     assert _shape(tl) == _shape(fresh)
-    assert tl_cache.VERSION == 11 and cache_body(path)["version"].startswith("11/")
+    assert tl_cache.VERSION == 12 and cache_body(path)["version"].startswith("12/")
 
 
 @pytest.mark.parametrize("args, content", [

@@ -85,7 +85,7 @@ class Reference:
         touched, changes = self._morph(t, texts)
         self.outside += 1
         w = self._write(f"x{self.outside}", ts, "unknown", t, "outside", before, changes,
-                        "changed outside the agent: a hand edit or an unrecorded write")
+                        "changed outside the agent and hmc: no recorded call")
         for line in touched:
             line.origin = None
             line.first = line.first or w

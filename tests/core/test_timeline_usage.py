@@ -73,7 +73,7 @@ def test_shrinking_writes_grow_nothing_and_hand_edits_are_named():
     (bucket,) = usage_series(None, "memory", 100, writes=writes).buckets
     assert bucket.chars == 43 and bucket.peak == 50
     assert [(g.by, g.chars) for g in bucket.grew] == [("unknown", 43), ("agent", 10)]  # net per writer, largest first
-    assert bucket.grew[0].label() == "a hand edit or unrecorded write"
+    assert bucket.grew[0].label() == "no recorded call"
 
 
 def test_week_of_is_the_local_monday():

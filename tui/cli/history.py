@@ -29,8 +29,8 @@ def register(sub) -> None:
     p.set_defaults(run=run_log)
     p = sub.add_parser("blame", help="each current entry with the write that produced it",
                        description="Each entry now in the file, with the write that produced its text, when the "
-                       "entry first appeared and how many texts it has had. No origin means a hand edit or an "
-                       "unknown writer.")
+                       "entry first appeared and how many texts it has had. No origin means no recorded call wrote it "
+                       "(not state.db, hmc's journal, an approval in Hermes or the background review's log).")
     p.add_argument("--target", "-t", choices=TARGETS, help="only memory (MEMORY.md) or user (USER.md)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     add_reveal(p)
@@ -47,9 +47,10 @@ def register(sub) -> None:
     p.set_defaults(run=run_rollback)
 
 
-GAP = ("A history gap is a point where the agent's recorded writes (state.db) and the files don't add up: "
-       "something changed a file that state.db doesn't record (a hand edit, another tool, a session since "
-       "deleted), so who wrote the entries around it is hmc's best guess.")
+GAP = ("A history gap is a point where the agent's recorded writes (state.db) and the files don't add up, and "
+       "nothing Hermes leaves (an approval's staging call, the background review's log lines) explains the "
+       "change: a hand edit, another tool, or a session since deleted. Who wrote the entries around it is "
+       "hmc's best guess.")
 
 
 def timeline(ctx: CliContext):
@@ -91,7 +92,14 @@ def when(ts: float) -> str:
 def who(w) -> str:
     if w.by == "agent":
         return f"agent · {w.source}" if w.source and w.source != "agent" else "agent"
-    return "hmc" if w.by == "hmc" else "outside (a hand edit or an unrecorded write)"
+    return "hmc" if w.by == "hmc" else "no recorded call"
+
+
+def _unrecorded(tl, b) -> str:
+    """A text no recorded call wrote, in the attribution's words ('written between … by no recorded call')."""
+    first = b.first_seen
+    return first.note if first is not None and first.by == "unknown" and first.note else \
+        "written by no recorded call (not in state.db, hmc's journal or Hermes's logs)"
 
 
 def _entry(ctx: CliContext, head: str, text: str, style: str = "") -> None:
@@ -143,7 +151,7 @@ def run_log(args, ctx: CliContext) -> int:
         if w.session_id:
             head += f" · session {w.session_id}"
         ctx.text(head, style="bold")
-        if w.detail and w.by == "hmc":
+        if w.detail and w.by in ("hmc", "agent"):
             ctx.text("    ", literal(mask(w.detail)), style="dim")
         if not w.changes:
             ctx.text("    (no change: " + ("the entry already existed)" if w.action in ("add", "batch") and not w.note
@@ -190,7 +198,7 @@ def run_blame(args, ctx: CliContext) -> int:
                     if b.origin.session_id:
                         origin += f" · session {b.origin.session_id}"
                 else:
-                    origin = "changed outside the agent: a hand edit or an unrecorded write"
+                    origin = _unrecorded(tl, b)
                 first = f"first seen {when(b.first_seen.timestamp)}" if b.first_seen else "first seen: unknown"
                 ctx.text(f"     {origin} · {first} · {b.revisions} revision{'s' if b.revisions != 1 else ''}",
                          style="dim")

@@ -96,7 +96,7 @@ call, hmc, or a change outside both), with what it changed. **Enter** opens the 
         lst.clear_options()
         for i, rev in enumerate(revisions):
             w = rev.write
-            verb = "added" if rev.before is None else ("hand edit" if w.by == "unknown" else "changed")
+            verb = "added" if rev.before is None else ("unrecorded" if w.by == "unknown" else "changed")
             row = Text(f"{timefmt.local_time(w.timestamp)}  {verb:<9} ")
             row.append_text(literal(masked(who(w)), "bold" if w.by == "agent" else "dim"))
             if w.session_id:
@@ -141,7 +141,7 @@ call, hmc, or a change outside both), with what it changed. **Enter** opens the 
                 return "Open session: no text selected"
             if not rev.write.session_id:
                 return "Open session: " + ("hmc wrote this text (no session)" if rev.write.by == "hmc"
-                                           else "no session wrote this text (a hand edit or an unrecorded write)")
+                                           else "no recorded call wrote this text")
         return None
 
     @on(OptionList.OptionSelected, "#eh-list")

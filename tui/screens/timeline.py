@@ -260,8 +260,8 @@ edit dialog instead. **Esc** goes back.
             w = self.selected()
             if w is None:
                 return "Roll back: no write selected"
-            if w.by == "unknown":
-                return "Roll back: a hand edit (or an unrecorded write) can't be rolled back; edit the entry"
+            if w.by == "unknown" or w.id.startswith("x"):
+                return "Roll back: a change no recorded call made can't be rolled back; edit the entry"
             if not w.changes:
                 return "Roll back: this write changed nothing"
             return None

@@ -18,7 +18,7 @@ def who_text(w) -> str:
 
     if w.by == "agent":
         return f"the agent ({masked(who(w))})" if who(w) != "agent" else "the agent"
-    return "hmc" if w.by == "hmc" else "a hand edit or an unrecorded write (outside the agent and hmc)"
+    return "hmc" if w.by == "hmc" else "no recorded call (not in state.db, hmc's journal or Hermes's logs)"
 
 
 class OneLine:

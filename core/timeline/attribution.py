@@ -1,0 +1,190 @@
+"""Who really made the writes the replay can't explain, from all the evidence Hermes leaves.
+
+The replay (core.timeline.replay) puts an `outside` write wherever the files show a change that no
+call in state.db and no hmc write explains. Most of them are Hermes's own (HERMES-FORMATS.md §8):
+
+- **Approved in Hermes.** `/memory approve` (CLI, gateway, desktop) applies a staged record and
+  deletes it. The staging call is still in state.db (its result names the record's `pending_id`,
+  its arguments hold the text): a change that call would make, whose record is no longer waiting,
+  is that call's, "staged in session S, approved in Hermes".
+- **The background review.** It writes with no session database, so no tool row; `logs/agent.log`
+  records its memory writes under the parent session (core.timeline.agent_log). A change with a
+  review write inside its window is "background review of session S".
+- **Anything else** is "written between A and B, by no recorded call": never called a hand edit,
+  since hmc can't tell one from another tool or a write Hermes doesn't log.
+
+A change's window starts at the last write the history knows on that store (the state the replay
+holds is certain up to there) and ends where the change was seen; the sessions' loaded snapshots
+narrow it (core.snapshots.loaded): a session that started without the new text puts the start
+later, the first that loaded it puts the end earlier.
+
+History gaps (core.timeline.model.Divergence) stay only for changes nothing explains after the
+history began: an outside write Hermes's evidence explains, or one in the span Hermes pruned (its
+sessions and their calls are gone), or one before the first write the history holds on that store,
+is not a gap; nor is a count that didn't add up before such a write (the same unseen write).
+
+Everything here is read again on each build (cheap: the outside writes are few, and each source is
+read only when one needs it), never cached with the replay.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+from core import timefmt
+from core.sessions.memory_calls import Call
+from core.timeline.model import Divergence
+from core.timeline.writes import Writes
+
+REVIEW_SOURCE = "background review"
+NO_CALL = "no recorded call"
+
+
+@dataclass
+class Evidence:
+    """What the attribution may read; the costly parts are read when first needed."""
+
+    staged: dict[str, Call] = field(default_factory=dict)  # pending record id -> its staging call
+    waiting: frozenset[str] = frozenset()  # record ids still in the queue (not approved yet)
+    sources: dict[str, str] = field(default_factory=dict)  # session id -> its source
+    reviews: Callable[[], Sequence[tuple[float, str]]] = lambda: ()  # the review's writes (time, session)
+    loads: Callable[[float | None, float], Sequence] = lambda low, high: ()  # sessions started in (low, high]
+    pruned_before: float | None = None  # Hermes pruned the sessions inactive before this
+    _reviews: Sequence[tuple[float, str]] | None = None
+
+    def review_writes(self) -> Sequence[tuple[float, str]]:
+        if self._reviews is None:
+            try:
+                self._reviews = tuple(self.reviews())
+            except Exception:  # noqa: BLE001 - a log that can't be read explains nothing
+                self._reviews = ()
+        return self._reviews
+
+
+def _op_makes(action: str, content: str | None, old_text: str | None, before: str | None, after: str | None) -> bool:
+    """Whether one memory operation would turn entry `before` into `after` (None: absent)."""
+    new = (content or "").strip()
+    old = old_text or ""
+    if action == "add":
+        return before is None and after is not None and new == after
+    if action == "replace":
+        return after is not None and new == after and (before is None or (bool(old.strip()) and old.strip() in before))
+    if action == "remove":
+        return after is None and before is not None and bool(old.strip()) and old.strip() in before
+    if action == "patch":  # 0.22: one span replaced inside the entry
+        return before is not None and after is not None and bool(old) and old in before and (content or "") in after
+    return False
+
+
+def _call_makes(call: Call, before: str | None, after: str | None) -> bool:
+    if call.action == "batch":
+        return any(isinstance(o, dict) and _op_makes(str(o.get("action", "")), o.get("content") or o.get("new_text"),
+                                                     o.get("old_text"), before, after)
+                   for o in call.operations or ())
+    return _op_makes(call.action, call.content, call.old_text, before, after)
+
+
+@dataclass(frozen=True)
+class Finding:
+    """The writer of one outside write: `kind` approved | review | unexplained."""
+
+    kind: str
+    session_id: str | None
+    detail: str
+    call: Call | None = None
+    gap: bool = False
+
+
+def _when(ts: float) -> str:
+    return timefmt.local_time(ts, "%d %b %H:%M").lstrip("0")
+
+
+class _Attributor:
+    def __init__(self, evidence: Evidence):
+        self.ev = evidence
+
+    def bracket(self, target: str, changes: Sequence[tuple], low: float | None, high: float
+                ) -> tuple[float | None, float]:
+        """(low, high) narrowed by the sessions that started in it and what they loaded (a window
+        open at the start, before the first write the history knows, is left as it is: every
+        session up to then would have to be read)."""
+        news = {a for _, a in changes if a is not None}
+        olds = {b for b, a in changes if b is not None and a is None}
+        if low is None or not news and not olds:
+            return low, high
+        for s in self.ev.loads(low, high):
+            if s.loaded is None or s.loaded.block(target) is None and not news:
+                continue
+            shown = s.loaded.entries(target)
+            if any(e.startswith("[BLOCKED:") for e in shown):
+                continue  # a blocked entry shows as its notice: what it loaded can't be compared
+            start = s.started_at
+            if start is None:
+                continue
+            has_all = news <= set(shown) and not (olds & set(shown))
+            if has_all:
+                return low, min(high, start)  # sessions come oldest first: the first to load it
+            low = start if low is None else max(low, start)
+        return low, high
+
+    def approved(self, target: str, changes: Sequence[tuple], at: float) -> Call | None:
+        """The staging call whose record is gone and that makes these changes (the latest one)."""
+        best = None
+        for pid, call in self.ev.staged.items():
+            if call.target != target or pid in self.ev.waiting:
+                continue
+            if call.timestamp is not None and call.timestamp > at:
+                continue
+            if all(_call_makes(call, b, a) for b, a in changes):
+                if best is None or (call.timestamp or 0) > (best.timestamp or 0):
+                    best = call
+        return best
+
+    def find(self, target: str, changes: Sequence[tuple], low: float | None, high: float) -> Finding:
+        if changes:
+            call = self.approved(target, changes, high)
+            if call is not None:
+                return Finding("approved", call.session_id,
+                               f"the agent, staged in session {call.session_id}, approved in Hermes", call)
+        low, high = self.bracket(target, changes, low, high)
+        writes = [w for w in self.ev.review_writes() if (low is None or w[0] > low) and w[0] <= high]
+        if writes:
+            sessions = list(dict.fromkeys(sid for _, sid in writes))
+            names = ", ".join(sessions[:3]) + (f" and {len(sessions) - 3} more" if len(sessions) > 3 else "")
+            plural = "s" if len(sessions) > 1 else ""
+            return Finding("review", sessions[-1] if len(sessions) == 1 else None,
+                           f"background review of session{plural} {names} (logs/agent.log, {_when(writes[-1][0])})")
+        pruned = self.ev.pruned_before
+        if low is None:
+            return Finding("unexplained", None, f"written before {_when(high)}, before the history begins, "
+                                                f"by {NO_CALL}")
+        if pruned is not None and low < pruned:
+            return Finding("unexplained", None, f"written between {_when(low)} and {_when(high)}, in the span whose "
+                                                f"sessions Hermes pruned, by {NO_CALL}")
+        return Finding("unexplained", None, f"written between {_when(low)} and {_when(high)}, by {NO_CALL}", gap=True)
+
+
+def attribute(writes: Writes, outside: Sequence[tuple], divergences: Sequence[Divergence],
+              evidence: Evidence) -> list[Divergence]:
+    """Credit each outside write (the replay's `outside`: index, id, target, the time of the write
+    before it on that store, its time, its changes) to its writer (Writes.credit, no cached write decoded)
+    and return the history gaps that remain (the divergences nothing explains)."""
+    who = _Attributor(evidence)
+    gaps: set[str] = set()
+    for i, xid, target, low, ts, changes in outside:
+        found = who.find(target, changes, low, ts)
+        if found.gap:
+            gaps.add(xid)
+        if found.kind == "approved":
+            call = found.call
+            writes.credit(i, by="agent", source=evidence.sources.get(call.session_id) or "agent",
+                          session_id=call.session_id, message_id=call.message_id, old_text=call.old_text,
+                          content=call.content, detail=found.detail, note=None)
+        elif found.kind == "review":
+            writes.credit(i, by="agent", source=REVIEW_SOURCE, session_id=found.session_id, detail=found.detail,
+                          note=None)
+        else:
+            writes.credit(i, note=found.detail)  # its detail stays where the change was seen
+    # a divergence stays when nothing explains its outside write (a count no outside write followed, too)
+    return [d for d in divergences if d.outside is None or d.outside in gaps]
