@@ -78,14 +78,16 @@ class _Builder:
         for k in self._open_counts.pop(target, ()):  # the unseen write those counts noticed: this one
             d = self.divergences[k]
             self.divergences[k] = Divergence(d.target, d.write_id, d.detail, xid)
+        # the lines' texts now come from this write: nobody known (Blames reads an `unknown` writer as
+        # no origin) unless core.timeline.attribution credits it to its real writer
         for line in touched:
-            line.origin = None
+            line.origin = i
             if line.first is None:
                 line.first = i
         afters = {a for _, a in changes if a is not None}
-        for line in state.alive():  # an edited entry's text now comes from nobody known
+        for line in state.alive():
             if line.text in afters:
-                line.origin = None
+                line.origin = i
         self.divergences.append(Divergence(target, found_at, detail, xid))
 
     # the agent's calls
