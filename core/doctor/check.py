@@ -397,11 +397,9 @@ def _scratch_curator(home: Path, release: Release, scratch: Path):
     """A curator for a scratch home whose journal stays in the scratch folder (never hmc's state)."""
     from core.curator import Curator
     from core.home import resolve_home
-    from core.store.journal import JOURNAL, LOCK, History
+    from core.store.journal import History
 
-    history = History(home)
-    history.folder = scratch / "journal" / home.name
-    history.path, history.lock_path = history.folder / JOURNAL, history.folder / LOCK
+    history = History(home, folder=scratch / "journal" / home.name)
     return Curator(resolve_home(home), date.today(), history=history, hermes_version=release.name)
 
 

@@ -281,8 +281,8 @@ class SkillQueue:
     def _lock_path(self) -> Path:
         if self._lock_dir is not None:
             return self._lock_dir / "skills-approve.lock"
-        from core.store.journal import private_state_folder, state_dir
-        return private_state_folder(state_dir(self.home)) / "skills-approve.lock"
+        from core.store.journal import claim_state_dir, private_state_folder
+        return private_state_folder(claim_state_dir(self.home)) / "skills-approve.lock"
 
     @contextmanager
     def _locked(self) -> Iterator[None]:

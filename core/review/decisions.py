@@ -41,9 +41,11 @@ class Kept:
 class ReviewStore:
     """Decisions for one Hermes home, stored in `folder/review.json`."""
 
-    def __init__(self, folder: Path):
+    def __init__(self, folder: Path, home_root: Path | None = None):
+        """`home_root`: the home whose state folder this is (claimed before a save: core.store.home_id)."""
         self.folder = Path(folder)
         self.path = self.folder / FILE
+        self.home_root = home_root
 
     # -- reading (never raises: a missing or damaged file means "no decisions yet") -------------
 
@@ -105,6 +107,11 @@ class ReviewStore:
         data["version"] = VERSION
         text = json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True) + "\n"
         try:
+            if self.home_root is not None:
+                from core.store.journal import claim_state_dir
+
+                self.folder = claim_state_dir(self.home_root)
+                self.path = self.folder / FILE
             private_state_folder(self.folder)  # hmc's state is private: folders 0700, files 0600
             atomic_write(self.path, text.encode("utf-8"), PRIVATE_FILE, prefix=".review_")
         except OSError as exc:

@@ -559,7 +559,7 @@ def decisions(curator: "Curator") -> ReviewStore:
     """The decision store for this curator's home (hmc's state folder, never the Hermes home)."""
     from core.store.journal import state_dir
 
-    return ReviewStore(state_dir(curator.home.root))
+    return ReviewStore(state_dir(curator.home.root), curator.home.root)
 
 
 def run_review(curator: "Curator", *, include_kept: bool = False, fresh: bool = True,

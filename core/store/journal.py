@@ -1,7 +1,9 @@
 """hmc's own journal of every write it made: undo, and restoring removed entries.
 
 One JSON line per write (target, time, action, before and after text), appended with fsync under
-`platformdirs.user_state_path("hmc")/homes/<home-id>/` — never inside the Hermes home. The journal
+`platformdirs.user_state_path("hmc")/homes/<name>-<home id>/` (core.store.home_id: the id is the
+home's, kept in a marker inside it, so the journal follows the home, not its path) — never inside
+the Hermes home. The journal
 holds full texts (secrets included), so the state tree is private: every folder 0700, every file
 0600, whatever the umask.
 
@@ -75,11 +77,18 @@ def state_root() -> Path:
 
 
 def state_dir(home_root: Path) -> Path:
-    """hmc's own folder for one Hermes home (profile folder): journal, review decisions."""
-    resolved = str(Path(home_root).resolve())
-    slug = Path(resolved).name.strip(".") or "home"
-    digest = hashlib.sha256(resolved.encode("utf-8", "surrogatepass")).hexdigest()[:12]
-    return state_root() / "homes" / f"{slug}-{digest}"
+    """hmc's own folder for one Hermes home (profile folder): journal, review decisions. It belongs
+    to the home's identity, not its path (core.store.home_id)."""
+    from core.store.home_id import state_folder
+
+    return state_folder(state_root(), Path(home_root))
+
+
+def claim_state_dir(home_root: Path) -> Path:
+    """`state_dir`, made the home's own before hmc writes there (core.store.home_id.claim)."""
+    from core.store.home_id import claim
+
+    return claim(state_root(), Path(home_root))
 
 
 def private_state_folder(folder: str | Path) -> Path:
@@ -358,10 +367,10 @@ def parse_journal(data: bytes) -> Journal:
 
 
 class History:
-    def __init__(self, home_root: Path, clock: Callable[[], float] = time.time):
-        self.folder = state_dir(home_root)
-        self.path = self.folder / JOURNAL
-        self.lock_path = self.folder / LOCK
+    def __init__(self, home_root: Path, clock: Callable[[], float] = time.time, folder: Path | None = None):
+        """`folder`: keep the journal there (a scratch home's), not in the home's state folder."""
+        self.home_root = None if folder is not None else Path(home_root)
+        self._at(folder if folder is not None else state_dir(home_root))
         self.clock = clock
         self.lock_timeout = LOCK_TIMEOUT
         # the parsed journal so far, by file identity: the UI asks often, the journal only grows
@@ -370,6 +379,21 @@ class History:
         self._inode: tuple[int, int] | None = None
         self.problem: str | None = None  # why the journal couldn't be read, at the last read
         self._tail: tuple[tuple[int, int], int, int] | None = None  # (file, size, last id) after our last append
+
+    def _at(self, folder: Path) -> None:
+        self.folder = folder
+        self.path = self.folder / JOURNAL
+        self.lock_path = self.folder / LOCK
+
+    def _claim(self) -> None:
+        """Before a write: the home's own folder (core.store.home_id), read anew if it changed."""
+        if self.home_root is None:
+            return
+        folder = claim_state_dir(self.home_root)
+        if folder != self.folder:
+            with self._lock:
+                self._at(folder)
+                self._parser, self._inode, self._tail = None, None, None
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -424,6 +448,7 @@ class History:
     @contextmanager
     def _locked(self) -> Iterator[int]:
         """The per-home journal lock; yields a descriptor of the journal opened for appending."""
+        self._claim()
         try:
             private_state_folder(self.folder)
             lock = open_lock(self.lock_path)

@@ -66,7 +66,7 @@ def test_an_existing_open_state_tree_is_left_as_it_is(curator, loose_umask):
     """hmc never changes the mode of a folder it didn't create (issue 20); the files it writes there
     are still 0600."""
     folder = curator.history.folder
-    folder.mkdir(parents=True)
+    folder.mkdir(parents=True, exist_ok=True)  # hmc made it when it opened the home
     for f in (state_root(), folder.parent, folder):
         os.chmod(f, 0o755)
     curator.history.path.write_text("")

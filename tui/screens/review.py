@@ -58,10 +58,11 @@ def masked(text: str) -> str:
 
 
 def reports_dir(curator) -> Path:
-    """Where `x` writes Markdown reports: hmc's state folder for this home, `reports/`."""
-    from core.store.journal import state_dir
+    """Where `x` writes Markdown reports: hmc's state folder for this home (made the home's own:
+    core.store.home_id), `reports/`."""
+    from core.store.journal import claim_state_dir
 
-    return state_dir(curator.home.root) / REPORTS
+    return claim_state_dir(curator.home.root) / REPORTS
 
 
 # ------------------------------------------------------------------------------ merge editor
