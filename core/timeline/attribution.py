@@ -13,7 +13,10 @@ call in state.db and no hmc write explains. Most of them are Hermes's own (HERME
 - **Anything else** is "written between A and B, by no recorded call": never called a hand edit,
   since hmc can't tell one from another tool or a write Hermes doesn't log.
 
-A change's window starts at the last write the history knows on that store (the state the replay
+A credited write takes the time the evidence gives (the review's log line; for an approval, the
+first session that loaded its text, else when the files showed it), which stays inside its
+window: the store's writes stay in time order. A change's window starts at the last write the
+history knows on that store (the state the replay
 holds is certain up to there) and ends where the change was seen; the sessions' loaded snapshots
 narrow it (core.snapshots.loaded): a session that started without the new text puts the start
 later, the first that loaded it puts the end earlier.
@@ -94,6 +97,7 @@ class Finding:
     detail: str
     call: Call | None = None
     gap: bool = False
+    at: float | None = None  # when the evidence says it was written (the log's time, the first session that loaded it)
 
 
 def _when(ts: float) -> str:
@@ -142,19 +146,20 @@ class _Attributor:
         return best
 
     def find(self, target: str, changes: Sequence[tuple], low: float | None, high: float) -> Finding:
-        if changes:
-            call = self.approved(target, changes, high)
-            if call is not None:
-                return Finding("approved", call.session_id,
-                               f"the agent, staged in session {call.session_id}, approved in Hermes", call)
+        call = self.approved(target, changes, high) if changes else None
         low, high = self.bracket(target, changes, low, high)
+        if call is not None:
+            return Finding("approved", call.session_id,
+                           f"the agent, staged in session {call.session_id}, approved in Hermes", call,
+                           at=max(high, call.timestamp or high))
         writes = [w for w in self.ev.review_writes() if (low is None or w[0] > low) and w[0] <= high]
         if writes:
             sessions = list(dict.fromkeys(sid for _, sid in writes))
             names = ", ".join(sessions[:3]) + (f" and {len(sessions) - 3} more" if len(sessions) > 3 else "")
             plural = "s" if len(sessions) > 1 else ""
             return Finding("review", sessions[-1] if len(sessions) == 1 else None,
-                           f"background review of session{plural} {names} (logs/agent.log, {_when(writes[-1][0])})")
+                           f"background review of session{plural} {names} (logs/agent.log, {_when(writes[-1][0])})",
+                           at=writes[-1][0])
         pruned = self.ev.pruned_before
         if low is None:
             return Finding("unexplained", None, f"written before {_when(high)}, before the history begins, "
@@ -180,10 +185,10 @@ def attribute(writes: Writes, outside: Sequence[tuple], divergences: Sequence[Di
             call = found.call
             writes.credit(i, by="agent", source=evidence.sources.get(call.session_id) or "agent",
                           session_id=call.session_id, message_id=call.message_id, old_text=call.old_text,
-                          content=call.content, detail=found.detail, note=None)
+                          content=call.content, detail=found.detail, note=None, timestamp=found.at)
         elif found.kind == "review":
             writes.credit(i, by="agent", source=REVIEW_SOURCE, session_id=found.session_id, detail=found.detail,
-                          note=None)
+                          note=None, timestamp=found.at)
         else:
             writes.credit(i, note=found.detail)  # its detail stays where the change was seen
     # a divergence stays when nothing explains its outside write (a count no outside write followed, too)

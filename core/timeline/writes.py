@@ -192,11 +192,12 @@ class Writes:
         """(index, timestamp, target, id) of each write, without building Write objects."""
         i = 0
         cols = self._columns()
+        credit = self._credit
         for ts, target, wid in zip(cols[1], cols[4], cols[0]):
-            yield i, ts, target, wid
+            yield i, (credit[i].get(1, ts) if i in credit else ts), target, wid
             i += 1
         for ts, target, wid in zip(self._new[1], self._new[4], self._new[0]):
-            yield i, ts, target, wid
+            yield i, (credit[i].get(1, ts) if i in credit else ts), target, wid
             i += 1
 
     def _log(self, i: int) -> tuple[str, tuple]:

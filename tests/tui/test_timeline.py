@@ -59,7 +59,7 @@ async def test_each_entry_says_when_and_where_it_came_from(hermes_home, make_app
         day = __import__("core.timeline.view", fromlist=["day"]).day(T0 + 60, app.curator.now())
         assert f"added {day} · telegram, then cli" in text and "2 revisions" in text
         assert f"added {day} · cli" in text
-        assert "hand edit" in text
+        assert "no recorded call" in text and "hand edit" not in text
         assert "The [bold]API[/] key" in text  # literal, never markup
         assert f"added {day} · telegram" in shown(screen.query_one("#entries-user"))
 
@@ -73,7 +73,7 @@ async def test_no_state_db_no_origin_lines_and_no_error(hermes_home, make_app):
         await pilot.pause(0.3)
         await settle(app, pilot)
         text = shown(app.screen.query_one("#entries-memory"))
-        assert "Only an entry." in text and "added" not in text and "hand edit" not in text
+        assert "Only an entry." in text and "added" not in text and "no recorded call" not in text
         assert app.screen.timeline is None
 
 
@@ -86,7 +86,7 @@ async def test_an_unreadable_state_db_shows_no_origin_lines(hermes_home, make_ap
         await settle(app, pilot)
         await pilot.pause(0.3)
         await settle(app, pilot)
-        assert "hand edit" not in shown(app.screen.query_one("#entries-memory"))
+        assert "no recorded call" not in shown(app.screen.query_one("#entries-memory"))
         assert app.screen.timeline is None
 
 
@@ -113,7 +113,7 @@ async def test_timeline_lists_every_write_newest_first_and_filters(hermes_home, 
         assert [w.action for w in screen.shown][0] == "outside"  # the hand edit, seen in the file now
         assert ids[1:] == ["m8", "m6", "m4", "m2"]
         detail = shown(screen.query_one("#tl-diff"))
-        assert "hand edit" in detail and "Typed by hand." in detail
+        assert "by no recorded call" in detail and "Typed by hand." in detail
         await pilot.press("down")
         detail = shown(screen.query_one("#tl-diff"))
         assert "replace" in detail and "then canary." in detail and "the agent (cli)" in detail
@@ -302,11 +302,11 @@ async def test_a_hand_typed_entry_has_no_session_to_open(hermes_home, make_app):
         screen = await until_dialog(pilot, EntryHistoryScreen)
         assert await until(pilot, lambda: screen.loaded)
         assert [r.write.by for r in screen.revisions] == ["unknown"]
-        assert "hand edit" in screen.why_not("open_session")
+        assert "no recorded call" in screen.why_not("open_session")
         await pilot.press("enter")
         await settle(app, pilot)
         assert isinstance(app.screen, EntryHistoryScreen)  # stays, says why
-        assert any("hand edit" in n.message for n in app._notifications)
+        assert any("no recorded call" in n.message for n in app._notifications)
         await pilot.press("escape")
         await settle(app, pilot)
         assert app.screen.MODE == "memory"

@@ -35,9 +35,9 @@ def test_day_shows_the_year_only_when_it_is_not_this_one():
     ("a", "a", 1, "added {d} · telegram"),
     ("b", "a", 3, "added {d} · telegram · last changed {d} · 3 revisions"),
     ("hmc", "a", 2, "added {d} · telegram, then hmc · last changed {d} · 2 revisions"),
-    (None, "a", 2, "added {d} · telegram · edited by hand since · 2 revisions"),
-    (None, "x", 1, "hand edit · by {d}"),
-    (None, None, 1, "hand edit"),
+    (None, "a", 2, "added {d} · telegram · changed since by no recorded call · 2 revisions"),
+    (None, "x", 1, "no recorded call · by {d}"),
+    (None, None, 1, "no recorded call"),
     # first seen outside, then a recorded write: the writer of the text now, as hmc blame says
     ("hmc", "x", 2, "hmc · last changed {d} · first seen {d} · 2 revisions"),
     ("a", "x", 2, "telegram · last changed {d} · first seen {d} · 2 revisions"),
@@ -50,7 +50,7 @@ def test_origin_lines_in_words_people_use(origin, first, revisions, line):
 
 def test_who_names_the_source_hmc_or_a_hand_edit():
     assert [who(w("m1")), who(w("m1", source="agent")), who(w("h1", "hmc", "hmc")), who(w("x1", "unknown"))] == [
-        "telegram", "agent", "hmc", "hand edit"]
+        "telegram", "agent", "hmc", "no recorded call"]
 
 
 def test_an_entrys_history_follows_it_back_through_its_replaces(tmp_path):
