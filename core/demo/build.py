@@ -12,7 +12,9 @@ FTS5 'rebuild', then triggers).
 
 Same seed + same `today` => byte-identical files and identical rows. Only `random.Random(seed)`
 is used, never the global generator or the wall clock. Times are UTC; session ids are formatted
-from `started_at` in UTC.
+from `started_at` in UTC; logs/agent.log is in local time, as Hermes writes it (the same bytes in the
+same time zone). The story also has writes state.db doesn't hold: the background review's (in
+agent.log), a record approved inside Hermes (its staging call only), and two entries typed by hand.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import re
 import shutil
 import sqlite3
 import string
+import time
 import uuid
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
@@ -60,7 +63,13 @@ class DemoEntry:
     target: str  # "memory" | "user"
     text: str
     finding: str
-    provenance: bool  # a `memory` tool call in state.db wrote exactly this text (False: a hand edit)
+    provenance: bool  # a `memory` tool call in state.db landed exactly this text
+
+    @property
+    def how(self) -> str:
+        """Who wrote it: "call" (provenance), "hand", "review" or "approved in Hermes"."""
+        return "hand" if self.key in C.HAND else "review" if self.key in C.REVIEWED else \
+            "approved in Hermes" if self.key in C.APPROVED_IN_HERMES else "call"
 
 
 def demo_entries(today: date = DEMO_TODAY) -> list[DemoEntry]:
@@ -112,8 +121,32 @@ def _write_home(home: Path, today: date, seed: int) -> None:
                       ensure_ascii=False)
     (home / "pending" / "memory" / f"{MALFORMED_ID}.json").write_bytes(
         good[: len(good) * 3 // 5].encode("utf-8"))  # half-written: truncated mid-record
-    build_state_db(home / "state.db", sessions=DEMO_SESSIONS, messages=DEMO_MESSAGES, seed=seed,
-                   today=today)
+    reviews = build_state_db(home / "state.db", sessions=DEMO_SESSIONS, messages=DEMO_MESSAGES, seed=seed,
+                             today=today)
+    (home / "logs").mkdir()
+    (home / "logs" / "agent.log").write_bytes(agent_log(reviews).encode("utf-8"))
+
+
+def agent_log(reviews: list[tuple[float, str]]) -> str:
+    """logs/agent.log as 0.22.2 writes it (local times) for the background review's memory writes
+    (core.timeline.agent_log reads it): the fork's turn under the parent session's tag, its memory
+    tool's completion, the turn's end and the review's summary."""
+    def line(ts: float, sid: str, logger: str, message: str) -> str:
+        stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ts)) + f",{int(round(ts * 1000)) % 1000:03d}"
+        return f"{stamp} INFO [{sid}] {logger}: {message}\n"
+
+    out = []
+    for ts, sid in reviews:
+        out += [line(ts - 6.2, sid, "agent.turn_context", f"conversation turn: session={sid} model=anthropic/claude-"
+                     "sonnet-4.6 provider=openrouter platform=cli history=6 msg='Review the conversation above and "
+                     "consider saving to memory if appropriate....' origin=background_review"),
+                line(ts, sid, "agent.tool_executor", "tool memory completed (0.01s, 312 chars)"),
+                line(ts + 1.4, sid, "agent.turn_finalizer", f"Turn ended: reason=text_response(finish_reason=stop) "
+                     f"model=anthropic/claude-sonnet-4.6 api_calls=2/16 budget=2/16 tool_turns=1 "
+                     f"last_msg_role=assistant response_len=38 session={sid} origin=background_review"),
+                line(ts + 1.5, sid, "agent.background_review", "Background review complete: thread=bg-review "
+                     "calls=2 in=9184 out=212 cache_read=8120 result=memory")]
+    return "".join(out)
 
 
 def _write_json(path: Path, obj: dict) -> None:
@@ -374,7 +407,7 @@ def _script(statements) -> str:
 
 
 def build_state_db(path: Path, *, sessions: int, messages: int, seed: int = 7, today: date = DEMO_TODAY,
-                   big_session_messages: int = 0, progress: Callable[[int, int], None] | None = None) -> None:
+                   big_session_messages: int = 0, progress: Callable[[int, int], None] | None = None) -> list[tuple[float, str]]:
     """Build a state.db in Hermes 0.22.2's layout (schema_version 31, core.demo.layout), its rows as
     0.22.2's SessionDB writes them (message uids, display identity and order; unique titles).
 
@@ -383,6 +416,8 @@ def build_state_db(path: Path, *, sessions: int, messages: int, seed: int = 7, t
     `big_session_messages` > 0 adds BIG_SESSION_ID on top, with RARE_TERM once in its middle.
     `progress(done, total)` is called every 50,000 messages and at the end. Refuses an existing
     `path`; builds `<path>.building` and renames it, so a crash never leaves a half-built file.
+    Returns the background review's memory writes the story makes ((time, session): no rows in
+    state.db, lines in logs/agent.log).
     """
     path = Path(path)
     if path.exists():
@@ -443,3 +478,4 @@ def build_state_db(path: Path, *, sessions: int, messages: int, seed: int = 7, t
     finally:
         conn.close()
     os.replace(tmp, path)
+    return list(planner.reviews)

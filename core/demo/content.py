@@ -92,9 +92,11 @@ def user_entries(today: date) -> list[tuple[str, str, str]]:
     ]
 
 
-# Entries the user added by hand (the release's scanner refused the agent's write of exactly this
-# text): no memory tool call in state.db landed them - everything else has provenance.
-NO_PROVENANCE = ("ssh", "emoji")
+# Entries no memory tool call in state.db landed - everything else has provenance:
+HAND = ("ssh", "emoji")  # the user added them by hand (the release's scanner refused the agent's write)
+REVIEWED = ("relative",)  # the background review added it (no tool row; logs/agent.log)
+APPROVED_IN_HERMES = ("vague",)  # staged in a Discord chat, approved there (/memory approve)
+NO_PROVENANCE = HAND + REVIEWED + APPROVED_IN_HERMES
 
 OLD_MACHINE = ("This machine: Debian 12, zsh, Docker + Podman, Python via uv, Node 20 via fnm. "
                "Editor: Neovim.")
@@ -195,6 +197,8 @@ description: Export invoices as CSV with the v1 exporter (superseded by the stre
 
 # ------------------------------------------------------------------------------------------
 # Pending records (ids are fixed; texts may use {d6}, the date 6 days before today)
+
+APPROVED_IN_HERMES_ID = "4c7d2e19"  # staged in a Discord chat, approved there with /memory approve: gone
 
 PENDING_IDS = {
     "add": "3f9a1c20",

@@ -425,6 +425,8 @@ class SessionPlanner:
         """The fixed sessions (see STORY below), rendered in chronological order."""
         self.sim = {"memory": [], "user": []}  # the stores as the agent's writes leave them
         self.hand = {"memory": [], "user": []}  # and what the user typed into the files by hand
+        self.staged: dict[str, tuple[str, dict]] = {}  # a staged write's pending id -> (target, arguments)
+        self.reviews: list[tuple[float, str]] = []  # the background review's memory writes: (time, session)
         approval_on = self.day0 - APPROVAL_ON_DAYS * 86400
         out: list[Plan] = []
         by_key: dict[str, Plan] = {}
@@ -498,6 +500,15 @@ class SessionPlanner:
             self.hand[op[1]].append(self._text(op[2]))
         elif kind == "later":  # the chat goes on days later: (kind, days ago, hour, minute)
             conv.t = max(conv.t, self.day0 - op[1] * 86400 + op[2] * 3600 + op[3] * 60)
+        elif kind == "review":  # the background review adds an entry: no tool rows, a line in agent.log
+            text = self._text(op[2])
+            if text not in self.sim[op[1]]:
+                self.sim[op[1]].append(text)
+            conv.t += 35 + r.random() * 20
+            self.reviews.append((round(conv.t, 3), conv.p.sid))
+        elif kind == "approve":  # `/memory approve <id>` in the chat: applied, the record deleted; no rows
+            target, args = self.staged.pop(op[1])
+            assert self._apply(target, args)["success"] is True
 
     def _text(self, key: str) -> str:
         if key in C.STORY_TEXTS:
@@ -537,8 +548,9 @@ class SessionPlanner:
             calls.append({"id": cid, "type": "function",
                           "function": {"name": "memory", "arguments": json.dumps(args, ensure_ascii=False)}})
             if staged:
-                result = {"success": True, "staged": True,
-                          "pending_id": opts.get("pending") or f"{r.getrandbits(32):08x}",
+                pid = opts.get("pending") or f"{r.getrandbits(32):08x}"
+                self.staged[pid] = (target, args)
+                result = {"success": True, "staged": True, "pending_id": pid,
                           "message": "Staged for approval (memory.write_approval is on). Not yet saved — "
                                      "review with /memory pending."}
             else:
@@ -715,16 +727,21 @@ STORY = [
     ("kb1", (22, 9, 0), "kanban", "en", "tideway", V.KANBAN_TASKS[0][0],
      [("say", "user", V.KANBAN_TASKS[0][1]), ("say", "assistant", V.KANBAN_TASKS[0][2])], {"end": "completed"}),
     ("s14", (23, 20, 10), "discord", "en", "harbor-web", "Intro",
-     [("say", "user", "side"), ("mem", "side_ack", _w("laptops", "vague", target="user")), ("fill", 1)], {}),
+     [("say", "user", "side"), ("mem", "side_ack", _w("laptops", target="user")), ("fill", 1)], {}),
     ("t1", (18, 5, 30), "tool", "en", "tideway", V.TOOL_SESSION[0],
      [("say", "user", V.TOOL_SESSION[0]), ("say", "assistant", V.TOOL_SESSION[1])], {"end": "completed"}),
     ("s15", (15, 9, 0), "cli", "en", "tideway", "Node 22",
      [("say", "user", "node"), ("mem", "node_try", [("patch", "memory", "node_22", "Node 20.11")]),
       ("mem", "node_ack", [("patch", "memory", "node_22", "Node 20")]),
-      ("fill", 1)], {}),
+      ("fill", 1), ("later", 1, 9, 30), ("fill", 1)], {"open": True}),  # resumed (`hermes -r`) yesterday
+    # write approval on: the Discord chat stages the write, and the user approves it there an hour later
+    ("s15d", (14, 11, 5), "discord", "en", "harbor-web", "Side project",
+     [("say", "user", "side_again"), ("mem", "side_again_ack", _w("vague", target="user"),
+                                      {"pending": C.APPROVED_IN_HERMES_ID}),
+      ("later", 14, 12, 10), ("approve", C.APPROVED_IN_HERMES_ID), ("say", "assistant", "side_approved")], {}),
     ("s16", (12, 14, 30), "cli", "en", "harbor-web", "Vite migration follow-up",
-     [("fill", 1), ("say", "user", "vite"), ("mem", "vite_ack", _w("relative")), ("plant", "assistant"),
-      ("fill", 1)], {}),
+     [("fill", 1), ("say", "user", "vite"), ("say", "assistant", "vite_ack"), ("review", "memory", "relative"),
+      ("plant", "assistant"), ("fill", 1)], {}),
     ("sa2", (12, 15, 0), "subagent", "en", "harbor-web", None,
      [("say", "user", "Subtask: list the Webpack-only plugins still referenced in harbor-web."), ("fill", 2),
       ("say", "assistant", "Two left: `svgr-loader` (replace with vite-plugin-svgr) and `webpack-bundle-analyzer`.")],

@@ -19,7 +19,8 @@ window: the store's writes stay in time order. A change's window starts at the l
 history knows on that store (the state the replay
 holds is certain up to there) and ends where the change was seen; the sessions' loaded snapshots
 narrow it (core.snapshots.loaded): a session that started without the new text puts the start
-later, the first that loaded it puts the end earlier.
+later, the first that loaded it puts the end earlier (texts compared as the prompt shows them: an
+entry the scanner blocks, as its notice).
 
 History gaps (core.timeline.model.Divergence) stay only for changes nothing explains after the
 history began: an outside write Hermes's evidence explains, or one in the span Hermes pruned (its
@@ -54,6 +55,7 @@ class Evidence:
     reviews: Callable[[], Sequence[tuple[float, str]]] = lambda: ()  # the review's writes (time, session)
     loads: Callable[[float | None, float], Sequence] = lambda low, high: ()  # sessions started in (low, high]
     pruned_before: float | None = None  # Hermes pruned the sessions inactive before this
+    shown: Callable[[str, str], str] = lambda target, text: text  # an entry as the prompt shows it (blocked: its notice)
     _reviews: Sequence[tuple[float, str]] | None = None
 
     def review_writes(self) -> Sequence[tuple[float, str]]:
@@ -113,16 +115,15 @@ class _Attributor:
         """(low, high) narrowed by the sessions that started in it and what they loaded (a window
         open at the start, before the first write the history knows, is left as it is: every
         session up to then would have to be read)."""
-        news = {a for _, a in changes if a is not None}
-        olds = {b for b, a in changes if b is not None and a is None}
+        show = self.ev.shown
+        news = {show(target, a) for _, a in changes if a is not None}
+        olds = {show(target, b) for b, a in changes if b is not None and a is None}
         if low is None or not news and not olds:
             return low, high
         for s in self.ev.loads(low, high):
             if s.loaded is None or s.loaded.block(target) is None and not news:
                 continue
             shown = s.loaded.entries(target)
-            if any(e.startswith("[BLOCKED:") for e in shown):
-                continue  # a blocked entry shows as its notice: what it loaded can't be compared
             start = s.started_at
             if start is None:
                 continue
@@ -180,7 +181,7 @@ def attribute(writes: Writes, outside: Sequence[tuple], divergences: Sequence[Di
     for i, xid, target, low, ts, changes in outside:
         found = who.find(target, changes, low, ts)
         if found.gap:
-            gaps.add(xid)
+            gaps.add(xid.split(".")[0])  # one observation's rows (x3, x3.2…): a gap if any of them is
         if found.kind == "approved":
             call = found.call
             writes.credit(i, by="agent", source=evidence.sources.get(call.session_id) or "agent",

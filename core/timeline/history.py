@@ -417,7 +417,10 @@ def _evidence(curator: "Curator", harvest) -> Evidence:
     pruned = None
     if harvest.staged or curator.home.state_db.is_file():
         pruned = curator.pruning().cutoff
+    from core.hermes.memory import prompt_entries
+
     return Evidence(staged=dict(harvest.staged), waiting=waiting, sources=harvest.sources,
+                    shown=lambda target, text: prompt_entries(target, [text], curator.release)[0],
                     reviews=lambda: agent_log.read(curator.home.root / "logs").writes,
                     loads=loads if curator.home.state_db.is_file() else (lambda low, high: ()), pruned_before=pruned)
 

@@ -37,6 +37,7 @@ class _Builder:
         # its time, its changes): what core.timeline.attribution reads, without decoding cached writes
         self.outside: list[tuple] = []
         self._open_counts: dict[str, list[int]] = {}  # per store, count divergences no outside write followed yet
+        self._open_low: dict[str, float | None] = {}  # per store, the last known state before the first of them
         self._outside = 0
         # entries the release counted minus entries replayed, per target: a change means an unseen write
         self._offset = {t: 0 for t in TARGETS}
@@ -67,27 +68,35 @@ class _Builder:
         summary = ", ".join(parts) or "reordered"
         detail = f"{where} shows changes no recorded write explains ({summary})"
         xid = f"x{self._outside}"
-        i = self.writes.add((xid, ts, "unknown", "outside", target, "outside", None, None, None,
-                             None, None, tuple(changes),
-                             "changed outside the agent and hmc: no recorded call", detail, log))
         # since the last write on this store; a store never written yet: since the history had begun
         # (a write on the other store), else None (before the history)
-        low = self.last_at.get(target, min(self.last_at.values(), default=None))
-        self.outside.append((i, xid, target, low, ts, tuple(changes)))
+        low = self._open_low.pop(target) if target in self._open_low else \
+            self.last_at.get(target, min(self.last_at.values(), default=None))
+        # one row per change (x3, x3.2, …: what one observation shows may be several writers' work,
+        # each credited on its own); the first carries the whole change to the store (its log)
+        index: dict[str | None, int] = {}
+        for k, change in enumerate(changes or [None]):
+            wid = xid if k == 0 else f"{xid}.{k + 1}"
+            one = (change,) if change is not None else ()
+            i = self.writes.add((wid, ts, "unknown", "outside", target, "outside", None, None, None, None, None, one,
+                                 "changed outside the agent and hmc: no recorded call", detail, log if k == 0 else ()))
+            self.outside.append((i, wid, target, low, ts, one))
+            if change is not None and change[1] is not None:
+                index.setdefault(change[1], i)
+        first = self.outside[-len(changes or [None])][0]
         self.last_at[target] = ts
         for k in self._open_counts.pop(target, ()):  # the unseen write those counts noticed: this one
             d = self.divergences[k]
             self.divergences[k] = Divergence(d.target, d.write_id, d.detail, xid)
-        # the lines' texts now come from this write: nobody known (Blames reads an `unknown` writer as
-        # no origin) unless core.timeline.attribution credits it to its real writer
+        # the lines' texts now come from these writes: nobody known (Blames reads an `unknown` writer
+        # as no origin) unless core.timeline.attribution credits one to its real writer
         for line in touched:
-            line.origin = i
+            line.origin = index.get(line.text, first)
             if line.first is None:
-                line.first = i
-        afters = {a for _, a in changes if a is not None}
+                line.first = line.origin
         for line in state.alive():
-            if line.text in afters:
-                line.origin = i
+            if line.text in index:
+                line.origin = index[line.text]
         self.divergences.append(Divergence(target, found_at, detail, xid))
 
     # the agent's calls
@@ -155,6 +164,8 @@ class _Builder:
         self._offset[call.target] = offset
         note = (f"the release counted {call.entry_count} entries after this call, the replay "
                 f"{count_after}: the store had changed outside the agent before it")
+        if call.target not in self._open_counts:  # the unseen write came after the last known state
+            self._open_low[call.target] = self.last_at.get(call.target)
         self._open_counts.setdefault(call.target, []).append(len(self.divergences))
         self.divergences.append(Divergence(call.target, wid, note))
         return note
@@ -477,7 +488,8 @@ class _Replay:
                 "divergences": [(d.target, d.write_id, d.detail, d.outside) for d in b.divergences],
                 "gone": [(rid, tuple(lives)) for rid, lives in b._gone.items()],
                 "last_at": dict(b.last_at), "outside_at": list(b.outside),
-                "open_counts": {t: list(ks) for t, ks in b._open_counts.items()}}
+                "open_counts": {t: list(ks) for t, ks in b._open_counts.items()},
+                "open_low": dict(b._open_low)}
 
     @classmethod
     def load(cls, data: dict, release: Release) -> "_Replay":
@@ -502,6 +514,7 @@ class _Replay:
         b.outside = [_checked_outside(o, m) for o in data["outside_at"]]
         b._open_counts = {t: [int(k) for k in ks if 0 <= int(k) < len(b.divergences)]
                           for t, ks in data["open_counts"].items() if t in TARGETS}
+        b._open_low = {t: None if v is None else float(v) for t, v in data["open_low"].items() if t in TARGETS}
         b.divergences = [Divergence(str(t), w if w is None else str(w), str(d), x if x is None else str(x))
                          for t, w, d, x in data["divergences"]]
         self.n_calls, self.record_id, self.n_records = (int(data["n_calls"]), int(data["record_id"]),

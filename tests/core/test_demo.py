@@ -317,21 +317,35 @@ def test_provenance_tool_calls_match_entries(db):
               for t in written_texts(a, r)}
     for entry in demo.demo_entries():
         assert ((entry.target, entry.text) in landed) == entry.provenance, entry.key
-    hand = [e for e in demo.demo_entries() if not e.provenance]
+    hand = [e for e in demo.demo_entries() if e.how == "hand"]
     assert [e.key for e in hand] == ["ssh", "emoji"]
+    assert {e.key: e.how for e in demo.demo_entries() if not e.provenance} == {
+        "ssh": "hand", "emoji": "hand", "relative": "review", "vague": "approved in Hermes"}
     for entry in hand:  # the agent tried to save exactly this text; the release's scanner refused it
         (result,) = [r for _, a, r in calls if a.get("content") == entry.text]
         assert result["success"] is False and result["error"].startswith("Blocked: content ")
 
 
-def test_story_replays_to_the_memory_files(db):
+def test_story_replays_to_the_memory_files(home, db):
     """A plain replay of the landed calls (0.22.2's rules: patch swaps one span, remove by substring,
-    exact re-add, batches) gives the files minus the two entries the user added by hand; the results
-    say what each call changed, as 0.22.2's do."""
+    exact re-add, batches), with the background review's add at its time (logs/agent.log) and the
+    record approved in Hermes, gives the files minus the two entries the user added by hand; the
+    results say what each call changed, as 0.22.2's do."""
+    from core.timeline import agent_log
+
     entries = demo.demo_entries()
     stores: dict[str, list[str]] = {"memory": [], "user": []}
     kinds = set()
-    for _, args, result in landed_calls(db):
+    (review_at, _), = agent_log.read(home / "logs").writes
+    for mid, args, result in landed_calls(db):
+        (ts,) = db.execute("SELECT timestamp FROM messages WHERE id = ?", (mid,)).fetchone()
+        if review_at is not None and ts > review_at:  # the review wrote between two calls
+            stores["memory"].append(next(e.text for e in entries if e.how == "review"))
+            review_at = None
+        if result.get("pending_id") == demo.C.APPROVED_IN_HERMES_ID:  # approved in the chat an hour later
+            stores[args["target"]].append(args["content"])
+            kinds.add("staged")
+            continue
         assert set(result) <= {"success", "done", "target", "usage", "entry_count", "message", "note", "error",
                                "current_entries", "closest_entries", "staged", "pending_id", "patched_entry_before",
                                "patched_entry_after", "removed_entry", "patched_entries", "patched_entries_after",
@@ -363,18 +377,30 @@ def test_story_replays_to_the_memory_files(db):
         assert result["usage"].endswith(f" — {used:,}/{demo.LIMITS[args['target']]:,} chars")
     assert kinds == {"add", "patch", "remove", "batch", "re-add", "failed", "staged"}
     for target in stores:
-        assert stores[target] == [e.text for e in entries if e.target == target and e.provenance]
+        assert stores[target] == [e.text for e in entries if e.target == target and e.how != "hand"]
     relative = next(e.text for e in entries if e.key == "relative")
-    (when,) = db.execute("SELECT m.timestamp FROM messages m WHERE m.tool_calls LIKE ?",
-                         (f"%{relative[:30]}%",)).fetchone()
+    assert not db.execute("SELECT 1 FROM messages m WHERE m.tool_calls LIKE ?", (f"%{relative[:30]}%",)).fetchall()
+
+
+def test_the_background_review_write_is_in_agent_log(home, db):
+    """The review added `relative` 12 days ago in a cli session's fork: logs/agent.log has it, state.db not."""
+    from core.timeline import agent_log
+
+    (when, sid), = agent_log.read(home / "logs").writes
     assert DAY0 - when == pytest.approx(12 * 86400, abs=86400)
+    (source,) = db.execute("SELECT source FROM sessions WHERE id = ?", (sid,)).fetchone()
+    assert source == "cli"
 
 
 def test_the_staged_call_is_the_pending_batch(home, db):
     """Write approval on: a Telegram session's batch was staged, and it is the demo's pending `batch` record."""
     staged = [(mid, a, r) for mid, a, r in landed_calls(db) if r.get("staged")]
-    assert len(staged) == 1
-    mid, args, result = staged[0]
+    assert len(staged) == 2
+    approved = [s for s in staged if s[2]["pending_id"] == demo.C.APPROVED_IN_HERMES_ID]
+    assert len(approved) == 1 and approved[0][1]["content"] == next(e.text for e in demo.demo_entries()
+                                                                    if e.key == "vague")
+    assert demo.C.APPROVED_IN_HERMES_ID not in records(home)  # approved in Hermes: the record is gone
+    mid, args, result = next(s for s in staged if s is not approved[0])
     record = records(home)[result["pending_id"]]
     assert result["pending_id"] == PENDING_IDS["batch"]
     assert [{k: v for k, v in o.items() if k != "matched_entry"} for o in record["payload"]["operations"]] \

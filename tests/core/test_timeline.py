@@ -529,12 +529,14 @@ def test_an_origin_is_never_a_call_that_failed_or_was_only_staged(tmp_path):
     home, db = make_home(tmp_path / "a")
     db.session("s-1", "cli")
     db.call("s-1", add(refused), blocked)
-    db.call("s-1", add(staged), {"success": True, "staged": True, "pending_id": "a1b2c3d4"})
+    staging = db.call("s-1", add(staged), {"success": True, "staged": True, "pending_id": "a1b2c3d4"})
     written = db.call("s-1", {"action": "batch", "target": "memory", "operations": [{"action": "add", "content": kept}]})
-    write_files(home, [kept, refused, staged])  # the refused one typed by hand, the staged one approved by hand
+    write_files(home, [kept, refused, staged])  # the refused one typed by hand, the staged one approved in Hermes
     _, tl = timeline(home)
     assert origin_of(tl, refused).why == NO_CALL  # the scanner refused it: the agent didn't write it
-    assert origin_of(tl, staged).why == NO_CALL  # staged for approval: that call wrote nothing
+    # staged for approval, its record gone and its text in the file: approved in Hermes, the staging call's
+    approved = origin_of(tl, staged).write
+    assert approved.message_id == staging[0] and approved.detail.endswith("approved in Hermes")
     assert origin_of(tl, kept).write.message_id == written[0]
     home, db = make_home(tmp_path / "b")
     db.session("s-1", "cli")

@@ -84,11 +84,18 @@ class Reference:
         before = self.texts(t)
         touched, changes = self._morph(t, texts)
         self.outside += 1
-        w = self._write(f"x{self.outside}", ts, "unknown", t, "outside", before, changes,
-                        "changed outside the agent and hmc: no recorded call")
+        rows = {}  # one row per change (x3, x3.2, …), the first holding the store's whole change
+        first = None
+        for k, change in enumerate(changes or [None]):
+            w = self._write(f"x{self.outside}" if k == 0 else f"x{self.outside}.{k + 1}", ts, "unknown", t,
+                            "outside", before if k == 0 else self.texts(t), (change,) if change else (),
+                            "changed outside the agent and hmc: no recorded call")
+            first = first or w
+            if change is not None and change[1] is not None:
+                rows.setdefault(change[1], w)
         for line in touched:
             line.origin = None
-            line.first = line.first or w
+            line.first = line.first or rows.get(line.text, first)
         for line in self.lines[t]:
             if any(line.text == a for _, a in changes):
                 line.origin = None
