@@ -109,6 +109,17 @@ def _when(ts: float) -> str:
 class _Attributor:
     def __init__(self, evidence: Evidence):
         self.ev = evidence
+        self._loads: dict[tuple, list] = {}  # a window's sessions, read once (an observation's rows share it)
+
+    def loads(self, low: float | None, high: float, target: str) -> list[tuple[float, frozenset]]:
+        """(start, the entries it loaded of `target`, as shown) of each session started in (low, high]
+        that loaded that store, oldest first."""
+        got = self._loads.get((low, high, target))
+        if got is None:
+            got = self._loads[(low, high, target)] = [
+                (s.started_at, frozenset(s.loaded.entries(target))) for s in self.ev.loads(low, high)
+                if s.loaded is not None and s.started_at is not None]
+        return got
 
     def bracket(self, target: str, changes: Sequence[tuple], low: float | None, high: float
                 ) -> tuple[float | None, float]:
@@ -120,14 +131,8 @@ class _Attributor:
         olds = {show(target, b) for b, a in changes if b is not None and a is None}
         if low is None or not news and not olds:
             return low, high
-        for s in self.ev.loads(low, high):
-            if s.loaded is None or s.loaded.block(target) is None and not news:
-                continue
-            shown = s.loaded.entries(target)
-            start = s.started_at
-            if start is None:
-                continue
-            has_all = news <= set(shown) and not (olds & set(shown))
+        for start, shown in self.loads(low, high, target):
+            has_all = news <= shown and not (olds & shown)
             if has_all:
                 return low, min(high, start)  # sessions come oldest first: the first to load it
             low = start if low is None else max(low, start)

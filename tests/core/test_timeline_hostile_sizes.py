@@ -67,8 +67,9 @@ def test_a_one_megabyte_store_of_tiny_entries_reconciles_in_one_pass(tmp_path, w
     _, tl = timeline(home, cache=False)
     assert whole_store_reads["n"] <= 12
     assert len(tl.blame("memory")) == 122_000 and tl.blame("memory")[0].origin is not None
-    outside = [w for w in tl.writes if w.by == "unknown"]
-    assert len(outside) == 1 and len(outside[0].changes) == 121_999
+    outside = [w for w in tl.writes if w.by == "unknown"]  # one observation: a row per change
+    assert len(outside) == 121_999 and {w.id.split(".")[0] for w in outside} == {"x1"}
+    assert all(len(w.changes) == 1 for w in outside) and len(outside[0].log) == 2 * 121_999
 
 
 def test_a_cache_over_its_limit_is_not_kept_and_the_cli_says_so(tmp_path, monkeypatch):
