@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass, field
-from typing import Callable, Iterable
+from typing import Callable, Iterable, NamedTuple
 
 from core.sessions.db import as_epoch
 from core.snapshots.blocks import MAX_PROMPT_CHARS, Loaded, parse
@@ -32,9 +32,9 @@ TOO_LONG = "its stored prompt is too long to be Hermes's"
 NO_BLOCKS = "its stored prompt holds no memory blocks hmc can check"
 
 
-@dataclass(frozen=True)
-class SessionLoad:
-    """One session, and the memory it loaded (None: not known, `unknown` says why)."""
+class SessionLoad(NamedTuple):
+    """One session, and the memory it loaded (None: not known, `unknown` says why). A named tuple:
+    one is made per session of state.db (100,000 and more), and a tuple is the cheapest to make."""
 
     id: str
     source: str
@@ -148,8 +148,17 @@ class _Parser:
 
     def __init__(self) -> None:
         self.loaded: dict[tuple, Loaded] = {}
+        self._last: tuple[object, tuple] | None = None  # 0.19's inline prompts: the same text, session after session
 
     def __call__(self, raw: object) -> tuple[Loaded | None, str | None]:
+        last = self._last
+        if last is not None and raw is not None and last[0] == raw:
+            return last[1]
+        got = self._parse(raw)
+        self._last = (raw, got)
+        return got
+
+    def _parse(self, raw: object) -> tuple[Loaded | None, str | None]:
         text, why = _decode(raw)
         if text is None:
             return None, why
@@ -194,6 +203,7 @@ def read(conn: sqlite3.Connection, session_columns: frozenset[str],
     by_hash: dict[str, tuple[Loaded | None, str | None]] = {}
     out = []
     # streamed, never fetched whole: 0.19's inline prompts are tens of KB a session
+    make = SessionLoad._make
     for sid, source, title, started, ended, reason, active, parent, chat, ref, body in conn.execute(
             f"SELECT {_columns(session_columns)}, {prompt} FROM sessions s {where} ORDER BY s.started_at, s.id",
             params):
@@ -205,11 +215,15 @@ def read(conn: sqlite3.Connection, session_columns: frozenset[str],
                 got = by_hash[ref] = parse_one(prompts.pop(ref)) if ref in prompts else (None, MISSING_ROW)
         else:
             got = parse_one(body)
-        out.append(SessionLoad(
-            id=str(sid), source=str(source or ""), title=str(title or ""), started_at=as_epoch(started),
-            ended_at=as_epoch(ended), end_reason=reason if isinstance(reason, str) else None,
-            last_active=as_epoch(active), parent_session_id=parent if isinstance(parent, str) else None,
-            chat=str(chat) if chat is not None else "", loaded=got[0], unknown=got[1]))
+        out.append(make((
+            sid if type(sid) is str else str(sid), source if type(source) is str else str(source or ""),
+            title if type(title) is str else str(title or ""),
+            # Hermes's REAL seconds taken as they are (a NaN or an absurd value fails the range: as_epoch's None)
+            started if type(started) is float and -1e11 <= started <= 1e11 else as_epoch(started),
+            ended if type(ended) is float and -1e11 <= ended <= 1e11 else as_epoch(ended),
+            reason if isinstance(reason, str) else None,
+            active if type(active) is float and -1e11 <= active <= 1e11 else as_epoch(active),
+            parent if isinstance(parent, str) else None, str(chat) if chat is not None else "", got[0], got[1])))
     return Snapshots(out, "table" if hashed else "inline" if inline else "none")
 
 
