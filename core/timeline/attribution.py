@@ -42,6 +42,9 @@ from core.timeline.model import Divergence
 from core.timeline.writes import Writes
 
 REVIEW_SOURCE = "background review"
+# The review's log line comes after its write lands (measured on 0.22.2: the file's mtime 2 ms before
+# the `tool memory completed` line), so a line up to this long after the change was seen still counts.
+LOG_AFTER_WRITE = 30.0
 NO_CALL = "no recorded call"
 
 
@@ -158,7 +161,7 @@ class _Attributor:
             return Finding("approved", call.session_id,
                            f"the agent, staged in session {call.session_id}, approved in Hermes", call,
                            at=max(high, call.timestamp or high))
-        writes = [w for w in self.ev.review_writes() if (low is None or w[0] > low) and w[0] <= high]
+        writes = [w for w in self.ev.review_writes() if (low is None or w[0] > low) and w[0] <= high + LOG_AFTER_WRITE]
         if writes:
             sessions = list(dict.fromkeys(sid for _, sid in writes))
             names = ", ".join(sessions[:3]) + (f" and {len(sessions) - 3} more" if len(sessions) > 3 else "")

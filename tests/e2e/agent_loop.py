@@ -243,6 +243,25 @@ def run_hermes(home: Path, prompt: str, server: ScriptedModel, *, profile: str |
     raise AssertionError("unreachable")
 
 
+def memory_approve_in_hermes(home: Path, record_id: str, *, venv: Path | None = None,
+                             user_home: Path | None = None) -> str:
+    """`/memory approve <id>` as the gateway runs it (0.22.2's gateway/slash_commands.py: a freshly
+    loaded on-disk store and the shared write-approval handler), in the release's own process.
+    Returns the handler's reply."""
+    venv = venv or hermes_venv()
+    user = user_home or home.with_name(home.name + ".user")
+    code = ("import sys\n"
+            "from tools import write_approval as wa\n"
+            "from tools.memory_tool import load_on_disk_store\n"
+            "from hermes_cli.write_approval_commands import handle_pending_subcommand\n"
+            "print(handle_pending_subcommand(wa.MEMORY, ['approve', sys.argv[1]], memory_store=load_on_disk_store()))\n")
+    proc = subprocess.run([str(venv_python(venv)), "-c", code, record_id], capture_output=True, text=True,
+                          env=_agent_env(home, user, venv), timeout=120, stdin=subprocess.DEVNULL, cwd=home)
+    if proc.returncode != 0:
+        raise AssertionError(f"/memory approve failed ({proc.returncode}): {proc.stderr[-2000:]}")
+    return proc.stdout
+
+
 def _prepare(home: Path, server: ScriptedModel, config: dict | None, profile: str | None,
              venv: Path | None, user_home: Path | None) -> tuple[Path, Path]:
     """Write the config; the venv and the user folder (``<home>.user`` unless given) to run with."""
