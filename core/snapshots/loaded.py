@@ -237,3 +237,36 @@ def _prompts(conn: sqlite3.Connection, hashes: Iterable[str]) -> dict[str, objec
                 part):
             out[key] = raw
     return out
+
+
+def first_loading(conn: sqlite3.Connection, session_columns: frozenset[str], target: str, shown: str,
+                  before: float) -> tuple[float | None, float] | None:
+    """When `shown` (an entry as the prompt shows it) first reached `target`'s block: (the start of
+    the session before that one, or None; the start of the first session, at or before `before`,
+    whose stored prompt loaded it). None: no stored prompt shows it. The prompts holding the text
+    are found by SQLite (0.20+: in the deduplicated table, then their sessions), and each candidate
+    is parsed to check the text is an entry of that block, not just somewhere in the prompt."""
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if "system_prompts" in tables and "system_prompt_hash" in session_columns:
+        hashes = [h for (h,) in conn.execute("SELECT hash FROM system_prompts WHERE instr(prompt, ?) > 0", (shown,))]
+        candidates: list = []
+        for i in range(0, len(hashes), BATCH):
+            part = hashes[i:i + BATCH]
+            candidates += conn.execute(
+                f"SELECT s.started_at, p.prompt FROM sessions s JOIN system_prompts p ON p.hash = s.system_prompt_hash "
+                f"WHERE s.system_prompt_hash IN ({', '.join('?' * len(part))}) AND s.started_at <= ? "
+                f"ORDER BY s.started_at LIMIT 20", (*part, before)).fetchall()
+        candidates.sort(key=lambda row: as_epoch(row[0]) or 0.0)
+    elif "system_prompt" in session_columns:
+        candidates = conn.execute("SELECT started_at, system_prompt FROM sessions WHERE instr(system_prompt, ?) > 0 "
+                                  "AND started_at <= ? ORDER BY started_at LIMIT 20", (shown, before)).fetchall()
+    else:
+        return None
+    parse_one = _Parser()
+    for started, raw in candidates[:20]:
+        loaded, _ = parse_one(raw)
+        at = as_epoch(started)
+        if loaded is not None and at is not None and shown in loaded.entries(target):
+            row = conn.execute("SELECT MAX(started_at) FROM sessions WHERE started_at < ?", (started,)).fetchone()
+            return (as_epoch(row[0]) if row else None), at
+    return None

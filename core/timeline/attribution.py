@@ -13,9 +13,10 @@ call in state.db and no hmc write explains. Most of them are Hermes's own (HERME
 - **Anything else** is "written between A and B, by no recorded call": never called a hand edit,
   since hmc can't tell one from another tool or a write Hermes doesn't log.
 
-A credited write takes the time the evidence gives (the review's log line; for an approval, the
-first session that loaded its text, else when the files showed it), which stays inside its
-window: the store's writes stay in time order. A change's window starts at the last write the
+A credited write takes the time the evidence gives (the review's log line; for an approval or a
+change nothing explains, the first session that loaded its text, else when the files showed it) as
+its `timestamp`, never later than where the replay saw it (`Write.seen_at`, which a store's state at
+a moment and the usage chart go by). A change's window starts at the last write the
 history knows on that store (the state the replay
 holds is certain up to there) and ends where the change was seen; the sessions' loaded snapshots
 narrow it (core.snapshots.loaded): a session that started without the new text puts the start
@@ -33,7 +34,7 @@ read only when one needs it), never cached with the replay.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Sequence
 
 from core import timefmt
@@ -46,6 +47,7 @@ REVIEW_SOURCE = "background review"
 # the `tool memory completed` line), so a line up to this long after the change was seen still counts.
 LOG_AFTER_WRITE = 30.0
 NO_CALL = "no recorded call"
+MAX_LOOKBACKS = 16  # per build: searches of the stored prompts for a text older than its window
 
 
 @dataclass
@@ -59,6 +61,9 @@ class Evidence:
     loads: Callable[[float | None, float], Sequence] = lambda low, high: ()  # sessions started in (low, high]
     pruned_before: float | None = None  # Hermes pruned the sessions inactive before this
     shown: Callable[[str, str], str] = lambda target, text: text  # an entry as the prompt shows it (blocked: its notice)
+    # (target, text as shown, before) -> (start of the session before, start of the first session that
+    # loaded it), or None
+    first_loading: Callable[[str, str, float], tuple | None] = lambda target, shown, before: None
     _reviews: Sequence[tuple[float, str]] | None = None
 
     def review_writes(self) -> Sequence[tuple[float, str]]:
@@ -113,6 +118,7 @@ class _Attributor:
     def __init__(self, evidence: Evidence):
         self.ev = evidence
         self._loads: dict[tuple, list] = {}  # a window's sessions, read once (an observation's rows share it)
+        self.lookbacks = 0
 
     def loads(self, low: float | None, high: float, target: str) -> list[tuple[float, frozenset]]:
         """(start, the entries it loaded of `target`, as shown) of each session started in (low, high]
@@ -134,9 +140,16 @@ class _Attributor:
         olds = {show(target, b) for b, a in changes if b is not None and a is None}
         if low is None or not news and not olds:
             return low, high
-        for start, shown in self.loads(low, high, target):
+        for k, (start, shown) in enumerate(self.loads(low, high, target)):
             has_all = news <= shown and not (olds & shown)
             if has_all:
+                if k == 0 and len(news) == 1 and not olds and self.lookbacks < MAX_LOOKBACKS:
+                    # already loaded by the window's first session: the text is older than the history
+                    # thought (a change no call counted); when did a session first load it?
+                    self.lookbacks += 1
+                    found = self.ev.first_loading(target, next(iter(news)), start)
+                    if found is not None:
+                        return found
                 return low, min(high, start)  # sessions come oldest first: the first to load it
             low = start if low is None else max(low, start)
         return low, high
@@ -172,11 +185,12 @@ class _Attributor:
         pruned = self.ev.pruned_before
         if low is None:
             return Finding("unexplained", None, f"written before {_when(high)}, before the history begins, "
-                                                f"by {NO_CALL}")
+                                                f"by {NO_CALL}", at=high)
         if pruned is not None and low < pruned:
             return Finding("unexplained", None, f"written between {_when(low)} and {_when(high)}, in the span whose "
-                                                f"sessions Hermes pruned, by {NO_CALL}")
-        return Finding("unexplained", None, f"written between {_when(low)} and {_when(high)}, by {NO_CALL}", gap=True)
+                                                f"sessions Hermes pruned, by {NO_CALL}", at=high)
+        return Finding("unexplained", None, f"written between {_when(low)} and {_when(high)}, by {NO_CALL}",
+                       gap=True, at=high)
 
 
 def attribute(writes: Writes, outside: Sequence[tuple], divergences: Sequence[Divergence],
@@ -188,6 +202,8 @@ def attribute(writes: Writes, outside: Sequence[tuple], divergences: Sequence[Di
     gaps: set[str] = set()
     for i, xid, target, low, ts, changes in outside:
         found = who.find(target, changes, low, ts)
+        if found.at is not None and found.at > ts:  # a log line a moment after the write: seen by then
+            found = replace(found, at=ts)
         if found.gap:
             gaps.add(xid.split(".")[0])  # one observation's rows (x3, x3.2…): a gap if any of them is
         if found.kind == "approved":
@@ -198,7 +214,7 @@ def attribute(writes: Writes, outside: Sequence[tuple], divergences: Sequence[Di
         elif found.kind == "review":
             writes.credit(i, by="agent", source=REVIEW_SOURCE, session_id=found.session_id, detail=found.detail,
                           note=None, timestamp=found.at)
-        else:
-            writes.credit(i, note=found.detail)  # its detail stays where the change was seen
+        else:  # its detail stays where the change was seen; its time, by when it was there at the latest
+            writes.credit(i, note=found.detail, timestamp=found.at)
     # a divergence stays when nothing explains its outside write (a count no outside write followed, too)
     return [d for d in divergences if d.outside is None or d.outside in gaps]

@@ -60,7 +60,7 @@ class Timeline:
 
     # -- queries -----------------------------------------------------------------------------------
     def log(self, target: str | None = None, since=None, until=None, source: str | None = None) -> list[Write]:
-        """Every write, oldest first; `since`/`until` take a datetime, a date (whole days) or Unix
+        """Every write, oldest first (by time, then replay order); `since`/`until` take a datetime, a date (whole days) or Unix
         seconds; `source` matches `by` (agent, hmc, unknown) or the session's source (telegram…)."""
         start, end = as_epoch(since), as_epoch(until, end_of_day=True)
         out = []
@@ -74,6 +74,9 @@ class Timeline:
             if source and source not in (w.by, w.source):
                 continue
             out.append(w)
+        # in time order: a write credited from evidence (core.timeline.attribution) takes the time the
+        # evidence gives, earlier than where the replay saw it (a stable sort: ties keep replay order)
+        out.sort(key=operator.attrgetter("timestamp"))
         return out
 
     def write(self, write_id: str) -> Write:
@@ -401,6 +404,15 @@ def _evidence(curator: "Curator", harvest) -> Evidence:
     source read when first needed."""
     from core.timeline import agent_log
 
+    def first_loading(target, shown, before):
+        from core.snapshots.loaded import first_loading as find
+
+        try:
+            return curator.sessions.read_with(lambda conn, schema: find(conn, schema.session_columns, target, shown,
+                                                                        before))
+        except Exception:  # noqa: BLE001 - an unreadable state.db narrows nothing
+            return None
+
     def loads(low, high):
         from core.snapshots.loaded import read
 
@@ -422,7 +434,8 @@ def _evidence(curator: "Curator", harvest) -> Evidence:
     return Evidence(staged=dict(harvest.staged), waiting=waiting, sources=harvest.sources,
                     shown=lambda target, text: prompt_entries(target, [text], curator.release)[0],
                     reviews=lambda: agent_log.read(curator.home.root / "logs").writes,
-                    loads=loads if curator.home.state_db.is_file() else (lambda low, high: ()), pruned_before=pruned)
+                    loads=loads if curator.home.state_db.is_file() else (lambda low, high: ()), pruned_before=pruned,
+                    first_loading=first_loading)
 
 
 __all__ = ["Blame", "Diff", "Divergence", "RollbackConflict", "Timeline", "TimelineError", "Write",

@@ -49,6 +49,13 @@ class Write:
     detail: str | None = None  # hmc's journal detail / tag
     log: tuple = ()  # what it did to the replay's store (core.timeline.state): `before`/`after` come from it
     history: object = field(default=None, repr=False)  # the writes.Writes it belongs to (None: on its own)
+    seen: float | None = field(default=None, repr=False)  # where the replay put it, when evidence moved `timestamp`
+
+    @property
+    def seen_at(self) -> float:
+        """The write's place in the replay's time (what a store's state at a moment is built from);
+        `timestamp` is when it was written, which evidence may put earlier (core.timeline.attribution)."""
+        return self.timestamp if self.seen is None else self.seen
 
     @property
     def changed(self) -> bool:
@@ -65,7 +72,7 @@ class Write:
         return self.history.entries(self, after=True) if self.history is not None else ()
 
     def row(self) -> tuple:
-        """The cache's form: every field but `history`, in order."""
+        """The cache's form: every field but `history` and `seen`, in order."""
         return (self.id, self.timestamp, self.by, self.source, self.target, self.action, self.session_id,
                 self.message_id, self.old_text, self.content, self.operations, self.changes, self.note,
                 self.detail, self.log)
@@ -84,7 +91,7 @@ class Write:
                 "timestamp": self.timestamp, "source": self.source, "by": self.by}
 
 
-ROW = len(Write.__dataclass_fields__) - 1  # a cached row: every field but `history`
+ROW = len(Write.__dataclass_fields__) - 2  # a cached row: every field but `history` and `seen`
 
 
 class Blame:

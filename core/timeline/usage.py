@@ -97,9 +97,10 @@ def usage_series(tl: Timeline, target: str, limit: int, *, today: date | None = 
     """`target`'s usage per week, from the week of its first write to `today`'s week (default: the
     last write's); weeks without writes carry the usage before them."""
     log = list(writes) if writes is not None else tl.log(target)
+    log.sort(key=lambda w: w.seen_at)  # the replay's order (log() lists by when written)
     by_week: dict[date, list[Write]] = {}
     for w in log:
-        week = week_of(w.timestamp)
+        week = week_of(w.seen_at)  # the replay's time: what the store held then is its state after w
         if week is not None:
             by_week.setdefault(week, []).append(w)
     if not by_week:

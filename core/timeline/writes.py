@@ -121,7 +121,7 @@ class Writes:
         self._made.pop(i, None)
 
     def field(self, i: int, k: int):
-        """Field `k` (Write.row's order) of write `i`, without making the Write."""
+        """Field `k` (Write.row's order) of write `i`, without making the Write (as credited)."""
         credit = self._credit.get(i)
         if credit is not None and k in credit:
             return credit[k]
@@ -138,9 +138,12 @@ class Writes:
             row = [c[i] for c in self._columns()] if i < n else [c[i - n] for c in self._new]
             if row[CHANGES] is None:
                 row[CHANGES] = _added(row[LOG])
+            seen = None
             for k, value in self._credit.get(i, {}).items():
+                if k == 1 and value != row[1]:
+                    seen = row[1]
                 row[k] = value
-            w = Write(*row, history=self)
+            w = Write(*row, history=self, seen=seen)
             self._made[i] = w
             self._position[id(w)] = i
         return w
@@ -191,13 +194,12 @@ class Writes:
     def scan(self) -> Iterator[tuple[int, float, str, str]]:
         """(index, timestamp, target, id) of each write, without building Write objects."""
         i = 0
-        cols = self._columns()
-        credit = self._credit
+        cols = self._columns()  # the replay's times (in order), not the ones evidence credits
         for ts, target, wid in zip(cols[1], cols[4], cols[0]):
-            yield i, (credit[i].get(1, ts) if i in credit else ts), target, wid
+            yield i, ts, target, wid
             i += 1
         for ts, target, wid in zip(self._new[1], self._new[4], self._new[0]):
-            yield i, (credit[i].get(1, ts) if i in credit else ts), target, wid
+            yield i, ts, target, wid
             i += 1
 
     def _log(self, i: int) -> tuple[str, tuple]:

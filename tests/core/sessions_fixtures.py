@@ -219,9 +219,10 @@ def build_db(
 
 
 def fingerprint(path: Path) -> tuple[str, tuple[str, ...]]:
-    """sha256 of the db file and the names in its folder (to catch new -wal/-shm files)."""
+    """sha256 of the db file and the names in its folder (to catch new -wal/-shm files; hmc's identity
+    marker, which its first write of its own state makes, is no side file of the database)."""
     digest = hashlib.sha256(Path(path).read_bytes()).hexdigest() if Path(path).is_file() else ""
-    return digest, tuple(sorted(os.listdir(Path(path).parent)))
+    return digest, tuple(sorted(n for n in os.listdir(Path(path).parent) if n != ".hmc-home"))
 
 
 def message_id(path: Path, content_start: str) -> int:

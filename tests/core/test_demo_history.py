@@ -57,7 +57,9 @@ def test_replay_gives_the_files_and_credits_what_state_db_doesnt_record(timeline
     approved = by_text[text_of("vague")]
     assert approved.by == "agent" and approved.source == "discord" and approved.message_id is not None
     assert approved.detail == f"the agent, staged in session {approved.session_id}, approved in Hermes"
-    assert timeline.state_at(max(w.timestamp for w in outside)) == {t: files(t) for t in ("memory", "user")}
+    # the store as the files show it from where the replay saw these changes (the files now)
+    assert timeline.state_at(max(w.seen_at for w in outside)) == {t: files(t) for t in ("memory", "user")}
+    assert all(w.timestamp <= w.seen_at for w in outside)  # evidence dates a write earlier, never later
 
 
 def test_blame_names_an_agent_write_for_every_other_entry(timeline):

@@ -64,7 +64,7 @@ def test_today_extends_the_series_and_no_writes_is_empty(tmp_path):
 def test_shrinking_writes_grow_nothing_and_hand_edits_are_named():
     def w(ts, before, after, by="agent", sid="s", source="cli"):
         # a write's before/after come from its history's logs: a stand-in carries them itself
-        return SimpleNamespace(id="x", timestamp=ts, by=by, source=source, target="memory", action="edit",
+        return SimpleNamespace(id="x", timestamp=ts, seen_at=ts, by=by, source=source, target="memory", action="edit",
                                session_id=sid if by == "agent" else None, before=tuple(before), after=tuple(after))
 
     writes = [w(T0, [], ["a" * 50]), w(T0 + 60, ["a" * 50], ["a" * 10]),

@@ -44,7 +44,7 @@ def write_row(w) -> OneLine:
 
     verb = w.action.split(" ", 1)[0]  # "approve 8e2fa074": the record id is in the detail, not the column
     row = Text(f"{timefmt.local_time(w.timestamp)}  {FILE_NAMES[w.target]:<9} {verb:<8.8} ", style="")
-    row.append_text(literal(f"{masked(who(w)):<10.10}", "bold" if w.by == "agent" else "dim"))
+    row.append_text(literal(f"{masked(who(w)):<17.17}", "bold" if w.by == "agent" else "dim"))
     if w.changes:
         old, new = w.changes[0]
         sign, text, style = ("+", new, "green") if new is not None else ("-", old, "red")
@@ -92,7 +92,10 @@ def write_detail(w) -> Text:
         out.append(" · session ", style="dim")
         out.append_text(literal(masked(w.session_id), "dim"))
     out.append("\n")
-    if w.by in ("hmc", "unknown") and w.detail:  # hmc's tag; where an outside change was seen
+    if w.by == "unknown" and w.note:  # when, at the latest, and that nothing recorded it
+        out.append_text(literal(w.note, "dim"))
+        out.append("\n")
+    if w.detail:  # hmc's tag; the evidence that credits a write; where an outside change was seen
         out.append_text(literal(w.detail, "dim"))
         out.append("\n")
     out.append("\n")
@@ -105,9 +108,9 @@ def write_detail(w) -> Text:
         out.append("\n\nNote: ", style="bold yellow")
         out.append_text(literal(w.note, "yellow"))
     out.append("\n\n")
-    if w.by == "unknown":
-        out.append("A change made outside the agent and hmc can't be rolled back: edit the entry in memory mode.",
-                   style="dim")
+    if w.by == "unknown" or w.id.startswith("x"):
+        out.append("A change seen in the files, made by no recorded call, can't be rolled back: edit the entry in "
+                   "memory mode.", style="dim")
     elif w.changes:
         out.append("R rolls this write back (a new write; u undoes it).", style="dim")
     return out
