@@ -5,6 +5,8 @@ from logs/agent.log) and a record approved in Hermes (credited to its staging ca
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
+
 import pytest
 
 from core.curator import open_curator
@@ -48,9 +50,12 @@ def test_replay_gives_the_files_and_credits_what_state_db_doesnt_record(timeline
     outside = [w for w in timeline.log() if w.action == "outside"]
     by_text = {w.changes[0][1]: w for w in outside}
     assert set(by_text) == {text_of(k) for k in (*HAND, *UNRECORDED)}
-    for key in HAND:  # typed by hand: nothing explains them
+    day0 = datetime(demo.DEMO_TODAY.year, demo.DEMO_TODAY.month, demo.DEMO_TODAY.day, tzinfo=timezone.utc).timestamp()
+    for key, days in (("ssh", 60), ("emoji", 45)):  # typed by hand after s08 and s11: nothing explains them
         w = by_text[text_of(key)]
         assert w.by == "unknown" and w.note.endswith("by no recorded call") and "hand edit" not in w.note
+        # dated by the sessions' stored prompts: the first that loaded it started right after that session
+        assert 0 < w.timestamp - (day0 - days * 86400) < 2 * 86400, (key, w.note)
     review = by_text[text_of("relative")]
     assert (review.by, review.source) == ("agent", "background review")
     assert review.detail.startswith(f"background review of session {review.session_id} (logs/agent.log")
