@@ -274,3 +274,31 @@ def test_a_change_before_the_history_or_in_the_pruned_span_is_no_gap(tmp_path):
     tl = build_timeline(curator(home, Clock(T0 + 4000)))
     b = tl.blame("memory")[0]
     assert "before the history begins" in b.first_seen.note and not tl.divergences
+
+
+@pytest.mark.parametrize("inline", [False, True], ids=["0.22 table", "0.19 inline"])
+def test_the_first_session_that_loaded_a_text_is_found_in_the_stored_prompts(tmp_path, inline):
+    """first_loading: the prompts holding the text are found by SQLite, and each is parsed: a text
+    that only appears elsewhere in a prompt (the user block, the persona) is not "loaded"."""
+    from core.snapshots.loaded import first_loading
+    from tests.core.snapshot_fixtures import make_db, prompt, sha
+
+    text = "Deploys go out on Thursdays."
+    elsewhere = prompt(["Other."], [text])  # in USER, not MEMORY
+    before = prompt(["Other."])
+    loaded = prompt(["Other.", text])
+    rows, prompts = [], {}
+    for n, p in enumerate([before, elsewhere, before, loaded, loaded]):
+        row = {"id": f"s{n}", "source": "cli", "started_at": T0 + 100 * n}
+        if inline:
+            row["system_prompt"] = p
+        else:
+            row["system_prompt_hash"] = sha(p)
+            prompts[sha(p)] = p
+        rows.append(row)
+    conn = make_db(tmp_path / "state.db", rows, list(prompts.items()), inline=inline)
+    cols = frozenset(r[1] for r in conn.execute("PRAGMA table_info(sessions)"))
+    assert first_loading(conn, cols, "memory", text, T0 + 1000) == (T0 + 200, T0 + 300)
+    assert first_loading(conn, cols, "user", text, T0 + 1000) == (T0, T0 + 100)
+    assert first_loading(conn, cols, "memory", text, T0 + 250) is None  # none before then
+    assert first_loading(conn, cols, "memory", "never there", T0 + 1000) is None
