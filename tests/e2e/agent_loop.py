@@ -312,7 +312,12 @@ def _run(argv: list[str], env: dict, cwd: Path, timeout: float) -> tuple[subproc
     except subprocess.TimeoutExpired:
         timed_out = True
         _kill_group(proc)
-        out, err = proc.communicate()
+        try:  # a process that left the group (setsid) may still hold the pipes: don't wait on it
+            out, err = proc.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+            out, err = "", ""
         err += f"\n[harness] killed after {timeout}s"
     _kill_group(proc)  # anything the run left behind in its group
     return subprocess.CompletedProcess(argv, proc.returncode, out, err), timed_out
@@ -386,7 +391,7 @@ class _Terminal:
                 except subprocess.TimeoutExpired:
                     killed = True
                     _kill_group(self.proc)
-                    self.proc.wait()
+                    self.proc.wait(timeout=30)
         _kill_group(self.proc)
         self._reader.join(timeout=2)
         os.close(self._master)

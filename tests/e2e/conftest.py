@@ -5,9 +5,20 @@ from __future__ import annotations
 import pytest
 
 
+# The suite's per-test timeout (pyproject: 600 s) is for a hang. An e2e test may first build the
+# agent's venv (two steps of up to agent_loop.INSTALL_TIMEOUT each), then drive several agent runs.
+E2E_TIMEOUT = 2400
+
+
 def pytest_configure(config):
     config.addinivalue_line(
         "markers", "e2e: runs the real Hermes agent loop (a cached venv) against a scripted model server")
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if "tests/e2e/" in item.nodeid and item.get_closest_marker("timeout") is None:
+            item.add_marker(pytest.mark.timeout(E2E_TIMEOUT))
 
 
 @pytest.fixture(scope="session")
