@@ -39,7 +39,7 @@ from typing import Callable, Sequence
 
 from core import timefmt
 from core.sessions.memory_calls import Call
-from core.timeline.model import Divergence
+from core.timeline.model import Divergence, change_summary
 from core.timeline.writes import Writes
 
 REVIEW_SOURCE = "background review"
@@ -199,13 +199,13 @@ def attribute(writes: Writes, outside: Sequence[tuple], divergences: Sequence[Di
     before it on that store, its time, its changes) to its writer (Writes.credit, no cached write decoded)
     and return the history gaps that remain (the divergences nothing explains)."""
     who = _Attributor(evidence)
-    gaps: set[str] = set()
+    gaps: dict[str, list] = {}  # observation (x3) -> the changes of its rows nothing explains
     for i, xid, target, low, ts, changes in outside:
         found = who.find(target, changes, low, ts)
         if found.at is not None and found.at > ts:  # a log line a moment after the write: seen by then
             found = replace(found, at=ts)
-        if found.gap:
-            gaps.add(xid.split(".")[0])  # one observation's rows (x3, x3.2…): a gap if any of them is
+        if found.gap:  # one observation's rows (x3, x3.2…): a gap if any of them is
+            gaps.setdefault(xid.split(".")[0], []).extend(changes)
         if found.kind == "approved":
             call = found.call
             writes.credit(i, by="agent", source=evidence.sources.get(call.session_id) or "agent",
@@ -216,5 +216,13 @@ def attribute(writes: Writes, outside: Sequence[tuple], divergences: Sequence[Di
                           note=None, timestamp=found.at)
         else:  # its detail stays where the change was seen; its time, by when it was there at the latest
             writes.credit(i, note=found.detail, timestamp=found.at)
-    # a divergence stays when nothing explains its outside write (a count no outside write followed, too)
-    return [d for d in divergences if d.outside is None or d.outside in gaps]
+    # a divergence stays when nothing explains its outside write (a count no outside write followed,
+    # too); an observation's own says what is left unexplained, not all it saw
+    kept = []
+    for d in divergences:
+        if d.outside is not None and d.write_id is None and d.outside in gaps:
+            head, _, _ = d.detail.rpartition(" (")
+            d = Divergence(d.target, None, f"{head} ({change_summary(gaps[d.outside])})", d.outside)
+        if d.outside is None or d.outside in gaps:
+            kept.append(d)
+    return kept

@@ -224,3 +224,12 @@ def as_epoch(when: float | int | datetime | date | None, end_of_day: bool = Fals
         moment = datetime.combine(when, dt_time.max if end_of_day else dt_time.min)
         return moment.timestamp()
     return float(when)
+
+
+def change_summary(changes: Sequence[tuple]) -> str:
+    """`2 added, 1 edited`: what a set of (before, after) changes did ("reordered" when none)."""
+    added = sum(1 for b, _ in changes if b is None)
+    removed = sum(1 for _, a in changes if a is None)
+    edited = sum(1 for b, a in changes if b is not None and a is not None)
+    parts = [f"{n} {what}" for n, what in ((added, "added"), (removed, "removed"), (edited, "edited")) if n]
+    return ", ".join(parts) or "reordered"

@@ -16,12 +16,13 @@ from core.pending.records import approved_by
 from core.store.journal import Record
 from core.store.memory import FILE_NAMES, TARGETS
 from core.sessions.memory_calls import Call
-from core.timeline.model import Divergence
+from core.timeline.model import Divergence, change_summary
 from core.timeline.state import SEP, Line, State, cache_columns, columns_from_cache
 from core.timeline.writes import Writes
 
 
 # -- the rebuild -------------------------------------------------------------------------------------
+
 
 class _Builder:
     def __init__(self, release: Release):
@@ -61,12 +62,7 @@ class _Builder:
             return
         touched, changes, log = state.morph(texts)
         self._outside += 1
-        added = sum(1 for b, _ in changes if b is None)
-        removed = sum(1 for _, a in changes if a is None)
-        edited = sum(1 for b, a in changes if b is not None and a is not None)
-        parts = [f"{n} {what}" for n, what in ((added, "added"), (removed, "removed"), (edited, "edited")) if n]
-        summary = ", ".join(parts) or "reordered"
-        detail = f"{where} shows changes no recorded write explains ({summary})"
+        detail = f"{where} shows changes no recorded write explains ({change_summary(changes)})"
         xid = f"x{self._outside}"
         # since the last write on this store; a store never written yet: since the history had begun
         # (a write on the other store), else None (before the history)

@@ -236,6 +236,18 @@ def test_a_review_outside_the_window_explains_nothing(reviewed):
     assert note.startswith("written between ") and note.endswith("by no recorded call")
 
 
+def test_a_gap_counts_only_what_nothing_explains(approvals):
+    home, _ = approvals  # one look at the files shows two adds: an approval in Hermes, and one nothing explains
+    (home / "pending" / "memory" / "aaaa0003.json").unlink()
+    write_files(home, ["Deploys go out on Thursdays.", "Staging DB is pg-14 on host db2.",
+                       "The on-call phone is in the red bag.", "Typed in by hand."])
+    tl = build_timeline(curator(home, Clock(T0 + 600)))
+    assert [d.detail for d in tl.divergences] == ["MEMORY.md as it is now shows changes no recorded write explains "
+                                                  "(1 added)"]
+    by = {b.text: b.first_seen.by for b in tl.blame("memory")}
+    assert by["The on-call phone is in the red bag."] == "agent" and by["Typed in by hand."] == "unknown"
+
+
 @pytest.mark.parametrize("kind", ["binary", "fifo", "folder", "huge", "dangling link", "cut line"])
 def test_a_log_hmc_cant_use_is_not_known_never_a_hang(reviewed, kind):
     home, _ = reviewed

@@ -104,8 +104,8 @@ def test_the_history_gaps_are_the_two_hand_edits(timeline):
         rows = [w for w in timeline.log() if w.id.split(".")[0] == group]
         assert any(w.by == "unknown" for w in rows)
     assert [d.detail for d in gaps if d.write_id is None] == [
-        "MEMORY.md as it is now shows changes no recorded write explains (2 added)",
-        "USER.md as it is now shows changes no recorded write explains (2 added)"]
+        "MEMORY.md as it is now shows changes no recorded write explains (1 added)",  # not the review's add
+        "USER.md as it is now shows changes no recorded write explains (1 added)"]  # nor the approval in Hermes
 
 
 def test_the_story_has_every_kind_of_write(timeline):
