@@ -1,5 +1,5 @@
 """How each store filled up: its usage after every write, in weekly buckets against its limit, with
-the writers (sessions, hmc, hand edits) that grew it most. Read-only on the rebuilt history
+the writers (sessions, the background review, hmc, changes by no recorded call) that grew it most. Read-only on the rebuilt history
 (core.timeline.history); `hmc log --chart` prints it and the TUI's timeline can draw it.
 
     series = usage_series(timeline, "memory", 2200, today=date.today())
@@ -97,10 +97,13 @@ def usage_series(tl: Timeline, target: str, limit: int, *, today: date | None = 
     """`target`'s usage per week, from the week of its first write to `today`'s week (default: the
     last write's); weeks without writes carry the usage before them."""
     log = list(writes) if writes is not None else tl.log(target)
-    log.sort(key=lambda w: w.seen_at)  # the replay's order (log() lists by when written)
+    # By when each write was written: a change the replay only saw later (an approval in Hermes, the
+    # background review, a change between two sessions) counts in the week the evidence dates it.
+    # Its size is carried as a difference, so the series still ends at what the store holds.
+    log.sort(key=lambda w: (w.timestamp, w.seen_at))
     by_week: dict[date, list[Write]] = {}
     for w in log:
-        week = week_of(w.seen_at)  # the replay's time: what the store held then is its state after w
+        week = week_of(w.timestamp)
         if week is not None:
             by_week.setdefault(week, []).append(w)
     if not by_week:
@@ -109,14 +112,14 @@ def usage_series(tl: Timeline, target: str, limit: int, *, today: date | None = 
     last = max(by_week)
     if today is not None:
         last = max(last, today - timedelta(days=today.weekday()))
-    buckets, chars = [], 0
+    buckets, chars = [], usage(by_week[first][0].before)
     week = first
     while week <= last:
         ws = by_week.get(week, [])
-        sizes = [usage(w.after) for w in ws]
-        start = usage(ws[0].before) if ws else chars
-        peak = max([start, *sizes])
-        chars = sizes[-1] if sizes else chars
+        peak = chars
+        for w in ws:
+            chars += usage(w.after) - usage(w.before)
+            peak = max(peak, chars)
         buckets.append(Bucket(week, chars, peak, len(ws), _grew(ws)))
         week += timedelta(days=7)
     return UsageSeries(target, limit, tuple(buckets))

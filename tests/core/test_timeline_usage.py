@@ -76,6 +76,23 @@ def test_shrinking_writes_grow_nothing_and_hand_edits_are_named():
     assert bucket.grew[0].label() == "no recorded call"
 
 
+def test_a_write_evidence_dates_earlier_counts_in_the_week_it_was_written():
+    def w(ts, seen, before, after, by="agent", source="cli"):
+        return SimpleNamespace(id="x", timestamp=ts, seen_at=seen, by=by, source=source, target="memory",
+                               action="edit", session_id="s" if by == "agent" else None,
+                               before=tuple(before), after=tuple(after))
+
+    week = 7 * 86400.0  # the review wrote in week 1; the replay saw it only after week 3's call
+    writes = [w(T0, T0, [], ["a" * 20]),
+              w(T0 + 3 * week, T0 + 3 * week, ["a" * 20], ["a" * 20, "c" * 10]),
+              w(T0 + week, T0 + 3 * week + 60, ["a" * 20, "c" * 10], ["a" * 20, "c" * 10, "b" * 30],
+                source="background review")]
+    buckets = usage_series(None, "memory", 100, writes=writes).buckets
+    assert [b.writes for b in buckets] == [1, 1, 0, 1]
+    assert [b.chars for b in buckets] == [20, 53, 53, 66]  # each size carried as a difference (a separator counts 3): it ends as now
+    assert buckets[1].grew[0].source == "background review" and buckets[1].grew[0].chars == 33
+
+
 def test_week_of_is_the_local_monday():
     monday = week_of(datetime(2026, 11, 19, 12).timestamp())
     assert monday == date(2026, 11, 16) and week_of(float("nan")) is None

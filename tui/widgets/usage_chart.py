@@ -13,6 +13,7 @@ from core.hermes.memory import FILE_NAMES, percent
 from tui.literal import masked
 
 LEVELS = "▁▂▃▄▅▆▇█"
+MIN_BARS = 12  # the weeks a line keeps before it names the latest growth
 
 
 def week_bar(chars: int, limit: int) -> tuple[str, str]:
@@ -41,8 +42,10 @@ def usage_lines(series: Sequence, width: int) -> Text:
         if filled is not None:
             tail.append(f" · 80% reached week of {filled.start.day} {filled.start:%b %Y}", style="dim")
         grew = next((g for b in reversed(s.buckets) for g in b.grew[:1]), None)
-        if grew is not None and width >= 100:
-            tail.append(f" · latest growth: {masked(grew.label())}", style="dim")
+        if grew is not None:  # only when it leaves room for MIN_BARS weeks on the line
+            growth = f" · latest growth: {masked(grew.label())}"
+            if width - 10 - tail.cell_len - len(growth) - 1 >= MIN_BARS:
+                tail.append(growth, style="dim")
         room = max(4, width - 10 - tail.cell_len - 1)
         for bucket in s.buckets[-room:]:
             cell, style = week_bar(bucket.chars, s.limit)
