@@ -394,7 +394,7 @@ async def test_hostile_session_sources_and_entries_stay_literal(hermes_home, mak
         text = shown(app.screen.query_one("#entries-memory"))
         assert "[bold red]tg[/]␛[31m" in text and "[link=https://x.example]click[/link]" in text
         screen = await open_timeline(app, pilot)
-        assert "[bold red] + [link=" in shown(screen.query_one("#tl-writes"))  # the writer column is 10 wide
+        assert "[bold red]tg[/]␛[ + [link=" in shown(screen.query_one("#tl-writes"))  # the writer column is 17 wide
         detail = " ".join(shown(screen.query_one("#tl-diff")).split())
         assert "[link=https://x.example]click[/link] ␛]52;c;aGk=␇" in detail and "([bold red]tg[/]␛[31m)" in detail
         screen.query_one("#tl-source").value = source

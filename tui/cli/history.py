@@ -15,8 +15,9 @@ from tui.cli.common import CliContext, CliError, add_reveal, literal, plainly, s
 def register(sub) -> None:
     p = sub.add_parser("log", help="every past write to MEMORY.md / USER.md (agent and hmc), oldest first",
                        description="Every past write, oldest first: the agent's memory tool calls (from state.db, "
-                       "replayed with Hermes's rules), hmc's own writes, and changes made outside both (a hand "
-                       "edit or an unrecorded write). Each has an id for `hmc rollback`.")
+                       "replayed with Hermes's rules), hmc's own writes, and changes seen only in the files, "
+                       "credited from what Hermes leaves (an approval in Hermes, its background review) or else "
+                       "marked as made by no recorded call. Each has an id for `hmc rollback`.")
     p.add_argument("--target", "-t", choices=TARGETS, help="only memory (MEMORY.md) or user (USER.md)")
     p.add_argument("--since", metavar="D", help="from this day (YYYY-MM-DD, or 7d / 2w / 3m / 1y ago)")
     p.add_argument("--until", metavar="D", help="up to and including this day (same forms as --since)")

@@ -52,7 +52,8 @@ Both files Hermes injects into every session. The gauge shows the label Hermes p
 was written · **i** the entry's history (its earlier texts and the sessions that wrote them) ·
 **Tab** other file · **t** the timeline of every write · **T** time travel: the stores as they were
 on a date, read-only (**n** diff with now, **Esc** back to now). The muted line under each entry says when it
-was added and by whom ("added 12 Oct · telegram · 3 revisions", "hand edit").
+was added and by whom ("added 12 Oct · telegram · 3 revisions", "no recorded call · by 16 Sep"), and how many
+sessions loaded it.
 **/** filters the entries of both files as you type (Enter keeps the filter, Esc clears it) ·
 **j**/**k**, **g**/**G** move in the list. Anywhere: **1**–**4** switch modes (memory, pending,
 search, review; **3** lands in the session search box) · **?** or **F1** this help · **ctrl+p**

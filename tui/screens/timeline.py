@@ -51,8 +51,9 @@ class TimelineScreen(ModeScreen):
     HELP = """\
 ## Timeline
 Every write to MEMORY.md and USER.md, newest first: the agent's memory tool calls (from state.db,
-replayed with your release's rules), hmc's own writes, and changes made outside both (a hand edit or
-an unrecorded write). Filter by file, writer and date (YYYY-MM-DD, or 7d / 2w / 3m / 1y ago).
+replayed with your release's rules), hmc's own writes, and changes seen only in the files: credited to
+Hermes when its evidence says so (an approval in Hermes, the background review), else "no recorded
+call". Filter by file, writer and date (YYYY-MM-DD, or 7d / 2w / 3m / 1y ago).
 **R** rolls the selected write back: it asks first and shows the change; the rollback is hmc's own
 write, so **u** undoes it. If the entries it touched have changed since, it says how and offers the
 edit dialog instead. **Esc** goes back.
@@ -261,7 +262,7 @@ edit dialog instead. **Esc** goes back.
             if w is None:
                 return "Roll back: no write selected"
             if w.by == "unknown" or w.id.startswith("x"):
-                return "Roll back: a change no recorded call made can't be rolled back; edit the entry"
+                return "Roll back: a change seen only in the files can't be rolled back; edit the entry"
             if not w.changes:
                 return "Roll back: this write changed nothing"
             return None

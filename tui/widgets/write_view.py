@@ -108,9 +108,12 @@ def write_detail(w) -> Text:
         out.append("\n\nNote: ", style="bold yellow")
         out.append_text(literal(w.note, "yellow"))
     out.append("\n\n")
-    if w.by == "unknown" or w.id.startswith("x"):
+    if w.by == "unknown":
         out.append("A change seen in the files, made by no recorded call, can't be rolled back: edit the entry in "
                    "memory mode.", style="dim")
+    elif w.id.startswith("x"):
+        out.append("Hermes made this change with no tool call of its own (hmc saw it in the files), so it can't "
+                   "be rolled back: edit the entry in memory mode.", style="dim")
     elif w.changes:
         out.append("R rolls this write back (a new write; u undoes it).", style="dim")
     return out
