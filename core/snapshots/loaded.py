@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, NamedTuple
+from typing import Callable, Iterable, NamedTuple, Sequence
 
 from core.sessions.db import as_epoch
 from core.snapshots.blocks import MAX_PROMPT_CHARS, Loaded, parse
@@ -181,50 +181,80 @@ def _columns(cols: frozenset[str]) -> str:
             f"{first(activity)}, {col('parent_session_id')}, {first(chat)}")
 
 
+def prompt_source(conn: sqlite3.Connection, session_columns: frozenset[str]) -> str:
+    """Where this database keeps its prompts: "table" (0.20+), "inline" (0.19 and older) or "none"."""
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if "system_prompts" in tables and "system_prompt_hash" in session_columns:
+        return "table"
+    return "inline" if "system_prompt" in session_columns else "none"
+
+
+class Reader:
+    """Reads sessions and what they loaded; what it parsed (each distinct prompt, each hash) is kept
+    between reads, so an update (core.snapshots.cache) parses only prompts it hasn't seen."""
+
+    def __init__(self, conn: sqlite3.Connection, session_columns: frozenset[str],
+                 loaded: Iterable[Loaded] = (), by_hash: dict[str, tuple[Loaded | None, str | None]] | None = None):
+        self.conn = conn
+        self.source = prompt_source(conn, session_columns)
+        self._select = (f"SELECT s.rowid, {_columns(session_columns)}, "
+                        + ("s.system_prompt_hash, " if self.source == "table" else "NULL, ")
+                        + ("CAST(s.system_prompt AS BLOB)" if "system_prompt" in session_columns else "NULL")
+                        + " FROM sessions s")
+        self.parse = _Parser()
+        for got in loaded:
+            self.parse.loaded.setdefault(got.key, got)
+        self.by_hash = by_hash if by_hash is not None else {}
+
+    def rows(self, where: str = "", params: Sequence = (), should_stop: Callable[[], bool] | None = None,
+             ordered: bool = True) -> tuple[list[int], list[SessionLoad]]:
+        """(rowids, sessions) of the sessions `where` selects (a clause on `s`), oldest first."""
+        conn, by_hash, parse_one = self.conn, self.by_hash, self.parse
+        prompts: dict[str, object] = {}
+        if self.source == "table":  # the prompts of hashes not seen yet, each read once
+            hashes = [r[0] for r in conn.execute(
+                f"SELECT DISTINCT system_prompt_hash FROM sessions s {where}"
+                f"{' AND' if where else ' WHERE'} typeof(system_prompt_hash) = 'text'", params)]
+            prompts = _prompts(conn, [h for h in hashes if h not in by_hash])
+        rowids: list[int] = []
+        out: list[SessionLoad] = []
+        make, keep = SessionLoad._make, rowids.append
+        # streamed, never fetched whole: 0.19's inline prompts are tens of KB a session
+        for rowid, sid, source, title, started, ended, reason, active, parent, chat, ref, body in conn.execute(
+                f"{self._select} {where}{' ORDER BY s.started_at, s.id' if ordered else ''}", params):
+            if should_stop is not None and should_stop():
+                break
+            if isinstance(ref, str):
+                got = by_hash.get(ref)
+                if got is None:
+                    got = by_hash[ref] = parse_one(prompts.pop(ref)) if ref in prompts else (None, MISSING_ROW)
+            else:
+                got = parse_one(body)
+            keep(rowid)
+            out.append(make((
+                sid if type(sid) is str else str(sid), source if type(source) is str else str(source or ""),
+                title if type(title) is str else str(title or ""),
+                # Hermes's REAL seconds taken as they are (a NaN or an absurd value fails the range: as_epoch's None)
+                started if type(started) is float and -1e11 <= started <= 1e11 else as_epoch(started),
+                ended if type(ended) is float and -1e11 <= ended <= 1e11 else as_epoch(ended),
+                reason if isinstance(reason, str) else None,
+                active if type(active) is float and -1e11 <= active <= 1e11 else as_epoch(active),
+                parent if isinstance(parent, str) else None, str(chat) if chat is not None else "", got[0], got[1])))
+        return rowids, out
+
+
 def read(conn: sqlite3.Connection, session_columns: frozenset[str],
          should_stop: Callable[[], bool] | None = None,
          started: tuple[float | None, float] | None = None) -> Snapshots:
     """Every session of the database `conn` opened (read-only), oldest first; with `started`
     (low, high), those started in (low, high] only (low None: from the first)."""
-    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    hashed = "system_prompts" in tables and "system_prompt_hash" in session_columns
-    inline = "system_prompt" in session_columns
-    prompt = (("s.system_prompt_hash, " if hashed else "NULL, ")
-              + ("CAST(s.system_prompt AS BLOB)" if inline else "NULL"))
     where, params = "", ()
     if started is not None:
         low, high = started
         where, params = ("WHERE s.started_at <= ?", (high,)) if low is None else \
             ("WHERE s.started_at > ? AND s.started_at <= ?", (low, high))
-    prompts = _prompts(conn, [r[0] for r in conn.execute(
-        f"SELECT DISTINCT system_prompt_hash FROM sessions s {where}"
-        f"{' AND' if where else ' WHERE'} typeof(system_prompt_hash) = 'text'", params)]) if hashed else {}
-    parse_one = _Parser()
-    by_hash: dict[str, tuple[Loaded | None, str | None]] = {}
-    out = []
-    # streamed, never fetched whole: 0.19's inline prompts are tens of KB a session
-    make = SessionLoad._make
-    for sid, source, title, started, ended, reason, active, parent, chat, ref, body in conn.execute(
-            f"SELECT {_columns(session_columns)}, {prompt} FROM sessions s {where} ORDER BY s.started_at, s.id",
-            params):
-        if should_stop is not None and should_stop():
-            break
-        if isinstance(ref, str):
-            got = by_hash.get(ref)
-            if got is None:
-                got = by_hash[ref] = parse_one(prompts.pop(ref)) if ref in prompts else (None, MISSING_ROW)
-        else:
-            got = parse_one(body)
-        out.append(make((
-            sid if type(sid) is str else str(sid), source if type(source) is str else str(source or ""),
-            title if type(title) is str else str(title or ""),
-            # Hermes's REAL seconds taken as they are (a NaN or an absurd value fails the range: as_epoch's None)
-            started if type(started) is float and -1e11 <= started <= 1e11 else as_epoch(started),
-            ended if type(ended) is float and -1e11 <= ended <= 1e11 else as_epoch(ended),
-            reason if isinstance(reason, str) else None,
-            active if type(active) is float and -1e11 <= active <= 1e11 else as_epoch(active),
-            parent if isinstance(parent, str) else None, str(chat) if chat is not None else "", got[0], got[1])))
-    return Snapshots(out, "table" if hashed else "inline" if inline else "none")
+    reader = Reader(conn, session_columns)
+    return Snapshots(reader.rows(where, params, should_stop)[1], reader.source)
 
 
 def _prompts(conn: sqlite3.Connection, hashes: Iterable[str]) -> dict[str, object]:
