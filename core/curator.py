@@ -98,10 +98,12 @@ class Curator:
         return SessionDB(self.home.state_db, release=self.release)
 
     def snapshots(self, should_stop: Callable[[], bool] | None = None) -> "Snapshots":
-        """What every session of state.db loaded (raises core.sessions.db.DatabaseError)."""
-        from core.snapshots.loaded import read
+        """What every session of state.db loaded (raises core.sessions.db.DatabaseError), read
+        through hmc's cache (core.snapshots.cache: a later run reads only the sessions that changed)."""
+        from core.snapshots import cache
 
-        return self.sessions.read_with(lambda conn, schema: read(conn, schema.session_columns, should_stop),
+        db = self.home.state_db
+        return self.sessions.read_with(lambda conn, schema: cache.read(db, conn, schema.session_columns, should_stop),
                                        should_stop)
 
     def now_entries(self) -> dict[str, tuple[str, ...] | None]:
