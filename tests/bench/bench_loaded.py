@@ -13,15 +13,17 @@ Prompts are built as the releases build them (core.hermes.memory.prompt_block fo
 persona before, the profile line and the start time after), the memory changing every 40 sessions
 and the start time every session's day, so 0.22's table holds one row per (memory, day). hmc's side
 parses each distinct prompt once and makes one record per session. Timed in alternating pairs; the
-median of the per-pair ratios is printed, then the cost after 100 more sessions (a second full
-read: the answers aren't cached between runs yet). Nothing is asserted. The databases are built in
-a temporary folder and removed.
+median of the per-pair ratios is printed. Then through hmc's cache (core.snapshots.cache, as hmc
+reads them): a cold build (no cache: read whole, then the cache written) against the bare scan, and
+the update after 100 more sessions (a day of use) against that cold build. Nothing is asserted. The
+databases and the cache are built in a temporary folder and removed.
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
+import os
 import random
 import sqlite3
 import statistics
@@ -34,6 +36,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from core.hermes import memory as hermes_memory  # noqa: E402
+from core.snapshots import cache  # noqa: E402
 from core.snapshots.loaded import read  # noqa: E402
 
 COLUMNS = ("id", "source", "title", "started_at", "ended_at", "end_reason", "last_activity_at",
@@ -106,11 +109,30 @@ def bare(con: sqlite3.Connection, layout: str) -> int:
     return total
 
 
+def _columns(layout: str) -> frozenset[str]:
+    return frozenset(COLUMNS) | {"system_prompt_hash" if layout == "0.22" else "system_prompt"}
+
+
 def ours(con: sqlite3.Connection, layout: str) -> int:
-    columns = frozenset(COLUMNS) | {"system_prompt_hash" if layout == "0.22" else "system_prompt"}
-    got = read(con, columns)
+    got = read(con, _columns(layout))
     assert all(s.loaded is not None for s in got.sessions), "a prompt hmc couldn't read"
     return len(got.sessions)
+
+
+def cached(path: Path, con: sqlite3.Connection, layout: str, cold: bool) -> int:
+    if cold:
+        cache.cache_path(path).unlink(missing_ok=True)
+    return len(cache.read(path, con, _columns(layout)).sessions)
+
+
+def add_a_day(path: Path, layout: str) -> None:
+    """100 more sessions, as a day of use adds (copies of the first 100, a later start)."""
+    prompt_col = "system_prompt_hash" if layout == "0.22" else "system_prompt"
+    with sqlite3.connect(path) as con:
+        con.execute("INSERT INTO sessions SELECT 'n' || id, source, title, started_at + 1e8, ended_at + 1e8, "
+                    "end_reason, last_activity_at + 1e8, parent_session_id, display_name, chat_id, "
+                    f"{prompt_col} FROM sessions WHERE id NOT LIKE 'n%' LIMIT 100")
+    con.close()
 
 
 def timed(fn, *args) -> float:
@@ -121,6 +143,7 @@ def timed(fn, *args) -> float:
 
 def run(layout: str, sessions: int, pairs: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
+        os.environ["XDG_CACHE_HOME"] = str(Path(tmp) / "cache")  # hmc's cache, never the user's
         path = Path(tmp) / "state.db"
         t0 = time.perf_counter()
         build(path, layout, sessions)
@@ -134,19 +157,28 @@ def run(layout: str, sessions: int, pairs: int) -> None:
             base_t.append(b), ours_t.append(h), ratios.append(h / b)
         print(f"  bare SQL scan of the prompt rows: {statistics.median(base_t) * 1000:8.0f} ms median")
         print(f"  hmc's read (every session's blocks): {statistics.median(ours_t) * 1000:8.0f} ms median")
-        print(f"  cold build / bare scan: {statistics.median(ratios):.2f}x (median of {pairs} pairs)")
+        print(f"  read / bare scan: {statistics.median(ratios):.2f}x (median of {pairs} pairs)")
+        cold_t, cold_ratios = [], []
+        for _ in range(pairs):
+            b, h = timed(bare, con, layout), timed(cached, path, con, layout, True)
+            cold_t.append(h), cold_ratios.append(h / b)
+        cold = statistics.median(cold_t)
+        print(f"  cold build through the cache (read whole, cache written): {cold * 1000:8.0f} ms median, "
+              f"{statistics.median(cold_ratios):.2f}x the bare scan")
         con.close()
-        more = sqlite3.connect(path)  # 100 more sessions, as a day of use adds
-        more.execute("INSERT INTO sessions SELECT 'n' || id, source, title, started_at + 1e8, ended_at + 1e8, "
-                     "end_reason, last_activity_at + 1e8, parent_session_id, display_name, chat_id, "
-                     f"{'system_prompt_hash' if layout == '0.22' else 'system_prompt'} FROM sessions LIMIT 100")
-        more.commit()
-        more.close()
-        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-        again = statistics.median(timed(ours, con, layout) for _ in range(pairs))
-        print(f"  after 100 more sessions: {again * 1000:.0f} ms ({again / statistics.median(ours_t):.0%} of the cold "
-              "build: read again whole)")
-        con.close()
+        updates = []
+        for _ in range(pairs):
+            with sqlite3.connect(path) as undo:  # the same 100 again each time: the cache a run before
+                undo.execute("DELETE FROM sessions WHERE id LIKE 'n%'")
+            con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+            cached(path, con, layout, True)
+            con.close()
+            add_a_day(path, layout)
+            con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+            updates.append(timed(cached, path, con, layout, False))
+            con.close()
+        again = statistics.median(updates)
+        print(f"  update after 100 more sessions: {again * 1000:.1f} ms median ({again / cold:.1%} of the cold build)")
 
 
 def main() -> None:
