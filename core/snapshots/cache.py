@@ -32,7 +32,8 @@ import os
 import sqlite3
 import sys
 from pathlib import Path
-from typing import Callable
+from itertools import repeat
+from typing import Callable, Iterable
 
 from core.hmc_cache import frame, framed_body, hmc_cache
 from core.snapshots.blocks import Block, Loaded
@@ -88,26 +89,24 @@ class Cached:
     """The cached state: rowids and sessions in order, the snapshots they share, parsed hashes."""
 
     def __init__(self, rowids: list[int], sessions: list[SessionLoad], by_hash: dict, source: str,
-                 changed: bool = True):
+                 changed: bool = True, snaps: Iterable[Loaded] = ()):
         self.rowids, self.sessions, self.by_hash, self.source = rowids, sessions, by_hash, source
         self.changed = changed  # False: the cache file already holds exactly this
+        self.snaps = snaps  # the distinct snapshots the sessions share (as read from the cache)
 
     def encode(self, key: dict, conn: sqlite3.Connection) -> bytes:
-        index: dict[int, int] = {}  # id(Loaded) -> its place in `snaps`
-        snaps: list = []
-
-        def ref(got: Loaded | None) -> int:
-            if got is None:
-                return -1
-            at = index.get(id(got))
-            if at is None:
-                at = index[id(got)] = len(snaps)
-                snaps.append((_block(got.memory), _block(got.user)))
-            return at
-
         columns = [list(c) for c in zip(*self.sessions)] if self.sessions else [[] for _ in range(FIELDS)]
-        columns[LOADED] = [ref(g) for g in columns[LOADED]]
-        hashes = {h: (ref(got), why) for h, (got, why) in self.by_hash.items()}
+        # each distinct snapshot once, named by its place (mapped in C: a cache of 100,000 sessions
+        # shares a few hundred snapshots)
+        distinct = dict(zip(map(id, columns[LOADED]), columns[LOADED]))
+        distinct.update(zip(map(id, (got for got, _ in self.by_hash.values())),
+                            (got for got, _ in self.by_hash.values())))
+        distinct.pop(id(None), None)
+        index = {key: at for at, key in enumerate(distinct)}
+        index[id(None)] = -1
+        snaps = [(_block(got.memory), _block(got.user)) for got in distinct.values()]
+        columns[LOADED] = list(map(index.__getitem__, map(id, columns[LOADED])))
+        hashes = {h: (index[id(got)], why) for h, (got, why) in self.by_hash.items()}
         last_id, anchor = _last_message(conn)
         last_rowid = max(self.rowids, default=0)
         row = conn.execute("SELECT id FROM sessions WHERE rowid = ?", (last_rowid,)).fetchone() if last_rowid else None
@@ -131,13 +130,14 @@ def _restore(obj: dict) -> Cached:
     snaps = [Loaded(_unblock(m), _unblock(u)) for m, u in obj["snaps"]]
     columns, rowids = obj["columns"], obj["rowids"]
     if len(columns) != FIELDS or any(len(c) != len(rowids) for c in columns) \
-            or not all(type(r) is int for r in rowids):
+            or set(map(type, rowids)) - {int}:
         raise ValueError("columns")
     columns = list(columns)
-    columns[LOADED] = [snaps[i] if i >= 0 else None for i in columns[LOADED]]
+    if set(map(type, columns[LOADED])) - {int} or any(i < -1 or i >= len(snaps) for i in set(columns[LOADED])):
+        raise ValueError("loaded")
+    columns[LOADED] = list(map((*snaps, None).__getitem__, columns[LOADED]))  # -1: None
     for name, values in zip(SessionLoad._fields, columns):
-        kinds = _KINDS[name]
-        if not all(type(v) in kinds for v in values):
+        if not set(map(type, values)) <= _KINDS[name]:  # each value's type checked in C
             raise TypeError(name)
     by_hash = {}
     for h, (i, why) in obj["hashes"].items():
@@ -147,14 +147,15 @@ def _restore(obj: dict) -> Cached:
     source = obj["source"]
     if source not in ("table", "inline", "none"):
         raise ValueError("source")
-    return Cached(list(rowids), list(map(SessionLoad._make, zip(*columns))) if rowids else [], by_hash, source)
+    sessions = list(map(tuple.__new__, repeat(SessionLoad), zip(*columns))) if rowids else []
+    return Cached(list(rowids), sessions, by_hash, source, snaps=snaps)
 
 
-_OPT_FLOAT = (float, type(None))
-_OPT_STR = (str, type(None))
-_KINDS = {"id": (str,), "source": (str,), "title": (str,), "started_at": _OPT_FLOAT, "ended_at": _OPT_FLOAT,
-          "end_reason": _OPT_STR, "last_active": _OPT_FLOAT, "parent_session_id": _OPT_STR, "chat": (str,),
-          "loaded": (Loaded, type(None)), "unknown": _OPT_STR}
+_OPT_FLOAT = frozenset({float, type(None)})
+_OPT_STR = frozenset({str, type(None)})
+_KINDS = {"id": frozenset({str}), "source": frozenset({str}), "title": frozenset({str}), "started_at": _OPT_FLOAT,
+          "ended_at": _OPT_FLOAT, "end_reason": _OPT_STR, "last_active": _OPT_FLOAT, "parent_session_id": _OPT_STR,
+          "chat": frozenset({str}), "loaded": frozenset({Loaded, type(None)}), "unknown": _OPT_STR}
 
 
 def _order(s: SessionLoad) -> tuple:
@@ -176,7 +177,7 @@ def _update(conn: sqlite3.Connection, columns: frozenset[str], obj: dict, cached
         row = conn.execute("SELECT session_id, timestamp FROM messages WHERE id = ?", (last_message,)).fetchone()
         if row is None or [row[0], row[1]] != obj["message_anchor"]:
             return None
-    reader = Reader(conn, columns, (s.loaded for s in cached.sessions if s.loaded is not None), cached.by_hash)
+    reader = Reader(conn, columns, cached.snaps, cached.by_hash)
     if reader.source != cached.source:
         return None
     # the sessions to read again: open or not known when cached, or with a message since
