@@ -188,7 +188,8 @@ def _on_timeline(app, action: str) -> None:
 
     if not isinstance(app.screen, TimelineScreen):
         app.action_timeline()
-    app.call_after_refresh(lambda: app.call_later(app.run_action, action, app.screen))
+    app.call_after_refresh(lambda: app.screen.when_loaded(action) if isinstance(app.screen, TimelineScreen)
+                           else None)
 
 
 def app_keys(app, binding) -> str:

@@ -175,8 +175,12 @@ async def test_show_timeline_and_rollback_from_the_palette(demo_home, make_app):
         await pilot.pause()
         _, help_text, hit = best(app, "rollback")
         assert "(key R on the timeline)" in help_text
-        hit.callback()
-        await settle(app, pilot)
-        await pilot.pause(0.2)
+        before = {p: p.read_bytes() for p in (demo_home / "memories").iterdir()}
+        hit.callback()  # the timeline opens, and the rollback waits for its writes (never a race)
+        dialog = await until_dialog(pilot, ConfirmDialog, timeout=30)
+        assert "Roll back this write to" in dialog.body.plain
+        await pilot.pause()
+        await pilot.press("escape")
         await settle(app, pilot)
         assert isinstance(app.screen, TimelineScreen)
+        assert {p: p.read_bytes() for p in (demo_home / "memories").iterdir()} == before

@@ -91,6 +91,20 @@ edit dialog instead. **Esc** goes back.
         self._known = known if known is not None and len(known.writes) <= KNOWN_AT_MOST else None
         self.shown: list = []  # the writes listed, newest first
         self._sources: tuple[str, ...] = ()
+        self._then: str | None = None  # an action asked for before the history was shown (the palette's)
+
+    def when_loaded(self, action: str) -> None:
+        """Run one of this screen's actions once a history is shown (at once if one is): picked from
+        the palette over another mode, it must act on the writes, not on a screen still loading."""
+        if self.timeline is not None:
+            self.app.call_later(self.app.run_action, action, self)
+        else:
+            self._then = action
+
+    def _run_then(self) -> None:
+        action, self._then = self._then, None
+        if action is not None:
+            self.app.call_later(self.app.run_action, action, self)
 
     def compose(self) -> ComposeResult:
         yield HmcHeader()
@@ -138,6 +152,7 @@ edit dialog instead. **Esc** goes back.
     def _failed(self, message: str) -> None:
         self.query_one("#tl-title", Static).update(Text("History", style="bold"))
         self.status(message, error=True)
+        self._run_then()  # the failure is on screen; the action finds no write to act on
 
     def _loaded(self, timeline, series=()) -> None:
         from core.timeline.view import sources
@@ -158,6 +173,7 @@ edit dialog instead. **Esc** goes back.
                 if value in found:
                     select.value = value
         self.refilter()
+        self._run_then()
 
     # -- filters -------------------------------------------------------------------------------
 
