@@ -214,17 +214,24 @@ class CuratorApp(App):
     # -- hmc doctor: checked against the installed Hermes -----------------------------------------
 
     def doctor_verdict(self):
-        """(installed Hermes, its remembered verdict) for this home; (None, None) when there is none."""
+        """(installed Hermes, its remembered verdict) for this home; (None, None) when there is none
+        (a damaged verdict is none: doctor_notice names it)."""
         from core.doctor.verdict import for_home
 
-        return for_home(self.curator.home.root)
+        installed, (verdict, _damaged) = for_home(self.curator.home.root)
+        return installed, verdict
 
     def doctor_notice(self) -> None:
         """A release hmc doesn't know gets a notice offering the check; a remembered verdict that
         differs is said once at start."""
-        installed, verdict = self.doctor_verdict()
+        from core.doctor.verdict import for_home
+
+        installed, (verdict, damaged) = for_home(self.curator.home.root)
         if installed is None:
             return
+        if damaged:
+            self.notify(f"{damaged}: ignored. ctrl+p → app: Check hmc against your Hermes checks again.",
+                        title="hmc doctor", severity="warning", timeout=12, markup=False)
         if verdict is not None and verdict.status == "differ":
             self.notify(verdict.summary() + ". Writes that depend on it ask first.", title="hmc doctor",
                         severity="warning", timeout=12, markup=False)

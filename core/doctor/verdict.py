@@ -50,9 +50,51 @@ def file_name(verdict: Verdict) -> str:
 def _read_json(path: Path) -> dict | None:
     try:
         data = json.loads(read_regular(path, MAX_BYTES).decode("utf-8"))
-    except (OSError, ValueError, UnicodeDecodeError):
+    except (OSError, ValueError, UnicodeDecodeError, RecursionError):  # RecursionError: nesting deeper than json's
         return None
     return data if isinstance(data, dict) else None
+
+
+_OPTIONAL_TEXT = ("where", "how", "rules", "notice", "reported", "error", "hermes_digest")
+_COUNTS = ("agreed", "run", "skipped")
+
+
+def _number(v) -> bool:
+    return type(v) in (int, float) and v == v and abs(v) != float("inf")
+
+
+def problem(data: dict) -> str | None:
+    """What is wrong with a remembered verdict, field by field (None: every field is as hmc writes it)."""
+    if data.get("status") not in ("agree", "differ"):
+        return "its status"
+    for key in ("version", "python", "hmc_digest"):
+        if type(data.get(key)) is not str or not data[key]:
+            return f"its {key}"
+    for key in _OPTIONAL_TEXT:
+        if data.get(key) is not None and type(data[key]) is not str:
+            return f"its {key}"
+    for key in ("checked_at", "seconds"):
+        if data.get(key) is not None and not _number(data[key]):
+            return f"its {key}"
+    areas = data.get("areas")
+    if type(areas) is not dict or not areas:
+        return "its areas"
+    for name, counts in areas.items():
+        if name not in AREA_NAMES or type(counts) is not dict or set(counts) != set(_COUNTS) \
+                or not all(type(counts[k]) is int and counts[k] >= 0 for k in _COUNTS) \
+                or counts["agreed"] > counts["run"]:
+            return f"its area {name[:40]!r}"
+    differences = data.get("differences")
+    if type(differences) is not list:
+        return "its differences"
+    for d in differences:
+        if type(d) is not dict or set(d) != {"area", "case", "hermes", "hmc"} \
+                or not all(type(v) is str for v in d.values()) or d["area"] not in areas:
+            return "a difference"
+    differs = any(c["agreed"] < c["run"] for c in areas.values())
+    if differs != (data["status"] == "differ") or differs != bool(differences):
+        return "its status and counts, which disagree"
+    return None
 
 
 def save(verdict: Verdict) -> Path | None:
@@ -72,31 +114,46 @@ def save(verdict: Verdict) -> Path | None:
     return path
 
 
-def load(python: str | Path, version: str) -> Verdict | None:
+class Remembered(tuple):
+    """(verdict or None, what was damaged or None): a damaged verdict is ignored, and named."""
+
+    def __new__(cls, verdict: Verdict | None, damaged: str | None = None):
+        return super().__new__(cls, (verdict, damaged))
+
+
+def load(python: str | Path, version: str) -> Remembered:
     """The last verdict for this interpreter, when it was for this version and hmc's rules haven't
-    changed since (else None: the check is due again)."""
-    index = _read_json(folder() / INDEX) or {}
+    changed since (else no verdict: the check is due again). A file hmc can't read back exactly as it
+    wrote it (any field of another type or shape, a status its counts contradict, JSON nested past
+    the parser's depth) is ignored, and the second item says which file and what is wrong."""
+    index_path = folder() / INDEX
+    index = _read_json(index_path) if index_path.exists() else {}
+    if index is None:
+        return Remembered(None, f"hmc's doctor index ({index_path}) can't be read")
     name = index.get(str(python))
-    if not isinstance(name, str) or "/" in name or name.startswith("."):
-        return None
-    data = _read_json(folder() / name)
-    if data is None:
-        return None
-    try:
-        verdict = Verdict.from_dict(data)
-    except (TypeError, ValueError):
-        return None
+    if name is None:
+        return Remembered(None)
+    if not isinstance(name, str) or "/" in name or "\\" in name or name.startswith(".") or not name.endswith(".json"):
+        return Remembered(None, f"hmc's doctor index ({index_path}) names no verdict file")
+    path = folder() / name
+    if not path.exists():
+        return Remembered(None)
+    data = _read_json(path)
+    wrong = "it can't be read as JSON" if data is None else problem(data)
+    if wrong is not None:
+        return Remembered(None, f"hmc's remembered doctor verdict ({path}) is damaged ({wrong.removeprefix('its ')})")
+    verdict = Verdict.from_dict(data)
     if verdict.version != version or verdict.hmc_digest != hmc_digest():
-        return None
-    return verdict
+        return Remembered(None)
+    return Remembered(verdict)
 
 
-def for_home(home_root: Path | None, path: str | None = None) -> tuple[probe.Installed | None, Verdict | None]:
+def for_home(home_root: Path | None, path: str | None = None) -> tuple[probe.Installed | None, Remembered]:
     """The installed Hermes hmc would check for this home, and its remembered verdict (no subprocess)."""
     try:
         installed = probe.find(home_root, path, read_small)
     except probe.ProbeError:
-        return None, None
+        return None, Remembered(None)
     return installed, load(installed.python, installed.version)
 
 

@@ -98,9 +98,77 @@ def test_a_verdict_from_an_older_hmc_is_due_again(home):
 def test_a_damaged_verdict_file_is_no_verdict(home):
     v = remember(home)
     (remembered.folder() / remembered.file_name(v)).write_text("{not json")
-    assert "not checked against your Hermes 0.19.0 yet" in hmc("status", home=home).stdout
+    out = hmc("status", home=home).stdout
+    assert "not checked against your Hermes 0.19.0 yet" in out and "is damaged (it can't be read as JSON)" in out
     (remembered.folder() / remembered.INDEX).write_text(json.dumps({v.python: "../../etc/passwd"}))
-    assert remembered.load(v.python, "0.19.0") is None
+    assert remembered.load(v.python, "0.19.0") == (None, f"hmc's doctor index ({remembered.folder() / 'index.json'}) "
+                                                         "names no verdict file")
+
+
+def _damage(data: dict, how: str) -> str:
+    """A saved verdict changed one way (what the probes found, and the neighbours of each)."""
+    if how == "nested":
+        return "[" * 100_000
+    if how == "areas-list":
+        data["areas"] = list(data["areas"])
+    elif how == "count-text":
+        data["areas"]["reading"]["agreed"] = "7"
+    elif how == "count-bool":
+        data["areas"]["ops"]["run"] = True
+    elif how == "count-missing":
+        del data["areas"]["ops"]["skipped"]
+    elif how == "agreed-over-run":
+        data["areas"]["ops"]["agreed"] = 13
+    elif how == "area-unknown":
+        data["areas"]["ghost"] = {"agreed": 1, "run": 1, "skipped": 0}
+    elif how == "status-missing":
+        del data["status"]
+    elif how == "status-error":
+        data["status"] = "error"
+    elif how == "differ-with-no-difference":
+        data["differences"] = []
+    elif how == "agree-with-differing-counts":
+        data["status"] = "agree"
+    elif how == "difference-shape":
+        data["differences"] = [{"area": "reading", "case": 3}]
+    elif how == "differences-dict":
+        data["differences"] = {"reading": "x"}
+    elif how == "version-number":
+        data["version"] = 19
+    elif how == "checked-nan":
+        return json.dumps(data).replace('"checked_at": ', '"checked_at": NaN, "x": ', 1)
+    elif how == "top-list":
+        return json.dumps([data])
+    return json.dumps(data)
+
+
+DAMAGES = ["nested", "areas-list", "count-text", "count-bool", "count-missing", "agreed-over-run", "area-unknown",
+           "status-missing", "status-error", "differ-with-no-difference", "agree-with-differing-counts",
+           "difference-shape", "differences-dict", "version-number", "checked-nan", "top-list"]
+
+
+@pytest.mark.parametrize("how", DAMAGES)
+def test_a_verdict_that_doesnt_validate_in_every_field_is_ignored_and_named(home, how):
+    v = remember(home)  # "differ": writes would be refused under it
+    path = remembered.folder() / remembered.file_name(v)
+    path.write_text(_damage(json.loads(path.read_text()), how))
+    verdict, damaged = remembered.load(v.python, "0.19.0")
+    assert verdict is None and damaged.startswith(f"hmc's remembered doctor verdict ({path}) is damaged (")
+    out = hmc("status", "--json", home=home)
+    assert out.returncode == 0, out.stderr
+    doctor = json.loads(out.stdout)["hermes"]["doctor"]
+    assert doctor["status"] == "unchecked" and doctor["damaged"] == damaged
+    text = hmc("status", home=home)
+    assert text.returncode == 0 and "is damaged" in text.stdout and "run `hmc doctor`" in text.stdout
+    ok = hmc("memory", "add", "-t", "memory", "gamma", home=home)  # no verdict: nothing refuses the write
+    assert ok.returncode == 0, ok.stderr
+
+
+def test_the_verdicts_hmc_saves_validate(home):
+    for status in ("agree", "differ"):
+        v = remember(home, status)
+        verdict, damaged = remembered.load(v.python, "0.19.0")
+        assert damaged is None and verdict.status == status and verdict.areas == v.areas
 
 
 def test_doctor_when_hermes_cant_run_exits_2_in_one_line(home):

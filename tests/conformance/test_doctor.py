@@ -112,7 +112,7 @@ def test_status_without_a_check_offers_one(tmp_path, no_hermes_on_path):
     install_like_a_user(home, releases.release_dir("0.22.2"), "0.22.2")
     out = hmc("status", home=home)
     assert "not checked against your Hermes 0.22.2 yet: run `hmc doctor`" in out.stdout
-    assert remembered.for_home(home)[1] is None
+    assert remembered.for_home(home)[1] == (None, None)
 
 
 def test_the_rules_of_an_explicit_release_are_the_ones_checked(mislabelled, no_hermes_on_path):

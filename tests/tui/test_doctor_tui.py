@@ -93,3 +93,25 @@ async def test_an_agreeing_release_writes_without_asking(home, make_app):
         await pilot.press("a", *"Tests run with pytest", "ctrl+s")
         await settle(app, pilot)
         assert memory_text(home).endswith("\n§\nTests run with pytest")
+
+
+@pytest.mark.parametrize("damage", ["areas-list", "differ-with-counts-as-text", "nested"])
+async def test_a_damaged_differing_verdict_is_named_at_start_and_writes_go_ahead(home, make_app, damage):
+    import json
+
+    python = install(home, "0.19.0")
+    save_differing(python)
+    path = next(p for p in remembered.folder().iterdir() if p.name != remembered.INDEX)
+    data = json.loads(path.read_text())
+    if damage == "areas-list":
+        data["areas"] = ["reading"]
+    elif damage == "differ-with-counts-as-text":
+        data["areas"]["reading"] = {"agreed": "7", "run": "8", "skipped": "0"}
+    path.write_text("[" * 100_000 if damage == "nested" else json.dumps(data))
+    app = make_app(home, greet=True)
+    async with app.run_test(size=(120, 36)) as pilot:  # it starts (it died at start with a traceback)
+        assert await until(pilot, lambda: any("is damaged" in n for n in notices(app)))
+        assert any(f"hmc's remembered doctor verdict ({path}) is damaged" in n for n in notices(app))
+        await pilot.press("a", *"Tests run with pytest", "ctrl+s")  # no verdict: nothing asks first
+        await settle(app, pilot)
+        assert memory_text(home).endswith("\n§\nTests run with pytest")

@@ -198,7 +198,7 @@ def refuse_if_rules_differ(curator, write: str, force: bool, how: str = "pass --
         return
     from core.doctor.verdict import differences_for, for_home
 
-    _installed, verdict = for_home(curator.home.root)
+    _installed, (verdict, _damaged) = for_home(curator.home.root)  # a damaged verdict: none (status names it)
     if verdict is None or verdict.rules != curator.release.name:  # checked under other rules: not these
         return
     lines = differences_for(verdict, write)

@@ -51,12 +51,16 @@ def doctor_summary(curator) -> dict | None:
     {"status": "agree"|"differ"|"unchecked", "summary", "version", "differing_areas", "checked_at"}"""
     from core.doctor.verdict import for_home
 
-    installed, verdict = for_home(curator.home.root)
+    installed, (verdict, damaged) = for_home(curator.home.root)
     if installed is None:
         return None
     if verdict is None:
-        return {"status": "unchecked", "version": installed.version, "differing_areas": [], "checked_at": None,
-                "summary": f"not checked against your Hermes {installed.version} yet: run `hmc doctor`"}
+        summary = f"not checked against your Hermes {installed.version} yet: run `hmc doctor`"
+        out = {"status": "unchecked", "version": installed.version, "differing_areas": [], "checked_at": None,
+               "summary": f"{damaged}: ignored; {summary}" if damaged else summary}
+        if damaged:
+            out["damaged"] = damaged
+        return out
     return {"status": verdict.status, "version": verdict.version, "summary": verdict.summary(),
             "differing_areas": verdict.differing_areas, "checked_at": verdict.checked_at}
 
