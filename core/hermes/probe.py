@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from core.hermes.release import COMMANDS, _dist_versions, _site_packages
+from core.hermes.release import COMMANDS, _dist_versions, _site_packages, found_version
 
 DRIVER = Path(__file__).with_name("driver.py")
 TIMEOUT = 45.0  # the whole probe: the doctor's cases take a few seconds
@@ -92,7 +92,7 @@ def _checkout_version(checkout: Path, read_file: Reader) -> str | None:
     except (OSError, UnicodeDecodeError):
         return None
     m = re.search(r'(?m)^\s*version\s*=\s*"([^"]+)"', text)
-    return m.group(1) if m else None
+    return found_version(m.group(1)) if m else None
 
 
 def find(home: Path | None, path: str | None = None, read_file: Reader | None = None) -> Installed:

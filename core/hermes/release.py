@@ -203,10 +203,27 @@ class VersionError(ValueError):
     """A version string hmc can't read."""
 
 
+def shown_version(text: str, width: int = 40, quoted: bool = True) -> str:
+    """A version as found, for a message: cut to `width`, and quoted with its control characters
+    visible (unquoted, a short printable one is shown as it is)."""
+    if not quoted and len(text) <= width and text.isprintable():
+        return text
+    return repr(text if len(text) <= width else text[:width] + "…")
+
+
+def found_version(text: str) -> str:
+    """A version as read from an install (a dist-info name, pyproject.toml), bounded for every
+    message that names it: a short printable one as it is, anything else cut and quoted with its
+    control characters visible (it then reads as no version: "can't read the version …")."""
+    return shown_version(text, quoted=False)
+
+
 def parse_version(text: str) -> tuple[int, int, int]:
+    # at most 12 digits in a row: a date-stamped patch fits, and int() never meets Python's
+    # 4,300-digit conversion limit (its ValueError isn't a VersionError)
     m = re.fullmatch(r"\s*v?(\d+)\.(\d+)(?:\.(\d+))?(?:[.+-]?[A-Za-z0-9.+-]*)?\s*", text or "")
-    if not m:
-        raise VersionError(f"{text!r} is not a Hermes version (expected X.Y or X.Y.Z, e.g. 0.19)")
+    if not m or re.search(r"\d{13}", text):
+        raise VersionError(f"{shown_version(text or '')} is not a Hermes version (expected X.Y or X.Y.Z, e.g. 0.19)")
     return int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)
 
 
@@ -267,7 +284,7 @@ def _dist_versions(folder: Path) -> list[str]:
         names = [p.name for p in folder.iterdir()]
     except OSError:
         return []
-    return [m.group(2) for n in sorted(names) if (m := _DIST.match(n))]
+    return [found_version(m.group(2)) for n in sorted(names) if (m := _DIST.match(n))]
 
 
 def _site_packages(prefix: Path) -> Iterable[Path]:
@@ -308,7 +325,8 @@ def installed_version(home: Path | None, path: str | None = None,
             text = ""
         m = re.search(r'(?m)^\s*version\s*=\s*"([^"]+)"', text)
         if m:
-            return m.group(1), f"the hermes-agent checkout in {checkout} (version {m.group(1)})"
+            version = found_version(m.group(1))
+            return version, f"the hermes-agent checkout in {checkout} (version {version})"
     return None
 
 
@@ -333,8 +351,8 @@ def detect(home: Path | None, schema_version: Callable[[], int | None] | None = 
         version, where = found
         try:
             release, notice = for_version(parse_version(version))
-        except VersionError:
-            release, notice = NEWEST, f"can't read the version {version!r}; using {NEWEST.name}'s rules"
+        except VersionError:  # `version` came through found_version: bounded, printable
+            release, notice = NEWEST, f"can't read the version {version}; using {NEWEST.name}'s rules"
         return Detection(release, "installed", where, version if notice else None, notice)
     schema = schema_version() if schema_version is not None else None
     if schema is not None:
