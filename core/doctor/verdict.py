@@ -10,7 +10,9 @@ running Hermes. Every file is private (0700 folders, 0600 files), like the rest 
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
+from typing import NamedTuple
 
 from core.doctor.cases import AREA_NAMES
 from core.doctor.check import Verdict, hmc_digest, read_small
@@ -60,7 +62,7 @@ _COUNTS = ("agreed", "run", "skipped")
 
 
 def _number(v) -> bool:
-    return type(v) in (int, float) and v == v and abs(v) != float("inf")
+    return type(v) in (int, float) and math.isfinite(v)
 
 
 def problem(data: dict) -> str | None:
@@ -114,11 +116,11 @@ def save(verdict: Verdict) -> Path | None:
     return path
 
 
-class Remembered(tuple):
-    """(verdict or None, what was damaged or None): a damaged verdict is ignored, and named."""
+class Remembered(NamedTuple):
+    """A remembered verdict, or none; a damaged one is ignored, and `damaged` names it."""
 
-    def __new__(cls, verdict: Verdict | None, damaged: str | None = None):
-        return super().__new__(cls, (verdict, damaged))
+    verdict: Verdict | None
+    damaged: str | None = None
 
 
 def load(python: str | Path, version: str) -> Remembered:
