@@ -19,7 +19,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from core.pending.queue import PendingQueue
     from core.pending.skills import SkillQueue
     from core.sessions.search import SessionDB
-    from core.snapshots.loaded import Snapshots
+    from core.snapshots.session import SessionLoad
+    from core.snapshots.tally import Snapshots
     from core.snapshots.pruning import Pruning
 
 
@@ -105,6 +106,20 @@ class Curator:
         db = self.home.state_db
         return self.sessions.read_with(lambda conn, schema: cache.read(db, conn, schema.session_columns, should_stop),
                                        should_stop)
+
+    def session_load(self, session_id: str) -> "SessionLoad | None":
+        """One session of state.db and the memory it loaded (None: no such session; raises
+        core.sessions.db.DatabaseError)."""
+        from core.snapshots.loaded import Reader
+
+        return self.sessions.read_with(lambda conn, schema: Reader(conn, schema.session_columns).one(session_id))
+
+    def recent_sessions(self, limit: int) -> "list[SessionLoad]":
+        """The `limit` most recently active sessions of state.db and what each loaded, most recent
+        first (raises core.sessions.db.DatabaseError)."""
+        from core.snapshots.loaded import Reader
+
+        return self.sessions.read_with(lambda conn, schema: Reader(conn, schema.session_columns).recent(limit))
 
     def now_entries(self) -> dict[str, tuple[str, ...] | None]:
         """Each store's entries as a session starting now loads them (as shown in the prompt; None:

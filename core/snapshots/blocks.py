@@ -18,7 +18,7 @@ short, the same store's block twice) is not known: parse() returns None, never a
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from core.hermes.memory import DELIMITER, RULE, TARGETS, TITLES, usage_label
 
@@ -29,24 +29,22 @@ TAIL_MARKERS = ("\nConversation started: ", "Active Hermes profile: ")
 _LABEL = re.compile(r"(\d{1,3})% \u2014 (\d{1,3}(?:,\d{3})*)/(\d{1,3}(?:,\d{3})*) chars\]\n")
 
 
-@dataclass(frozen=True)
-class Block:
-    """One store's block as a session received it."""
+class Block(NamedTuple):
+    """One store's block as a session received it (a named tuple: thousands are made and cached).
+    Where it sat in the prompt isn't part of it: two sessions that loaded the same entries under
+    the same limit loaded the same block."""
 
     target: str
     entries: tuple[str, ...]  # as shown: a blocked entry is its notice
     used: int
     limit: int
-    start: int  # where it starts in the prompt
-    end: int  # where it ends
 
     @property
     def percent(self) -> int:
         return min(100, int(self.used / self.limit * 100)) if self.limit else 0
 
 
-@dataclass(frozen=True)
-class Loaded:
+class Loaded(NamedTuple):
     """Both stores as one session loaded them: a None block is a store that rendered nothing
     (empty, or disabled in config.yaml)."""
 
@@ -62,34 +60,49 @@ class Loaded:
 
     @property
     def key(self) -> tuple:
-        """What two sessions that loaded the same memory share (positions and limits aside)."""
+        """What two sessions that loaded the same memory share: each block's entries and limit."""
         return tuple((b.entries, b.limit) if b else None for b in (self.memory, self.user))
 
 
-def _block_at(prompt: str, target: str, start: int) -> Block | None:
+class _Found(NamedTuple):
+    """A block, and where it sat in the prompt (what parse() checks the prompt's layout with)."""
+
+    block: Block
+    start: int
+    end: int
+
+
+_LABEL_AT = {target: len(RULE) + 1 + len(TITLES[target]) + 2 for target in TARGETS}  # header start → label
+_RULE_LINE = RULE + "\n"
+
+
+def _block_at(prompt: str, target: str, start: int) -> _Found | None:
     """The block whose header starts at `start`, when its label fits what follows it."""
-    at = start + len(RULE) + 1 + len(TITLES[target]) + 2
-    label = _LABEL.match(prompt, at)
+    label = _LABEL.match(prompt, start + _LABEL_AT[target])
     if label is None:
         return None
     used, limit = int(label[2].replace(",", "")), int(label[3].replace(",", ""))
-    body = label.end() + len(RULE) + 1
-    if prompt[label.end():body] != RULE + "\n":
+    after = label.end()
+    if not prompt.startswith(_RULE_LINE, after):
         return None
+    body = after + len(_RULE_LINE)
     end = body + used
     if end > len(prompt) or (end < len(prompt) and not prompt.startswith("\n\n", end)):
         return None  # cut short, or the label doesn't fit what follows
     if used == 0 or int(label[1]) != (min(100, int(used / limit * 100)) if limit else 0):
         return None
     entries = tuple(prompt[body:end].split(DELIMITER))
-    if any(not e or e != e.strip() for e in entries):
+    if "" in entries or tuple(map(str.strip, entries)) != entries:
         return None  # Hermes strips every entry and renders none empty
-    return Block(target, entries, used, limit, start, end)
+    return _Found(Block(target, entries, used, limit), start, end)
+
+
+_HEADS = {target: f"{RULE}\n{TITLES[target]} [" for target in TARGETS}
 
 
 def _headers(prompt: str, target: str) -> list[int]:
     """Where a line starts with this store's header."""
-    head, found = f"{RULE}\n{TITLES[target]} [", []
+    head, found = _HEADS[target], []
     at = prompt.find(head)
     while at >= 0:
         if at == 0 or prompt[at - 1] == "\n":
@@ -103,6 +116,13 @@ def parse(prompt: str | None) -> Loaded | None:
     if not prompt or not isinstance(prompt, str) or len(prompt) > MAX_PROMPT_CHARS:
         return None
     heads = {target: _headers(prompt, target) for target in TARGETS}
+    if len(heads["memory"]) <= 1 and len(heads["user"]) <= 1:
+        return _parse_simple(prompt, heads["memory"], heads["user"])
+    return _parse_any(prompt, heads)
+
+
+def _parse_any(prompt: str, heads: dict[str, list[int]]) -> Loaded | None:
+    """parse() for any number of headers (a copy of one inside an entry, a store twice)."""
     found = {target: [b for b in (_block_at(prompt, target, at) for at in heads[target]) if b]
              for target in TARGETS}
     if any(len(blocks) > 1 for blocks in found.values()):
@@ -115,11 +135,28 @@ def parse(prompt: str | None) -> Loaded | None:
                     return None  # a header whose block doesn't check out (not text inside a block)
     memory = found["memory"][0] if found["memory"] else None
     user = found["user"][0] if found["user"] else None
+    return _loaded(prompt, memory, user)
+
+
+def _loaded(prompt: str, memory: _Found | None, user: _Found | None) -> Loaded | None:
+    """The blocks found, when they sit where Hermes puts them."""
     if memory and user and user.start != memory.end + 2:
         return None  # Hermes puts USER right after MEMORY, one blank line between
     if memory is None and user is None and not any(m in prompt for m in TAIL_MARKERS):
         return None  # no block, and not a whole Hermes prompt either
-    return Loaded(memory, user)
+    return Loaded(memory and memory.block, user and user.block)
+
+
+def _parse_simple(prompt: str, memory_at: list[int], user_at: list[int]) -> Loaded | None:
+    """parse() for the usual prompt, at most one header of each store: the same rules, less work
+    (it is run once for each distinct prompt of a state.db, thousands of them)."""
+    memory = _block_at(prompt, "memory", memory_at[0]) if memory_at else None
+    user = _block_at(prompt, "user", user_at[0]) if user_at else None
+    if memory_at and memory is None and not (user and user.start < memory_at[0] < user.end):
+        return None  # a header whose block doesn't check out, and not text inside the other block
+    if user_at and user is None and not (memory and memory.start < user_at[0] < memory.end):
+        return None
+    return _loaded(prompt, memory, user)
 
 
 def render(block: Block) -> str:

@@ -1,27 +1,32 @@
-"""Every session's loaded memory, cached so that a later run reads only the sessions that changed.
+"""Every session's loaded memory, summed up and cached, so that a later run reads only the sessions
+that changed.
 
 `<user cache dir>/hmc/snapshots/<slug>-<hash of the db path>.cache`, private (folder 0700, file
 0600), in the frame every hmc cache has (core.hmc_cache: a SHA-256 and a length, then the body; a
-torn or edited file is never decoded), the body in Python's `marshal` form: the sessions as columns
-(one list per field of core.snapshots.loaded.SessionLoad, plus each one's rowid), each distinct
-snapshot once (the sessions name it by index), and 0.20+'s prompt hashes already parsed.
+torn or edited file is never decoded), the body in Python's `marshal` form: the summary
+core.snapshots.loaded.Tally keeps (each distinct snapshot once, with how many settled sessions
+loaded it and the first of them; each settled session's rowid and snapshot index as two packed
+arrays; the live sessions whole), and 0.20+'s prompt hashes already parsed. Its size grows with the
+distinct snapshots and the live sessions, plus 12 bytes a settled session.
 
 What a run reads again, and why that is enough (HERMES-FORMATS.md §8):
 - **sessions added since** (a rowid above the last one cached: SQLite gives a new row the next one);
 - **sessions with a message since** (`messages.id` above the last one cached): a resumed session,
-  a title or a prompt set on a later turn (0.19's NULL prompt until the first turn is built, a
-  `/model` switch), an end stamp cleared by 0.22's compression repair all come with a turn;
-- **sessions open when cached**, and those whose prompt wasn't known yet: an end comes without a
-  message.
-- **sessions deleted since** (pruning, `hermes sessions delete`): when the count doesn't add up,
-  the rowids still there are read (cheap: no prompt) and the others dropped.
+  a prompt set on a later turn (0.19's NULL prompt until the first turn is built, a `/model`
+  switch), an end stamp cleared by 0.22's compression repair all come with a turn. A settled
+  session read again that loaded the same snapshot changes nothing; one that changed is taken out
+  of its snapshot's count and counted again;
+- **live sessions** (open, or their prompt not known yet): an end comes without a message.
+- **sessions deleted since** (pruning, `hermes sessions delete`): a live one is dropped; when a
+  settled one is gone (the count doesn't add up), the whole database is read again, once.
 
-What it can miss: a change made with no message at all to a session that had ended (a title renamed
-from another tool): the old title shows until the session's next turn, or until the cache file is
-deleted. Checked, not trusted: the format (VERSION, marshal's and Python's versions), the
-database's identity (path, device, inode), the columns read, the last rowid's session id and the
-last message's session and time must all match, else the cache is ignored and the sessions read
-whole. A cache that can't be written is skipped (the next run reads whole again).
+The same for the rare change a summary can't take back: a settled session that was the first to
+load its snapshot, read again with another snapshot or a later start (which session came first
+would need every other one). Checked, not trusted: the format (VERSION, marshal's and Python's
+versions), the database's identity (path, device, inode), the columns read, the last rowid's
+session id and the last message's session and time must all match, else the cache is ignored and
+the sessions read whole. A cache that can't be written is skipped (the next run reads whole again).
+Titles and chats aren't summed: a session is read by id when shown (core.snapshots.loaded.Reader).
 """
 
 from __future__ import annotations
@@ -31,20 +36,24 @@ import marshal
 import os
 import sqlite3
 import sys
-from pathlib import Path
+from array import array
 from itertools import repeat
-from typing import Callable, Iterable
+from pathlib import Path
+from typing import Callable
 
 from core.hmc_cache import frame, framed_body, hmc_cache
-from core.snapshots.blocks import Block, Loaded
-from core.snapshots.loaded import NO_PROMPT, MISSING_ROW, BATCH, Reader, SessionLoad, Snapshots
+from core.snapshots.blocks import Loaded
+from core.snapshots.catalog import Catalog
+from core.snapshots.loaded import BATCH, Reader
+from core.snapshots.session import SessionLoad
+from core.snapshots.runs import Runs
+from core.snapshots.tally import Snapshots, Tally, order_key, settled
 from core.store.atomic import private_dir, read_regular, write_private
 
-VERSION = 1
+VERSION = 2
 MAX_CACHE_BYTES = 512 * 1024 * 1024
 FIELDS = len(SessionLoad._fields)  # id … unknown; `loaded` is kept as a snapshot's index
 LOADED = SessionLoad._fields.index("loaded")
-RETRY = frozenset({NO_PROMPT, MISSING_ROW})  # not known yet: a later turn (or row) may tell
 
 
 def cache_path(db_path: Path) -> Path:
@@ -63,19 +72,6 @@ def _key(db_path: Path, columns: frozenset[str]) -> dict | None:
             "db": [str(Path(db_path).resolve()), st.st_dev, st.st_ino], "columns": sorted(columns)}
 
 
-def _block(b: Block | None) -> tuple | None:
-    return None if b is None else (b.target, b.entries, b.used, b.limit, b.start, b.end)
-
-
-def _unblock(t) -> Block | None:
-    if t is None:
-        return None
-    target, entries, used, limit, start, end = t
-    if type(entries) is not tuple or not all(type(e) is str for e in entries):
-        raise TypeError("entries")
-    return Block(str(target), entries, int(used), int(limit), int(start), int(end))
-
-
 def _last_message(conn: sqlite3.Connection) -> tuple[int, list | None]:
     """The last message's id, and its session and time (what a cache covering it must still find)."""
     try:
@@ -86,32 +82,27 @@ def _last_message(conn: sqlite3.Connection) -> tuple[int, list | None]:
 
 
 class Cached:
-    """The cached state: rowids and sessions in order, the snapshots they share, parsed hashes."""
+    """The cached summary, as read or brought up to date."""
 
-    def __init__(self, rowids: list[int], sessions: list[SessionLoad], by_hash: dict, source: str,
-                 changed: bool = True, snaps: Iterable[Loaded] = ()):
-        self.rowids, self.sessions, self.by_hash, self.source = rowids, sessions, by_hash, source
+    def __init__(self, tally: Tally, source: str, changed: bool = True):
+        self.tally, self.source = tally, source
         self.changed = changed  # False: the cache file already holds exactly this
-        self.snaps = snaps  # the distinct snapshots the sessions share (as read from the cache)
 
     def encode(self, key: dict, conn: sqlite3.Connection) -> bytes:
-        columns = [list(c) for c in zip(*self.sessions)] if self.sessions else [[] for _ in range(FIELDS)]
-        # each distinct snapshot once, named by its place (mapped in C: a cache of 100,000 sessions
-        # shares a few hundred snapshots)
-        distinct = dict(zip(map(id, columns[LOADED]), columns[LOADED]))
-        distinct.update(zip(map(id, (got for got, _ in self.by_hash.values())),
-                            (got for got, _ in self.by_hash.values())))
-        distinct.pop(id(None), None)
-        index = {key: at for at, key in enumerate(distinct)}
-        index[id(None)] = -1
-        snaps = [(_block(got.memory), _block(got.user)) for got in distinct.values()]
-        columns[LOADED] = list(map(index.__getitem__, map(id, columns[LOADED])))
-        hashes = {h: (index[id(got)], why) for h, (got, why) in self.by_hash.items()}
+        t = self.tally
+        t.grow()
+        live_rowids = sorted(t.live)
+        columns = [list(c) for c in zip(*(t.live[r] for r in live_rowids))] if live_rowids else \
+            [[] for _ in range(FIELDS)]
+        columns[LOADED] = list(map(t.catalog.slot, columns[LOADED]))
         last_id, anchor = _last_message(conn)
-        last_rowid = max(self.rowids, default=0)
+        last_rowid = max(t.last_rowid, max(live_rowids, default=0))
         row = conn.execute("SELECT id FROM sessions WHERE rowid = ?", (last_rowid,)).fetchone() if last_rowid else None
-        body = marshal.dumps({"key": key, "source": self.source, "rowids": self.rowids, "columns": columns,
-                              "snaps": snaps, "hashes": hashes, "last_rowid": last_rowid,
+        c = t.catalog
+        body = marshal.dumps({"key": key, "source": self.source, "pool": c.pool, "snaps": c.enc, "hashes": c.by_hash,
+                              "counts": t.counts, "firsts": t.firsts, "runs": [t.runs.starts.tobytes(),
+                              t.runs.lengths.tobytes(), t.runs.slots.tobytes()], "live_rowids": live_rowids, "live": columns,
+                              "counted": sorted(t.counted), "last_rowid": last_rowid,
                               "rowid_anchor": row[0] if row else None, "last_message": last_id,
                               "message_anchor": anchor}, 4)
         return frame(body) + body
@@ -125,30 +116,60 @@ def _decode(raw: bytes, key: dict) -> dict | None:
     return obj if type(obj) is dict and obj.get("key") == key else None
 
 
+def _packed(data: object, code: str) -> array:
+    if type(data) is not bytes:
+        raise TypeError(code)
+    out = array(code)
+    out.frombytes(data)  # a length that isn't a whole number of items raises ValueError
+    return out
+
+
 def _restore(obj: dict) -> Cached:
-    """The cached sessions, checked field by field (a shape hmc doesn't write raises)."""
-    snaps = [Loaded(_unblock(m), _unblock(u)) for m, u in obj["snaps"]]
-    columns, rowids = obj["columns"], obj["rowids"]
-    if len(columns) != FIELDS or any(len(c) != len(rowids) for c in columns) \
-            or set(map(type, rowids)) - {int}:
-        raise ValueError("columns")
+    """The cached summary, checked field by field (a shape hmc doesn't write raises)."""
+    catalog = Catalog(obj["pool"], obj["snaps"], obj["hashes"])
+    catalog.check()
+    slots = len(catalog)
+    counts, firsts = obj["counts"], obj["firsts"]
+    if type(counts) is not list or type(firsts) is not list or len(counts) != slots \
+            or len(firsts) != slots or set(map(type, counts)) - {int} or any(n < 0 for n in counts):
+        raise ValueError("counts")
+    for first, n in zip(firsts, counts):
+        if first is None:
+            if n:
+                raise ValueError("firsts")
+            continue
+        (at, sid), sid_again, started = first
+        if type(sid) is not str or sid_again != sid or not (started is None or type(started) is float) \
+                or at != (started or 0.0) or type(at) is not float:
+            raise TypeError("firsts")
+    tally = Tally(catalog, counts, firsts)
+    starts, lengths, run_slots = obj["runs"]
+    tally.runs = Runs(_packed(starts, "q"), _packed(lengths, "q"), _packed(run_slots, "i"))
+    tally.runs.check()  # each slot's range is checked where it is read (_recount)
+    if type(obj["last_rowid"]) is not int:
+        raise ValueError("last_rowid")
+    tally.last_rowid = obj["last_rowid"]
+    columns, live_rowids = obj["live"], obj["live_rowids"]
+    if len(columns) != FIELDS or any(len(c) != len(live_rowids) for c in columns) \
+            or set(map(type, live_rowids)) - {int}:
+        raise ValueError("live")
     columns = list(columns)
-    if set(map(type, columns[LOADED])) - {int} or any(i < -1 or i >= len(snaps) for i in set(columns[LOADED])):
+    if set(map(type, columns[LOADED])) - {int} or any(i < -1 or i >= slots for i in set(columns[LOADED])):
         raise ValueError("loaded")
-    columns[LOADED] = list(map((*snaps, None).__getitem__, columns[LOADED]))  # -1: None
+    columns[LOADED] = list(map(catalog.get, columns[LOADED]))  # -1: None
     for name, values in zip(SessionLoad._fields, columns):
         if not set(map(type, values)) <= _KINDS[name]:  # each value's type checked in C
             raise TypeError(name)
-    by_hash = {}
-    for h, (i, why) in obj["hashes"].items():
-        if type(h) is not str or not (why is None or type(why) is str):
-            raise TypeError("hashes")
-        by_hash[h] = (snaps[i] if i >= 0 else None, why)
+    if live_rowids:
+        tally.live = dict(zip(live_rowids, map(tuple.__new__, repeat(SessionLoad), zip(*columns))))
+    counted = obj["counted"]
+    if type(counted) is not list or not set(counted) <= set(live_rowids):
+        raise ValueError("counted")
+    tally.counted = set(counted)
     source = obj["source"]
     if source not in ("table", "inline", "none"):
         raise ValueError("source")
-    sessions = list(map(tuple.__new__, repeat(SessionLoad), zip(*columns))) if rowids else []
-    return Cached(list(rowids), sessions, by_hash, source, snaps=snaps)
+    return Cached(tally, source, changed=False)
 
 
 _OPT_FLOAT = frozenset({float, type(None)})
@@ -158,14 +179,43 @@ _KINDS = {"id": frozenset({str}), "source": frozenset({str}), "title": frozenset
           "chat": frozenset({str}), "loaded": frozenset({Loaded, type(None)}), "unknown": _OPT_STR}
 
 
-def _order(s: SessionLoad) -> tuple:
-    """SQLite's `ORDER BY started_at, id` (a NULL first)."""
-    return (s.started_at is not None, s.started_at or 0.0, s.id)
+class _Stale(Exception):
+    """The summary can't take this change back: read whole."""
+
+
+def _recount(tally: Tally, rowid: int, s: SessionLoad | None) -> bool:
+    """A counted session read again as `s` (None: deleted). True when the totals changed; raises
+    _Stale when they can't follow."""
+    if s is None:
+        raise _Stale  # a counted session deleted: which one came first would need the rest
+    old, new, key = tally.runs.get(rowid), tally.slot(s.loaded), order_key(s.started_at, s.id)
+    if not -1 <= old < len(tally.counts) or old >= 0 and tally.firsts[old] is None:
+        raise _Stale  # not a slot hmc wrote
+    if new == old:  # the same snapshot (a resumed session keeps its first prompt): only the start may move
+        if old < 0:
+            return False
+        first = tally.firsts[old]
+        if first[1] == s.id and first[0] != key:
+            if key > first[0]:
+                raise _Stale  # the first one started later: which one is first now needs the rest
+        elif key >= first[0]:
+            return False
+        tally.firsts[old] = (key, s.id, s.started_at)
+        return True
+    if old >= 0:
+        if tally.firsts[old][1] == s.id:
+            raise _Stale
+        tally.counts[old] -= 1
+    tally.runs.set(rowid, new)
+    if new >= 0:
+        tally.count(new, s.id, s.started_at)
+    return True
 
 
 def _update(conn: sqlite3.Connection, columns: frozenset[str], obj: dict, cached: Cached,
             should_stop: Callable[[], bool] | None) -> Cached | None:
-    """The cached sessions brought up to date, or None when the cache doesn't match the database."""
+    """The cached summary brought up to date, or None when it doesn't match the database (or can't
+    follow a change to it)."""
     last_rowid, last_message = obj["last_rowid"], obj["last_message"]
     if type(last_rowid) is not int or type(last_message) is not int:
         return None
@@ -177,11 +227,12 @@ def _update(conn: sqlite3.Connection, columns: frozenset[str], obj: dict, cached
         row = conn.execute("SELECT session_id, timestamp FROM messages WHERE id = ?", (last_message,)).fetchone()
         if row is None or [row[0], row[1]] != obj["message_anchor"]:
             return None
-    reader = Reader(conn, columns, cached.snaps, cached.by_hash)
+    tally = cached.tally
+    reader = Reader(conn, columns, tally.catalog)
     if reader.source != cached.source:
         return None
-    # the sessions to read again: open or not known when cached, or with a message since
-    again = {r for r, s in zip(cached.rowids, cached.sessions) if s.ended_at is None or s.unknown in RETRY}
+    # read again: the live sessions, and the counted ones with a message since
+    again = set(tally.live)
     if last_message:
         touched = [r[0] for r in conn.execute("SELECT DISTINCT session_id FROM messages WHERE id > ?",
                                               (last_message,))]
@@ -189,42 +240,45 @@ def _update(conn: sqlite3.Connection, columns: frozenset[str], obj: dict, cached
             part = touched[i:i + BATCH]
             again.update(r[0] for r in conn.execute(
                 f"SELECT rowid FROM sessions WHERE id IN ({', '.join('?' * len(part))})", part))
-    again = {r for r in again if r <= last_rowid}
-    fresh_rowids, fresh = reader.rows("WHERE s.rowid > ?", (last_rowid,), should_stop)
+    again = sorted(r for r in again if r <= last_rowid)
     found: dict[int, SessionLoad] = {}
-    wanted = sorted(again)
-    for i in range(0, len(wanted), BATCH):
-        part = wanted[i:i + BATCH]
-        ids, rows = reader.rows(f"WHERE s.rowid IN ({', '.join('?' * len(part))})", part, should_stop, ordered=False)
+    for i in range(0, len(again), BATCH):
+        part = again[i:i + BATCH]
+        ids, rows = reader.rows(f"WHERE s.rowid IN ({', '.join('?' * len(part))})", part, order=None)
         found.update(zip(ids, rows))
-    if should_stop is not None and should_stop():
+    live, counted = tally.live, tally.counted
+    tally.live, tally.counted = {}, set()
+    changed = False
+    try:
+        for rowid in (r for r in again if r in counted or r not in live):
+            s = found.get(rowid)
+            changed = _recount(tally, rowid, s) or changed
+            if not settled(s):
+                tally.live[rowid] = s
+                tally.counted.add(rowid)
+    except (_Stale, KeyError, ValueError):
         return None
+    for rowid, before in live.items():
+        s = found.get(rowid)
+        if rowid not in counted and s is not None:
+            tally.add(rowid, s)
+        changed = changed or s != before or (rowid in tally.live) != (rowid in counted or s is not None and not settled(s))
+    changed = changed or set(tally.live) != set(live)
+    size = len(tally.runs) + len(tally.live) - len(tally.counted)
+    if not reader.tally(tally, "WHERE s.rowid > ?", (last_rowid,), should_stop):
+        return None
+    total = len(tally.runs) + len(tally.live) - len(tally.counted)
     (count,) = conn.execute("SELECT COUNT(*) FROM sessions").fetchone()
-    rowids, sessions = cached.rowids, cached.sessions
-    if len(rowids) + len(fresh_rowids) != count:  # sessions deleted since: keep the rowids still there
-        alive = {r for (r,) in conn.execute("SELECT rowid FROM sessions WHERE rowid <= ?", (last_rowid,))}
-        kept = [(r, s) for r, s in zip(rowids, sessions) if r in alive]
-        rowids, sessions = [r for r, _ in kept], [s for _, s in kept]
-    changed = bool(fresh) or len(rowids) != len(cached.rowids)
-    if found:
-        merged = [found.get(r, s) for r, s in zip(rowids, sessions)]
-        changed = changed or merged != sessions  # an open session read again, the same: nothing to save
-        sessions = merged
-    rowids, sessions = list(rowids), list(sessions)
-    if fresh:
-        if sessions and _order(fresh[0]) < _order(sessions[-1]):  # started before the last cached one
-            pairs = sorted(zip(rowids + fresh_rowids, sessions + fresh), key=lambda p: _order(p[1]))
-            rowids, sessions = [r for r, _ in pairs], [s for _, s in pairs]
-        else:
-            rowids += fresh_rowids
-            sessions += fresh
-    return Cached(rowids, sessions, reader.by_hash, cached.source, changed)
+    if total != count:
+        return None  # a counted session deleted since: read whole, once
+    return Cached(tally, cached.source, changed or total != size)
 
 
 def read(db_path: Path, conn: sqlite3.Connection, columns: frozenset[str],
          should_stop: Callable[[], bool] | None = None) -> Snapshots:
-    """Every session's loaded memory (as core.snapshots.loaded.read), from the cache brought up to
-    date when it matches this database, else read whole; the result is cached for the next run."""
+    """The summary of every session's loaded memory (as core.snapshots.loaded.read), from the cache
+    brought up to date when it matches this database, else read whole; the result is cached for
+    the next run."""
     key = _key(db_path, columns)
     path = cache_path(db_path)
     state = None
@@ -237,8 +291,9 @@ def read(db_path: Path, conn: sqlite3.Connection, columns: frozenset[str],
             state = None  # a cache hmc didn't write, or can't use: read whole
     if state is None:
         reader = Reader(conn, columns)
-        rowids, sessions = reader.rows("", (), should_stop)
-        state = Cached(rowids, sessions, reader.by_hash, reader.source)
+        tally = Tally(reader.catalog)
+        reader.tally(tally, should_stop=should_stop)
+        state = Cached(tally, reader.source)
     stopped = should_stop is not None and should_stop()
     if key is not None and not stopped and state.changed:
         try:
@@ -248,4 +303,4 @@ def read(db_path: Path, conn: sqlite3.Connection, columns: frozenset[str],
                 write_private(path, data, durable=False)  # atomic, not durable: a lost cache is rebuilt
         except (OSError, ValueError, sqlite3.Error):
             pass  # the next run reads whole
-    return Snapshots(state.sessions, state.source)
+    return state.tally.snapshots(state.source)

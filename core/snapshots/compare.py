@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 from core.hermes.memory import TARGETS
-from core.snapshots.loaded import ONE_SHOT_SOURCES, EntryLoads, SessionLoad, Snapshots
+from core.snapshots.session import ONE_SHOT_SOURCES, EntryLoads, SessionLoad
+from core.snapshots.tally import Snapshots
 
 STALE_DAYS = 30  # an open session idle longer than this is left alone (a crashed CLI, an old chat)
 SIMILAR = 60  # rapidfuzz ratio from which a removed and an added entry read as one entry changed
@@ -96,7 +97,7 @@ def stale_sessions(snapshots: Snapshots, now_entries: Mapping[str, Sequence[str]
     recently active first."""
     since = now - days * 86400
     out = []
-    for s in snapshots.sessions:
+    for s in snapshots.live:
         if not s.open or s.loaded is None or s.source in ONE_SHOT_SOURCES:
             continue
         if (s.last_active or s.started_at or 0.0) < since:
@@ -119,8 +120,9 @@ def entry_loads(snapshots: Snapshots, target: str, entries: Sequence[str], relea
 
     if not snapshots.known:
         return None
-    loads = snapshots.entry_loads(target)
-    return [loads.get(shown, NOT_LOADED) for shown in prompt_entries(target, list(entries), release)]
+    shown = prompt_entries(target, list(entries), release)
+    loads = snapshots.entry_loads(target, shown)
+    return [loads.get(entry, NOT_LOADED) for entry in shown]
 
 
 def report(session: SessionLoad, diffs: Mapping[str, StoreDiff] | None) -> list[tuple[str, str]]:

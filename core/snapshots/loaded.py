@@ -15,115 +15,23 @@ that isn't UTF-8, a prompt over blocks.MAX_PROMPT_CHARS or one whose blocks don'
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass, field
-from typing import Callable, Iterable, NamedTuple, Sequence
+from collections import Counter
+from operator import itemgetter
+from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 
 from core.sessions.db import as_epoch
 from core.snapshots.blocks import MAX_PROMPT_CHARS, Loaded, parse
+from core.snapshots.catalog import Catalog
+from core.snapshots.session import MISSING_ROW, NO_BLOCKS, NO_PROMPT, NOT_UTF8, RETRY, TOO_LONG, SessionLoad
+
+if TYPE_CHECKING:
+    from core.snapshots.tally import Snapshots, Tally
 
 BATCH = 500  # prompts fetched per query (SQLite's host-parameter limit is 999 on old builds)
-# Sources whose sessions run once and end (no one chats on in them).
-ONE_SHOT_SOURCES = frozenset({"cron", "subagent", "tool", "kanban", "batch"})
+# Whether a 0.20+ session row is as Hermes writes it, and ended: counted from its hash alone (Reader.tally)
+_PLAIN = ("typeof(s.system_prompt_hash) = 'text' AND typeof(s.id) = 'text' AND typeof(s.started_at) = 'real' "
+          "AND s.started_at BETWEEN -1e11 AND 1e11 AND typeof(s.ended_at) = 'real' AND s.ended_at BETWEEN -1e11 AND 1e11")
 
-NO_PROMPT = "no prompt stored"
-MISSING_ROW = "its stored prompt is gone from state.db"
-NOT_UTF8 = "its stored prompt is not UTF-8"
-TOO_LONG = "its stored prompt is too long to be Hermes's"
-NO_BLOCKS = "its stored prompt holds no memory blocks hmc can check"
-
-
-class SessionLoad(NamedTuple):
-    """One session, and the memory it loaded (None: not known, `unknown` says why). A named tuple:
-    one is made per session of state.db (100,000 and more), and a tuple is the cheapest to make."""
-
-    id: str
-    source: str
-    title: str
-    started_at: float | None
-    ended_at: float | None
-    end_reason: str | None
-    last_active: float | None
-    parent_session_id: str | None
-    chat: str  # a gateway chat's name or id ("" elsewhere)
-    loaded: Loaded | None
-    unknown: str | None = None
-
-    @property
-    def open(self) -> bool:
-        return self.ended_at is None
-
-    @property
-    def where(self) -> str:
-        """The source, and the chat when it has one: `telegram · Ops room`."""
-        return f"{self.source} · {self.chat}" if self.chat else self.source
-
-
-@dataclass(frozen=True)
-class EntryLoads:
-    """Which sessions loaded one entry (as shown in the prompt)."""
-
-    first_session: str
-    first_at: float | None
-    sessions: int
-
-    def to_json(self) -> dict:
-        from core.sessions.model import iso_time
-
-        return {"first_session": self.first_session or None, "first_at": iso_time(self.first_at),
-                "sessions": self.sessions}
-
-
-@dataclass
-class Snapshots:
-    """The sessions of one state.db, oldest first, each with what it loaded."""
-
-    sessions: list[SessionLoad] = field(default_factory=list)
-    prompt_source: str = "none"  # "table" (0.20+), "inline" (0.19 and older) or "none"
-
-    def __post_init__(self) -> None:
-        self._by_id = {s.id: s for s in self.sessions}
-
-    def get(self, session_id: str) -> SessionLoad | None:
-        return self._by_id.get(session_id)
-
-    @property
-    def known(self) -> list[SessionLoad]:
-        return [s for s in self.sessions if s.loaded is not None]
-
-    @property
-    def latest_start(self) -> float | None:
-        starts = [s.started_at for s in self.sessions if s.started_at is not None]
-        return max(starts) if starts else None
-
-    def entry_loads(self, target: str) -> dict[str, EntryLoads]:
-        """For every entry (as shown) some session loaded: the first session and how many did."""
-        groups: dict[tuple, list] = {}  # sessions that loaded the same block share one count
-        for s in self.sessions:
-            if s.loaded is None or s.loaded.block(target) is None:
-                continue
-            entries = s.loaded.entries(target)
-            group = groups.get(entries)
-            if group is None:
-                groups[entries] = [s, 1]
-            else:
-                group[1] += 1
-                if _earlier(s, group[0]):
-                    group[0] = s
-        out: dict[str, list] = {}
-        for entries, (first, count) in groups.items():
-            for entry in entries:
-                seen = out.get(entry)
-                if seen is None:
-                    out[entry] = [first, count]
-                else:
-                    seen[1] += count
-                    if _earlier(first, seen[0]):
-                        seen[0] = first
-        return {e: EntryLoads(f.id, f.started_at, n) for e, (f, n) in out.items()}
-
-
-def _earlier(a: SessionLoad, b: SessionLoad) -> bool:
-    return (a.started_at or 0.0, a.id) < (b.started_at or 0.0, b.id)
 
 
 def _decode(raw: object) -> tuple[str | None, str | None]:
@@ -144,10 +52,10 @@ def _decode(raw: object) -> tuple[str | None, str | None]:
 
 
 class _Parser:
-    """Parses each distinct prompt once, and hands out one Loaded per distinct snapshot."""
+    """Parses prompts into the catalog's snapshots (one Loaded per distinct snapshot)."""
 
-    def __init__(self) -> None:
-        self.loaded: dict[tuple, Loaded] = {}
+    def __init__(self, catalog: Catalog) -> None:
+        self.catalog = catalog
         self._last: tuple[object, tuple] | None = None  # 0.19's inline prompts: the same text, session after session
 
     def __call__(self, raw: object) -> tuple[Loaded | None, str | None]:
@@ -165,20 +73,26 @@ class _Parser:
         got = parse(text)
         if got is None:
             return None, NO_BLOCKS
-        return self.loaded.setdefault(got.key, got), None
+        return self.catalog.canonical(got), None
+
+
+def _activity(cols: frozenset[str]) -> str:
+    """When a session was last active: its last activity, else its end, else its start."""
+    names = [f"s.{c}" for c in ("last_activity_at", "ended_at", "started_at") if c in cols]
+    return _first(names)
+
+
+def _first(names: list[str]) -> str:  # SQLite's COALESCE takes two or more
+    return "NULL" if not names else names[0] if len(names) == 1 else f"COALESCE({', '.join(names)})"
 
 
 def _columns(cols: frozenset[str]) -> str:
     def col(name: str) -> str:
         return f"s.{name}" if name in cols else "NULL"
 
-    def first(names: list[str]) -> str:  # SQLite's COALESCE takes two or more
-        return "NULL" if not names else names[0] if len(names) == 1 else f"COALESCE({', '.join(names)})"
-
-    activity = [f"s.{c}" for c in ("last_activity_at", "ended_at", "started_at") if c in cols]
     chat = [f"NULLIF(s.{c}, '')" for c in ("display_name", "chat_id") if c in cols]
     return (f"s.id, s.source, {col('title')}, s.started_at, {col('ended_at')}, {col('end_reason')}, "
-            f"{first(activity)}, {col('parent_session_id')}, {first(chat)}")
+            f"{_activity(cols)}, {col('parent_session_id')}, {_first(chat)}")
 
 
 def prompt_source(conn: sqlite3.Connection, session_columns: frozenset[str]) -> str:
@@ -189,72 +103,208 @@ def prompt_source(conn: sqlite3.Connection, session_columns: frozenset[str]) -> 
     return "inline" if "system_prompt" in session_columns else "none"
 
 
+def _epoch(value: object) -> float | None:
+    """A stored time as seconds: Hermes's REAL taken as it is (a NaN or an absurd value fails the
+    range: as_epoch's None)."""
+    return value if type(value) is float and -1e11 <= value <= 1e11 else as_epoch(value)
+
+
 class Reader:
     """Reads sessions and what they loaded; what it parsed (each distinct prompt, each hash) is kept
     between reads, so an update (core.snapshots.cache) parses only prompts it hasn't seen."""
 
-    def __init__(self, conn: sqlite3.Connection, session_columns: frozenset[str],
-                 loaded: Iterable[Loaded] = (), by_hash: dict[str, tuple[Loaded | None, str | None]] | None = None):
+    def __init__(self, conn: sqlite3.Connection, session_columns: frozenset[str], catalog: Catalog | None = None):
         self.conn = conn
+        self.columns = session_columns
         self.source = prompt_source(conn, session_columns)
-        self._select = (f"SELECT s.rowid, {_columns(session_columns)}, "
-                        + ("s.system_prompt_hash, " if self.source == "table" else "NULL, ")
-                        + ("CAST(s.system_prompt AS BLOB)" if "system_prompt" in session_columns else "NULL")
-                        + " FROM sessions s")
-        self.parse = _Parser()
-        for got in loaded:
-            self.parse.loaded.setdefault(got.key, got)
-        self.by_hash = by_hash if by_hash is not None else {}
+        self._prompt = (("s.system_prompt_hash, " if self.source == "table" else "NULL, ")
+                        + ("CAST(s.system_prompt AS BLOB)" if "system_prompt" in session_columns else "NULL"))
+        self._select = f"SELECT s.rowid, {_columns(session_columns)}, {self._prompt} FROM sessions s"
+        self.catalog = catalog if catalog is not None else Catalog()
+        self.parse = _Parser(self.catalog)
 
-    def rows(self, where: str = "", params: Sequence = (), should_stop: Callable[[], bool] | None = None,
-             ordered: bool = True) -> tuple[list[int], list[SessionLoad]]:
-        """(rowids, sessions) of the sessions `where` selects (a clause on `s`), oldest first."""
-        conn, by_hash, parse_one = self.conn, self.by_hash, self.parse
+    def _loaded(self, where: str, params: Sequence) -> Callable[[object, object], tuple[Loaded | None, str | None]]:
+        """What a row's prompt (a hash, or the text inline) loaded; 0.20+'s prompts of hashes not
+        seen yet are fetched first, each once."""
+        conn, catalog, parse_one = self.conn, self.catalog, self.parse
+        by_hash = catalog.by_hash
         prompts: dict[str, object] = {}
-        if self.source == "table":  # the prompts of hashes not seen yet, each read once
+        if self.source == "table":
             hashes = [r[0] for r in conn.execute(
                 f"SELECT DISTINCT system_prompt_hash FROM sessions s {where}"
                 f"{' AND' if where else ' WHERE'} typeof(system_prompt_hash) = 'text'", params)]
             prompts = _prompts(conn, [h for h in hashes if h not in by_hash])
+
+        def loaded(ref: object, body: object) -> tuple[Loaded | None, str | None]:
+            if isinstance(ref, str):
+                known = by_hash.get(ref)
+                if known is not None:
+                    return catalog.get(known[0]), known[1]
+                if ref not in prompts:
+                    return None, MISSING_ROW  # not kept: the row may come later
+                got, why = parse_one(prompts.pop(ref))
+                by_hash[ref] = (catalog.slot(got), why)
+                return got, why
+            return parse_one(body)
+
+        return loaded
+
+    def rows(self, where: str = "", params: Sequence = (), should_stop: Callable[[], bool] | None = None,
+             order: str | None = "s.started_at, s.id") -> tuple[list[int], list[SessionLoad]]:
+        """(rowids, sessions) of the sessions `where` selects (a clause on `s`), in `order`."""
+        loaded = self._loaded(where, params)
         rowids: list[int] = []
         out: list[SessionLoad] = []
         make, keep = SessionLoad._make, rowids.append
         # streamed, never fetched whole: 0.19's inline prompts are tens of KB a session
-        for rowid, sid, source, title, started, ended, reason, active, parent, chat, ref, body in conn.execute(
-                f"{self._select} {where}{' ORDER BY s.started_at, s.id' if ordered else ''}", params):
+        for rowid, sid, source, title, started, ended, reason, active, parent, chat, ref, body in self.conn.execute(
+                f"{self._select} {where}{f' ORDER BY {order}' if order else ''}", params):
             if should_stop is not None and should_stop():
                 break
-            if isinstance(ref, str):
-                got = by_hash.get(ref)
-                if got is None:
-                    got = by_hash[ref] = parse_one(prompts.pop(ref)) if ref in prompts else (None, MISSING_ROW)
-            else:
-                got = parse_one(body)
+            got = loaded(ref, body)
             keep(rowid)
             out.append(make((
                 sid if type(sid) is str else str(sid), source if type(source) is str else str(source or ""),
-                title if type(title) is str else str(title or ""),
-                # Hermes's REAL seconds taken as they are (a NaN or an absurd value fails the range: as_epoch's None)
-                started if type(started) is float and -1e11 <= started <= 1e11 else as_epoch(started),
-                ended if type(ended) is float and -1e11 <= ended <= 1e11 else as_epoch(ended),
-                reason if isinstance(reason, str) else None,
-                active if type(active) is float and -1e11 <= active <= 1e11 else as_epoch(active),
+                title if type(title) is str else str(title or ""), _epoch(started), _epoch(ended),
+                reason if isinstance(reason, str) else None, _epoch(active),
                 parent if isinstance(parent, str) else None, str(chat) if chat is not None else "", got[0], got[1])))
         return rowids, out
 
+    def tally(self, into: "Tally", where: str = "", params: Sequence = (),
+              should_stop: Callable[[], bool] | None = None) -> bool:
+        """Adds the sessions `where` selects to `into` (False: stopped first). A settled session is
+        only counted, from a few short columns; a live one is read whole."""
+        def stopped() -> bool:
+            return should_stop is not None and should_stop()
+
+        if self.source == "table" and "ended_at" in self.columns:
+            # 0.20+ as Hermes writes it: counted by hash; any other row is read one by one
+            others = self._tally_by_hash(into, where, params)
+            for at in range(0, len(others), BATCH):
+                part = others[at:at + BATCH]
+                if stopped() or not self._tally_rows(into, f"WHERE s.rowid IN ({', '.join('?' * len(part))})",
+                                                     part, stopped):
+                    return False
+            return not stopped()
+        return self._tally_rows(into, where, params, stopped) and not stopped()
+
+    def _tally_rows(self, into: "Tally", where: str, params: Sequence, stopped: Callable[[], bool]) -> bool:
+        """Adds the sessions `where` selects to `into`, one row at a time (False: stopped first)."""
+        loaded = self._loaded(where, params)
+        ended_col = "s.ended_at" if "ended_at" in self.columns else "NULL"
+        live: list[int] = []
+        slot, count, held = into.slot, into.count, into.runs.add
+        top = into.last_rowid
+        for n, (rowid, sid, started, ended, ref, body) in enumerate(self.conn.execute(
+                f"SELECT s.rowid, s.id, s.started_at, {ended_col}, {self._prompt} FROM sessions s {where}", params)):
+            if not n & 1023 and stopped():
+                return False
+            if rowid > top:
+                top = rowid
+            got, why = loaded(ref, body)
+            if (type(ended) is not float or not -1e11 <= ended <= 1e11) and _epoch(ended) is None or why in RETRY:
+                live.append(rowid)
+                continue
+            i = slot(got)
+            held(rowid, i)
+            if i >= 0:
+                count(i, sid if type(sid) is str else str(sid), _epoch(started))
+        into.last_rowid = top
+        self._read_live(into, live)
+        return True
+
+    def _read_live(self, into: "Tally", rowids: list[int]) -> None:
+        for at in range(0, len(rowids), BATCH):
+            part = rowids[at:at + BATCH]
+            ids, rows = self.rows(f"WHERE s.rowid IN ({', '.join('?' * len(part))})", part, order=None)
+            into.live.update(zip(ids, rows))
+
+    def _tally_by_hash(self, into: "Tally", where: str, params: Sequence) -> list[int]:
+        """Counts the settled sessions `where` selects with the least Python per session: ended
+        0.20+ rows of the types Hermes writes are grouped by prompt hash, and each hash's first
+        session found from the earliest start (the ids of sessions tied on it read after). Returns
+        the rowids of the other rows, to be read one by one."""
+        rows = self.conn.execute(f"SELECT s.system_prompt_hash, s.started_at, s.rowid, {_PLAIN} FROM sessions s {where} "
+                                 "ORDER BY s.rowid", params).fetchall()  # a rowid table's own order: no sort
+        if rows:
+            into.last_rowid = max(into.last_rowid, max(map(itemgetter(2), rows)))
+        others = [r for _, _, r, plain in rows if not plain]
+        if others:
+            rows = [row for row in rows if row[3]]
+        if not rows:
+            return others
+        by_hash, hash_of = self.catalog.by_hash, itemgetter(0)
+        hashes = set(map(hash_of, rows))
+        unseen = [h for h in hashes if h not in by_hash]
+        prompts = _prompts(self.conn, unseen)
+        for h in unseen:
+            if h in prompts:
+                got, why = self.parse(prompts.pop(h))
+                by_hash[h] = (self.catalog.slot(got), why)
+        slot_of, waiting = {}, set()
+        for h in hashes:
+            i, why = by_hash.get(h, (-1, MISSING_ROW))  # no row (yet): not kept
+            if why in RETRY:
+                waiting.add(h)  # its prompt row may still come: live, read whole
+            else:
+                slot_of[h] = i
+        if waiting:
+            self._read_live(into, [r for h, _, r, _ in rows if h in waiting])
+            rows = [row for row in rows if row[0] not in waiting]
+        into.runs.extend(list(map(itemgetter(2), rows)), list(map(slot_of.__getitem__, map(hash_of, rows))))
+        earliest: dict[str, list] = {}  # hash: [earliest start, rowids started then]
+        get = earliest.get
+        for h, started, rowid, _ in rows:
+            seen = get(h)
+            if seen is None or started < seen[0]:
+                earliest[h] = [started, rowid]
+            elif started == seen[0]:
+                seen.append(rowid)
+        tied = [r for seen in earliest.values() for r in seen[1:]]
+        ids: dict[int, str] = {}
+        for at in range(0, len(tied), BATCH):
+            part = tied[at:at + BATCH]
+            ids.update(self.conn.execute(f"SELECT rowid, id FROM sessions WHERE rowid IN ({', '.join('?' * len(part))})",
+                                         part).fetchall())
+        counts = Counter(map(hash_of, rows))
+        for h, (started, *rowids) in earliest.items():
+            i = slot_of[h]
+            if i >= 0:
+                into.count(i, min(ids[r] for r in rowids), started, counts[h])
+        return others
+
+    def one(self, session_id: str) -> SessionLoad | None:
+        """One session by id, and what it loaded."""
+        found = self.rows("WHERE s.id = ?", (session_id,))[1]
+        return found[0] if found else None
+
+    def recent(self, limit: int) -> list[SessionLoad]:
+        """The `limit` most recently active sessions, most recent first."""
+        return self.rows("", (), order=f"COALESCE({_activity(self.columns)}, 0.0) DESC, s.started_at, s.id "
+                                        f"LIMIT {int(limit)}")[1]
+
 
 def read(conn: sqlite3.Connection, session_columns: frozenset[str],
-         should_stop: Callable[[], bool] | None = None,
-         started: tuple[float | None, float] | None = None) -> Snapshots:
-    """Every session of the database `conn` opened (read-only), oldest first; with `started`
-    (low, high), those started in (low, high] only (low None: from the first)."""
+         should_stop: Callable[[], bool] | None = None) -> "Snapshots":
+    """The summary of every session of the database `conn` opened (read-only), read whole."""
+    from core.snapshots.tally import Tally
+
+    reader = Reader(conn, session_columns)
+    tally = Tally(reader.catalog)
+    reader.tally(tally, should_stop=should_stop)
+    return tally.snapshots(reader.source)
+
+
+def sessions(conn: sqlite3.Connection, session_columns: frozenset[str],
+             started: tuple[float | None, float] | None = None) -> list[SessionLoad]:
+    """The sessions themselves, oldest first; with `started` (low, high), those started in
+    (low, high] only (low None: from the first)."""
     where, params = "", ()
     if started is not None:
         low, high = started
         where, params = ("WHERE s.started_at <= ?", (high,)) if low is None else \
             ("WHERE s.started_at > ? AND s.started_at <= ?", (low, high))
-    reader = Reader(conn, session_columns)
-    return Snapshots(reader.rows(where, params, should_stop)[1], reader.source)
+    return Reader(conn, session_columns).rows(where, params)[1]
 
 
 def _prompts(conn: sqlite3.Connection, hashes: Iterable[str]) -> dict[str, object]:
@@ -292,7 +342,7 @@ def first_loading(conn: sqlite3.Connection, session_columns: frozenset[str], tar
                                   "AND started_at <= ? ORDER BY started_at LIMIT 20", (shown, before)).fetchall()
     else:
         return None
-    parse_one = _Parser()
+    parse_one = _Parser(Catalog())
     for started, raw in candidates[:20]:
         loaded, _ = parse_one(raw)
         at = as_epoch(started)

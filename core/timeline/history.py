@@ -414,11 +414,11 @@ def _evidence(curator: "Curator", harvest) -> Evidence:
             return None
 
     def loads(low, high):
-        from core.snapshots.loaded import read
+        from core.snapshots.loaded import sessions
 
         try:
             return curator.sessions.read_with(
-                lambda conn, schema: read(conn, schema.session_columns, started=(low, high))).sessions
+                lambda conn, schema: sessions(conn, schema.session_columns, started=(low, high)))
         except Exception:  # noqa: BLE001 - an unreadable state.db narrows nothing
             return ()
 

@@ -69,7 +69,7 @@ def origin_line(b: Blame, now: float) -> str:
 
 
 def loaded_words(load, now: float) -> str:
-    """What the sessions loaded of one entry (core.snapshots.loaded.EntryLoads): 'loaded by 14
+    """What the sessions loaded of one entry (core.snapshots.session.EntryLoads): 'loaded by 14
     sessions since 3 Nov', or 'not loaded yet' (every session starts with the files as they are, so an
     entry no session loaded was written after the last one started, or its store was off since)."""
     if not load.sessions:

@@ -115,14 +115,14 @@ def _columns(layout: str) -> frozenset[str]:
 
 def ours(con: sqlite3.Connection, layout: str) -> int:
     got = read(con, _columns(layout))
-    assert all(s.loaded is not None for s in got.sessions), "a prompt hmc couldn't read"
-    return len(got.sessions)
+    assert got.known == con.execute("SELECT COUNT(*) FROM sessions").fetchone()[0], "a prompt hmc couldn't read"
+    return got.known
 
 
 def cached(path: Path, con: sqlite3.Connection, layout: str, cold: bool) -> int:
     if cold:
         cache.cache_path(path).unlink(missing_ok=True)
-    return len(cache.read(path, con, _columns(layout)).sessions)
+    return cache.read(path, con, _columns(layout)).known
 
 
 def add_a_day(path: Path, layout: str) -> None:

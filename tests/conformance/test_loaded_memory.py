@@ -15,7 +15,7 @@ import pytest
 
 from core.hermes.memory import TARGETS
 from core.snapshots.blocks import render_loaded
-from core.snapshots.loaded import read
+from core.snapshots.loaded import prompt_source, sessions
 from tests.conformance import releases
 
 pytestmark = pytest.mark.area("prompt")
@@ -65,9 +65,8 @@ def test_hmc_recovers_exactly_the_memory_each_session_was_sent(version, tmp_path
     sent, db = oracle_run(version, tmp_path)
     conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     cols = frozenset(r[1] for r in conn.execute("PRAGMA table_info(sessions)"))
-    snaps = read(conn, cols)
-    assert snaps.prompt_source == ("inline" if version == "0.19.0" else "table")
-    by_id = {s.id: s for s in snaps.sessions}
+    assert prompt_source(conn, cols) == ("inline" if version == "0.19.0" else "table")
+    by_id = {s.id: s for s in sessions(conn, cols)}
     resumed = {c["resume_of"] for c in CASES if c.get("resume_of")}
     for c in CASES:
         if c.get("resume_of"):

@@ -11,10 +11,12 @@ import sqlite3
 import pytest
 
 from core.snapshots import cache, loaded
+from core.snapshots.tally import Snapshots
 from tests.core.snapshot_fixtures import make_db, prompt, sha
 
 MEMORIES = [("Deploys on Thursdays.",), ("Deploys on Tuesdays.", "VPN key in 1Password."), ()]
 USERS = [("Alex",), ("Alex, in Lyon",)]
+ENTRIES = {e for group in MEMORIES + USERS for e in group}
 
 
 class Home:
@@ -59,17 +61,18 @@ class Home:
         con.execute("INSERT INTO messages (id, session_id, role, content, timestamp) VALUES (?, ?, 'user', 'hi', ?)",
                     (self.msg, sid, self.t))
 
-    def some(self, con) -> str | None:
-        row = con.execute("SELECT id FROM sessions ORDER BY random() LIMIT 1").fetchone()
-        return row[0] if row else None
+    def pick(self, con, where: str = "", n: int = 1) -> list[str]:
+        """Up to n sessions chosen by the seeded rng (never SQLite's unseeded random())."""
+        ids = [r[0] for r in con.execute(f"SELECT id FROM sessions {where} ORDER BY id")]
+        return self.rng.sample(ids, min(n, len(ids)))
 
-    def turn(self) -> None:
+    def turn(self, kind: str | None = None) -> None:
         """A turn in an existing session: it may resume it, retitle it, or build its prompt."""
         with self.conn() as con:
-            sid = self.some(con)
+            sid = next(iter(self.pick(con)), None)
             if sid is None:
                 return
-            kind = self.rng.choice(["resume", "title", "prompt", "plain"])
+            kind = kind or self.rng.choice(["resume", "title", "prompt", "plain"])
             if kind == "resume":
                 con.execute("UPDATE sessions SET ended_at = NULL, end_reason = NULL, last_activity_at = ? "
                             "WHERE id = ?", (self.t, sid))
@@ -85,15 +88,12 @@ class Home:
     def end(self) -> None:
         """An open session ends (no message comes with it)."""
         with self.conn() as con:
-            row = con.execute("SELECT id FROM sessions WHERE ended_at IS NULL ORDER BY random() LIMIT 1").fetchone()
-            if row:
-                con.execute("UPDATE sessions SET ended_at = ?, end_reason = 'idle' WHERE id = ?", (self.t, row[0]))
+            for sid in self.pick(con, "WHERE ended_at IS NULL"):
+                con.execute("UPDATE sessions SET ended_at = ?, end_reason = 'idle' WHERE id = ?", (self.t, sid))
 
     def prune(self) -> None:
         with self.conn() as con:
-            ids = [r[0] for r in con.execute("SELECT id FROM sessions WHERE ended_at IS NOT NULL "
-                                             "ORDER BY random() LIMIT 3")]
-            for sid in ids:
+            for sid in self.pick(con, "WHERE ended_at IS NOT NULL", 3):
                 con.execute("DELETE FROM messages WHERE session_id = ?", (sid,))
                 con.execute("DELETE FROM sessions WHERE id = ?", (sid,))
 
@@ -121,8 +121,25 @@ def both(path):
         con.close()
 
 
-def same(a: loaded.Snapshots, b: loaded.Snapshots) -> bool:
-    return a.prompt_source == b.prompt_source and a.sessions == b.sessions
+def same(a: Snapshots, b: Snapshots) -> bool:
+    """The same answers: the snapshots with how many loaded each and the first, the live sessions
+    whole, the entries' loads."""
+    return (a.prompt_source, a.known, a.loaders(), a.live) == (b.prompt_source, b.known, b.loaders(), b.live) \
+        and all(a.entry_loads(t, ENTRIES) == b.entry_loads(t, ENTRIES) for t in ("memory", "user"))
+
+
+def whole_reads(monkeypatch) -> list:
+    """Records each time a read starts over from the first session."""
+    calls: list = []
+    real = loaded.Reader.tally
+
+    def tally(self, into, where="", *args, **kwargs):
+        if not where:
+            calls.append(where)
+        return real(self, into, where, *args, **kwargs)
+
+    monkeypatch.setattr(loaded.Reader, "tally", tally)
+    return calls
 
 
 @pytest.mark.parametrize("inline", [False, True], ids=["0.22 table", "0.19 inline"])
@@ -182,15 +199,43 @@ def test_an_update_parses_only_the_new_sessions(tmp_path, monkeypatch, inline):
     con = sqlite3.connect(f"file:{home.path}?mode=ro", uri=True)
     got = cache.read(home.path, con, columns(home.path))
     con.close()
-    assert len(parsed) == 3 and [s.id for s in got.sessions[-3:]] == ["n0", "n1", "n2"]
-    assert got.sessions[-1].loaded.entries("memory") == ("New 2.",)
+    assert len(parsed) == 3 and got.known == 33 and not got.live
+    loads = got.entry_loads("memory", ["Old.", "New 0.", "New 1.", "New 2."])
+    assert [(loads[f"New {k}."].first_session, loads[f"New {k}."].sessions) for k in range(3)] == \
+        [("n0", 1), ("n1", 1), ("n2", 1)]
+    assert loads["Old."].sessions == 30
     parsed.clear()
     both(home.path)
     assert len(parsed) == 4  # the whole read: its four distinct prompts; the cached read: none
 
 
-@pytest.mark.parametrize("damage", ["torn", "garbage", "wrong shape", "another file at the path", "empty"])
-def test_a_cache_hmc_cant_use_is_read_whole(tmp_path, damage):
+def _bad_block(obj):  # a block whose places aren't packed
+    at = next(i for i, snap in enumerate(obj["snaps"]) if snap[0] is not None)
+    memory, user = obj["snaps"][at]
+    obj["snaps"][at] = ((memory[0], (0, 1), *memory[2:]), user)
+
+
+def _overlapping_runs(obj):
+    from array import array
+
+    obj["runs"] = [array("q", [1, 2]).tobytes(), array("q", [5, 5]).tobytes(), array("i", [0, 0]).tobytes()]
+
+
+WRONG_SHAPES = {
+    "counts that aren't numbers": lambda obj: obj.update(counts=[str(n) for n in obj["counts"]]),
+    "an entry that isn't text": lambda obj: obj["pool"].append(7),
+    "a block whose places aren't packed": _bad_block,
+    "a block of the wrong store": lambda obj: obj["snaps"].__setitem__(0, tuple(reversed(obj["snaps"][0]))),
+    "a hash naming no snapshot": lambda obj: obj["hashes"].update(x=(10_000, None)),
+    "a first session of the wrong shape": lambda obj: obj["firsts"].__setitem__(0, ("a", "b")),
+    "overlapping runs": _overlapping_runs,
+    "a live session's snapshot past the catalog": lambda obj: obj["live"].__setitem__(9, [10_000] * len(obj["live"][9])),
+    "a place past the pool": lambda obj: obj.update(pool=[]),
+}
+
+
+@pytest.mark.parametrize("damage", ["torn", "garbage", "another file at the path", "empty", *WRONG_SHAPES])
+def test_a_cache_hmc_cant_use_is_read_whole(tmp_path, monkeypatch, damage):
     home = Home(tmp_path / "state.db", False, random.Random(3))
     for _ in range(10):
         home.new_session()
@@ -203,13 +248,13 @@ def test_a_cache_hmc_cant_use_is_read_whole(tmp_path, damage):
         path.write_bytes(b"\x00" * 500)
     elif damage == "empty":
         path.write_bytes(b"")
-    elif damage == "wrong shape":
+    elif damage in WRONG_SHAPES:  # a cache framed as hmc frames it, holding what hmc never writes
         import marshal
 
         from core.hmc_cache import frame, framed_body
 
         obj = marshal.loads(framed_body(raw)[0])
-        obj["columns"][0] = [7] * len(obj["columns"][0])  # ids that aren't text
+        WRONG_SHAPES[damage](obj)
         body = marshal.dumps(obj, 4)
         path.write_bytes(frame(body) + body)
     else:  # a restored backup: another file (inode) at the same path, one session fewer
@@ -221,8 +266,13 @@ def test_a_cache_hmc_cant_use_is_read_whole(tmp_path, damage):
         src.backup(dst)
         src.close(), dst.close()
         backup.replace(home.path)
+    calls = whole_reads(monkeypatch)
+    con = sqlite3.connect(f"file:{home.path}?mode=ro", uri=True)
+    cache.read(home.path, con, columns(home.path))
+    con.close()
+    assert calls == [""], "the damaged cache was used"
     got, whole = both(home.path)
-    assert same(got, whole) and whole.sessions
+    assert same(got, whole) and whole.known
     got, whole = both(home.path)  # and the cache written again is good
     assert same(got, whole)
 
@@ -235,4 +285,48 @@ def test_a_cache_folder_that_cant_be_written_costs_only_the_cache(tmp_path, monk
     blocker.write_text("x")
     monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))
     got, whole = both(home.path)
-    assert same(got, whole) and len(got.sessions) == 5
+    assert same(got, whole) and got.known + len(got.live) >= 5
+
+
+@pytest.mark.parametrize("inline", [False, True], ids=["0.22 table", "0.19 inline"])
+def test_what_a_day_of_use_does_is_followed_without_a_whole_read(tmp_path, monkeypatch, inline):
+    """New sessions, a resumed one (the first to load its snapshot), an end, a retitle: the cache
+    follows each, and only a deleted settled session (pruning) sends it back to a whole read."""
+    home = Home(tmp_path / "state.db", inline, random.Random(7))
+    for _ in range(20):
+        home.new_session()
+    with home.conn() as con:
+        con.execute("UPDATE sessions SET ended_at = started_at + 30 WHERE ended_at IS NULL")
+    both(home.path)
+    calls = whole_reads(monkeypatch)
+    with home.conn() as con:
+        con.execute("UPDATE sessions SET ended_at = NULL WHERE id = 's0001'")  # resumed: the first session
+        home.message(con, "s0001")
+    for step in (lambda: None, home.new_session, home.end, lambda: home.turn("plain"), lambda: home.turn("title"),
+                 lambda: home.turn("resume"), home.new_session):
+        step()
+        con = sqlite3.connect(f"file:{home.path}?mode=ro", uri=True)
+        got = cache.read(home.path, con, columns(home.path))
+        con.close()
+        assert not calls, "an update read the whole database"
+        assert same(got, both(home.path)[1])
+        calls.clear()
+    home.prune()
+    con = sqlite3.connect(f"file:{home.path}?mode=ro", uri=True)
+    cache.read(home.path, con, columns(home.path))
+    con.close()
+    assert calls == [""]  # pruned: read whole, once
+
+
+def test_a_prompt_row_that_comes_after_its_session_is_read_when_it_comes(tmp_path):
+    home = Home(tmp_path / "state.db", False, random.Random(8))
+    text = prompt(["Late."])
+    with home.conn() as con:
+        con.execute("INSERT INTO sessions (id, source, started_at, ended_at, system_prompt_hash) "
+                    "VALUES ('late', 'cli', 1e9, 1e9 + 5, ?)", (sha(text),))
+    got, whole = both(home.path)
+    assert same(got, whole) and got.known == 0 and got.live[0].unknown == loaded.MISSING_ROW
+    with home.conn() as con:
+        con.execute("INSERT INTO system_prompts VALUES (?, ?)", (sha(text), text))
+    got, whole = both(home.path)
+    assert same(got, whole) and got.known == 1 and got.entry_loads("memory", ["Late."])["Late."].first_session == "late"

@@ -12,6 +12,8 @@ from core.hermes.memory import prompt_block
 from core.snapshots import blocks, loaded
 from core.snapshots.compare import diff, stale_sessions
 from core.snapshots.pruning import Pruning, settings
+from core.snapshots.session import SessionLoad
+from core.snapshots.tally import Snapshots
 from core.hermes.release import NEWEST
 
 from tests.core.snapshot_fixtures import HEAD, TAIL, make_db, prompt, sha
@@ -63,13 +65,38 @@ def test_an_over_limit_block_is_whole_and_reads_100_percent():
     assert got.memory.used == 300 and got.memory.percent == 100
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_the_usual_prompts_shortcut_reads_exactly_as_the_general_rules(seed):
+    """parse() reads a prompt with at most one header of each store by a shorter path: on random
+    prompts (blocks cut, labels off, headers quoted inside entries, whitespace, no tail) both
+    paths agree."""
+    import random
+
+    rng = random.Random(seed)
+    head_of = {t: "═" * 46 + f"\n{blocks.TITLES[t]} [" for t in ("memory", "user")}
+    pieces = ["One.", "Two\n\nlines", " padded ", "", "a § sign", "\n§\n", "ok"]
+    for n in range(400):
+        memory = [rng.choice(pieces) or "x" for _ in range(rng.randrange(0, 4))]
+        user = [rng.choice(pieces) or "y" for _ in range(rng.randrange(0, 3))]
+        if rng.random() < 0.3:  # a header quoted inside an entry
+            (memory or user or memory).append(head_of[rng.choice(["memory", "user"])] + "5% — 1/9 chars]")
+        text = prompt([e.strip() or "z" for e in memory] if rng.random() < 0.7 else memory,
+                      [e.strip() or "w" for e in user], tail=rng.choice([TAIL, "", "\n\nmore"]))
+        if rng.random() < 0.3:  # cut, or a label changed
+            text = text[:rng.randrange(len(text) + 1)] if rng.random() < 0.5 else text.replace("% — ", "% —  ", 1)
+        heads = {t: blocks._headers(text, t) for t in ("memory", "user")}
+        if len(heads["memory"]) <= 1 and len(heads["user"]) <= 1:
+            assert blocks._parse_simple(text, heads["memory"], heads["user"]) == blocks._parse_any(text, heads), \
+                f"seed {seed}, prompt {n}: {text!r}"
+
+
 # -- reading state.db ----------------------------------------------------------------------------
 
 def read_back(path):
     conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     cols = frozenset(r[1] for r in conn.execute("PRAGMA table_info(sessions)"))
     try:
-        return {s.id: s for s in loaded.read(conn, cols).sessions}
+        return {s.id: s for s in loaded.sessions(conn, cols)}
     finally:
         conn.close()
 
@@ -105,8 +132,8 @@ def test_inline_prompts_of_older_releases(tmp_path):
     make_db(tmp_path / "s.db", rows, inline=True).close()
     got = read_back(tmp_path / "s.db")
     assert got["a"].loaded.entries("memory") == ("Old.",) and got["b"].unknown == loaded.NO_PROMPT
-    snaps = loaded.Snapshots(list(got.values()))
-    loads = snaps.entry_loads("memory")
+    snaps = Snapshots.of(got.values())
+    loads = snaps.entry_loads("memory", ["Old.", "New."])
     assert (loads["Old."].first_session, loads["Old."].sessions) == ("a", 2)
     assert (loads["New."].first_session, loads["New."].sessions) == ("c", 1)
 
@@ -128,12 +155,12 @@ def test_diff_pairs_a_rewritten_entry_as_changed():
 
 def session(sid, loaded_entries, *, source="telegram", ended=None, active=1000.0):
     got = blocks.parse(prompt(loaded_entries))
-    return loaded.SessionLoad(sid, source, "", 10.0, ended, None, active, None, "", got)
+    return SessionLoad(sid, source, "", 10.0, ended, None, active, None, "", got)
 
 
 def test_stale_sessions_are_the_open_recent_ones_whose_snapshot_differs():
     now = {"memory": ("A", "B"), "user": None}
-    snaps = loaded.Snapshots([
+    snaps = Snapshots.of([
         session("old-open", ["A"]),  # stale
         session("current", ["A", "B"]),  # same as now
         session("ended", ["A"], ended=500.0),

@@ -49,9 +49,10 @@ def is_current(session, now_entries) -> bool | None:
     return None if diffs is None else all(d.same for d in diffs.values())
 
 
-def read_snapshots(curator):
+def reading(read, *args):
+    """What `read` returns; a database that can't be read is the command's error (exit 2)."""
     try:
-        return curator.snapshots()
+        return read(*args)
     except DatabaseError as exc:
         raise CliError(str(exc), 2) from None
 
@@ -62,12 +63,10 @@ def run(args, ctx: CliContext) -> int:
     if args.limit < 1:
         raise CliError("--limit must be at least 1")
     curator = ctx.curator()
-    snaps = read_snapshots(curator)
+    snaps = reading(curator.snapshots)
     now_entries = curator.now_entries()
     stale = stale_sessions(snaps, now_entries, curator.now())
-    recent = sorted(snaps.sessions, key=lambda s: -(s.last_active or s.started_at or 0.0))
-    shown = [x.session for x in stale] if args.stale else recent
-    shown = shown[:args.limit]
+    shown = [x.session for x in stale][:args.limit] if args.stale else reading(curator.recent_sessions, args.limit)
     pruning = curator.pruning()
     if args.json:
         ctx.json({"sessions": [session_json(s, is_current(s, now_entries)) for s in shown],
@@ -104,8 +103,7 @@ def run_memory(args, ctx: CliContext, curator, sid: str) -> int:
     from core.snapshots.blocks import render
     from core.snapshots.compare import diff_now, report
 
-    snaps = read_snapshots(curator)
-    session = snaps.get(sid)
+    session = reading(curator.session_load, sid)
     if session is None:  # pragma: no cover - resolve_session_id found it a moment ago
         raise CliError(f"no session {sid!r} in state.db", 2)
     diffs = diff_now(session, curator.now_entries())

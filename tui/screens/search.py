@@ -718,11 +718,10 @@ the search box · **ctrl+y** searches the first suggestion under a search that f
             return
         curator = self.app.curator
         try:
-            snaps = await asyncio.to_thread(curator.snapshots)
+            session = await asyncio.to_thread(curator.session_load, sid)
         except SessionsError as exc:
             self.notify(str(exc), severity="error", markup=False)
             return
-        session = snaps.get(sid)
         if session is None:
             self.notify("That session is in another profile's state.db: switch to it to see what it knew.",
                         markup=False)
