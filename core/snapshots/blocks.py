@@ -76,8 +76,9 @@ _LABEL_AT = {target: len(RULE) + 1 + len(TITLES[target]) + 2 for target in TARGE
 _RULE_LINE = RULE + "\n"
 
 
-def _block_at(prompt: str, target: str, start: int) -> _Found | None:
-    """The block whose header starts at `start`, when its label fits what follows it."""
+def _block_at(prompt: str, target: str, start: int, memo: dict | None = None) -> _Found | None:
+    """The block whose header starts at `start`, when its label fits what follows it. `memo`
+    keeps each block's entries by its text, for the next prompt that holds the same block."""
     label = _LABEL.match(prompt, start + _LABEL_AT[target])
     if label is None:
         return None
@@ -91,10 +92,22 @@ def _block_at(prompt: str, target: str, start: int) -> _Found | None:
         return None  # cut short, or the label doesn't fit what follows
     if used == 0 or int(label[1]) != (min(100, int(used / limit * 100)) if limit else 0):
         return None
-    entries = tuple(prompt[body:end].split(DELIMITER))
+    text = prompt[body:end]
+    entries = memo.get(text, False) if memo is not None else False
+    if entries is False:
+        entries = _entries(text)
+        if memo is not None:
+            memo[text] = entries
+    return None if entries is None else _Found(Block(target, entries, used, limit), start, end)
+
+
+def _entries(body: str) -> tuple[str, ...] | None:
+    """A block's entries, or None when Hermes couldn't have rendered them (it strips every entry
+    and renders none empty)."""
+    entries = tuple(body.split(DELIMITER))
     if "" in entries or tuple(map(str.strip, entries)) != entries:
-        return None  # Hermes strips every entry and renders none empty
-    return _Found(Block(target, entries, used, limit), start, end)
+        return None
+    return entries
 
 
 _HEADS = {target: f"{RULE}\n{TITLES[target]} [" for target in TARGETS}
@@ -111,13 +124,15 @@ def _headers(prompt: str, target: str) -> list[int]:
     return found
 
 
-def parse(prompt: str | None) -> Loaded | None:
-    """The blocks a stored prompt holds, or None when what it loaded can't be told."""
+def parse(prompt: str | None, memo: dict | None = None) -> Loaded | None:
+    """The blocks a stored prompt holds, or None when what it loaded can't be told. Given a
+    `memo` (a dict kept between calls), a block seen in an earlier prompt isn't split again: the
+    prompts of one state.db mostly share their blocks (the USER block rarely changes)."""
     if not prompt or not isinstance(prompt, str) or len(prompt) > MAX_PROMPT_CHARS:
         return None
     heads = {target: _headers(prompt, target) for target in TARGETS}
     if len(heads["memory"]) <= 1 and len(heads["user"]) <= 1:
-        return _parse_simple(prompt, heads["memory"], heads["user"])
+        return _parse_simple(prompt, heads["memory"], heads["user"], memo)
     return _parse_any(prompt, heads)
 
 
@@ -147,11 +162,11 @@ def _loaded(prompt: str, memory: _Found | None, user: _Found | None) -> Loaded |
     return Loaded(memory and memory.block, user and user.block)
 
 
-def _parse_simple(prompt: str, memory_at: list[int], user_at: list[int]) -> Loaded | None:
+def _parse_simple(prompt: str, memory_at: list[int], user_at: list[int], memo: dict | None = None) -> Loaded | None:
     """parse() for the usual prompt, at most one header of each store: the same rules, less work
     (it is run once for each distinct prompt of a state.db, thousands of them)."""
-    memory = _block_at(prompt, "memory", memory_at[0]) if memory_at else None
-    user = _block_at(prompt, "user", user_at[0]) if user_at else None
+    memory = _block_at(prompt, "memory", memory_at[0], memo) if memory_at else None
+    user = _block_at(prompt, "user", user_at[0], memo) if user_at else None
     if memory_at and memory is None and not (user and user.start < memory_at[0] < user.end):
         return None  # a header whose block doesn't check out, and not text inside the other block
     if user_at and user is None and not (memory and memory.start < user_at[0] < memory.end):

@@ -4,10 +4,11 @@ that changed.
 `<user cache dir>/hmc/snapshots/<slug>-<hash of the db path>.cache`, private (folder 0700, file
 0600), in the frame every hmc cache has (core.hmc_cache: a SHA-256 and a length, then the body; a
 torn or edited file is never decoded), the body in Python's `marshal` form: the summary
-core.snapshots.loaded.Tally keeps (each distinct snapshot once, with how many settled sessions
-loaded it and the first of them; each settled session's rowid and snapshot index as two packed
-arrays; the live sessions whole), and 0.20+'s prompt hashes already parsed. Its size grows with the
-distinct snapshots and the live sessions, plus 12 bytes a settled session.
+core.snapshots.tally.Tally keeps, as it keeps it (the catalog of distinct snapshots with their
+entries pooled and 0.20+'s prompt hashes already parsed, core.snapshots.catalog; how many settled
+sessions loaded each snapshot and the first of them; each settled session's snapshot by rowid as
+runs, core.snapshots.runs; the live sessions whole). Its size grows with the distinct snapshots,
+the runs and the live sessions: a few hundred KB at 100,000 sessions.
 
 What a run reads again, and why that is enough (HERMES-FORMATS.md §8):
 - **sessions added since** (a rowid above the last one cached: SQLite gives a new row the next one);
@@ -15,7 +16,7 @@ What a run reads again, and why that is enough (HERMES-FORMATS.md §8):
   a prompt set on a later turn (0.19's NULL prompt until the first turn is built, a `/model`
   switch), an end stamp cleared by 0.22's compression repair all come with a turn. A settled
   session read again that loaded the same snapshot changes nothing; one that changed is taken out
-  of its snapshot's count and counted again;
+  of its snapshot's count and counted again (a resumed one stays counted, and is also live);
 - **live sessions** (open, or their prompt not known yet): an end comes without a message.
 - **sessions deleted since** (pruning, `hermes sessions delete`): a live one is dropped; when a
   settled one is gone (the count doesn't add up), the whole database is read again, once.
@@ -258,12 +259,11 @@ def _update(conn: sqlite3.Connection, columns: frozenset[str], obj: dict, cached
                 tally.counted.add(rowid)
     except (_Stale, KeyError, ValueError):
         return None
-    for rowid, before in live.items():
+    for rowid in live.keys() - counted:  # the uncounted live: deleted (dropped), settled (counted) or live still
         s = found.get(rowid)
-        if rowid not in counted and s is not None:
+        if s is not None:
             tally.add(rowid, s)
-        changed = changed or s != before or (rowid in tally.live) != (rowid in counted or s is not None and not settled(s))
-    changed = changed or set(tally.live) != set(live)
+    changed = changed or tally.live != live or tally.counted != counted
     size = len(tally.runs) + len(tally.live) - len(tally.counted)
     if not reader.tally(tally, "WHERE s.rowid > ?", (last_rowid,), should_stop):
         return None

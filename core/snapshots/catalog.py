@@ -15,7 +15,6 @@ snapshot is `(memory block | None, user block | None)`. A snapshot's place in th
 from __future__ import annotations
 
 from array import array
-from itertools import chain
 from operator import itemgetter
 
 from core.snapshots.blocks import Block, Loaded
@@ -114,7 +113,9 @@ class Catalog:
         if enc is None:
             return None
         target, _, used, limit = enc
-        return Block(target, tuple(map(self.pool.__getitem__, places_of(enc))), used, limit)  # IndexError: not hmc's
+        if type(used) is not int or type(limit) is not int:
+            raise ValueError("block")  # not what hmc writes (a place past the pool: IndexError)
+        return Block(target, tuple(map(self.pool.__getitem__, places_of(enc))), used, limit)
 
     def check(self) -> None:
         """Raises ValueError unless every snapshot and hash has the shape the catalog writes (one
@@ -123,17 +124,15 @@ class Catalog:
         pool, enc = self.pool, self.enc
         if type(pool) is not list or set(map(type, pool)) - {str} or type(enc) is not list:
             raise ValueError("pool")
-        # checked a column at a time, in C: a cache holds thousands of snapshots
+        # checked a column at a time, in C: a cache holds thousands of snapshots (a block's counts
+        # are checked when it is decoded)
         if set(map(type, enc)) - {tuple} or set(map(len, enc)) - {2}:
             raise ValueError("snapshot")
         for target, side in zip(TARGETS, zip(*enc)):
             blocks = [b for b in side if b is not None]
-            if set(map(type, blocks)) - {tuple} or set(map(len, blocks)) - {4} \
-                    or set(map(itemgetter(0), blocks)) - {target}:
-                raise ValueError("block")
-            places = list(map(itemgetter(1), blocks))
-            if set(map(type, places)) - {bytes} or any(n % 4 for n in set(map(len, places))) \
-                    or set(map(type, chain.from_iterable(map(itemgetter(2, 3), blocks)))) - {int}:
+            places = list(map(itemgetter(1), blocks)) if not set(map(type, blocks)) - {tuple} \
+                and not set(map(len, blocks)) - {4} and not set(map(itemgetter(0), blocks)) - {target} else None
+            if places is None or set(map(type, places)) - {bytes} or any(n % 4 for n in set(map(len, places))):
                 raise ValueError("block")
         slots = len(self.enc)
         if type(self.by_hash) is not dict:

@@ -15,7 +15,6 @@ that isn't UTF-8, a prompt over blocks.MAX_PROMPT_CHARS or one whose blocks don'
 from __future__ import annotations
 
 import sqlite3
-from collections import Counter
 from operator import itemgetter
 from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 
@@ -28,9 +27,10 @@ if TYPE_CHECKING:
     from core.snapshots.tally import Snapshots, Tally
 
 BATCH = 500  # prompts fetched per query (SQLite's host-parameter limit is 999 on old builds)
-# Whether a 0.20+ session row is as Hermes writes it, and ended: counted from its hash alone (Reader.tally)
-_PLAIN = ("typeof(s.system_prompt_hash) = 'text' AND typeof(s.id) = 'text' AND typeof(s.started_at) = 'real' "
-          "AND s.started_at BETWEEN -1e11 AND 1e11 AND typeof(s.ended_at) = 'real' AND s.ended_at BETWEEN -1e11 AND 1e11")
+# Whether a 0.20+ session row is ended, with a start and an end Hermes could have written (REAL,
+# or an INTEGER, in range; text is never BETWEEN two numbers in SQLite): counted from its hash alone
+# when the hash is text (Reader.tally). The cheapest test SQLite can make: no typeof().
+_PLAIN = "s.started_at BETWEEN -1e11 AND 1e11 AND s.ended_at BETWEEN -1e11 AND 1e11"
 
 
 
@@ -56,6 +56,7 @@ class _Parser:
 
     def __init__(self, catalog: Catalog) -> None:
         self.catalog = catalog
+        self._blocks: dict[str, tuple | None] = {}  # each block's entries by its text (blocks.parse's memo)
         self._last: tuple[object, tuple] | None = None  # 0.19's inline prompts: the same text, session after session
 
     def __call__(self, raw: object) -> tuple[Loaded | None, str | None]:
@@ -70,7 +71,9 @@ class _Parser:
         text, why = _decode(raw)
         if text is None:
             return None, why
-        got = parse(text)
+        if len(self._blocks) > 4096:
+            self._blocks.clear()  # bounded: a run over many distinct blocks doesn't hold them all
+        got = parse(text, self._blocks)
         if got is None:
             return None, NO_BLOCKS
         return self.catalog.canonical(got), None
@@ -221,16 +224,17 @@ class Reader:
 
     def _tally_by_hash(self, into: "Tally", where: str, params: Sequence) -> list[int]:
         """Counts the settled sessions `where` selects with the least Python per session: ended
-        0.20+ rows of the types Hermes writes are grouped by prompt hash, and each hash's first
-        session found from the earliest start (the ids of sessions tied on it read after). Returns
-        the rowids of the other rows, to be read one by one."""
+        0.20+ rows of the types Hermes writes are grouped by prompt hash (so each distinct prompt
+        is parsed once), and each snapshot's first session found from the earliest start (the ids
+        of sessions tied on it read after). Returns the rowids of the other rows, to be read one by
+        one."""
         rows = self.conn.execute(f"SELECT s.system_prompt_hash, s.started_at, s.rowid, {_PLAIN} FROM sessions s {where} "
                                  "ORDER BY s.rowid", params).fetchall()  # a rowid table's own order: no sort
         if rows:
-            into.last_rowid = max(into.last_rowid, max(map(itemgetter(2), rows)))
-        others = [r for _, _, r, plain in rows if not plain]
+            into.last_rowid = max(into.last_rowid, rows[-1][2])
+        others = [r for h, _, r, plain in rows if not plain or type(h) is not str]
         if others:
-            rows = [row for row in rows if row[3]]
+            rows = [row for row in rows if row[3] and type(row[0]) is str]
         if not rows:
             return others
         by_hash, hash_of = self.catalog.by_hash, itemgetter(0)
@@ -251,26 +255,43 @@ class Reader:
         if waiting:
             self._read_live(into, [r for h, _, r, _ in rows if h in waiting])
             rows = [row for row in rows if row[0] not in waiting]
-        into.runs.extend(list(map(itemgetter(2), rows)), list(map(slot_of.__getitem__, map(hash_of, rows))))
-        earliest: dict[str, list] = {}  # hash: [earliest start, rowids started then]
+        # one pass, in rowid order: the runs of consecutive rowids sharing a slot, and each slot's
+        # earliest start with the rowids started then
+        slot_at = slot_of.__getitem__
+        starts: list[int] = []
+        lengths: list[int] = []
+        run_slots: list[int] = []
+        earliest: dict[int, list] = {}
         get = earliest.get
+        run_start, run_slot, run_next, n = 0, 0, None, 0
         for h, started, rowid, _ in rows:
-            seen = get(h)
+            i = slot_at(h)
+            if rowid != run_next or i != run_slot:
+                if n:
+                    starts.append(run_start), lengths.append(n), run_slots.append(run_slot)
+                run_start, run_slot, n = rowid, i, 0
+            n += 1
+            run_next = rowid + 1
+            seen = get(i)
             if seen is None or started < seen[0]:
-                earliest[h] = [started, rowid]
+                earliest[i] = [started, rowid]
             elif started == seen[0]:
                 seen.append(rowid)
-        tied = [r for seen in earliest.values() for r in seen[1:]]
+        if n:
+            starts.append(run_start), lengths.append(n), run_slots.append(run_slot)
+        into.runs.extend_runs(starts, lengths, run_slots)
+        counts: dict[int, int] = dict.fromkeys(earliest, 0)
+        for i, n in zip(run_slots, lengths):
+            counts[i] += n
+        tied = [r for i, seen in earliest.items() if i >= 0 for r in seen[1:]]
         ids: dict[int, str] = {}
         for at in range(0, len(tied), BATCH):
             part = tied[at:at + BATCH]
-            ids.update(self.conn.execute(f"SELECT rowid, id FROM sessions WHERE rowid IN ({', '.join('?' * len(part))})",
-                                         part).fetchall())
-        counts = Counter(map(hash_of, rows))
-        for h, (started, *rowids) in earliest.items():
-            i = slot_of[h]
+            ids.update((rowid, sid if type(sid) is str else str(sid)) for rowid, sid in self.conn.execute(
+                f"SELECT rowid, id FROM sessions WHERE rowid IN ({', '.join('?' * len(part))})", part))
+        for i, (started, *rowids) in earliest.items():
             if i >= 0:
-                into.count(i, min(ids[r] for r in rowids), started, counts[h])
+                into.count(i, min(ids[r] for r in rowids), float(started), counts[i])  # an INTEGER start too
         return others
 
     def one(self, session_id: str) -> SessionLoad | None:

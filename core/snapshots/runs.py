@@ -62,22 +62,35 @@ class Runs:
         self.size += 1
 
     def extend(self, rowids: Sequence[int], slots: Sequence[int]) -> None:
-        """Holds these rowids (ascending, each new) with their slots; in bulk when they all come
-        after the last one held (a whole read, or the sessions added since a cache was written)."""
-        if not rowids:
-            return
-        if self.starts and rowids[0] < self.starts[-1] + self.lengths[-1]:
-            for rowid, slot in zip(rowids, slots):
-                self.add(rowid, slot)
-            return
-        at = 0
+        """Holds these rowids (ascending, each new) with their slots."""
+        starts, lengths, run_slots = [], [], []
         # a run is a stretch where rowid - position and the slot stay the same
+        at = 0
         for (_, slot), group in groupby(zip(map(sub, rowids, count()), slots)):
             n = len(list(group))
-            self.add(rowids[at], slot)
-            self.lengths[-1] += n - 1
-            self.size += n - 1
+            starts.append(rowids[at]), lengths.append(n), run_slots.append(slot)
             at += n
+        self.extend_runs(starts, lengths, run_slots)
+
+    def extend_runs(self, starts: Sequence[int], lengths: Sequence[int], slots: Sequence[int]) -> None:
+        """Holds these runs (ascending, apart, each rowid new): appended as they are when they all
+        come after the last rowid held (a whole read, or the sessions added since a cache was
+        written), else one rowid at a time."""
+        if not starts:
+            return
+        if self.starts and starts[0] < self.starts[-1] + self.lengths[-1]:
+            for start, n, slot in zip(starts, lengths, slots):
+                for rowid in range(start, start + n):
+                    self.add(rowid, slot)
+            return
+        if self.starts and starts[0] == self.starts[-1] + self.lengths[-1] and slots[0] == self.slots[-1]:
+            self.lengths[-1] += lengths[0]  # the first run goes on from the last one held
+            self.size += lengths[0]
+            starts, lengths, slots = starts[1:], lengths[1:], slots[1:]
+        self.starts.extend(starts)
+        self.lengths.extend(lengths)
+        self.slots.extend(slots)
+        self.size += sum(lengths)
 
     def set(self, rowid: int, slot: int) -> None:
         """Gives held `rowid` another slot (its run split around it)."""

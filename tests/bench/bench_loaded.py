@@ -9,7 +9,7 @@ the same prompt rows, on a state.db of 100,000 sessions in each release's layout
 - 0.19: each session holds its prompt inline (`sessions.system_prompt`); the baseline reads every
   session's prompt.
 
-Prompts are built as the releases build them (core.hermes.memory.prompt_block for both stores, a
+The sessions table has the releases' primary key and indexes. Prompts are built as the releases build them (core.hermes.memory.prompt_block for both stores, a
 persona before, the profile line and the start time after), the memory changing every 40 sessions
 and the start time every session's day, so 0.22's table holds one row per (memory, day). hmc's side
 parses each distinct prompt once and makes one record per session. Timed in alternating pairs; the
@@ -42,6 +42,10 @@ from core.snapshots.loaded import read  # noqa: E402
 COLUMNS = ("id", "source", "title", "started_at", "ended_at", "end_reason", "last_activity_at",
            "parent_session_id", "display_name", "chat_id")
 PERSONA = "You are Hermes, a helpful assistant. " * 40
+SESSION_INDEXES = ("CREATE INDEX idx_sessions_source ON sessions(source)",
+                   "CREATE INDEX idx_sessions_source_id ON sessions(source, id)",
+                   "CREATE INDEX idx_sessions_parent ON sessions(parent_session_id)",
+                   "CREATE INDEX idx_sessions_started ON sessions(started_at DESC)")
 DAY = 86400.0
 T0 = 1_760_000_000.0
 
@@ -56,9 +60,12 @@ def prompt(memory: list[str], user: list[str], started: float) -> str:
 def build(path: Path, layout: str, sessions: int, seed: int = 5) -> None:
     rng = random.Random(seed)
     con = sqlite3.connect(path)
-    cols = ", ".join(f"{c} {'REAL' if c.endswith('_at') else 'TEXT'}" for c in COLUMNS)
+    cols = ", ".join(f"{c} {'REAL' if c.endswith('_at') else 'TEXT PRIMARY KEY' if c == 'id' else 'TEXT'}"
+                     for c in COLUMNS)
     extra = ", system_prompt_hash TEXT" if layout == "0.22" else ", system_prompt TEXT"
     con.execute(f"CREATE TABLE sessions({cols}{extra})")
+    for index in SESSION_INDEXES:  # the releases' own (0.19 to 0.22 create these on sessions)
+        con.execute(index)
     con.execute("CREATE TABLE system_prompts(hash TEXT PRIMARY KEY, prompt TEXT)")
     memory = [f"fact {i}: " + "x" * rng.randrange(40, 120) for i in range(12)]
     user = [f"user fact {i}: " + "y" * rng.randrange(30, 90) for i in range(6)]

@@ -4,6 +4,8 @@
     python tests/bench/bench_startup.py --runs 40    # more pairs, steadier figures
     python tests/bench/bench_startup.py --imports    # also list the modules only hmc imports
     python tests/bench/bench_startup.py --journal 1000  # a long-used hmc: 1,000 records in its journal
+    python tests/bench/bench_startup.py --sessions 100000  # a state.db of 100,000 more sessions: also
+                                                           # when the loaded-memory lines arrive
 
 Goal (DESIGN.md, "Performance"): the TUI on the demo home paints its first screen within 1.3x the
 time a minimal Textual app (a Static and a Footer) takes on the same machine.
@@ -18,6 +20,13 @@ with both panes filled (every entry that fits on screen is in that frame; the he
 which reads every staged record, and the scan badges fill in a moment later). The process is then
 killed. Nothing is patched or instrumented inside
 either app, and both are measured the same way.
+
+With --sessions N, the demo's state.db gets N more ended sessions (a new stored prompt every 40,
+each holding the demo's memory), and each hmc run is also timed until its first memory entry's
+"loaded by N sessions" line is on screen: that line is read from every session's stored prompt
+(core.snapshots), after the first frame, and must never delay it. Runs alternate a cold hmc cache
+(deleted before the run: every prompt read and parsed) and a warm one (the cache of the run
+before).
 
 The demo home is built once in a temporary folder; HOME and the XDG folders point inside it, so
 nothing reads or touches the real user's files (this process's own HOME and XDG variables too).
@@ -89,6 +98,7 @@ class Subject:
     name: str
     command: list[str]
     markers: tuple[str, ...]
+    later: tuple[str, ...] = ()  # text that comes after the first screen, timed too
 
 
 # --------------------------------------------------------------------------------------------
@@ -169,6 +179,46 @@ def first_paint(subject: Subject, env: dict[str, str], cwd: Path, size: tuple[in
                 timeout: float) -> float:
     """Seconds from spawning `subject` on a fresh pty until all its markers have reached the terminal."""
     return start(subject, env, cwd, size, timeout)[0]
+
+
+def paint_then_later(subject: Subject, env: dict[str, str], cwd: Path, size: tuple[int, int],
+                     timeout: float) -> tuple[float, float]:
+    """(seconds to the first screen, seconds to the `later` text) for one fresh start."""
+    with spawned(subject, env, cwd, size) as (proc, master, started):
+        raw = bytearray()
+        wait_for_markers(subject, proc, master, raw, started + timeout, timeout)
+        first = time.perf_counter() - started
+        later = Subject(subject.name, subject.command, subject.later)
+        wait_for_markers(later, proc, master, raw, started + timeout, timeout)
+        return first, time.perf_counter() - started
+
+
+def add_sessions(demo: Path, count: int, per_prompt: int = 40) -> None:
+    """`count` more ended sessions in the demo's state.db, each loading the demo's memory: the last
+    stored prompt again, a new copy (its own hash) every `per_prompt` sessions, as a home where the
+    memory changes sometimes and many sessions share a prompt."""
+    import hashlib
+    import sqlite3
+
+    con = sqlite3.connect(demo / "state.db")
+    try:
+        (template,) = con.execute("SELECT p.prompt FROM sessions s JOIN system_prompts p ON p.hash = "
+                                  "s.system_prompt_hash ORDER BY s.started_at DESC LIMIT 1").fetchone()
+        (first,) = con.execute("SELECT MIN(started_at) FROM sessions").fetchone()
+        prompts, rows = [], []
+        for n in range(count):
+            if n % per_prompt == 0:
+                text = f"{template}\n\n(bench prompt {n // per_prompt})"
+                digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+                prompts.append((digest, text))
+            started = first - (count - n) * 600.0
+            rows.append((f"bench-{n:07d}", "cli", started, started + 300.0, "user_exit", digest, f"bench {n}"))
+        con.executemany("INSERT INTO system_prompts (hash, prompt) VALUES (?, ?)", prompts)
+        con.executemany("INSERT INTO sessions (id, source, started_at, ended_at, end_reason, system_prompt_hash, "
+                        "title) VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+        con.commit()
+    finally:
+        con.close()
 
 
 def start(subject: Subject, env: dict[str, str], cwd: Path, size: tuple[int, int],
@@ -336,6 +386,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--imports", action="store_true", help="also list the modules only hmc imports")
     parser.add_argument("--journal", type=int, default=0, metavar="N",
                         help="give the demo home a journal of N records of hmc's own writes (default 0: none)")
+    parser.add_argument("--sessions", type=int, default=0, metavar="N",
+                        help="give the demo's state.db N more sessions, and time the loaded-memory lines too")
     args = parser.parse_args(argv)
     try:
         columns, rows = (int(n) for n in args.size.lower().split("x"))
@@ -359,10 +411,15 @@ def main(argv: list[str] | None = None) -> int:
 
             store = open_curator(demo).stores["memory"]
             fill_journal(store.history, store.path, store.target, args.journal)
+        if args.sessions > 0:
+            add_sessions(demo, args.sessions)
         script = tmp / "minimal_app.py"
         script.write_text(MINIMAL_APP, encoding="utf-8")
         minimal = Subject("minimal Textual app", [sys.executable, str(script)], MINIMAL_MARKERS)
-        hmc = Subject("hmc --home <demo>", hmc_command(demo), hmc_markers(demo))
+        hmc = Subject("hmc --home <demo>", hmc_command(demo), hmc_markers(demo),
+                      ("loaded by",) if args.sessions > 0 else ())
+        if args.sessions > 0:
+            return loaded_lines(minimal, hmc, env, tmp, size, args)
         import textual
 
         print(f"first paint on a {columns}x{rows} pty · Textual {textual.__version__} · Python "
@@ -398,6 +455,43 @@ def main(argv: list[str] | None = None) -> int:
               f"{(statistics.median(t_hmc) - statistics.median(t_min)) * 1000:.0f} ms)")
         if args.imports:
             print_imports(minimal, hmc, env, tmp, size)
+    return 0
+
+
+def loaded_lines(minimal: Subject, hmc: Subject, env: dict[str, str], tmp: Path, size: tuple[int, int],
+                 args) -> int:
+    """--sessions: hmc's first screen against the minimal app's with a big state.db, and when the
+    loaded-memory lines arrive after it, with a cold and a warm hmc cache."""
+    import shutil
+
+    snapshots_cache = Path(env["XDG_CACHE_HOME"]) / "hmc" / "snapshots"
+    print(f"first paint, and the loaded-memory lines, on a {size[0]}x{size[1]} pty · demo state.db "
+          f"+ {args.sessions:,} sessions · {os.cpu_count()} CPUs · load {os.getloadavg()[0]:.2f} · "
+          f"{args.runs} rounds", flush=True)
+    first_paint(minimal, env, tmp, size, args.timeout)  # warm-ups (bytecode, page cache)
+    paint_then_later(hmc, env, tmp, size, args.timeout * 4)
+    t_min, cold, warm = [], [], []
+    try:
+        for i in range(args.runs):
+            shutil.rmtree(snapshots_cache, ignore_errors=True)
+            cold.append(paint_then_later(hmc, env, tmp, size, args.timeout * 4))
+            t_min.append(first_paint(minimal, env, tmp, size, args.timeout))
+            warm.append(paint_then_later(hmc, env, tmp, size, args.timeout * 4))
+            if (i + 1) % 5 == 0 and i + 1 < args.runs:
+                print(f"   {i + 1}/{args.runs} rounds…", file=sys.stderr, flush=True)
+    except BenchError as exc:
+        print(f"bench failed: {exc}", file=sys.stderr)
+        return 2
+    print(describe(minimal.name, t_min))
+    for label, runs in (("cold cache", cold), ("warm cache", warm)):
+        firsts, laters = [r[0] for r in runs], [r[1] for r in runs]
+        ratio = statistics.median(f / m for f, m in zip(firsts, t_min))
+        print(describe(f"hmc, {label}: first screen", firsts))
+        print(f"   {'':<34} first screen / minimal: median {ratio:.2f}x (goal <= {GOAL}x: "
+              f"{'ok' if ratio <= GOAL else 'OVER GOAL'})")
+        print(describe(f"hmc, {label}: loaded-memory lines", laters))
+        print(f"   {'':<34} they arrive a median {statistics.median(l - f for f, l in runs) * 1000:.0f} ms "
+              "after the first screen")
     return 0
 
 
