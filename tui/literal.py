@@ -83,6 +83,18 @@ class SafeConsole(Console):
         safe = (seg if seg.control else Segment(visible(seg.text), seg.style, seg.control) for seg in buffer)
         return super()._render_buffer(safe)
 
+    def on_broken_pipe(self) -> None:
+        """The reader went away (`hmc log | head -1`): stop, as a closed pipe stops any CLI tool.
+        rich's own answer is SystemExit(1), the code for refusals and findings: the command's
+        caller (tui.cli.main) ends quietly with 0 instead."""
+        self.quiet = True
+        raise ReaderGone
+
+
+class ReaderGone(Exception):
+    """The pipe hmc writes to was closed by its reader. Not an OSError, so that no command's
+    handler of the OS refusing a file takes it for one ("can't read: broken pipe")."""
+
 
 def masked(text: object) -> str:
     """A field that may hold a token someone pasted (a session's id or source, an origin line), with

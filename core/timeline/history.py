@@ -44,7 +44,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from core.curator import Curator
 
 from core.timeline.replay import _Builder, _Replay, _events, decode_text  # noqa: F401  (tests reach them here)
-from core.timeline.model import (MAX_BACKUP_BYTES, TimelineError, RollbackConflict, Write, ROW, Blame, Blames, Diff, Divergence, as_epoch)  # noqa: F401  (what callers import from here)
+from core.timeline.model import (MAX_BACKUP_BYTES, ROLLBACK_TAG, TimelineError, RollbackConflict, Write, ROW, Blame, Blames, Diff, Divergence, as_epoch)  # noqa: F401  (what callers import from here)
 
 # -- the timeline --------------------------------------------------------------------------------------
 
@@ -182,7 +182,7 @@ class Timeline:
         w, ops = self.rollback_plan(write_id)
         store = self.curator.stores[w.target]
         try:
-            with tagged(f"rollback of {w.id}"):
+            with tagged(f"{ROLLBACK_TAG}{w.id}"):
                 return store.apply(ops, force=force, action="rollback", batch=len(ops) > 1 or None)
         except Conflict as exc:
             raise RollbackConflict(f"can't roll back {w.id}: {store.name} changed while rolling back "

@@ -205,6 +205,9 @@ class Diff:
         return [e for e in self.before if e not in new]
 
 
+ROLLBACK_TAG = "rollback of "  # hmc's journal tag on a rollback's write: "rollback of <write id>"
+
+
 @dataclass(frozen=True)
 class Divergence:
     target: str

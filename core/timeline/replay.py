@@ -16,7 +16,7 @@ from core.pending.records import approved_by
 from core.store.journal import Record
 from core.store.memory import FILE_NAMES, TARGETS
 from core.sessions.memory_calls import Call
-from core.timeline.model import Divergence, change_summary
+from core.timeline.model import ROLLBACK_TAG, Divergence, change_summary
 from core.timeline.state import SEP, Line, State, cache_columns, columns_from_cache
 from core.timeline.writes import Writes
 
@@ -237,7 +237,8 @@ class _Builder:
                 del self._gone[next(iter(self._gone))]
         if approved and not changes:
             return  # the staging calls explain the whole write: nothing in it is hmc's own
-        detail = rec.tag or rec.detail
+        # a rollback's tag says what it undid; a claim's or an approve-all's is for crash recovery only
+        detail = rec.tag if rec.tag and rec.tag.startswith(ROLLBACK_TAG) else rec.detail
         i = self._record((wid, rec.ts, "hmc", "hmc", rec.target, rec.action or "edit", None, None, None, None, None,
                           tuple(changes), None, detail, log), touched)
         afters = {a for _, a in changes if a is not None}

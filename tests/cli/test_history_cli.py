@@ -193,3 +193,19 @@ def test_multi_line_entries_line_up_under_their_first_line(tmp_path):
     blame = hmc("blame", "--target", "memory", home=root).stdout.splitlines()
     at = blame.index("  1. Docker here:")
     assert blame[at + 1:at + 3] == ["     - no sudo", "     - compose v2"]
+
+
+@pytest.mark.parametrize("how", [["pending", "approve", "0000abcd"], ["pending", "approve", "all"]])
+def test_an_approval_s_note_is_what_it_did_never_the_claim_s_internal_name(home, how):
+    """The pending queue tags its journal records with its claim's file name (for crash recovery)
+    and an approve-all's group token: `hmc log` says what the write did instead."""
+    from tests.core.pending_support import stage
+
+    root, _, _ = home
+    stage(root, content="Staging runs on port 8443", rid="0000abcd")
+    out = hmc(*how, home=root)
+    assert out.returncode == 0, out.stderr
+    log = hmc("log", home=root).stdout.splitlines()
+    at = next(i for i, line in enumerate(log) if line.startswith("h1 "))
+    assert "approve" in log[at] and log[at + 1].strip() in ("Entry added.", "approved 0000abcd"), log
+    assert not any(".claim-" in line or "approve all all" in line for line in log), log

@@ -21,7 +21,7 @@ from rich.text import Text
 
 from core.errors import CliError  # noqa: F401  (re-exported)
 from core.home import create_home, os_error_text  # noqa: F401  (re-exported)
-from tui.literal import SafeConsole, dumps, literal, visible, visible_controls  # noqa: F401  (re-exported)
+from tui.literal import ReaderGone, SafeConsole, dumps, literal, visible, visible_controls  # noqa: F401  (re-exported)
 
 if TYPE_CHECKING:  # pragma: no cover
     from core.scan.mask import Masker
@@ -131,7 +131,11 @@ class CliContext:
         return self._mask
 
     def json(self, obj: Any) -> None:
-        sys.stdout.write(dumps(self.mask.obj(obj), indent=2) + "\n")
+        try:
+            sys.stdout.write(dumps(self.mask.obj(obj), indent=2) + "\n")
+            sys.stdout.flush()
+        except BrokenPipeError:
+            raise ReaderGone from None
 
     def print(self, *renderables: Any) -> None:
         """Print rich renderables; every text segment is made literal by the SafeConsole, and

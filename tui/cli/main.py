@@ -5,10 +5,11 @@ from __future__ import annotations
 import argparse
 import gc
 import importlib
+import os
 import sys
 from datetime import date
 
-from tui.cli.common import CliContext, CliError, os_error_text, say
+from tui.cli.common import CliContext, CliError, ReaderGone, os_error_text, say
 
 # Subcommand modules (tui/cli/<name>.py), each with register(sub) setting `run` on its parsers,
 # and the commands each one provides.
@@ -137,7 +138,8 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         say("interrupted")
         return 130
-    except BrokenPipeError:
+    except (BrokenPipeError, ReaderGone):  # the reader went away (`hmc log | head -1`): end quietly, as other tools do
+        quiet_stdout()
         return 0
     except RecursionError:  # a structure too deep to walk (issue 9): unreadable input, not a crash
         say("the input is nested too deeply to read")
@@ -148,6 +150,17 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # never a traceback for a person; the type helps a bug report
         say(f"unexpected error: {type(exc).__name__}: {exc}", reveal)
         return 2
+
+
+def quiet_stdout() -> None:
+    """stdout pointed at /dev/null, so that the interpreter's last flush to a closed pipe doesn't
+    print "Exception ignored … BrokenPipeError" (the recipe of Python's signal documentation)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, AttributeError, ValueError):  # no real stdout (tests): nothing will flush to it
+        pass
 
 
 def safe_streams() -> None:
