@@ -274,11 +274,19 @@ class CuratorApp(App):
         self.run_worker(self._doctor, thread=True, group="doctor", exclusive=True, exit_on_error=False)
 
     def _doctor(self) -> None:
+        from textual.worker import get_current_worker
+
         from core.doctor import verdict as remembered
         from core.doctor.check import doctor
+        from core.hermes.probe import ProbeStopped
 
+        worker = get_current_worker()  # quitting cancels it: the check stops at once, nothing left running
         hermes = self.curator.hermes  # an explicit --hermes-version: check those rules
-        verdict = doctor(self.curator.home.root, rules=hermes.release.name if hermes.source == "override" else None)
+        try:
+            verdict = doctor(self.curator.home.root, rules=hermes.release.name if hermes.source == "override" else None,
+                             should_stop=lambda: worker.is_cancelled)
+        except ProbeStopped:
+            return
         remembered.save(verdict)
         self.call_from_thread(self._doctor_done, verdict)
 

@@ -9,6 +9,7 @@ what the first staged (hmc approves a byte-identical copy of the same staged hom
 from __future__ import annotations
 
 import functools
+from contextlib import contextmanager
 import hashlib
 import shutil
 import time
@@ -115,13 +116,15 @@ def hmc_digest() -> str:
 
 
 def shorten(a: str, b: str, width: int = SHOWN) -> tuple[str, str]:
-    """Both texts cut to a window around their first difference."""
+    """Both texts cut to a window around their first difference, never inside a secret (core.scan.
+    mask.clip): the masking where a difference is shown (or --reveal) sees every key whole."""
+    from core.scan.mask import clip
+
     if len(a) <= width and len(b) <= width:
         return a, b
     i = next((k for k, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
     start = max(0, i - width // 3)
-    cut = lambda s: ("…" if start else "") + s[start:start + width] + ("…" if len(s) > start + width else "")  # noqa: E731
-    return cut(a), cut(b)
+    return clip(a, width, start), clip(b, width, start)
 
 
 # ------------------------------------------------------------------------------ the two sides
@@ -244,18 +247,28 @@ def _error(message: str, **kw) -> Verdict:
     return Verdict("error", error=message, hmc_digest=hmc_digest(), checked_at=time.time(), **kw)
 
 
+def probe_error(exc: probe.ProbeError) -> str:
+    """A ProbeError for people: what the driver printed cut never inside a secret (core.scan.mask.
+    clip), so that the masking where it is shown (or --reveal) sees every key whole."""
+    from core.scan.mask import clip
+
+    return exc.said(lambda text: clip(text, 120))
+
+
 def doctor(home_root: Path | None, *, path: str | None = None, timeout: float = probe.TIMEOUT,
            progress: Callable[[str], None] | None = None, installed: probe.Installed | None = None,
-           rules: str | None = None) -> Verdict:
+           rules: str | None = None, should_stop: Callable[[], bool] | None = None) -> Verdict:
     """Check hmc against the Hermes installed for `home_root`, with the rules hmc follows for its
     version (or for `rules`, an explicit --hermes-version). Never raises for Hermes's sake: a Hermes
-    that can't be found or run is a Verdict with status "error"."""
+    that can't be found or run, or that answers something hmc can't read, is a Verdict with status
+    "error". Raises probe.ProbeStopped when `should_stop()` turns true (nothing is left running,
+    and the scratch folder is removed)."""
     say = progress or (lambda _text: None)
     started = time.monotonic()
     try:
         installed = installed or probe.find(home_root, path, read_small)
     except probe.ProbeError as exc:
-        return _error(str(exc))
+        return _error(probe_error(exc))
     found = dict(version=installed.version, where=installed.where, how=installed.how,
                  python=str(installed.python))
     try:
@@ -263,17 +276,21 @@ def doctor(home_root: Path | None, *, path: str | None = None, timeout: float = 
     except VersionError as exc:
         return _error(str(exc), **found)
     scratch = probe.scratch_dir()
+    stop = should_stop or (lambda: False)
     try:
-        verdict = _run(installed, release, notice, scratch, timeout, say, found)
+        verdict = _run(installed, release, notice, scratch, timeout, say, found, stop)
+    except probe.ProbeStopped:
+        raise
     except probe.ProbeError as exc:
-        verdict = _error(str(exc), rules=release.name, notice=notice, **found)
+        verdict = _error(probe_error(exc), rules=release.name, notice=notice, **found)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     verdict.seconds = round(time.monotonic() - started, 2)
     return verdict
 
 
-def _run(installed, release: Release, notice, scratch: Path, timeout: float, say, found: dict) -> Verdict:
+def _run(installed, release: Release, notice, scratch: Path, timeout: float, say, found: dict,
+         stop: Callable[[], bool]) -> Verdict:
     all_cases = C.cases()
     homes = scratch / "homes"
     pairs = []
@@ -309,11 +326,12 @@ def _run(installed, release: Release, notice, scratch: Path, timeout: float, say
                      "search": [{"query": q} for q in queries]})
     sent = [r for r in requests if r is not None]
     say(f"asking Hermes {installed.version} ({len(sent)} requests)…")
-    answers = iter(probe.run(installed, sent, scratch / "driver-1", timeout=timeout))
+    answers = iter(probe.run(installed, sent, scratch / "driver-1", timeout=timeout, should_stop=stop, cleanup=scratch))
     by_case = [next(answers) if r is not None else None for r in requests]
     hello, story_answer, search_answer, by_case = by_case[0], by_case[-2], by_case[-1], by_case[1:-2]
     if "error" in hello:
-        raise probe.ProbeError(f"Hermes could not be loaded: {hello.get('error')}: {hello.get('message')}")
+        raise probe.ProbeError("Hermes could not be loaded", shown=f"{hello.get('error')}: {hello.get('message')}",
+                               quoted=False)
 
     # the second run: approve what the first staged (hmc gets a byte-identical copy first)
     approvals = []
@@ -327,7 +345,8 @@ def _run(installed, release: Release, notice, scratch: Path, timeout: float, say
     approved = {}
     if approvals:
         say("approving what Hermes staged…")
-        got = probe.run(installed, [r for _c, r in approvals], scratch / "driver-2", timeout=timeout)
+        got = probe.run(installed, [r for _c, r in approvals], scratch / "driver-2", timeout=timeout,
+                        should_stop=stop, cleanup=scratch)
         approved = {id(c): a for (c, _r), a in zip(approvals, got)}
 
     say("comparing with hmc's rules…")
@@ -348,49 +367,67 @@ def _run(installed, release: Release, notice, scratch: Path, timeout: float, say
             verdict.differences.append(Difference(case.area, case.name, *shorten(hermes, hmc)))
 
     db = _open_db(session_home, release)
-    search_results = iter(search_answer.get("search") or [])
+    results = search_answer.get("search") or []
+    search_results = iter(results if isinstance(results, list) else [])
+
+    def compare(case: C.Case, pair: tuple, ans: dict) -> None:
+        ours = pair[2]
+        if case.area == "sessions":
+            for q in case.queries:
+                res = next(search_results, None)
+                if res is None:
+                    record(case, f"no answer ({search_answer.get('error') or search_answer.get('unsupported')})",
+                           _hmc_search(db, q))
+                else:
+                    theirs_text = _hermes_search(res)
+                    record(case, None if theirs_text == "n/a" else theirs_text, _hmc_search(db, q))
+        elif "unsupported" in ans:
+            record(case, None, "")
+        elif "error" in ans:
+            record(case, f"the driver couldn't ask ({ans.get('error')}: {ans.get('message')})", "an answer")
+        elif case.area == "reading":
+            record(case, _hermes_reading(ans, case), _hmc_reading(ours, case, release))
+        elif case.area == "drift":
+            record(case, _hermes_drift(ans, case), _hmc_drift(ours, case, release))
+        elif case.area == "ops":
+            record(case, _hermes_call(ans, case), _hmc_call(ours, case, release, pair[3]))
+        elif case.area == "prompt":
+            record(case, _hermes_prompt(ans, case), _hmc_prompt(ours, case, release))
+        elif case.area == "pending":
+            got = approved.get(id(case))
+            if got is None or "unsupported" in got:
+                record(case, None, "")
+            elif "error" in got:
+                record(case, f"the driver couldn't approve ({got.get('error')}: {got.get('message')})", "")
+            else:
+                record(case, _hermes_pending(got, case), _hmc_pending(ours, case, release, scratch))
+
     try:
         for pair, ans in zip(pairs, by_case):
-            case, theirs, ours = pair[:3]
-            if case.area == "sessions":
-                for q in case.queries:
-                    res = next(search_results, None)
-                    if res is None:
-                        record(case, f"no answer ({search_answer.get('error') or search_answer.get('unsupported')})",
-                               _hmc_search(db, q))
-                    else:
-                        theirs_text = _hermes_search(res)
-                        record(case, None if theirs_text == "n/a" else theirs_text, _hmc_search(db, q))
-                continue
-            if "unsupported" in ans:
-                record(case, None, "")
-                continue
-            if "error" in ans:
-                record(case, f"the driver couldn't ask ({ans.get('error')}: {ans.get('message')})", "an answer")
-                continue
-            if case.area == "reading":
-                record(case, _hermes_reading(ans, case), _hmc_reading(ours, case, release))
-            elif case.area == "drift":
-                record(case, _hermes_drift(ans, case), _hmc_drift(ours, case, release))
-            elif case.area == "ops":
-                record(case, _hermes_call(ans, case), _hmc_call(ours, case, release, pair[3]))
-            elif case.area == "prompt":
-                record(case, _hermes_prompt(ans, case), _hmc_prompt(ours, case, release))
-            elif case.area == "pending":
-                got = approved.get(id(case))
-                if got is None or "unsupported" in got:
-                    record(case, None, "")
-                elif "error" in got:
-                    record(case, f"the driver couldn't approve ({got.get('error')}: {got.get('message')})", "")
-                else:
-                    record(case, _hermes_pending(got, case), _hmc_pending(ours, case, release, scratch))
+            if stop():
+                raise probe.ProbeStopped("the check was stopped")
+            with unreadable(pair[0]):
+                compare(pair[0], pair, ans)
     finally:
         if db is not None:
             db.close()
-    _compare_story(story_answer, story_home, homes / "timeline-hmc", release, scratch, record)
+    with unreadable(C.Case("timeline", "recording sessions")):
+        _compare_story(story_answer, story_home, homes / "timeline-hmc", release, scratch, record)
     if verdict.differences:
         verdict.status = "differ"
     return verdict
+
+
+@contextmanager
+def unreadable(case: C.Case):
+    """Hermes's answer to `case` missing a key hmc reads, or holding the wrong type: the doctor's
+    one-line "answered something hmc can't read", with the case named (never an unexpected error)."""
+    try:
+        yield
+    except (KeyError, TypeError, AttributeError, ValueError, IndexError) as exc:
+        what = f"no {exc.args[0]!r}" if isinstance(exc, KeyError) and exc.args else f"{type(exc).__name__}: {exc}"
+        raise probe.ProbeError(f"Hermes answered something hmc can't read ({case.area}, {case.name})",
+                               shown=what, quoted=False) from None
 
 
 def _scratch_curator(home: Path, release: Release, scratch: Path):

@@ -32,7 +32,11 @@ import inspect
 import json
 import os
 import re
+import shutil
+import signal
 import sys
+import threading
+import time
 import traceback
 from pathlib import Path
 
@@ -767,7 +771,38 @@ def handle(req: dict) -> dict:
         _enter_home(None)
 
 
+# hmc's scratch folder for this run, and hmc's pid (core/hermes/probe.py sets both): the folder is
+# removed here if hmc is gone first
+CLEANUP_VAR = "HMC_DOCTOR_SCRATCH"
+PARENT_VAR = "HMC_DOCTOR_PARENT"
+
+
+def _orphaned() -> None:
+    """The process that started this driver is gone (hmc killed, its terminal closed): nothing of
+    the run may stay. Its scratch folder is removed, then this process group (the driver and
+    whatever Hermes started) is stopped."""
+    folder = _BASE_ENV.get(CLEANUP_VAR)
+    if folder and Path(folder).name.startswith("hmc-doctor-"):
+        shutil.rmtree(folder, ignore_errors=True)
+    if os.getpgrp() == os.getpid():  # the group's leader (hmc starts it so): stop all of it
+        os.killpg(os.getpgrp(), signal.SIGKILL)
+    os._exit(1)
+
+
+def _watch(parent: int) -> None:
+    """Checks five times a second that the process that started this driver is still there."""
+    while True:
+        time.sleep(0.2)
+        if os.getppid() != parent:
+            _orphaned()
+
+
 def main() -> int:
+    # hmc's own pid when it says so: one that died while this driver started is seen too
+    parent = int(_BASE_ENV.get(PARENT_VAR) or 0) or os.getppid()
+    if os.getppid() != parent:
+        _orphaned()
+    threading.Thread(target=_watch, args=(parent,), name="hmc-parent-watch", daemon=True).start()
     # The protocol gets a private copy of stdout; anything Hermes prints goes to stderr.
     proto = os.fdopen(os.dup(1), "w", encoding="utf-8", newline="\n")
     os.dup2(2, 1)
@@ -783,8 +818,21 @@ def main() -> int:
             if req.get("op") == "shutdown":
                 break
             resp = {"id": req.get("id"), **handle(req)}
-        proto.write(json.dumps(resp, ensure_ascii=True) + "\n")
-        proto.flush()
+        try:
+            proto.write(json.dumps(resp, ensure_ascii=True) + "\n")
+            proto.flush()
+        except BrokenPipeError:  # no one reads the answers: hmc is gone (it stops this group before it stops reading)
+            _orphaned()
+    if _BASE_ENV.get(CLEANUP_VAR):
+        # stdin ended: hmc sent everything, or it is gone (its pipes close before it is reaped,
+        # so getppid may not have changed yet). A blank line (hmc's reader skips it) tells which.
+        try:
+            proto.write("\n")
+            proto.flush()
+        except BrokenPipeError:
+            _orphaned()
+    if os.getppid() != parent:
+        _orphaned()
     return 0
 
 

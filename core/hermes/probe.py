@@ -33,7 +33,23 @@ Reader = Callable[[Path, int], bytes]
 
 
 class ProbeError(RuntimeError):
-    """Hermes could not be found or run, or it answered something that isn't the protocol."""
+    """Hermes could not be found or run, or it answered something that isn't the protocol.
+    `shown` is what the driver printed, whole: whoever shows it masks its secrets first, then
+    cuts it (core.doctor.check.probe_error), as a key cut short can't be masked."""
+
+    def __init__(self, message: str, shown: str | None = None, quoted: bool = True):
+        super().__init__(message)
+        self.message, self.shown, self.quoted = message, shown, quoted
+
+    def __str__(self) -> str:
+        return self.said()
+
+    def said(self, show: Callable[[str], str] = lambda text: text[:200]) -> str:
+        """The message, with what the driver printed passed through `show` (a mask, then a cut)."""
+        if self.shown is None:
+            return self.message
+        shown = show(self.shown)
+        return f"{self.message}: {shown!r}" if self.quoted else f"{self.message}: {shown}"
 
 
 @dataclass(frozen=True)
@@ -157,41 +173,102 @@ def _env(scratch: Path, pythonpath: tuple[str, ...]) -> dict:
 
 
 def run(installed: Installed, requests: list[dict], scratch: Path, *, timeout: float = TIMEOUT,
-        driver: Path = DRIVER) -> list[dict]:
+        driver: Path = DRIVER, should_stop: Callable[[], bool] | None = None,
+        cleanup: Path | None = None) -> list[dict]:
     """Send every request to one driver process and return its answers, in order.
 
     `scratch` is a folder of hmc's (the homes named in the requests live there). Raises ProbeError
-    when the process can't start, dies, outlasts `timeout`, or prints anything but one JSON object
-    per request."""
+    when the process can't start, dies, outlasts `timeout`, prints more than MAX_OUTPUT, or prints
+    anything but one JSON object per request; ProbeStopped when `should_stop()` turns true. When
+    it returns or raises, nothing the driver started is left running (its process group is
+    stopped). Should hmc itself be gone first (killed, its terminal closed), the driver stops its
+    group and removes `cleanup` (a scratch folder `hmc-doctor-…`, scratch_dir's) by itself."""
     scratch = Path(scratch)
     for sub in ("user", "hermes-home", "cwd", "driver"):
         (scratch / sub).mkdir(parents=True, exist_ok=True)
     script = scratch / "driver" / "hmc_driver.py"
     shutil.copyfile(driver, script)
     lines = "".join(json.dumps({"id": i, **req}, ensure_ascii=True) + "\n"
-                    for i, req in enumerate(requests, 1))
+                    for i, req in enumerate(requests, 1)).encode("ascii")
+    env = _env(scratch, installed.pythonpath)
+    if cleanup is not None:
+        env[CLEANUP_VAR] = str(cleanup)
+        env[PARENT_VAR] = str(os.getpid())
     # whatever Hermes prints goes to an anonymous file in the scratch folder: only its last line is shown
     err_file = tempfile.TemporaryFile(dir=scratch / "driver")
     with err_file:
-        return _talk(installed, script, scratch, requests, lines, err_file, timeout)
+        try:
+            proc = subprocess.Popen([str(installed.python), str(script)], stdin=subprocess.PIPE,
+                                    stdout=subprocess.PIPE, stderr=err_file, cwd=scratch / "cwd", env=env,
+                                    start_new_session=True)  # its own process group: stopped whole
+        except OSError as exc:
+            raise ProbeError(f"can't start {installed.python}: {exc.strerror or exc}") from None
+        try:
+            out = _exchange(proc, lines, timeout, should_stop or (lambda: False))
+        finally:
+            _stop(proc)  # always: Hermes may have started children, done or not
+        return _answers(out.decode("utf-8", "replace"), requests, proc.returncode, err_file)
 
 
-def _talk(installed, script: Path, scratch: Path, requests: list, lines: str, err_file, timeout: float) -> list:
-    try:
-        proc = subprocess.Popen([str(installed.python), str(script)], stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, stderr=err_file, text=True, encoding="utf-8",
-                                errors="replace", cwd=scratch / "cwd", env=_env(scratch, installed.pythonpath),
-                                start_new_session=True)  # its own process group: a timeout stops all of it
-    except OSError as exc:
-        raise ProbeError(f"can't start {installed.python}: {exc.strerror or exc}") from None
-    try:
-        out, _ = proc.communicate(lines, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        _stop(proc)
-        raise ProbeError(f"Hermes did not answer within {timeout:g}s (timeout; the driver was stopped)") from None
-    except BaseException:
-        _stop(proc)
-        raise
+class ProbeStopped(ProbeError):
+    """hmc asked the driver to stop (the TUI quitting during a check)."""
+
+
+CLEANUP_VAR = "HMC_DOCTOR_SCRATCH"  # the scratch folder the driver removes if hmc is gone (driver.py)
+PARENT_VAR = "HMC_DOCTOR_PARENT"  # hmc's pid: the driver's parent, until hmc is gone
+MAX_OUTPUT = 64 << 20  # bytes of answers: the doctor's are a few MB at most
+EXIT_GRACE = 0.5  # seconds to read what is left once the driver exited (a child may hold its stdout)
+
+
+def _exchange(proc: subprocess.Popen, data: bytes, timeout: float, should_stop: Callable[[], bool]) -> bytes:
+    """Write `data` to the driver and read its stdout until it closes, within `timeout` and
+    MAX_OUTPUT bytes. Once the driver has exited, only EXIT_GRACE more: a child of Hermes that
+    kept the driver's stdout open is not waited for."""
+    import select
+    import time
+
+    deadline = time.monotonic() + timeout
+    stdin, stdout = proc.stdin.fileno(), proc.stdout.fileno()
+    os.set_blocking(stdin, False)
+    out = bytearray()
+    writing, exited_at = bool(data), None
+    if not data:
+        proc.stdin.close()
+    while True:
+        if should_stop():
+            raise ProbeStopped("the check was stopped")
+        now = time.monotonic()
+        if now >= deadline:
+            raise ProbeError(f"Hermes did not answer within {timeout:g}s (timeout; the driver was stopped)")
+        if exited_at is None and proc.poll() is not None:
+            exited_at = now
+        if exited_at is not None and now - exited_at > EXIT_GRACE:
+            return bytes(out)
+        ready, can_write, _ = select.select([stdout], [stdin] if writing else [], [], min(0.2, deadline - now))
+        if can_write:
+            try:
+                sent = os.write(stdin, data[:65536])
+            except (BrokenPipeError, OSError):  # the driver stopped reading (it died, or answered early)
+                sent = len(data)
+            data = data[sent:]
+            if not data:
+                writing = False
+                proc.stdin.close()
+        if ready:
+            chunk = os.read(stdout, 1 << 16)
+            if not chunk:  # all said: give the driver a moment to exit by itself (its exit code counts)
+                try:
+                    proc.wait(timeout=max(0.0, min(5.0, deadline - time.monotonic())))
+                except subprocess.TimeoutExpired:
+                    pass
+                return bytes(out)
+            out += chunk
+            if len(out) > MAX_OUTPUT:
+                raise ProbeError(f"the driver printed more than {MAX_OUTPUT >> 20} MB (it was stopped): "
+                                 "that isn't hmc's protocol")
+
+
+def _answers(out: str, requests: list, returncode: int | None, err_file) -> list[dict]:
     answers = []
     for line in out.splitlines():
         if not line.strip():
@@ -199,17 +276,17 @@ def _talk(installed, script: Path, scratch: Path, requests: list, lines: str, er
         try:
             answer = json.loads(line)
         except ValueError:
-            raise ProbeError(f"the driver printed something that isn't JSON: {line[:120]!r}") from None
+            raise ProbeError("the driver printed something that isn't JSON", shown=line) from None
         if not isinstance(answer, dict):
-            raise ProbeError(f"the driver printed something that isn't an answer: {line[:120]!r}")
+            raise ProbeError("the driver printed something that isn't an answer", shown=line)
         answers.append(answer)
-    if len(answers) < len(requests) or proc.returncode != 0:
+    if len(answers) < len(requests) or returncode not in (0, None):
         tail = _tail(err_file).strip().splitlines()[-1:] or [""]
-        raise ProbeError(f"the driver stopped (exit {proc.returncode}) after {len(answers)} of "
-                         f"{len(requests)} answers" + (f": {tail[0][:200]}" if tail[0] else ""))
+        raise ProbeError(f"the driver stopped (exit {returncode}) after {len(answers)} of {len(requests)} answers",
+                         shown=tail[0] or None, quoted=False)
     for i, answer in enumerate(answers[:len(requests)], 1):
         if answer.get("id") != i:
-            raise ProbeError(f"the driver answered out of turn (expected {i}, got {answer.get('id')!r})")
+            raise ProbeError(f"the driver answered out of turn (expected {i}, got {answer.get('id')!r:.40})")
     return answers[:len(requests)]
 
 
@@ -224,16 +301,24 @@ def _tail(err_file, size: int = 4096) -> str:
 
 
 def _stop(proc: subprocess.Popen) -> None:
-    """Kill the driver's whole process group (Hermes may have started children), then reap it."""
+    """Stop the driver's whole process group (Hermes may have started children, and they may
+    outlive the driver), then reap the driver."""
     import signal
 
     try:
         os.killpg(proc.pid, signal.SIGKILL)
-    except OSError:
-        proc.kill()
+    except OSError:  # the group is gone already (nothing left), or not ours
+        if proc.poll() is None:
+            proc.kill()
+    for stream in (proc.stdin, proc.stdout):
+        try:
+            if stream is not None:
+                stream.close()
+        except OSError:
+            pass
     try:
-        proc.communicate(timeout=5)
-    except (subprocess.TimeoutExpired, ValueError, OSError):
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
         pass
 
 

@@ -21,6 +21,7 @@ from itertools import combinations
 from typing import Sequence
 
 from core.review import textnorm as tn
+from core.scan.mask import clip
 
 __all__ = ["PairVerdict", "compare", "find_pairs", "similarity", "SIMILAR", "CONFLICT"]
 
@@ -273,7 +274,7 @@ def compare(a: str, b: str) -> PairVerdict | None:
         if masked >= NEGATED:
             said, unsaid = (a, b) if _negated(a) else (b, a)
             return PairVerdict("conflicting", round(masked, 3),
-                               "one says not: " + tn.fold(said)[:40].strip() + "…")
+                               "one says not: " + clip(tn.fold(said), 40))
     clause = _clause_conflict(a, b)
     if clause:
         return PairVerdict("conflicting", round(clause[1], 3), clause[0])

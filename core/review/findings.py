@@ -27,6 +27,7 @@ from core.review.duplicates import compare, specifics
 from core.store.atomic import read_regular
 from core.store.memory import FILE_NAMES, TARGETS, percent, usage, usage_label
 from core.review.decisions import REVIEW_EVERY_DAYS, ReviewStore, review_due_on  # noqa: F401  (re-exported)
+from core.scan.mask import clip
 
 if TYPE_CHECKING:  # pragma: no cover
     from core.curator import Curator
@@ -413,7 +414,7 @@ def redundancy_findings(target: str, index: int, text: str, sources: Sequence[So
     score, source, chunk = best
     line = max((ln for ln in _split_window(chunk)),
                key=lambda ln: len(tokens & frozenset(tn.content_tokens(ln))))
-    excerpt = line if len(line) <= 70 else line[:69].rstrip() + "…"
+    excerpt = clip(line, 69)
     if source.kind == "redundant-skill":
         skill = source.label.split("/")[-2]
         detail = (f'largely restates the skill "{skill}" ({source.label}, {round(score * 100)}% of '

@@ -152,3 +152,34 @@ def _strings(obj: object) -> Iterable[str]:
 def mask_untrusted(text: object, reveal: bool = False) -> str:
     """`text` with every secret the scanner finds in it masked (unless `reveal`)."""
     return Masker(reveal)(text)
+
+
+def _secret_spans(text: str) -> list[tuple[int, int]]:
+    """Where the secrets of `text` are (every occurrence), in order."""
+    spans = []
+    for secret in secrets_in(text):
+        at = text.find(secret)
+        while at >= 0:
+            spans.append((at, at + len(secret)))
+            at = text.find(secret, at + 1)
+    return sorted(spans)
+
+
+def clip(text: str, width: int, start: int = 0, mark: str = "…") -> str:
+    """`text[start:start + width]`, marked `…` where it was cut, never cut inside a secret: a
+    secret the cut would split is left out whole (the cut moves to its edge), so that no key
+    shows in part, whatever masks the text later (a masker can't tell a key cut short). Mask
+    first, then cut, is the rule; this is the cut that keeps it when the masking comes later."""
+    if start <= 0 and len(text) <= width:
+        return text
+    start = max(0, start)
+    end = start + width
+    if maybe_secret(text):
+        for s, e in _secret_spans(text):
+            if s < start < e:
+                start = e
+            if s < end < e:
+                end = s
+    if end <= start:
+        return mark
+    return (mark if start else "") + text[start:end] + (mark if end < len(text) else "")

@@ -115,3 +115,31 @@ async def test_a_damaged_differing_verdict_is_named_at_start_and_writes_go_ahead
         await pilot.press("a", *"Tests run with pytest", "ctrl+s")  # no verdict: nothing asks first
         await settle(app, pilot)
         assert memory_text(home).endswith("\n§\nTests run with pytest")
+
+
+async def test_quitting_during_a_check_stops_it_at_once(home, make_app, tmp_path):
+    """The check runs in a worker; quitting cancels it, and the worker stops the driver's whole
+    process group within a moment (it used to hold the exit for up to 45 s on a blank screen)."""
+    from tests.core.test_doctor_processes import gone, pid_in
+
+    driver_pid, child_pid = tmp_path / "driver.pid", tmp_path / "child.pid"
+    py = install(home, "0.23.1")
+    py.write_text(f"#!/bin/sh\necho $$ > {driver_pid}\nsleep 300 &\necho $! > {child_pid}\nwait\n")
+    app = make_app(home)
+    async with app.run_test(size=(120, 36)) as pilot:
+        app.action_doctor()
+        deadline = time.monotonic() + 20
+        while not (child_pid.exists() and child_pid.read_text().strip()) and time.monotonic() < deadline:
+            await pilot.pause(0.05)  # (not helpers.until: it waits for the workers to finish)
+        workers = [w for w in app.workers if w.group == "doctor"]
+        assert workers and child_pid.exists()
+        quit_at = time.monotonic()
+        app.exit()
+        await pilot.pause()
+    from textual.worker import WorkerCancelled
+
+    for worker in workers:  # the worker has ended: nothing holds the process's exit
+        with pytest.raises(WorkerCancelled):
+            await worker.wait()
+    assert time.monotonic() - quit_at < 5, "quitting waited for the check"
+    assert gone(pid_in(driver_pid), within=3) and gone(pid_in(child_pid), within=3)

@@ -7,7 +7,9 @@ the TUI and the writes that depend on an area that differs.
 
 from __future__ import annotations
 
+import signal
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 from core.scan.mask import mask_untrusted
@@ -57,8 +59,28 @@ def masked(value, reveal: bool):
     return value
 
 
+@contextmanager
+def stopped_by_signals():
+    """SIGTERM or SIGHUP (`timeout -s TERM`, a closed terminal) during a check ends it as ctrl-c
+    does: the driver's whole process group is stopped and the scratch folder removed on the way
+    out (probe.run's and doctor's `finally`), then hmc exits 130 ("interrupted")."""
+    def interrupt(_signum, _frame):
+        raise KeyboardInterrupt
+
+    signals = [s for s in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None)) if s is not None]
+    try:
+        before = {s: signal.signal(s, interrupt) for s in signals}
+    except ValueError:  # not the main thread: nothing to catch here
+        before = {}
+    try:
+        yield
+    finally:
+        for s, handler in before.items():
+            signal.signal(s, handler)
+
+
 def progress(text: str) -> None:
-    sys.stderr.write("hmc doctor: " + visible(text) + "\n")
+    sys.stderr.write("hmc doctor: " + visible(mask_untrusted(text)) + "\n")
     sys.stderr.flush()
 
 
@@ -67,7 +89,8 @@ def run(args, ctx: CliContext) -> int:
     from core.doctor.cases import AREA_NAMES
     from core.doctor.check import doctor
 
-    verdict = doctor(home_root(ctx), progress=progress, rules=rules(ctx))
+    with stopped_by_signals():
+        verdict = doctor(home_root(ctx), progress=progress, rules=rules(ctx))
     remembered.save(verdict)
     reveal = bool(getattr(args, "reveal", False))
     if args.json:

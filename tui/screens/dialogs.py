@@ -17,10 +17,11 @@ from textual.widgets.option_list import Option
 from core.scan import scanner
 from core.store.memory import FILE_NAMES, TARGETS, Op, OpError, plan, usage, usage_label
 from core.store.memory import parse as parse_entries
-from tui.literal import UNSAFE, literal, visible
+from tui.literal import UNSAFE, literal, masked, visible
 from tui.widgets.gauge import CapacityGauge
 from tui.screens.base import Dialog
 from tui.widgets.lists import HmcList
+from core.scan.mask import clip
 
 
 ResultT = TypeVar("ResultT")
@@ -422,7 +423,7 @@ def undo_question(rec, when: str) -> Text:
     body = literal(f"Undo {rec.action} in {FILE_NAMES.get(rec.target, rec.target)}, {when}?\n")
     for sign, style, entries in (("+", "green", back), ("-", "red", gone)):
         for entry in entries[:4]:
-            body.append_text(literal(f"\n  {sign} {' '.join(entry.split())[:160]}", style))
+            body.append_text(literal(f"\n  {sign} {clip(masked(' '.join(entry.split())), 160)}", style))
         if len(entries) > 4:
             body.append(f"\n  … and {len(entries) - 4} more", style="dim")
     body.append("\n\nOnly if the file still holds what that write left.", style="dim")

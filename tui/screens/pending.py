@@ -22,6 +22,7 @@ from tui.screens.dialogs import ApproveEditDialog, ConfirmDialog
 from tui.screens.queue import Queue, QueueScreen, queue_bindings, short_ago
 from tui.widgets.diff import EntryDiff
 from tui.widgets.gauge import CapacityGauge
+from core.scan.mask import clip
 
 STATUS = {
     "broken": "✗ broken file", "malformed": "✗ malformed", "disabled": "✗ target off", "unreadable": "✗ unreadable",
@@ -442,7 +443,7 @@ a drifted file stay) · **o** open the file in memory mode · **p** the raw reco
         raw = Text()
         if r.broken:
             raw.append(f"{r.file} as it is on disk:\n", style="bold")
-            raw.append_text(literal(mask(r.raw[:2000]) or "(empty)"))
+            raw.append_text(literal(mask(clip(r.raw, 2000)) or "(empty)"))
         self._set("#detail-raw", raw)
 
     def _findings(self, ins: Inspection, mask) -> Text:

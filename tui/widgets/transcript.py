@@ -22,6 +22,7 @@ from core.sessions.search import Message, Window, parse_tool_calls
 from core.sessions.snippets import highlight
 from tui.literal import visible_controls
 from tui.widgets.results import MATCH_STYLE, ROLE_STYLE
+from core.scan.mask import clip
 
 MAX_LOADED = 600  # messages kept; the far end is dropped beyond this
 EDGE_LINES = 3  # how close to an end of the loaded lines triggers loading more
@@ -68,7 +69,7 @@ def message_prompt(m: Message, terms: Sequence[Term], *, is_hit: bool, expanded:
     if body:
         lines = body.splitlines() or [""]
         if m.role == "tool" and not expanded and (len(lines) > 1 or len(body) > 200):
-            first = lines[0][:200]
+            first = clip(lines[0], 200, mark="")
             line = _styled(first, terms)
             more = len(lines) - 1
             line.append(f"  … {more:,} more line{'s' if more != 1 else ''}" if more else "  …", style="dim")
