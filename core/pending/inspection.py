@@ -359,9 +359,8 @@ def _inspect_ops(record: PendingRecord, ops: Sequence[Op], target: str | None, s
     after = tuple(current)
     changes = entry_changes(before, after, pairs, spans)
     adds = [op.content.strip() for op in ops if op.action == "add"]
+    # (said once, by whoever shows the record's status: `already` is its own verdict, not a warning)
     already = bool(adds) and all(a in before for a in adds) and after == before
-    if already:
-        warnings.append("already in memory: approving writes nothing and clears the record")
     for old, new in pairs.items():
         if new in before and new != old:
             warnings.append(f"the new text is already another entry, so {preview(old, 40)!r} just goes (no duplicate is kept)")

@@ -40,8 +40,15 @@ _ID = re.compile(r"[0-9a-f]{12}|[0-9a-f]{32}")  # a path's folder adopted (12), 
 LOCK_TIMEOUT = 10.0
 
 
+SLUG_BYTES = 100  # of the home's folder name in a state folder's name: a profile's name may be 255
+
+
 def _slug(resolved: str) -> str:
-    return Path(resolved).name.strip(".") or "home"
+    """The home folder's name, for people, cut to SLUG_BYTES of UTF-8 (whole characters): the state
+    folder's name adds a dash and an id, and a name over 255 bytes can't be made (a long profile
+    name refused every write)."""
+    name = Path(resolved).name.strip(".") or "home"
+    return name.encode("utf-8", "surrogatepass")[:SLUG_BYTES].decode("utf-8", "ignore") or "home"
 
 
 def by_path(root: Path, resolved: str) -> Path:

@@ -171,6 +171,18 @@ def test_profile_option(home):
     assert bad.returncode == 2 and "no profile 'nope'" in bad.stderr
 
 
+@pytest.mark.parametrize("name", ["p" * 250, "é" * 127, "日本" * 42], ids=["250 ascii", "254 bytes of é", "252 bytes of CJK"])
+def test_a_profile_with_a_name_as_long_as_the_os_allows_takes_writes(home, name):
+    """A profile's folder name may be 255 bytes; hmc's state folder for it (its name, a dash and an
+    id) must still be one it can make: every write was refused past ~242 bytes."""
+    (home / "profiles" / name / "memories").mkdir(parents=True)
+    out = hmc("--profile", name, "memory", "add", "-t", "memory", "Long-named profile note", home=home)
+    assert out.returncode == 0, out.stderr
+    assert "Long-named profile note" in (home / "profiles" / name / "memories" / "MEMORY.md").read_text()
+    log = json.loads(hmc("--profile", name, "log", "--json", home=home).stdout)["writes"]
+    assert [w["by"] for w in log] == ["hmc"]  # journaled: undo and the history know it
+
+
 def test_demo_no_tui_builds_once_and_reuses(tmp_path):
     target = tmp_path / "demo"
     first = hmc("demo", "--dir", str(target), "--no-tui")

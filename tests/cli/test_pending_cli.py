@@ -69,6 +69,17 @@ def test_show_prints_the_diff_usage_and_warnings(home):
     assert data["payload"]["content"] == injection()
 
 
+def test_already_in_memory_is_said_once(tmp_path):
+    """The status line says it (✓); the warnings don't repeat it (⚠), and JSON has its flag."""
+    home = make_home(tmp_path)
+    stage(home, content=MEMORY[0], rid="0000000f")
+    out = hmc(home, "pending", "show", "0000000f")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.count("already in memory") == 1 and "✓ already in memory" in out.stdout
+    data = json.loads(hmc(home, "pending", "show", "0000000f", "--json").stdout)
+    assert data["already_in_memory"] is True and not any("already in memory" in w for w in data["warnings"])
+
+
 def test_show_masks_secrets_unless_revealed(tmp_path):
     home = make_home(tmp_path)
     key = "sk-" + "proj-" + "".join(random.Random(1).choices(ascii_letters + digits, k=40))
