@@ -289,19 +289,63 @@ def _write_text(path: Path, data: bytes | None, new: str, what: str) -> None:
         raise SettingsError(f"{_shown(path)} can't be written ({exc.strerror or exc}); {what} was not saved") from None
 
 
+LOCK_TIMEOUT = 10.0  # seconds another hmc may hold config.toml's lock
+
+
+def _lock_path(target: Path) -> Path:
+    """The lock of one config.toml, in hmc's state folder (never beside the file: a dotfiles
+    repository gets no lock file)."""
+    import hashlib
+
+    from core.store.journal import private_state_folder, state_root
+
+    digest = hashlib.sha256(str(target).encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return private_state_folder(state_root() / "locks") / f"config-{digest}.lock"
+
+
+def _edit(path: Path, what: str, change: "Callable[[str], str]") -> Path:
+    """Edit config.toml as the memory store edits memory: through a symbolic link to the file it
+    names (a dotfiles link stays a link), under a lock (two `hmc config set` at once both land),
+    the file read again inside it, `change`d (SettingsError refuses), replaced atomically. Returns
+    the file written."""
+    from core.store.atomic import LockBusy, flock_within, open_lock
+
+    target = Path(os.path.realpath(path))
+    try:
+        fd = open_lock(_lock_path(target))
+    except OSError as exc:
+        raise SettingsError(f"hmc's lock for {_shown(path)} can't be made ({exc.strerror or exc}); "
+                            f"{what} was not saved") from None
+    try:
+        try:
+            flock_within(fd, LOCK_TIMEOUT)
+        except LockBusy:
+            raise SettingsError(f"{_shown(path)} is being changed by another hmc; {what} was not saved") from None
+        except OSError as exc:
+            raise SettingsError(f"{_shown(path)} can't be locked ({exc.strerror or exc}); {what} was not saved") from None
+        data, text = _read_text(target, what)
+        _write_text(target, data, change(text), what)
+    finally:
+        os.close(fd)
+    return target
+
+
 def save_theme(theme: str, path: Path | None = None) -> Path:
     """Write `theme` into config.toml (creating it and its folder); raises SettingsError."""
     import tomllib
 
     path = settings_path() if path is None else path
-    data, text = _read_text(path, "the theme")
-    try:  # a file that doesn't parse is the person's to fix: never rewrite it
-        tomllib.loads(text)
-        new = with_theme(text, theme)
-        tomllib.loads(new)
-    except (tomllib.TOMLDecodeError, RecursionError):
-        raise SettingsError(f"{_shown(path)} is not valid TOML; fix it first (the theme was not saved)") from None
-    _write_text(path, data, new, "the theme")
+
+    def change(text: str) -> str:
+        try:  # a file that doesn't parse is the person's to fix: never rewrite it
+            tomllib.loads(text)
+            new = with_theme(text, theme)
+            tomllib.loads(new)
+        except (tomllib.TOMLDecodeError, RecursionError):
+            raise SettingsError(f"{_shown(path)} is not valid TOML; fix it first (the theme was not saved)") from None
+        return new
+
+    _edit(path, "the theme", change)
     return path
 
 
@@ -450,31 +494,34 @@ def set_setting(key: str, value: str, path: Path | None = None,
     problem = check(key, value) if check is not None else None
     if problem:
         raise SettingsError(f"{problem} ({what})")
-    data, text = _read_text(path, key)
-    try:
-        before = tomllib.loads(text)
-    except (tomllib.TOMLDecodeError, RecursionError):
-        raise SettingsError(f"{_shown(path)} is not valid TOML; fix it first ({what})") from None
-    new = with_value(text, table, name, _literal_for(key, value))
-    try:
-        after = tomllib.loads(new)
-    except (tomllib.TOMLDecodeError, RecursionError):
-        raise SettingsError(f"{_shown(path)}: its layout can't be edited safely here; edit it by hand ({what})") from None
-    holder = after.get(table, {}) if table else after
-    expected = dict(before)  # the file as it was, with this one value set: nothing else may change
-    if table:
-        expected[table] = dict(before.get(table, {})) if isinstance(before.get(table, {}), dict) else None
-    if not isinstance(holder, dict) or name not in holder or (table and expected[table] is None):
-        raise SettingsError(f"{_shown(path)}: its layout can't be edited safely here; edit it by hand ({what})")
-    (expected[table] if table else expected)[name] = holder[name]
-    if after != expected:
-        raise SettingsError(f"{_shown(path)}: its layout can't be edited safely here; edit it by hand ({what})")
-    old_problems = set(parse(text, _shown(path)).problems)
-    mine = [p for p in parse(new, _shown(path)).problems if p not in old_problems and _names(p, key)]
-    if mine:
-        reason = mine[0].split(": ", 1)[-1]
-        raise SettingsError(f"{reason.split('; using')[0]} ({what})")
-    _write_text(path, data, new, key)
+
+    def change(text: str) -> str:
+        try:
+            before = tomllib.loads(text)
+        except (tomllib.TOMLDecodeError, RecursionError):
+            raise SettingsError(f"{_shown(path)} is not valid TOML; fix it first ({what})") from None
+        new = with_value(text, table, name, _literal_for(key, value))
+        try:
+            after = tomllib.loads(new)
+        except (tomllib.TOMLDecodeError, RecursionError):
+            raise SettingsError(f"{_shown(path)}: its layout can't be edited safely here; edit it by hand ({what})") from None
+        holder = after.get(table, {}) if table else after
+        expected = dict(before)  # the file as it was, with this one value set: nothing else may change
+        if table:
+            expected[table] = dict(before.get(table, {})) if isinstance(before.get(table, {}), dict) else None
+        if not isinstance(holder, dict) or name not in holder or (table and expected[table] is None):
+            raise SettingsError(f"{_shown(path)}: its layout can't be edited safely here; edit it by hand ({what})")
+        (expected[table] if table else expected)[name] = holder[name]
+        if after != expected:
+            raise SettingsError(f"{_shown(path)}: its layout can't be edited safely here; edit it by hand ({what})")
+        old_problems = set(parse(text, _shown(path)).problems)
+        mine = [p for p in parse(new, _shown(path)).problems if p not in old_problems and _names(p, key)]
+        if mine:
+            reason = mine[0].split(": ", 1)[-1]
+            raise SettingsError(f"{reason.split('; using')[0]} ({what})")
+        return new
+
+    _edit(path, key, change)
     return next(r for r in describe(path).rows if r.key == key)
 
 
