@@ -82,11 +82,15 @@ class HermesHome:
 
 
 def tilde(path: Path) -> str:
+    """A path for people: `~` for the user's home folder, on one line (a newline in a folder's
+    name shown as `\n`, never a line break: core.hermes.oneline)."""
+    from core.hermes.oneline import one_line
+
     home = os.path.expanduser("~")
     text = str(path)
     if home not in ("", "/") and (text == home or text.startswith(home + os.sep)):
-        return "~" + text[len(home):]
-    return text
+        return one_line("~" + text[len(home):])
+    return one_line(text)
 
 
 def default_home() -> Path:

@@ -32,7 +32,6 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from core.store.atomic import NotRegularFile, TooLarge, atomic_write, read_regular
-from core.scan.mask import clip, mask_untrusted
 
 FILE_NAME = "config.toml"
 MAX_BYTES = 64 * 1024  # a settings file is a few lines; anything bigger is not one
@@ -93,6 +92,7 @@ def _number(value: object) -> float | None:
 def _repr(value: object) -> str:
     """A short, safe picture of a value from the file (never a huge or control-laden string)."""
     if isinstance(value, str):
+        from core.scan.mask import clip, mask_untrusted  # (not at start-up)
         text = "".join(ch if ch.isprintable() else "?" for ch in clip(mask_untrusted(value), 40, mark=""))
         return f'"{text}"' + ("…" if len(value) > 40 else "")
     if isinstance(value, (dict, list)):

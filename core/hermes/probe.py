@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from core.hermes.oneline import one_line
 from core.hermes.release import COMMANDS, _dist_versions, _site_packages, found_version
 
 DRIVER = Path(__file__).with_name("driver.py")
@@ -128,28 +129,28 @@ def find(home: Path | None, path: str | None = None, read_file: Reader | None = 
                     continue
                 python = _shebang(cmd, read_file)
                 if python is None or not python.is_file():
-                    problems.append(f"{cmd} names no interpreter hmc can run"
-                                    + (f" ({python})" if python else ""))
+                    problems.append(f"{one_line(cmd)} names no interpreter hmc can run"
+                                    + (f" ({one_line(python)})" if python else ""))
                     continue
                 extra = (str(site),) if site == cmd.parent.parent else ()  # a `pip --target` folder
-                return Installed(versions[0], python, f"Hermes {versions[0]} installed beside {cmd}",
-                                 f"the interpreter named in {cmd.name}'s first line", extra)
+                return Installed(versions[0], python, f"Hermes {versions[0]} installed beside {one_line(cmd)}",
+                                 f"the interpreter named in {one_line(cmd.name)}'s first line", extra)
     if home is not None:
         checkout = Path(home) / "hermes-agent"
         if checkout.is_dir():
             version = _checkout_version(checkout, read_file)
             python = _checkout_python(checkout)
             if version is None:
-                problems.append(f"{checkout} has no version (no pyproject.toml version line)")
+                problems.append(f"{one_line(checkout)} has no version (no pyproject.toml version line)")
             elif python is None:
-                problems.append(f"the checkout {checkout} (Hermes {version}) has no venv/bin/python "
+                problems.append(f"the checkout {one_line(checkout)} (Hermes {version}) has no venv/bin/python "
                                 f"or .venv/bin/python")
             else:
-                return Installed(version, python, f"the hermes-agent checkout in {checkout} (version {version})",
-                                 f"its own {python.parent.parent.name}/ interpreter", (str(checkout),))
+                return Installed(version, python, f"the hermes-agent checkout in {one_line(checkout)} (version {version})",
+                                 f"its own {one_line(python.parent.parent.name)}/ interpreter", (str(checkout),))
     if problems:
         raise ProbeError("can't run Hermes: " + "; ".join(problems))
-    where = f"no `hermes` command on PATH and no {Path(home) / 'hermes-agent'}" if home else "no `hermes` command on PATH"
+    where = f"no `hermes` command on PATH and no {one_line(Path(home) / 'hermes-agent')}" if home else "no `hermes` command on PATH"
     raise ProbeError(f"can't find Hermes: {where}")
 
 
@@ -202,7 +203,7 @@ def run(installed: Installed, requests: list[dict], scratch: Path, *, timeout: f
                                     stdout=subprocess.PIPE, stderr=err_file, cwd=scratch / "cwd", env=env,
                                     start_new_session=True)  # its own process group: stopped whole
         except OSError as exc:
-            raise ProbeError(f"can't start {installed.python}: {exc.strerror or exc}") from None
+            raise ProbeError(f"can't start {one_line(installed.python)}: {exc.strerror or exc}") from None
         try:
             out = _exchange(proc, lines, timeout, should_stop or (lambda: False))
         finally:

@@ -21,7 +21,6 @@ from itertools import combinations
 from typing import Sequence
 
 from core.review import textnorm as tn
-from core.scan.mask import clip
 
 __all__ = ["PairVerdict", "compare", "find_pairs", "similarity", "SIMILAR", "CONFLICT"]
 
@@ -272,9 +271,10 @@ def compare(a: str, b: str) -> PairVerdict | None:
     elif _negated(a) != _negated(b):
         masked = _base_score(_masked(a), _masked(b))
         if masked >= NEGATED:
+            from core.scan.mask import clip  # (not at start-up)
+
             said, unsaid = (a, b) if _negated(a) else (b, a)
-            return PairVerdict("conflicting", round(masked, 3),
-                               "one says not: " + clip(tn.fold(said), 40))
+            return PairVerdict("conflicting", round(masked, 3), "one says not: " + clip(tn.fold(said), 40))
     clause = _clause_conflict(a, b)
     if clause:
         return PairVerdict("conflicting", round(clause[1], 3), clause[0])

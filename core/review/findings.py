@@ -27,7 +27,6 @@ from core.review.duplicates import compare, specifics
 from core.store.atomic import read_regular
 from core.store.memory import FILE_NAMES, TARGETS, percent, usage, usage_label
 from core.review.decisions import REVIEW_EVERY_DAYS, ReviewStore, review_due_on  # noqa: F401  (re-exported)
-from core.scan.mask import clip
 
 if TYPE_CHECKING:  # pragma: no cover
     from core.curator import Curator
@@ -414,6 +413,7 @@ def redundancy_findings(target: str, index: int, text: str, sources: Sequence[So
     score, source, chunk = best
     line = max((ln for ln in _split_window(chunk)),
                key=lambda ln: len(tokens & frozenset(tn.content_tokens(ln))))
+    from core.scan.mask import clip  # (not at start-up)
     excerpt = clip(line, 69)
     if source.kind == "redundant-skill":
         skill = source.label.split("/")[-2]

@@ -143,10 +143,14 @@ class CliContext:
         self.console.print(*(masked_text(r, self.mask) for r in renderables))
 
     def text(self, *parts: str | Text, style: str = "") -> None:
-        """Print untrusted text literally (never as markup), each part masked."""
+        """Print one line of untrusted text literally (never as markup), each part masked. A line
+        break inside a text part shows as ␊: a title, a chat's name or a path can't start a line
+        of its own (what is meant as several lines, an entry's, is printed a line at a time)."""
         line = Text()
         for part in parts:
-            line.append_text(masked_text(part if isinstance(part, Text) else literal(part), self.mask))
+            if not isinstance(part, Text):
+                part = literal(part.replace("\n", "\u240a") if isinstance(part, str) else part)
+            line.append_text(masked_text(part, self.mask))
         if style:
             line.stylize(style)
         self.console.print(line)

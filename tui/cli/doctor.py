@@ -12,6 +12,7 @@ import sys
 from contextlib import contextmanager
 from pathlib import Path
 
+from core.hermes.oneline import one_line
 from core.scan.mask import mask_untrusted
 from tui.cli.common import CliContext, CliError, add_reveal, visible
 
@@ -102,7 +103,7 @@ def run(args, ctx: CliContext) -> int:
         ctx.text(mask_untrusted(verdict.summary(), reveal), style="red")
         return verdict.exit_code()
     ctx.text(f"Hermes {verdict.version} — {verdict.where}", style="bold")
-    ctx.text(f"  run by {verdict.python} ({verdict.how})"
+    ctx.text(f"  run by {one_line(verdict.python)} ({verdict.how})"
              + (f"; it reports {verdict.reported}" if verdict.reported else ""))
     ctx.text(f"  hmc applies {verdict.rules}'s rules" + (f" ({verdict.notice})" if verdict.notice else ""))
     for area, tally in verdict.areas.items():

@@ -21,7 +21,6 @@ from tui.literal import UNSAFE, literal, masked, visible
 from tui.widgets.gauge import CapacityGauge
 from tui.screens.base import Dialog
 from tui.widgets.lists import HmcList
-from core.scan.mask import clip
 
 
 ResultT = TypeVar("ResultT")
@@ -420,6 +419,8 @@ def undo_question(rec, when: str) -> Text:
     before, after = parse_entries(rec.before), parse_entries(rec.after)
     back = [e for e in before if e not in set(after)]
     gone = [e for e in after if e not in set(before)]
+    from core.scan.mask import clip  # (not at start-up)
+
     body = literal(f"Undo {rec.action} in {FILE_NAMES.get(rec.target, rec.target)}, {when}?\n")
     for sign, style, entries in (("+", "green", back), ("-", "red", gone)):
         for entry in entries[:4]:

@@ -22,7 +22,6 @@ from tui.screens.dialogs import ApproveEditDialog, ConfirmDialog
 from tui.screens.queue import Queue, QueueScreen, queue_bindings, short_ago
 from tui.widgets.diff import EntryDiff
 from tui.widgets.gauge import CapacityGauge
-from core.scan.mask import clip
 
 STATUS = {
     "broken": "✗ broken file", "malformed": "✗ malformed", "disabled": "✗ target off", "unreadable": "✗ unreadable",
@@ -443,6 +442,7 @@ a drifted file stay) · **o** open the file in memory mode · **p** the raw reco
         raw = Text()
         if r.broken:
             raw.append(f"{r.file} as it is on disk:\n", style="bold")
+            from core.scan.mask import clip  # (not at start-up)
             raw.append_text(literal(mask(clip(r.raw, 2000)) or "(empty)"))
         self._set("#detail-raw", raw)
 

@@ -22,7 +22,6 @@ from core.sessions.search import Message, Window, parse_tool_calls
 from core.sessions.snippets import highlight
 from tui.literal import visible_controls
 from tui.widgets.results import MATCH_STYLE, ROLE_STYLE
-from core.scan.mask import clip
 
 MAX_LOADED = 600  # messages kept; the far end is dropped beyond this
 EDGE_LINES = 3  # how close to an end of the loaded lines triggers loading more
@@ -69,6 +68,7 @@ def message_prompt(m: Message, terms: Sequence[Term], *, is_hit: bool, expanded:
     if body:
         lines = body.splitlines() or [""]
         if m.role == "tool" and not expanded and (len(lines) > 1 or len(body) > 200):
+            from core.scan.mask import clip  # (not at start-up)
             first = clip(lines[0], 200, mark="")
             line = _styled(first, terms)
             more = len(lines) - 1

@@ -11,7 +11,6 @@ from core import timefmt
 from core.store.memory import FILE_NAMES
 from tui.literal import literal, masked, visible_controls
 from tui.widgets.sidebyside import diff_pair
-from core.scan.mask import clip
 
 
 def who_text(w) -> str:
@@ -51,6 +50,7 @@ def write_row(w) -> OneLine:
         sign, text, style = ("+", new, "green") if new is not None else ("-", old, "red")
         preview = " ".join((text or "").split())
         row.append(f" {sign} ", style=style)
+        from core.scan.mask import clip  # (not at start-up)
         row.append_text(literal(clip(preview, 200, mark="")))
         if len(w.changes) > 1:
             row.append(f"  (+{len(w.changes) - 1} more)", style="dim")
