@@ -291,13 +291,18 @@ SAVE_AFTER_EVENTS = 100  # leaves the cache as it was: the next run reads those 
 
 
 def build_timeline(curator: "Curator", *, cache: bool = True, route: str | None = None,
-                   progress: Callable[[int, int], None] | None = None) -> Timeline:
+                   progress: Callable[[int, int], None] | None = None, verified: bool = False) -> Timeline:
     """Rebuild one profile's history: state.db (read-only; cached), hmc's journal, the snapshots and
     the files now. Raises core.sessions.db.DatabaseError when state.db exists but can't be read.
-    `progress(done, total)` hears how far a replay has got (events: calls, hmc's writes, snapshots)."""
+    `progress(done, total)` hears how far a replay has got (events: calls, hmc's writes, snapshots).
+    `verified`: the cached writes are checked against their digests before it returns (what reads
+    them all, a log or the history screen, meets a damaged cache here, where it is rebuilt)."""
     with _no_gc():  # a build makes hundreds of thousands of objects and no cycles: the collector
         try:        # walked them again and again (a fifth of a cold build)
-            return _build(curator, cache, route, trust_cache=True, progress=progress)
+            built = _build(curator, cache, route, trust_cache=True, progress=progress)
+            if verified and isinstance(built.writes, Writes):
+                built.writes.verify()
+            return built
         except (_StaleCache, DamagedCache):  # a damaged cache is never decoded: replayed from the start
             return _build(curator, cache, route, trust_cache=False, progress=progress)
 

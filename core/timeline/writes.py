@@ -56,6 +56,17 @@ class Writes:
             raise ValueError("writes")
         self._chunks, self._n, self._cols = chunks, sum(c[0] for c in chunks), None
 
+    def verify(self) -> None:
+        """Every cached chunk's bytes checked against its digest now, none decoded: a damaged
+        cache (a flipped byte, an in-place overwrite while this run held the file) raises
+        DamagedCache here, while the history can still be rebuilt, not later when a write is read."""
+        for k, (count, digest, blob) in enumerate(self._chunks):
+            if type(blob) is FileSpan:
+                blob = blob.read()
+                self._chunks[k] = (count, digest, blob)
+            if hashlib.sha256(blob).hexdigest() != digest:
+                raise DamagedCache("the history's cache is damaged (its writes don't match their digest)")
+
     def _columns(self) -> list[tuple]:
         """The cached writes' columns, decoded (once) and checked: as many columns as fields, all
         as long as the chunk says, targets, authors and logs. A chunk whose bytes aren't those its

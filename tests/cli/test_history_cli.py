@@ -209,3 +209,26 @@ def test_an_approval_s_note_is_what_it_did_never_the_claim_s_internal_name(home,
     at = next(i for i, line in enumerate(log) if line.startswith("h1 "))
     assert "approve" in log[at] and log[at + 1].strip() in ("Entry added.", "approved 0000abcd"), log
     assert not any(".claim-" in line or "approve all all" in line for line in log), log
+
+
+@pytest.mark.parametrize("where", ["a flipped byte", "cut short"])
+def test_a_damaged_history_cache_is_rebuilt_not_an_error(home, where):
+    """The cached writes sit after the cache's main data, each chunk with its digest, read when a
+    write is: a damaged chunk used to end `hmc log` with "unexpected error: DamagedCache … delete …".
+    README promises a rebuild: the log comes out whole, as without a cache."""
+    from core.timeline import cache as tl_cache
+
+    root, db, _ = home
+    first = hmc("log", "--json", home=root)
+    assert first.returncode == 0, first.stderr
+    path = tl_cache.cache_path(root / "state.db")
+    raw = bytearray(path.read_bytes())
+    if where == "a flipped byte":
+        raw[-10] ^= 0xFF  # inside the last chunk of writes
+    else:
+        raw = raw[:-10]
+    path.write_bytes(bytes(raw))
+    again = hmc("log", "--json", home=root)
+    assert again.returncode == 0 and "unexpected error" not in again.stderr, again.stderr
+    assert json.loads(again.stdout)["writes"] == json.loads(first.stdout)["writes"]
+    assert hmc("log", "--json", home=root).returncode == 0  # and the cache written again is good

@@ -63,7 +63,7 @@ def timeline(ctx: CliContext):
     curator = ctx.curator()
     progress = Progress("rebuilding the memory history")
     try:
-        tl = build_timeline(curator, progress=progress)
+        tl = build_timeline(curator, progress=progress, verified=True)  # a damaged cache: rebuilt here
     except SessionsError as exc:
         raise CliError(f"can't read the agent's history: {exc}", 2) from None
     finally:

@@ -78,7 +78,7 @@ call, hmc, or a change outside both), with what it changed. **Enter** opens the 
 
         try:
             with self.app.long_work("rebuilding the memory history") as progress:
-                timeline = build_timeline(self.app.curator, progress=progress)
+                timeline = build_timeline(self.app.curator, progress=progress, verified=True)
         except (SessionsError, StoreError, OSError) as exc:
             self.app.call_from_thread(self._status, f"Can't read the agent's history: {exc}", True)
             return

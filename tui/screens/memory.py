@@ -202,14 +202,19 @@ every action by name.
         from core.store.memory import StoreError as _StoreError
         from core.timeline import build_timeline
         from core.timeline.view import origin_lines
+        from core.timeline.writes import DamagedCache
 
         worker = get_current_worker()
         try:
             with self.app.long_work("rebuilding the memory history") as progress:
                 timeline = build_timeline(curator, progress=progress)
+                try:
+                    lines = origin_lines(timeline, curator.now())
+                except DamagedCache:  # met when an origin's write was read: rebuilt, checked this time
+                    timeline = build_timeline(curator, progress=progress, verified=True)
+                    lines = origin_lines(timeline, curator.now())
         except (SessionsError, _StoreError, OSError):
             return
-        lines = origin_lines(timeline, curator.now())
         self.app.call_from_thread(self._origins_loaded, curator, timeline, lines, worker)
 
     def _origins_loaded(self, curator, timeline, lines: dict[str, dict[str, str]], worker=None) -> None:

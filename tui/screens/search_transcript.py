@@ -254,7 +254,7 @@ class TranscriptSide:
             if timeline is not None and timeline.curator is curator:  # memory mode's: right unless it is behind
                 origin = origin_of(timeline, entry, target, curator.now())
             if origin is None or origin.write is None:
-                origin = origin_of(build_timeline(curator), entry, target, curator.now())
+                origin = origin_of(build_timeline(curator, verified=True), entry, target, curator.now())
         except SessionsError as exc:
             self.post_message(Notice(str(exc), "error", "Origin"))
             return

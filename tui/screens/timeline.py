@@ -143,7 +143,7 @@ edit dialog instead. **Esc** goes back.
         curator = self.app.curator
         try:
             with self.app.long_work("rebuilding the memory history") as progress:
-                timeline = build_timeline(curator, progress=progress)
+                timeline = build_timeline(curator, progress=progress, verified=True)
         except (SessionsError, StoreError, OSError) as exc:
             self.app.call_from_thread(self._failed, f"Can't read the agent's history: {exc}")
             return
