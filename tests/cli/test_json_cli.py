@@ -165,3 +165,22 @@ def test_demo_in_json(tmp_path):
     data = json.loads(hmc("demo", "--dir", str(tmp_path / "demo"), "--json").stdout)
     assert data == {"path": str(tmp_path / "demo"), "built": True}
     assert json.loads(hmc("demo", "--dir", str(tmp_path / "demo"), "--json").stdout)["built"] is False
+
+
+@pytest.mark.parametrize("command", [["status"], ["memory", "list"], ["log"], ["sessions"], ["pending", "list"],
+                                     ["search", "deploy"], ["review"]])
+def test_with_json_a_refusal_is_a_json_document_on_stdout_too(tmp_path, command):
+    """A script reading stdout gets `{"error", "exit"}` (the line on stderr stays), never nothing:
+    `status --json` on a missing home printed nothing at all."""
+    result = hmc(*command, "--json", home=tmp_path / "no-such-home")
+    data = json.loads(result.stdout)
+    assert result.returncode == 2 and data == {"error": result.stderr.strip().removeprefix("hmc: "), "exit": 2}
+
+
+def test_a_command_that_printed_its_json_and_then_refuses_prints_one_document(home):
+    """`memory prompt --json` gives its blocks and exits 2 when a store can't be loaded: still one
+    document on stdout."""
+    (home / "memories" / "USER.md").write_bytes(b"bad \xff")
+    result = hmc("memory", "prompt", "--json", home=home)
+    json.loads(result.stdout)  # one document, nothing after it
+    assert result.returncode == 2

@@ -69,6 +69,7 @@ class CliContext:
     console: Console = field(default_factory=lambda: new_console())
     _curator: Any = None
     _mask: Masker | None = None
+    json_written: bool = False  # a JSON document went to stdout
 
     def curator(self, require_home: bool = True):
         """The curator for the global options; a missing home (or a folder that isn't one) exits 2."""
@@ -131,6 +132,7 @@ class CliContext:
         return self._mask
 
     def json(self, obj: Any) -> None:
+        self.json_written = True  # (a refusal after it isn't printed as a second document: tui.cli.main)
         try:
             sys.stdout.write(dumps(self.mask.obj(obj), indent=2) + "\n")
             sys.stdout.flush()

@@ -134,6 +134,8 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.run(args, ctx) or 0)
     except CliError as exc:
         say(str(exc), reveal)
+        if getattr(args, "json", False) and not ctx.json_written:  # a script reading stdout gets it as JSON too
+            json_error(str(exc), exc.code, reveal)
         return exc.code
     except KeyboardInterrupt:
         say("interrupted")
@@ -150,6 +152,18 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # never a traceback for a person; the type helps a bug report
         say(f"unexpected error: {type(exc).__name__}: {exc}", reveal)
         return 2
+
+
+def json_error(message: str, code: int, reveal: bool) -> None:
+    """`{"error": …, "exit": n}` on stdout, for --json: what went to stderr, masked as there."""
+    from core.scan.mask import mask_untrusted
+    from tui.literal import dumps
+
+    try:
+        sys.stdout.write(dumps({"error": mask_untrusted(message, reveal), "exit": code}, indent=2) + "\n")
+        sys.stdout.flush()
+    except (BrokenPipeError, OSError):
+        pass
 
 
 def quiet_stdout() -> None:
