@@ -64,12 +64,11 @@ def _ssh_access(m: re.Match[str]) -> Verdict:
     line_start = m.string.rfind("\n", 0, m.start()) + 1
     line_end = m.string.find("\n", m.end())
     line = m.string[line_start:line_end if line_end >= 0 else len(m.string)]
+    # (whether the release blocks it is said by core.scan.scanner from the release's own scan)
     if _SSH_LOCATION.search(before) and not _SSH_ATTACK.search(line):
-        return Verdict("warning", "probably the known false positive: a note saying where a key "
-                                  "lives, like 'SSH key is at ~/.ssh/x'. Hermes blocks any "
-                                  "~/.ssh mention; write 'in the usual SSH folder' instead")
-    return Verdict(None, "Hermes blocks any ~/.ssh mention, even a harmless 'SSH key is at "
-                         "~/.ssh/x'")
+        return Verdict("warning", "probably harmless: a note saying where a key lives, like 'SSH key "
+                                  "is at ~/.ssh/x'; 'in the usual SSH folder' says the same without the path")
+    return Verdict(None, "reading or sending what is in ~/.ssh is how keys leak")
 
 
 def _hardcoded_secret(m: re.Match[str]) -> Verdict:

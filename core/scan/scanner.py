@@ -44,6 +44,9 @@ __all__ = [
 
 SEVERITY_ORDER = {"info": 0, "warning": 1, "error": 2, "critical": 3}
 HERMES_NOTE = "Hermes will replace this entry in the prompt by a [BLOCKED: …] notice"
+# A finding of a Hermes pattern the detected release doesn't block: a warning that was hmc's heads-up
+# about the release's own block (a note saying where an SSH key lives) is only information then.
+LET_THROUGH = {("ssh_access", "warning"): "info"}
 HIDDEN_NOTE = "invisible on screen; Hermes does not decode tag characters"
 
 ALL_RULES: tuple[Rule, ...] = HERMES_RULES + SECRET_RULES + INJECTION_RULES
@@ -201,6 +204,12 @@ def _align(text: str, findings: list[ScanFinding], release: "Release") -> list[S
     for f in findings:
         if f.rule in HERMES_IDS:
             blocks = f.rule in ids
+            if f.hermes_blocks and not blocks:  # hmc's pattern, which this release no longer blocks
+                f = replace(f, detail=f.detail.replace(f"; {HERMES_NOTE}", "")
+                            + f"; Hermes {release.name}'s own scan lets it through",
+                            severity=LET_THROUGH.get((f.rule, f.severity), f.severity))
+            elif blocks and not f.hermes_blocks and HERMES_NOTE not in f.detail:
+                f = replace(f, detail=f"{f.detail}; {HERMES_NOTE}")
         elif f.rule in ("invisible_char", "emoji_zwj") and f.start < len(text):
             blocks = text[f.start] in invisible
         elif f.rule == "oversize":
