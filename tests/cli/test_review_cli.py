@@ -117,8 +117,9 @@ def test_markdown_report_file(home, tmp_path):
     text = report.read_text(encoding="utf-8")
     assert text.startswith("# Memory review — 2026-11-15") and "## conflicting (1)" in text
     assert fake_key() not in text
-    # exporting the report counts as doing the review, findings or not
-    assert json.loads(hmc(home, "review", "--json").stdout)["last_review"] == "2026-11-15"
+    # a report is not the review: with warnings still open, it stays due
+    assert json.loads(out.stdout)["marked"] is False
+    assert json.loads(hmc(home, "review", "--json").stdout)["last_review"] is None
     bad = hmc(home, "review", "--markdown", str(tmp_path / "missing" / "r.md"))
     assert bad.returncode == 2 and bad.stderr.startswith("hmc: can't write") and "Traceback" not in bad.stderr
 

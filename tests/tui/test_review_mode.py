@@ -265,9 +265,22 @@ async def test_export_writes_a_markdown_report(demo_home, make_app):
         text = report.read_text(encoding="utf-8")
         assert text.startswith("# Memory review — 2026-11-15") and "## conflicting (1)" in text
         assert demo_home.resolve() not in report.resolve().parents  # never inside the Hermes home
-        # exporting counts as doing the review
-        assert R.last_review_date(open_curator(demo_home, today=TODAY)) == TODAY
-        assert app.header_state()["review"] == "reviewed 2026-11-15"
+        # a report is not the review: the demo's warnings are still open, so it stays due, and says so
+        assert R.last_review_date(open_curator(demo_home, today=TODAY)) is None
+        assert app.header_state()["review"] != "reviewed 2026-11-15"
+        assert any("The review stays due" in n.message for n in app._notifications)
+
+
+async def test_space_marks_and_says_so(demo_home, make_app):
+    app = make_app(demo_home)
+    async with app.run_test(size=(120, 36)) as pilot:
+        lst = await open_review(app, pilot)
+        first = app.screen.current
+        await pilot.press("space")
+        await pilot.pause()
+        assert app.screen.marked == {first.key} and app.screen.current is not first  # marked, moved on
+        assert any(n.message.startswith("Marked and moved on: 1 marked (d removes them, y keeps them")
+                   for n in app._notifications)
 
 
 async def test_recomputes_after_an_external_change(demo_home, make_app):

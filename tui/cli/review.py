@@ -89,13 +89,9 @@ def run(args, ctx: CliContext) -> int:
 
     complete = R.review_complete(findings, kept_keys)
     marked, note = False, None
-    if not args.check and (complete or args.markdown):
+    if not args.check and complete:  # a report is not the review: done once nothing at warning or above is open
         try:
-            if args.markdown and not complete:
-                R.mark_reviewed(curator)
-                marked = True
-            else:
-                marked = R.mark_if_complete(curator, findings, kept_keys)
+            marked = R.mark_if_complete(curator, findings, kept_keys)
         except ReviewStoreError as exc:
             note = f"note: {exc}"
     now_last = R.last_review_date(curator)

@@ -479,8 +479,12 @@ Secrets stay masked here.
         self.marked ^= {finding.key}
         lst = self.query_one(FindingsList)
         lst.show(self.findings, self.marked, self.kept, keep_key=finding.key)
-        # move on, so space, space, space marks a run of findings
+        # move on, so space, space, space marks a run of findings; and say so, with what marks are for
         lst.action_cursor_down()
+        n = len(self.marked)
+        said = ("Marked" if finding.key in self.marked else "Unmarked") + f" and moved on: {n} marked"
+        self.notify(said + (" (d removes them, y keeps them; space again unmarks)" if n else ""),
+                    title="Mark", timeout=3, markup=False)
         self.update_summary(self.findings, self.kept)
         self.refresh_bindings()
 
@@ -539,13 +543,15 @@ Secrets stay masked here.
         except OSError as exc:
             self.notify(f"Can't write the report: {exc.strerror or exc}", title="Export", severity="error", markup=False)
             return
-        self.notify(f"Review exported to {tilde(path)}", title="Export", timeout=10, markup=False)
-        try:  # exporting the report counts as doing the review
-            R.mark_reviewed(curator)
+        still = R.open_problems(self.findings, self.kept)
+        due = "" if not still else (f"\nThe review stays due: {len(still)} finding{'s' if len(still) != 1 else ''} "
+                                    "at warning or above still open (fix, remove or keep them with y).")
+        self.notify(f"Review exported to {tilde(path)}{due}", title="Export", timeout=10, markup=False)
+        try:  # a report is not the review: done only once nothing at warning or above is open
+            if R.mark_if_complete(curator, self.findings, self.kept):
+                self.app.header_changed.publish(None)
         except Exception as exc:
             self.notify(str(exc), title="Review date not saved", severity="warning", markup=False)
-            return
-        self.app.header_changed.publish(None)
 
     async def pick_entry(self, finding: R.Finding, verb: str) -> tuple[str, int, str] | None:
         refs = finding.refs
