@@ -153,13 +153,16 @@ def _s(id: str, pattern: str, summary: str, *, severity: str = "critical", flags
 
 
 _GENERIC_NAME = (
-    r"(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[_-]?key|apikey|"
-    r"(?:access|secret|private|signing|encryption|master|client|auth)[_-]?key|"
+    r"(?:pass(?:word|wd|phrase)?|pwd|secret|token|(?:api|app)[\s_-]?key|apikey|"
+    r"(?:access|secret|private|signing|encryption|master|client|auth)[\s_-]?key|"
     r"client[_-]?secret|auth[_-]?token|credentials?|mot\s+de\s+passe|contrase[ñn]a|"
     r"пароль|密码|口令)"
 )
+# "the password of the staging DB is …", "le mot de passe de la base est …": a secret's name may be
+# followed by what it belongs to, when a preposition says so (never "password manager is …")
+_BELONGS = r"(?:\s+(?:of|for|to|on|at|de|de la|du|des|del|di|della|dello|от|для|к)(?:\s+[^\s:=]{1,20}){1,3})?"
 _GENERIC_NAME_BEFORE = re.compile(
-    rf"{_GENERIC_NAME}(?P<suffix>[A-Za-z0-9_.-]{{0,24}})[\"']?\s*$", re.IGNORECASE)
+    rf"{_GENERIC_NAME}(?P<suffix>[A-Za-z0-9_.-]{{0,24}}){_BELONGS}[\"']?\s*$", re.IGNORECASE)
 
 SECRET_RULES: tuple[Rule, ...] = (
     _s("private_key",
@@ -203,6 +206,25 @@ SECRET_RULES: tuple[Rule, ...] = (
        "PyPI token", gate="pypi-"),
     _s("secret_telegram", r"(?<![\d:])(?P<secret>\d{8,10}:AA[A-Za-z0-9_-]{33})(?![A-Za-z0-9_-])",
        "Telegram bot token", gate=":aa"),
+    # the tokens ops notes meet (issue 34): each provider's own prefix and length
+    _s("secret_grafana", rf"{_B}(?P<secret>gl(?:sa_(?P<body>[A-Za-z0-9]{{32}}_[A-Fa-f0-9]{{8}})"
+       rf"|c_(?P<body_pat>[A-Za-z0-9+/]{{32,}}={{0,2}}))){_E}",
+       "Grafana token", gate="glsa_|glc_", refine=_provider_key(min_len=24)),
+    _s("secret_newrelic", rf"{_B}(?P<secret>NR(?:AK|II|JS)-(?P<body>[A-Za-z0-9]{{19,32}})){_E}",
+       "New Relic key", gate="nrak-|nrii-|nrjs-", refine=_provider_key(min_len=19)),
+    _s("secret_supabase", rf"{_B}(?P<secret>sb(?:p|_secret)_(?P<body>[A-Za-z0-9_-]{{32,}})){_E}",
+       "Supabase key", gate="sbp_|sb_secret_", refine=_provider_key(min_len=32)),
+    _s("secret_linear", rf"{_B}(?P<secret>lin_(?:api|oauth)_(?P<body>[A-Za-z0-9]{{32,}})){_E}",
+       "Linear API key", gate="lin_api_|lin_oauth_", refine=_provider_key(min_len=32)),
+    _s("secret_notion", rf"{_B}(?P<secret>(?:secret_(?P<body>[A-Za-z0-9]{{43}})|ntn_(?P<body_pat>[A-Za-z0-9]{{40,50}}))){_E}",
+       "Notion integration token", gate="secret_|ntn_", refine=_provider_key(min_len=40)),
+    _s("secret_airtable", rf"{_B}(?P<secret>pat(?P<body>[A-Za-z0-9]{{14}}\.[a-f0-9]{{64}})){_E}",
+       "Airtable personal access token", gate="pat", refine=_provider_key(min_len=60)),
+    _s("secret_discord", rf"{_B}(?P<secret>[MNO](?P<body>[A-Za-z0-9_-]{{23,27}}\.[A-Za-z0-9_-]{{6,7}}\.[A-Za-z0-9_-]{{27,40}})){_E}",
+       "Discord bot token", gate=".", refine=_provider_key(min_len=40)),
+    _s("secret_sentry_dsn",
+       r"\bhttps?://(?P<secret>[a-f0-9]{32})(?::[a-f0-9]{32})?@[A-Za-z0-9.-]*sentry[A-Za-z0-9.-]*/\d+",
+       "Sentry DSN (its key)", gate="sentry"),
     _s("jwt", rf"{_B}(?P<secret>eyJ[A-Za-z0-9_-]{{8,}}\.eyJ[A-Za-z0-9_-]{{8,}}\.[A-Za-z0-9_-]{{16,}}){_E}",
        "JSON web token", gate="eyj", refine=_jwt),
     _s("url_password",
@@ -212,7 +234,7 @@ SECRET_RULES: tuple[Rule, ...] = (
     _s("secret_bearer", r"\bBearer\s+(?P<secret>[A-Za-z0-9._~+/-]{16,}=*)", "bearer token",
        flags=re.IGNORECASE, gate="bearer", refine=_bearer),
     _s("secret_generic",
-       r"(?::=|=>|=|:)\s*[\"'`]?(?P<secret>[^\s\"'`,;]{6,200})",
+       r"(?::=|=>|=|:|\s(?:is|est|es|è|ist|—|–)\s|是|为|：)\s*[\"'`]?(?P<secret>[^\s\"'`,;。，]{6,200})",
        "secret assigned to a name", refine=_generic,
        gate="pass|pwd|secret|token|key|credential|mot|contrase|пароль|密码|口令"),
 )

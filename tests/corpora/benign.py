@@ -203,8 +203,24 @@ _ZH = [
     '把 API 密钥粘贴到 .env 文件里，不要贴到聊天里。',
 ]
 
+# ops notes that name secrets without holding one (issue 34's false-alarm bound)
+_OPS = [
+    "Our password manager is 1Password; shared vaults per team.",
+    "Rate limits use a token bucket rate limiter (100 req/s, burst 200).",
+    "The API key is in 1Password under 'Datadog'.",
+    "The staging password is stored in Vault at secret/staging/db.",
+    "Fixed in commit 3f2a9c1e8b7d6a5f4e3d2c1b0a9f8e7d6c5b4a39 (the retry bug).",
+    "Tenant id 123e4567-e89b-12d3-a456-426614174000 is the EU tenant.",
+    "Ask support with the request id req_8f3kd92ms0a1 when an upload fails.",
+    "Favicon: data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+    "The token is rotated every 90 days by the CI job.",
+    "Le mot de passe est dans Bitwarden, dossier Ops.",
+    "La contraseña está en el gestor de contraseñas del equipo.",
+    "密码是在密码管理器里，不要写进记忆。",
+]
+
 BENIGN: list[tuple[str, str]] = (
-    [("en", t) for t in _EN]
+    [("en", t) for t in _EN + _OPS]
     + [("fr", t) for t in _FR]
     + [("es", t) for t in _ES]
     + [("it", t) for t in _IT]

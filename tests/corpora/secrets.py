@@ -152,4 +152,34 @@ def build_secret_samples(seed: int = 20261115) -> list[SecretSample]:
                                 + ":AA" + _r(rng, URLSAFE, 33)), tok))
     samples.append(SecretSample("gitlab", "GitLab CI token " + (tok := "gl" + "pat-" + _r(rng, URLSAFE, 20)), tok))
     samples.append(SecretSample("npm", "npm publish token " + (tok := "npm" + "_" + _r(rng, ALNUM, 36)), tok))
+    samples += _ops_samples(random.Random(seed + 34))  # issue 34's families: their own stream
     return samples
+
+
+def _ops_samples(rng: random.Random) -> list[SecretSample]:
+    """The secrets agents meet in ops work, as they write them down: provider tokens with their
+    prefixes, DSNs, and secrets named by their context in the six languages ("password is …")."""
+    hexs = lambda n: _r(rng, HEX, n)  # noqa: E731
+    out = [
+        SecretSample("grafana", f"Grafana service token is {(t := 'gl' + 'sa_' + _r(rng, ALNUM, 32) + '_' + hexs(8))}", t),
+        SecretSample("grafana", f"GRAFANA_CLOUD_TOKEN {(t := 'gl' + 'c_' + _r(rng, ALNUM + '+/', 64) + '==')}", t),
+        SecretSample("datadog", f"Datadog API key is {(t := hexs(32))}", t),
+        SecretSample("datadog", f"DD_APP_KEY={(t := hexs(40))}", t),
+        SecretSample("newrelic", f"New Relic user key {(t := 'NR' + 'AK-' + _r(rng, UPPER_DIGITS, 27))}", t),
+        SecretSample("supabase", f"supabase access token: {(t := 'sb' + 'p_' + hexs(40))}", t),
+        SecretSample("linear", f"Linear API key {(t := 'lin' + '_api_' + _r(rng, ALNUM, 40))}", t),
+        SecretSample("notion", f"Notion integration {(t := 'nt' + 'n_' + _r(rng, ALNUM, 46))}", t),
+        SecretSample("notion", f"notion token {(t := 'sec' + 'ret_' + _r(rng, ALNUM, 43))}", t),
+        SecretSample("airtable", f"Airtable PAT {(t := 'pa' + 't' + _r(rng, ALNUM, 14) + '.' + hexs(64))}", t),
+        SecretSample("discord", f"Discord bot token: {(t := 'M' + _r(rng, ALNUM, 25) + '.' + _r(rng, URLSAFE, 6) + '.' + _r(rng, URLSAFE, 38))}", t),
+        SecretSample("sentry_dsn", f"SENTRY_DSN https://{(t := hexs(32))}@o{rng.randrange(10**6)}.ingest.sentry.io/{rng.randrange(10**6)}", t),
+        SecretSample("cloudflare", f"Cloudflare API token is {(t := _r(rng, URLSAFE, 40))}", t),
+        SecretSample("vercel", f"Vercel token: {(t := _r(rng, ALNUM, 24))}", t),
+        SecretSample("pagerduty", f"PagerDuty API key is {(t := 'u+' + _r(rng, URLSAFE, 18))}", t),
+    ]
+    for tmpl in ("The staging DB password is {v}", "Le mot de passe de la base est {v}",
+                 "La contraseña de staging es {v}", "la password del database è {v}", "пароль от базы — {v}",
+                 "数据库密码是{v}", "The API key is {v}", "token: {v}"):
+        v = _r(rng, ALNUM, rng.randrange(10, 14)) + rng.choice("-!#") + _r(rng, ALNUM, 4)
+        out.append(SecretSample("named", tmpl.format(v=v), v))
+    return out
