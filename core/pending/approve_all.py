@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from core.pending import claims
 from core.pending.inspection import Inspection, _classify
-from core.pending.records import REFUSED, approved_by, ApproveRefused, PendingError, PendingRecord, cannot_take, printable, why
+from core.pending.records import AUTO_MARK, REFUSED, approved_by, ApproveRefused, PendingError, PendingRecord, cannot_take, printable, why
 from core.pending.results import Approval, Failure
 from core.store.atomic import fsync_dir
 from core.store.group import Group
@@ -41,8 +41,10 @@ def group_action(approvals: Sequence[Approval]) -> tuple[str, str]:
     """The journal's action and detail for one file's approve-all write."""
     wrote = [a for a in approvals if a.changed] or list(approvals)
     if len(wrote) == 1:
-        return f"approve {wrote[0].id}", "; ".join(wrote[0].result.messages)
-    return f"approve all ({len(wrote)} records)", "approved " + " ".join(a.id for a in wrote)
+        return f"approve {wrote[0].id}" + (f" {AUTO_MARK}" if wrote[0].auto else ""), "; ".join(wrote[0].result.messages)
+    auto = [a.id for a in wrote if a.auto]
+    return (f"approve all ({len(wrote)} records)",
+            "approved " + " ".join(a.id for a in wrote) + (f" {AUTO_MARK} " + " ".join(auto) if auto else ""))
 
 
 def put_back(held: Sequence[tuple[Path, Path]], folder: Path) -> None:

@@ -41,6 +41,7 @@ from core.pending.records import (
     BROKEN, CHANGED, DESTRUCTIVE, ID_RE, LIMIT, MALFORMED, MAX_RECORD_BYTES, NEVER_APPLIES, PIN_CHANGED, REFUSED,
     UNPINNED, ApproveRefused, PendingError, PendingRecord, cannot_take, describe, parse_record, printable, unpinned_reason,
 )
+from core.pending.records import AUTO_MARK
 from core.pending.records import why as _why
 from core.pending.records import (  # noqa: F401  (re-exported: the reason kinds callers compare with)
     AMBIGUOUS, DISABLED, DRIFT, EMPTIES_STORE, EMPTY, FORCIBLE, HERMES_SCAN, NO_MATCH, SCANNER, TOO_LARGE, UNREADABLE,
@@ -379,8 +380,9 @@ class PendingQueue:
                         else op for op, m in zip(ops, seen.matched or (None,) * len(ops)))
         elif any(op.action in DESTRUCTIVE and op.matched_entry is None for op in ops):
             warnings.append("applied without a pin: the entry was found by its text, as older Hermes did")
-        action = f"approve {rid}" + (" (edited)" if edited is not None or target is not None else "")
         edited_by_person = edited is not None or target is not None
+        auto = record.auto and not edited_by_person  # the review's write, approved as it staged it
+        action = f"approve {rid}" + (" (edited)" if edited_by_person else f" {AUTO_MARK}" if auto else "")
         try:
             # A staged write replays the release's rules exactly (its scan refuses outright, no
             # shrinking exception); hmc only asks more: its wider scan and a batch emptying the file
@@ -397,7 +399,7 @@ class PendingQueue:
             kind = _classify(exc)
             message = str(exc).split("\n", 1)[0] if kind == LIMIT else str(exc)
             raise ApproveRefused(rid, kind, message) from None
-        return Approval(rid, tgt, result, edited is not None or target is not None, tuple(warnings))
+        return Approval(rid, tgt, result, edited is not None or target is not None, tuple(warnings), auto)
 
     def approve_all(self, seen: Iterable[Inspection] | None = None) -> Report:
         """Approve every record, oldest first, going on past failures (they stay, with reasons).

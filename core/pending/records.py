@@ -385,12 +385,28 @@ def _parse_record(data: bytes, rid: str, base: dict[str, Any]) -> PendingRecord:
     return PendingRecord(**fields, ops=ops)
 
 
+AUTO_MARK = "[auto]"  # in an approval's journal action or detail: the records the background review staged
+
+
 def approved_by(record: Any) -> tuple[str, ...]:
     """The ids of the pending records a journal record (core.store.journal.Record) wrote: one for
     an approval, each of an approve-all's for its group write, none for any other write."""
     words = record.action.split()
     if words[:2] == ["approve", "all"] and record.detail.startswith("approved "):
-        return tuple(record.detail.split()[1:])
+        ids = record.detail.split()[1:]
+        return tuple(ids[:ids.index(AUTO_MARK)] if AUTO_MARK in ids else ids)
     if len(words) >= 2 and words[0] == "approve" and ID_RE.fullmatch(words[1]):
         return (words[1],)
     return ()
+
+
+def auto_approved_by(record: Any) -> frozenset[str]:
+    """Which of `approved_by(record)` the background review staged (Hermes marks them [auto]): an
+    approval's action ends with the mark, an approve-all's detail lists them after it."""
+    words = record.action.split()
+    if words[:2] == ["approve", "all"] and record.detail.startswith("approved "):
+        ids = record.detail.split()[1:]
+        return frozenset(ids[ids.index(AUTO_MARK) + 1:]) if AUTO_MARK in ids else frozenset()
+    if AUTO_MARK in words:
+        return frozenset(approved_by(record))
+    return frozenset()

@@ -15,6 +15,7 @@ class Approval:
     result: WriteResult
     edited: bool = False
     warnings: tuple[str, ...] = ()
+    auto: bool = False  # the background review staged it (and it was approved as staged)
 
     @property
     def changed(self) -> bool:

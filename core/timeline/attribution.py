@@ -39,10 +39,9 @@ from typing import Callable, Sequence
 
 from core import timefmt
 from core.sessions.memory_calls import Call
-from core.timeline.model import Divergence, change_summary
+from core.timeline.model import REVIEW_SOURCE, Divergence, change_summary  # noqa: F401  (REVIEW_SOURCE: also from here)
 from core.timeline.writes import Writes
 
-REVIEW_SOURCE = "background review"
 # The review's log line comes after its write lands (measured on 0.22.2: the file's mtime 2 ms before
 # the `tool memory completed` line), so a line up to this long after the change was seen still counts.
 LOG_AFTER_WRITE = 30.0

@@ -48,7 +48,7 @@ from core.hmc_cache import FileSpan, OpenFile, frame, framed_body, hmc_cache, re
 from core.store.atomic import open_regular, private_dir, write_private
 from core.sessions.memory_calls import MAX_CACHED_CALLS_BYTES, STAGED_ID, Call, Harvest, Open
 
-VERSION = 13  # 4: patch calls and new_text arguments are harvested; 5: writes keep logs, not copies of the store;
+VERSION = 14  # 4: patch calls and new_text arguments are harvested; 5: writes keep logs, not copies of the store;
 # 6: the calls file holds each call as an array of its fields, entries name their writes by index;
 # 7: the calls file only while a replay hasn't consumed them (calls_digest None: not kept); no sessions'
 # sources (read from state.db for the calls a run replays: an update's few); 8: the writes' chunks after
@@ -58,7 +58,8 @@ VERSION = 13  # 4: patch calls and new_text arguments are harvested; 5: writes k
 # where they differ from the origins and from 1; 11: its origins and seqs as runs of consecutive values, a
 # plain add's changes as None (the entry its log adds); 12: the staged calls (a record id and the call),
 # and each divergence names the outside write it found (None: a count that didn't add up); 13: an hmc
-# write's note is its detail, never a claim's or an approve-all's internal tag
+# write's note is its detail, never a claim's or an approve-all's internal tag; 14: a record the background
+# review staged, approved with hmc, is the review's write
 MAX_CACHE_BYTES = 256 * 1024 * 1024
 
 

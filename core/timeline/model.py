@@ -206,6 +206,7 @@ class Diff:
 
 
 ROLLBACK_TAG = "rollback of "  # hmc's journal tag on a rollback's write: "rollback of <write id>"
+REVIEW_SOURCE = "background review"  # the source of a write Hermes's background review made
 
 
 @dataclass(frozen=True)

@@ -12,11 +12,11 @@ from typing import Callable, Iterable, Iterator, Sequence
 
 from core.hermes.memory import OpError, locate, parse, patch_entry
 from core.hermes.release import Release
-from core.pending.records import approved_by
+from core.pending.records import approved_by, auto_approved_by
 from core.store.journal import Record
 from core.store.memory import FILE_NAMES, TARGETS
 from core.sessions.memory_calls import Call
-from core.timeline.model import ROLLBACK_TAG, Divergence, change_summary
+from core.timeline.model import REVIEW_SOURCE, ROLLBACK_TAG, Divergence, change_summary
 from core.timeline.state import SEP, Line, State, cache_columns, columns_from_cache
 from core.timeline.writes import Writes
 
@@ -221,10 +221,16 @@ class _Builder:
         state = self.states[rec.target]
         gone: list[tuple] = []
         approved = 0
+        uncalled = []  # approved records whose staging call state.db doesn't hold
         for pid in approved_by(rec):  # each approved record is its staging call's write, approved with hmc
             call = self.staged.get(pid)
             if call is not None and call.target == rec.target:
                 approved += self._approved(state, rec, pid, call, gone)
+            else:
+                uncalled.append(pid)
+        # records the background review staged (it writes with no session database: no call) are the
+        # review's writes, approved with hmc, when nothing else in this write is hmc's own
+        review = bool(uncalled) and set(uncalled) <= auto_approved_by(rec)
         life = self._gone.pop(rec.undoes, None) if rec.undoes is not None else None
         revive = {text: (origin, first, revisions) for text, origin, first, revisions in life or ()}
         before = list(state.alive())
@@ -239,7 +245,11 @@ class _Builder:
             return  # the staging calls explain the whole write: nothing in it is hmc's own
         # a rollback's tag says what it undid; a claim's or an approve-all's is for crash recovery only
         detail = rec.tag if rec.tag and rec.tag.startswith(ROLLBACK_TAG) else rec.detail
-        i = self._record((wid, rec.ts, "hmc", "hmc", rec.target, rec.action or "edit", None, None, None, None, None,
+        if review:
+            by, source, detail = "agent", REVIEW_SOURCE, "staged by the background review, approved with hmc"
+        else:
+            by = source = "hmc"
+        i = self._record((wid, rec.ts, by, source, rec.target, rec.action or "edit", None, None, None, None, None,
                           tuple(changes), None, detail, log), touched)
         afters = {a for _, a in changes if a is not None}
         for line in state.alive():

@@ -232,3 +232,32 @@ def test_a_damaged_history_cache_is_rebuilt_not_an_error(home, where):
     assert again.returncode == 0 and "unexpected error" not in again.stderr, again.stderr
     assert json.loads(again.stdout)["writes"] == json.loads(first.stdout)["writes"]
     assert hmc("log", "--json", home=root).returncode == 0  # and the cache written again is good
+
+
+@pytest.mark.parametrize("how", [["pending", "approve", "0000beef"], ["pending", "approve", "all"]])
+def test_a_record_the_background_review_staged_approved_with_hmc_is_the_review_s_write(home, how):
+    """The review writes with no session database, so no staging call names its record: the
+    approval's journal line carries Hermes's [auto] mark, and the history credits the review
+    ("staged by the background review, approved with hmc"), not hmc."""
+    from tests.core.pending_support import stage
+
+    root, _, _ = home
+    stage(root, content="Prefers tabs over spaces", rid="0000beef", origin="background_review")
+    out = hmc(*how, home=root)
+    assert out.returncode == 0, out.stderr
+    writes = json.loads(hmc("log", "--json", home=root).stdout)["writes"]
+    approved = [w for w in writes if w["id"].startswith("h")]
+    assert [(w["by"], w["source"]) for w in approved] == [("agent", "background review")]
+    log = hmc("log", home=root).stdout
+    assert "staged by the background review, approved with hmc" in log
+
+
+def test_an_approve_all_mixing_the_review_s_and_other_records_stays_hmc_s(home):
+    from tests.core.pending_support import stage
+
+    root, _, _ = home
+    stage(root, content="Prefers tabs over spaces", rid="0000beef", origin="background_review")
+    stage(root, content="Uses fish shell", rid="0000cafe")
+    assert hmc("pending", "approve", "all", home=root).returncode == 0
+    writes = json.loads(hmc("log", "--json", home=root).stdout)["writes"]
+    assert [w["by"] for w in writes if w["id"].startswith("h")] == ["hmc"]  # which text is whose: not known

@@ -111,7 +111,7 @@ def test_a_blame_resolves_to_the_logs_own_writes(tmp_path):
 
 
 @pytest.mark.parametrize("layout", ["version 7", "version 7's layout", "version 8", "version 9", "version 10",
-                                    "version 11", "version 12"])
+                                    "version 11", "version 12", "version 13"])
 def test_a_cache_in_the_previous_format_is_rebuilt(tmp_path, layout):
     """Version 7 kept the writes' chunks inside the main data (one digest over all): its writes
     would not be found where version 8 looks for them. Version 8's chunks held each field's values
@@ -132,8 +132,8 @@ def test_a_cache_in_the_previous_format_is_rebuilt(tmp_path, layout):
             texts = tuple(whole[0]) if layout == "version 9" else cols[0]
             data["replay"]["states"][target] = (texts, whole[1], cols[2], cols[3], whole[4])
         write_cache(path, data)
-    elif layout == "version 12":  # this layout: an hmc write's note may be a claim's internal tag
-        data["version"] = "12" + data["version"][2:]
+    elif layout in ("version 12", "version 13"):  # this layout: a note may be a claim's tag (12), an
+        data["version"] = layout[8:] + data["version"][2:]  # approval of the review's record hmc's own (13)
         write_cache(path, data)
     elif layout == "version 11":  # no staged calls, divergences as (target, write, detail)
         data["version"] = "11" + data["version"][2:]
@@ -157,7 +157,7 @@ def test_a_cache_in_the_previous_format_is_rebuilt(tmp_path, layout):
     _, tl = timeline(home)
     assert tl.stats["cache"] == "rebuilt" and tl.stats["replayed"] == "all"
     assert _shape(tl) == _shape(fresh)
-    assert tl_cache.VERSION == 13 and cache_body(path)["version"].startswith("13/")
+    assert tl_cache.VERSION == 14 and cache_body(path)["version"].startswith("14/")
 
 
 @pytest.mark.parametrize("args, content", [
