@@ -28,6 +28,7 @@ class Shot:
     title: str = ""  # caption in the README
     greet: bool = False  # show the start-up notifications
     settle: Callable | None = field(default=None)  # async (pilot) -> None, extra steps after the keys
+    expect: tuple[str, ...] = ()  # text the screen must show: what the caption promises (drive checks it)
 
 
 def steady_cursors() -> Callable[[], None]:
@@ -68,6 +69,19 @@ async def drive(pilot, shot: Shot) -> None:
     if shot.settle:
         await shot.settle(pilot)
     await pilot.pause()
+    shown = screen_text(pilot.app)
+    missing = [e for e in shot.expect if e not in shown]
+    assert not missing, f"{shot.name}: its caption says {shot.title!r}, but the screen lacks {missing}"
+
+
+def screen_text(app) -> str:
+    """The text on the app's screen now, its lines one after another (for a shot's `expect`)."""
+    import html
+    import re
+
+    svg = re.sub(r"<style>.*?</style>", "", app.export_screenshot(), flags=re.DOTALL)
+    lines = re.findall(r"<text[^>]*>(.*?)</text>", svg, flags=re.DOTALL)
+    return html.unescape("".join(lines)).replace("\xa0", " ")
 
 
 async def workers_done(app) -> None:

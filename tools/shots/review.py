@@ -4,6 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tools.shots import Shot, workers_done
+from tools.shots.memory import drifted  # the same drift as memory mode's: a shell append with no §
 
 SEP = "\n§\n"
 
@@ -31,10 +32,6 @@ def with_verbose(home: Path) -> None:
             "which is something to keep in mind for later.")
 
 
-def drifted(home: Path) -> None:
-    """Blank lines around the § separators: a form Hermes refuses to edit."""
-    path = _store(home, "MEMORY.md")
-    path.write_bytes(path.read_bytes().replace(b"\n\xc2\xa7\n", b"\n\n\xc2\xa7\n\n"))
 
 
 def clean(home: Path) -> None:
@@ -91,7 +88,8 @@ SCENARIOS = [
     Shot("review-scanner", press=("4",), settle=at("scanner", nth=1),
          title="Scanner: emoji joiner explained, blocked by Hermes"),
     Shot("review-capacity", press=("4",), settle=at("capacity"), title="Capacity, with the largest entries"),
-    Shot("review-drift", setup=drifted, press=("4",), settle=at("drift"), title="A drifted file"),
+    Shot("review-drift", setup=drifted, press=("4",), settle=at("drift"), title="A drifted file",
+         expect=("drift (1)", "longer than the whole")),
     Shot("review-redundant-skill", press=("4",), settle=at("redundant-skill"),
          title="An entry a skill already holds"),
     Shot("review-redundant-context", press=("4",), settle=at("redundant-context"),
