@@ -352,3 +352,25 @@ async def test_an_old_entry_is_explained_and_g_goes_to_it(demo_home, make_app):
         await pilot.press("y")
         await settle(app, pilot)
         assert await until(pilot, lambda: kinds(app.screen.query_one(FindingsList)).count("old") == n_old - 1)
+
+
+async def test_a_merge_past_the_limit_shows_the_merged_size_and_says_why_for_a_person(demo_home, make_app):
+    """The "after merging" line measured the file as it is when the release refused the merge, and
+    the reason was the release's model-facing refusal: now the merged size, and a sentence."""
+    app = make_app(demo_home)
+    async with app.run_test(size=(120, 36)) as pilot:
+        lst = await open_review(app, pilot)
+        pair = await highlight(pilot, lst, "similar")
+        await pilot.press("m")
+        assert isinstance(app.screen, MergeDialog)
+        store = app.curator.stores["memory"]
+        (_, _, first), (_, _, second) = pair.refs
+        big = "Release notes: " + "each step of the deploy, written out in full. " * 20
+        app.screen.query_one("#merge-text").text = big
+        await pilot.pause()
+        status = str(app.screen.query_one("#merge-count").render())
+        merged = store.last.usage - len(first) - len(second) - 3 + len(big.strip())
+        assert f"after merging: 100% — {merged:,}/2,200 chars" in status, status
+        assert status.split("✗ ", 1)[1] == (f"the merge would leave MEMORY.md at {merged:,}/2,200 chars, "
+                                            f"{merged - 2200:,} over its limit: shorten the merged entry")
+        assert app.screen.query_one("#merge-save").disabled

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Sequence
 
 from rich.text import Text
 from textual import work
@@ -132,7 +133,13 @@ class MergeDialog(EntryEditor[MergeResult | None]):
         for target, ops in groups.items():
             store = self.curator.stores[target]
             after, why = planned(store, ops)
-            out[target] = (after if after is not None else list(store.last.entries), why)
+            if after is None:  # refused (over the limit, say): the gauge still shows the merge's size
+                after = merged_entries(store.last.entries, ops)
+                size = usage(after)
+                why = (f"the merge would leave {FILE_NAMES[target]} at {size:,}/{store.limit:,} chars, "
+                       f"{size - store.limit:,} over its limit: shorten the merged entry") if size > store.limit \
+                    else store.for_person(why, see="memory mode (1)")
+            out[target] = (after, why)
         return out
 
     def status(self, text: str) -> EntryStatus:
@@ -159,6 +166,20 @@ class MergeDialog(EntryEditor[MergeResult | None]):
 
     def result(self, text: str) -> MergeResult:
         return MergeResult(self.target, text)
+
+
+def merged_entries(entries: Sequence[str], ops: Sequence[Op]) -> list[str]:
+    """A store's entries with a merge's replace and remove made as written (the entries they pin),
+    whatever the release would say of the result: what the "after merging" gauge measures."""
+    out = list(entries)
+    for op in ops:
+        if op.matched_entry in out:
+            at = out.index(op.matched_entry)
+            if op.action == "remove":
+                del out[at]
+            else:
+                out[at] = op.content
+    return out
 
 
 # ------------------------------------------------------------------------------ the screen
