@@ -279,8 +279,8 @@ async def test_space_marks_and_says_so(demo_home, make_app):
         await pilot.press("space")
         await pilot.pause()
         assert app.screen.marked == {first.key} and app.screen.current is not first  # marked, moved on
-        assert any(n.message.startswith("Marked and moved on: 1 marked (d removes them, y keeps them")
-                   for n in app._notifications)
+        summary = str(app.screen.query_one("#review-summary").render())
+        assert "1 marked · d removes · y keeps · space unmarks" in summary
 
 
 async def test_recomputes_after_an_external_change(demo_home, make_app):

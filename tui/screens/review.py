@@ -349,6 +349,7 @@ Secrets stay masked here.
             if extras:
                 extras.append("  ·  ", style="dim")
             extras.append(f"{len(self.marked)} marked", style="bold")
+            extras.append(" · d removes · y keeps · space unmarks", style="dim")
         if extras:  # a line of its own: never wrapped into the counts
             text.append("\n")
             text.append_text(extras)
@@ -500,12 +501,9 @@ Secrets stay masked here.
         self.marked ^= {finding.key}
         lst = self.query_one(FindingsList)
         lst.show(self.findings, self.marked, self.kept, keep_key=finding.key)
-        # move on, so space, space, space marks a run of findings; and say so, with what marks are for
+        # move on, so space, space, space marks a run of findings (the summary line says how many are
+        # marked and what d and y do with them: a toast per key would pile up)
         lst.action_cursor_down()
-        n = len(self.marked)
-        said = ("Marked" if finding.key in self.marked else "Unmarked") + f" and moved on: {n} marked"
-        self.notify(said + (" (d removes them, y keeps them; space again unmarks)" if n else ""),
-                    title="Mark", timeout=3, markup=False)
         self.update_summary(self.findings, self.kept)
         self.refresh_bindings()
 
