@@ -504,6 +504,8 @@ async def test_single_click_selects_and_double_click_opens(demo_home, make_app):
     app = make_app(demo_home)
     async with app.run_test(size=(120, 36)) as pilot:
         await settled(pilot)  # the first screen and what follows it (the scan reloads the list)
+        await workers_done(app)  # and the origin and loaded lines (read after it: later with a cold cache)
+        await pilot.pause()
         lst = app.screen.query_one("#entries-memory", EntryList)
         line = lst._index_to_line[1] + 1  # the second entry (a rule line separates entries)
         await pilot.click(lst, offset=(6, line))
