@@ -78,7 +78,9 @@ async def test_a_long_rebuild_shows_its_progress_then_goes(hermes_home, make_app
     app = app_after("0", hermes_home, make_app, monkeypatch)
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.press("t")
-        assert await until(pilot, lambda: reached.is_set() and line(app.screen).has_class("-busy"), 20)
+        # (the line's class comes at once, its words once they are mounted: a moment later)
+        assert await until(pilot, lambda: reached.is_set() and line(app.screen).has_class("-busy")
+                           and words(app.screen), 20)
         progress = line(app.screen)
         assert words(app.screen) == "Rebuilding the memory history: 64 of 200 events (32%)"
         bar = progress.query_one(ProgressBar)
