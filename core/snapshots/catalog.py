@@ -17,9 +17,8 @@ from __future__ import annotations
 from array import array
 from operator import itemgetter
 
+from core.hermes.memory import TARGETS
 from core.snapshots.blocks import Block, Loaded
-
-TARGETS = ("memory", "user")
 
 
 def places_of(enc_block: tuple) -> array:

@@ -112,10 +112,6 @@ class Snapshots:
         return tally.snapshots(prompt_source)
 
     @property
-    def open(self) -> list[SessionLoad]:
-        return [s for s in self.live if s.open]
-
-    @property
     def known(self) -> int:
         """How many sessions' loaded memory is known."""
         return sum(self.counts) + sum(1 for s in self._uncounted if s.loaded is not None)
