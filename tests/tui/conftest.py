@@ -61,3 +61,43 @@ def make_app(hermes_home):
         return CuratorApp(curator, **kwargs)
 
     return factory
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A snapshot that didn't match gets the two screens' text, line by line, in its report: CI
+    keeps only its output (the HTML report stays in the clone it deletes), and a mismatch that
+    happens once in many runs must be readable from there."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.when != "call" or not report.failed or "snap_compare" not in getattr(item, "fixturenames", ()):
+        return
+    try:
+        report.sections.append(("snapshot text diff", snapshot_text_diff(item)))
+    except Exception as exc:  # the diagnosis must never hide the failure itself
+        report.sections.append(("snapshot text diff", f"(not available: {exc!r})"))
+
+
+def snapshot_text_diff(item) -> str:
+    import difflib
+    import pickle
+
+    from pytest_textual_snapshot import node_to_report_path
+
+    data = pickle.loads(node_to_report_path(item).read_bytes())
+    expected, actual = svg_lines(data[1]), svg_lines(data[2])
+    diff = list(difflib.unified_diff(expected, actual, "expected", "actual", lineterm="", n=1))
+    return "\n".join(diff) if diff else "the text is the same: the difference is in colours or styles only"
+
+
+def svg_lines(svg: str) -> list[str]:
+    """A Textual SVG screenshot's text, one string per terminal row."""
+    import html
+    import re
+
+    svg = re.sub(r"<style>.*?</style>", "", svg, flags=re.DOTALL)
+    rows: dict[float, list[tuple[float, str]]] = {}
+    for m in re.finditer(r'<text[^>]*\bx="([\d.]+)" y="([\d.]+)"[^>]*>(.*?)</text>', svg, flags=re.DOTALL):
+        text = html.unescape(m.group(3)).replace("\xa0", " ")
+        rows.setdefault(float(m.group(2)), []).append((float(m.group(1)), text))
+    return ["".join(t for _, t in sorted(parts)).rstrip() for _, parts in sorted(rows.items())]
