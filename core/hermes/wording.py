@@ -13,8 +13,9 @@ Every kind a release produces is here (KINDS): no match, several matches, a span
 no-op patch, over the limit (add, replace/patch, batch), emptying a store, blocked by the scan
 (a pattern, an invisible character), drift, an unreadable file, a staged write whose entry changed
 (0.22's pin), a record staged without a pin, empty or missing text, an unknown action, a disabled
-store, and an add that was already there. A batch's "Operation 2 (replace): …" and "No operations
-were applied" are said too. A message this module doesn't know (hmc's own, already written for
+store, the per-turn consolidation cap (the release replaces the reason with it once a turn's
+failed writes to a full store pass its cap), and an add that was already there. A batch's
+"Operation 2 (replace): …" and "No operations were applied" are said too. A message this module doesn't know (hmc's own, already written for
 people) comes back unchanged. The text inside quotes is kept as given: callers mask secrets and
 render it literally, as before.
 
@@ -180,6 +181,9 @@ RULES: tuple[tuple[str, re.Pattern, _R], ...] = (
      lambda m, s: f"Writes to {m['file']} are turned off in config.yaml (memory_enabled / user_profile_enabled)."),
     ("disabled", re.compile(r"Memory is not available\. It may be disabled in config or this environment\.$"),
      lambda m, s: "Hermes's memory is off here (disabled in config.yaml, or not available in this environment)."),
+    ("consolidation-cap", re.compile(r"Memory consolidation failed (?P<n>\d+) times this turn\..*$", _DOT),
+     lambda m, s: f"Hermes gave up after {m['n']} failed memory writes in one turn (its consolidation cap): "
+                  f"{s.file} was full and its attempts to make room failed, so nothing was saved."),
     ("already", re.compile(r"Entry already exists \(no duplicate added\)\.$"),
      lambda m, s: f"Already in {s.file}: nothing was added."),
 )

@@ -11,7 +11,9 @@ the agent's message flush):
   `{"success": false, "error": …}` when it was refused. Releases before 0.17 also echo the whole
   store (`"entries"`) in a success result; newer ones give `entry_count` only.
 
-Only succeeded, not-merely-staged calls are writes. A staged call is kept aside (`Harvest.staged`,
+Only succeeded, not-merely-staged calls are writes. A refused call is kept aside with the release's
+reason (`Harvest.refused`, the newest MAX_REFUSED): "I told it and it forgot" is most often a write the
+tool said no to. A staged call is kept aside (`Harvest.staged`,
 with its record's `pending_id`): when the record is approved, in hmc or in Hermes, that call is who
 proposed the write (core.timeline.attribution). Rows that can't be read as a memory call
 (malformed or oversized arguments, a tool merely named like `memory`) are skipped and counted,
@@ -46,6 +48,8 @@ MAX_RESULT_CHARS = 1_048_576
 MAX_TOOL_CALLS_CHARS = 4 * MAX_RESULT_CHARS  # a turn's calls together; beyond it, not read at all
 TARGETS = ("memory", "user")
 MAX_CACHED_CALLS_BYTES = 1 << 30  # the timeline cache's calls file
+MAX_REFUSED = 5_000  # refused calls kept (the newest): a model stuck in a loop of refusals can't grow the cache
+MAX_REFUSAL_CHARS = 2_000  # of a refusal's reason (the releases' are a few hundred characters)
 
 STAGED_ID = re.compile(r"[0-9a-f]{8}")  # a pending record's id, as Hermes names them (HERMES-FORMATS.md §4)
 _COLUMNS = "id, session_id, role, tool_call_id, tool_calls, tool_name, content, timestamp"
@@ -159,6 +163,8 @@ class Harvest:
     sources: dict[str, str] = field(default_factory=dict)  # session id -> its source (cli, telegram…)
     # the calls write approval only staged: (the pending record's id, the call), oldest first
     staged: list[tuple[str, Call]] = field(default_factory=list)
+    # the calls the tool refused, oldest first: (the call as it was asked, the release's reason)
+    refused: list[tuple[Call, str]] = field(default_factory=list)
 
     @property
     def total(self) -> int:
@@ -191,6 +197,20 @@ class Harvest:
 
     def ignore(self, reason: str) -> None:
         self.ignored[reason] = self.ignored.get(reason, 0) + 1
+
+    def refuse(self, call: Call, reason: str) -> None:
+        self.refused.append((call, reason))
+        if len(self.refused) > 2 * MAX_REFUSED:  # trimmed now and then, not on every call
+            del self.refused[:-MAX_REFUSED]
+
+
+class _Uncounted:
+    """A harvest's skip() that counts nothing: a refused call's arguments are read for what it
+    asked, and one that can't be read was never going to be a write (its refusal is counted)."""
+
+    @staticmethod
+    def skip(reason: str, n: int = 1) -> None:
+        pass
 
 
 # -- validation helpers (cache and rows alike) -----------------------------------------------------
@@ -370,6 +390,12 @@ def _made(pending: Open, rid: Any, ts: Any, result: dict, harvest: Harvest) -> C
     get = result.get
     if get("success") is not True:
         harvest.ignore("failed")
+        call = _parse_call(pending, rid, ts, get, _Uncounted)
+        if call is not None:
+            reason = get("error")
+            if type(reason) is not str:
+                reason = get("message") if type(get("message")) is str else ""
+            harvest.refuse(call, reason[:MAX_REFUSAL_CHARS])
         return None
     if get("staged"):
         harvest.ignore("staged for approval")
@@ -622,7 +648,7 @@ def read_calls(conn: sqlite3.Connection, schema: Schema | None, harvest: Harvest
             if chosen and first and route != "scan" and _scan_when_dense(conn, route, upto) == "scan":
                 attempts = ["scan", route]
             stream = _streams(conn)
-            counts = (dict(harvest.skipped), dict(harvest.ignored))
+            counts = (dict(harvest.skipped), dict(harvest.ignored), len(harvest.staged), len(harvest.refused))
             for k, route in enumerate(attempts):
                 try:
                     rows = _rows(conn, route, harvest, upto, stream)
@@ -632,6 +658,7 @@ def read_calls(conn: sqlite3.Connection, schema: Schema | None, harvest: Harvest
                         raise
                     del harvest.calls[before:]  # what a stream had read before the route failed
                     harvest.skipped, harvest.ignored = dict(counts[0]), dict(counts[1])
+                    del harvest.staged[counts[2]:], harvest.refused[counts[3]:]
     finally:
         if own:
             conn.rollback()  # a read: nothing to keep, and the writers' lock is free again

@@ -46,9 +46,9 @@ from typing import Any, Callable
 
 from core.hmc_cache import FileSpan, OpenFile, frame, framed_body, hmc_cache, read_framed
 from core.store.atomic import open_regular, private_dir, write_private
-from core.sessions.memory_calls import MAX_CACHED_CALLS_BYTES, STAGED_ID, Call, Harvest, Open
+from core.sessions.memory_calls import MAX_CACHED_CALLS_BYTES, MAX_REFUSED, STAGED_ID, Call, Harvest, Open
 
-VERSION = 14  # 4: patch calls and new_text arguments are harvested; 5: writes keep logs, not copies of the store;
+VERSION = 15  # 4: patch calls and new_text arguments are harvested; 5: writes keep logs, not copies of the store;
 # 6: the calls file holds each call as an array of its fields, entries name their writes by index;
 # 7: the calls file only while a replay hasn't consumed them (calls_digest None: not kept); no sessions'
 # sources (read from state.db for the calls a run replays: an update's few); 8: the writes' chunks after
@@ -59,7 +59,7 @@ VERSION = 14  # 4: patch calls and new_text arguments are harvested; 5: writes k
 # plain add's changes as None (the entry its log adds); 12: the staged calls (a record id and the call),
 # and each divergence names the outside write it found (None: a count that didn't add up); 13: an hmc
 # write's note is its detail, never a claim's or an approve-all's internal tag; 14: a record the background
-# review staged, approved with hmc, is the review's write
+# review staged, approved with hmc, is the review's write; 15: the refused calls (a call and the release's reason)
 MAX_CACHE_BYTES = 256 * 1024 * 1024
 
 
@@ -122,7 +122,7 @@ def load(db_path: Path, conn: sqlite3.Connection) -> tuple[Harvest, dict | None]
             cached=(calls_path(path) if calls else None, calls), n_cached=n_calls,
             open=[Open.from_json(o) for o in obj["open"]],
             skipped=_counts(obj["skipped"]), ignored=_counts(obj["ignored"]), last_id=last_id,
-            staged=_staged(obj["staged"]),
+            staged=_staged(obj["staged"]), refused=_refused(obj["refused"]),
         )
         replay = obj.get("replay")
     except (OSError, ValueError, TypeError, KeyError, AttributeError, RecursionError, EOFError, sqlite3.Error):
@@ -202,6 +202,18 @@ def _staged(value: Any) -> list[tuple[str, Call]]:
     return out
 
 
+def _refused(value: Any) -> list[tuple[Call, str]]:
+    """The refused calls as `save` wrote them (a call's fields and the release's reason), checked."""
+    if type(value) is not list or len(value) > MAX_REFUSED:
+        raise TypeError("refused")
+    out = []
+    for item in value:
+        if type(item) is not tuple or len(item) != 2 or type(item[1]) is not str:
+            raise TypeError("refused")
+        out.append((Call.from_cache(list(item[0])), item[1]))
+    return out
+
+
 def _counts(value: Any) -> dict[str, int]:
     if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, int) for k, v in value.items()):
         raise TypeError("counts")
@@ -234,6 +246,7 @@ def save(db_path: Path, conn: sqlite3.Connection, harvest: Harvest, replay: dict
         "calls_digest": None, "n_calls": harvest.total, "open": [o.to_json() for o in harvest.open],
         "skipped": harvest.skipped, "ignored": harvest.ignored, "replay": replay,
         "staged": [(pid, list(call)) for pid, call in harvest.staged],
+        "refused": [(list(call), reason) for call, reason in harvest.refused[-MAX_REFUSED:]],
     }
     path = cache_path(db_path, resolved)
     # the calls are kept only while the replay hasn't consumed them all (a checkpoint of a long

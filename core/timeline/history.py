@@ -27,7 +27,7 @@ import gc
 import operator
 import os
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator, Sequence
 
@@ -57,6 +57,7 @@ class Timeline:
     divergences: list[Divergence]
     stats: dict
     curator: "Curator | None" = None
+    refused: list = field(default_factory=list)  # (Call, the release's reason): the calls the tool refused, oldest first
 
     # -- queries -----------------------------------------------------------------------------------
     def log(self, target: str | None = None, since=None, until=None, source: str | None = None) -> list[Write]:
@@ -313,7 +314,7 @@ def _build(curator: "Curator", cache: bool, route: str | None, trust_cache: bool
 
     from core.sessions.db import DatabaseError, ReadOnlyConnections, present, probe, translate_error
     from core.timeline import cache as calls_cache
-    from core.sessions.memory_calls import Harvest, read_calls
+    from core.sessions.memory_calls import MAX_REFUSED, Harvest, read_calls
 
     stats: dict = {"route": None, "cache": "off", "skipped": {}, "ignored": {}, "new_messages_from": 0,
                    "replayed": "all"}
@@ -401,7 +402,7 @@ def _build(curator: "Curator", cache: bool, route: str | None, trust_cache: bool
     blame = finish(replay.builder, current, replay.last_ts, now=curator.now(), mtimes=mtimes)
     b = replay.builder
     gaps = attribute(b.writes, b.outside, b.divergences, _evidence(curator, harvest))
-    return Timeline(replay.builder.writes, blame, gaps, stats, curator)
+    return Timeline(replay.builder.writes, blame, gaps, stats, curator, harvest.refused[-MAX_REFUSED:])
 
 
 def _evidence(curator: "Curator", harvest) -> Evidence:

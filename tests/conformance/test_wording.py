@@ -106,3 +106,16 @@ def test_drift_and_unreadable_refusals(oracle, make_home):
         home = make_home(memory=b"ok\n\xc2\xa7\nbad \xff")
         out = hmc.oracle_outcome(oracle.apply(home, limits=LIMITS, action="add", target="memory", content="x"))
         _said(out.error, "unreadable")
+
+
+def test_the_consolidation_cap(oracle, make_home):
+    """A full store's fourth refused add in one turn: the releases with the cap replace the
+    reason with "Memory consolidation failed 4 times this turn…"; hmc's history shows it as the cap
+    (core.timeline.refusals), said for a person."""
+    if not oracle.has("consolidation_cap"):
+        pytest.skip("this release has no per-turn consolidation cap")
+    home = make_home(memory=FILE)
+    answer = oracle.apply_ops(home, [{"action": "add", "target": "memory", "content": "y" * 30}] * 4, limits=LIMITS)
+    errors = [r["result"]["error"] for r in answer["results"]]
+    assert [explain(e).kind for e in errors] == ["limit", "limit", "limit", "consolidation-cap"], errors
+    assert "4 failed memory writes in one turn" in _said(errors[-1], "consolidation-cap")

@@ -111,13 +111,13 @@ def test_a_blame_resolves_to_the_logs_own_writes(tmp_path):
 
 
 @pytest.mark.parametrize("layout", ["version 7", "version 7's layout", "version 8", "version 9", "version 10",
-                                    "version 11", "version 12", "version 13"])
+                                    "version 11", "version 12", "version 13", "version 14"])
 def test_a_cache_in_the_previous_format_is_rebuilt(tmp_path, layout):
     """Version 7 kept the writes' chunks inside the main data (one digest over all): its writes
     would not be found where version 8 looks for them. Version 8's chunks held each field's values
     as a tuple, version 9's as a list. Version 9 kept a store's texts as a tuple, version 10 joined.
     Version 10 kept a store's origins and seqs whole, version 11 as runs; version 11 had no staged calls
-    and its divergences named no outside write."""
+    and its divergences named no outside write; version 14 kept no refused calls."""
     home, db = _cached_home(tmp_path)
     _, fresh = timeline(home, cache=False)
     path = tl_cache.cache_path(db.path)
@@ -135,9 +135,13 @@ def test_a_cache_in_the_previous_format_is_rebuilt(tmp_path, layout):
     elif layout in ("version 12", "version 13"):  # this layout: a note may be a claim's tag (12), an
         data["version"] = layout[8:] + data["version"][2:]  # approval of the review's record hmc's own (13)
         write_cache(path, data)
+    elif layout == "version 14":  # no refused calls
+        data["version"] = "14" + data["version"][2:]
+        del data["refused"]
+        write_cache(path, data)
     elif layout == "version 11":  # no staged calls, divergences as (target, write, detail)
         data["version"] = "11" + data["version"][2:]
-        del data["staged"]
+        del data["staged"], data["refused"]
         data["replay"]["divergences"] = [d[:3] for d in data["replay"]["divergences"]]
         del data["replay"]["gone"]
         write_cache(path, data)
@@ -157,7 +161,7 @@ def test_a_cache_in_the_previous_format_is_rebuilt(tmp_path, layout):
     _, tl = timeline(home)
     assert tl.stats["cache"] == "rebuilt" and tl.stats["replayed"] == "all"
     assert _shape(tl) == _shape(fresh)
-    assert tl_cache.VERSION == 14 and cache_body(path)["version"].startswith("14/")
+    assert tl_cache.VERSION == 15 and cache_body(path)["version"].startswith("15/")
 
 
 @pytest.mark.parametrize("args, content", [

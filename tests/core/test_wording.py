@@ -123,6 +123,16 @@ def test_unpinned_disabled_and_already():
     assert kind == "already" and text == "Already in MEMORY.md: nothing was added."
 
 
+def test_the_consolidation_cap():
+    """0.19-0.22 replace a full store's refusal with this once a turn's failures pass 3 (the text as
+    tools/memory_tool.py writes it; the conformance oracle stages it: tests/conformance/test_wording.py)."""
+    kind, text = said("Memory consolidation failed 4 times this turn. Stop retrying memory calls — leave memory "
+                      "unchanged for now and continue with your reply to the user. The fact can be saved in a "
+                      "later turn.")
+    assert kind == "consolidation-cap"
+    assert text.startswith("Hermes gave up after 4 failed memory writes in one turn") and "MEMORY.md was full" in text
+
+
 def test_every_kind_is_covered_by_a_test_above():
     import inspect
     import sys
