@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 from datetime import date
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Iterable
 
 from core.hermes.release import NEWEST, Detection, Release, detect
 from core.store.atomic import read_regular
@@ -16,6 +16,7 @@ from core.home import HermesHome, read_config, resolve_home
 from core.store.memory import FILE_NAMES, TARGETS, MemoryStore
 
 if TYPE_CHECKING:  # pragma: no cover
+    from core.hermes.toolsets import MemorySetup
     from core.pending.queue import PendingQueue
     from core.pending.skills import SkillQueue
     from core.sessions.search import SessionDB
@@ -144,6 +145,27 @@ class Curator:
             last = None
         enabled, days = pruning.settings(self.home.config_path, self.release)
         return pruning.Pruning(enabled, days, last)
+
+    def memory_setup(self, platforms: "Iterable[str] | None" = None) -> "MemorySetup":
+        """Whether memory is on, as the release resolves it: each store's switch, the memory tool on
+        each platform (`platforms`; default: cli, the platforms config.yaml names and the sessions'
+        sources), and the external provider (core.hermes.toolsets)."""
+        from core.hermes.toolsets import MemorySetup, is_platform, memory_tool, provider
+        from core.home import read_tool_settings
+
+        settings = read_tool_settings(self.home.config_path, self.release)
+        if platforms is None:
+            named = settings.platforms if isinstance(settings.platforms, dict) else {}
+            platforms = ["cli", *(str(p) for p in named)]
+            if self.home.state_db.is_file():
+                try:  # sources that are platforms (a subagent's or a tool's session isn't one)
+                    platforms += [source for source, _ in self.sessions.sources() if is_platform(source)]
+                except Exception:  # noqa: BLE001 - an unreadable state.db names no platform
+                    pass
+        stores = {target: store.enabled for target, store in self.stores.items()}
+        on = (stores.get("memory", True), stores.get("user", True))
+        tools = {p: memory_tool(settings, p, self.release, on) for p in dict.fromkeys(platforms) if p}
+        return MemorySetup(stores, tools, provider(settings, self.home.root, self.release))
 
     def reload_config(self) -> bool:
         """Re-read config.yaml (limits, enabled flags, write approval); True when anything changed."""

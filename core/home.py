@@ -12,6 +12,7 @@ from core.store.atomic import reason  # noqa: F401  (re-exported: the one wordin
 
 if TYPE_CHECKING:  # pragma: no cover
     from core.hermes.release import Release
+    from core.hermes.toolsets import ToolSettings
 
 DEFAULT_MEMORY_LIMIT = 2200
 DEFAULT_USER_LIMIT = 1375
@@ -346,3 +347,17 @@ def create_home(path) -> list:
         return init_home(path)
     except OSError as exc:
         raise CliError(os_error_text(exc, "create")) from None
+
+
+def read_tool_settings(path: Path, release: "Release | None" = None) -> "ToolSettings":
+    """config.yaml's tool and provider settings (core.hermes.toolsets), read as `release` parses the
+    file. A file read_config can't use gives none: read_config already names why."""
+    from core.hermes.release import NEWEST
+    from core.hermes.toolsets import ToolSettings
+    from core.store.atomic import read_regular
+
+    try:
+        data = read_regular(path, MAX_CONFIG_BYTES).decode("utf-8")
+        return ToolSettings.of(load_yaml(data, release or NEWEST))
+    except Exception:  # noqa: BLE001 - missing, special, oversized or malformed: read_config's problems say so
+        return ToolSettings()

@@ -344,6 +344,51 @@ def _agent_init() -> dict:
     return state
 
 
+def op_memory_tool(req: dict) -> dict:
+    """Whether a session on each of req["platforms"] has the memory tool, as the release's own
+    resolution gives it: the platform's toolsets (hermes_cli.tools_config._get_platform_tools),
+    agent.disabled_toolsets as the agent passes it (parsed from 0.20, raw before; 0.22 adds its
+    platform-gated toolsets), then the tool list with each tool's check (0.22's needs a store on).
+    {platform: {"tool": bool} | {"raised": …}}, or {"config_raised": …} when the config can't load."""
+    import contextlib
+    import io
+
+    _enter_home(req["home"])
+    out: dict = {}
+    with contextlib.redirect_stdout(io.StringIO()):  # some releases print their toolset lines
+        try:
+            from hermes_cli.config import load_config
+
+            cfg = load_config()
+        except Exception as exc:
+            return {"config_raised": _raised(exc)}
+        for platform in req["platforms"]:
+            try:
+                from hermes_cli.tools_config import _get_platform_tools
+                import model_tools
+
+                enabled = sorted(_get_platform_tools(cfg, platform))
+                raw = (cfg.get("agent") or {}).get("disabled_toolsets")
+                try:
+                    from agent.skill_utils import parse_config_string_list
+                except ImportError:  # 0.19: passed as it is
+                    disabled = raw or None
+                else:
+                    disabled = parse_config_string_list(raw) or None
+                try:
+                    from toolsets import session_disabled_toolsets
+                except ImportError:
+                    pass
+                else:
+                    disabled = session_disabled_toolsets(disabled, platform)
+                names = {t["function"]["name"] for t in model_tools.get_tool_definitions(
+                    enabled_toolsets=enabled, disabled_toolsets=disabled, quiet_mode=True)}
+                out[platform] = {"tool": "memory" in names}
+            except Exception as exc:
+                out[platform] = {"raised": _raised(exc)}
+    return {"platforms": out}
+
+
 def op_config(req: dict) -> dict:
     st = _agent_init()
     out = {
@@ -744,6 +789,7 @@ OPS = {
     "drift": op_drift,
     "apply": op_apply,
     "config": op_config,
+    "memory_tool": op_memory_tool,
     "prompt": op_prompt,
     "scan": op_scan,
     "stage": op_stage,

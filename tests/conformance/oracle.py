@@ -360,6 +360,11 @@ class HermesOracle:
         """
         return self._call("config", home=str(home))
 
+    def memory_tool(self, home, platforms: list) -> dict:
+        """Whether a session on each platform has the memory tool, by the release's own resolvers:
+        {"platforms": {platform: {"tool": bool} | {"raised": {...}}}} or {"config_raised": {...}}."""
+        return self._call("memory_tool", home=str(home), platforms=list(platforms))
+
     def stage(self, home, writes: list, *, limits=None) -> dict:
         """memory_tool calls with write approval on (config.yaml must say so), each
         write a dict of memory_tool keywords plus "origin" ("foreground" default, or

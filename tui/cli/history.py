@@ -26,6 +26,8 @@ def register(sub) -> None:
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("--chart", action="store_true", help="how each store filled up: a bar per week against its "
                    "limit, with the sessions that grew it most (--json: the series)")
+    p.add_argument("--refused", action="store_true", help="only the memory calls the tool refused (the store full, "
+                   "no match, several matches, the scan, memory off, the per-turn cap), each with its reason")
     add_reveal(p)
     p.set_defaults(run=run_log)
     p = sub.add_parser("blame", help="each current entry with the write that produced it",
@@ -134,11 +136,15 @@ def run_log(args, ctx: CliContext) -> int:
         from tui.cli import chart
 
         return chart.run(args, ctx, curator, tl, since, until)
-    writes = tl.log(args.target, since, until, args.source)
     mask = Masker(args.reveal)
+    refused = _refusals(curator, tl, args, since, until)
+    if args.refused:
+        return _show_refused(ctx, args, mask, refused)
+    writes = tl.log(args.target, since, until, args.source)
     pruning = curator.pruning()
     if args.json:
         ctx.json({"writes": [mask.obj(w.to_json()) for w in writes], "pruning": pruning.to_json(),
+                  "refused": [mask.obj(r.to_json(source)) for r, source in refused],
                   "skipped": tl.stats.get("skipped", {}), "ignored": tl.stats.get("ignored", {}),
                   "divergences": [{"target": d.target, "write_id": d.write_id, "detail": mask(d.detail),
                                    "detail_plain": mask(plainly(d.detail, curator.stores[d.target]))}
@@ -172,7 +178,57 @@ def run_log(args, ctx: CliContext) -> int:
     if sentence:  # the agent's calls in those sessions are gone with them: the history starts after
         ctx.text(f"{sentence[0].upper()}{sentence[1:]}: the agent's writes before then are no longer in "
                  "state.db, so the history is partial up to then.", style="dim")
+    if refused:
+        n = len(refused)
+        ctx.text(f"{n:,} memory call{'s' if n != 1 else ''} the tool refused (nothing written): "
+                 "`hmc log --refused` lists them with the reasons", style="yellow")
     _warn(ctx, tl)
+    return 0
+
+
+def _refusals(curator, tl, args, since, until) -> list:
+    """(Refusal, its session's source) for the calls the tool refused, filtered as the log is."""
+    from core.timeline.refusals import select
+
+    chosen = select(tl.refused, args.target, since, until)
+    sources = session_sources(curator, {r.call.session_id for r in chosen})
+    out = [(r, sources.get(r.call.session_id)) for r in chosen]
+    if args.source:  # only the agent's calls are answered by the tool: hmc and the unknown refuse nothing
+        out = [(r, source) for r, source in out if args.source in ("agent", source)]
+    return out
+
+
+def session_sources(curator, ids: set[str]) -> dict[str, str]:
+    """Each session's source (cli, telegram…), read from state.db; {} when it can't be read."""
+    if not ids:
+        return {}
+    from core.sessions.memory_calls import read_sources
+
+    try:
+        return curator.sessions.read_with(lambda conn, schema: read_sources(conn, ids))
+    except Exception:  # noqa: BLE001 - sources only name the sessions: an unreadable state.db names none
+        return {}
+
+
+def _show_refused(ctx: CliContext, args, mask: Masker, refused: list) -> int:
+    if args.json:
+        ctx.json({"refused": [mask.obj(r.to_json(source)) for r, source in refused]})
+        return 0
+    if not refused:
+        ctx.text("no refused memory calls recorded", style="dim")
+    for r, source in refused:
+        c = r.call
+        head = f"{when(c.timestamp) if c.timestamp is not None else '?'}  {c.target:<6} {c.action:<8} refused · agent"
+        head += (f" · {source}" if source and source != "agent" else "") + f" · session {c.session_id}"
+        ctx.text(head, style="bold")
+        ctx.text("    why: ", literal(mask(r.said)), style="yellow")
+        for text, sign in ((c.old_text, "- "), (c.content, "+ ")):
+            if text:
+                _entry(ctx, "    " + sign, mask(text), "dim")
+        for op in c.operations or ():
+            for key, sign in (("old_text", "- "), ("content", "+ ")):
+                if isinstance(op.get(key), str) and op[key]:
+                    _entry(ctx, f"    {op.get('action', '?')} {sign}", mask(op[key]), "dim")
     return 0
 
 

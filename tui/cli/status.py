@@ -26,6 +26,12 @@ def gather(curator) -> dict:
             "drift": snap.drift, "untidy": list(snap.untidy), "error": snap.error, "enabled": store.enabled,
             **store.figures(snap).as_json(),
         }
+    setup = curator.memory_setup()
+    for target, info in out["targets"].items():
+        # what the agent can write (the store's switch and the memory tool on the CLI); `loaded`: what
+        # a session injects into its prompt (the tool being off doesn't stop that)
+        info["loaded"], info["enabled"] = info["enabled"], setup.writable(target) is True
+    out["memory_setup"] = setup.to_json()
     out["hermes"]["doctor"] = doctor_summary(curator)
     out["pending"] = pending_summary(curator)
     out["state_db"] = db_summary(curator)
@@ -121,11 +127,14 @@ def run(args, ctx: CliContext) -> int:
             line += f"  drift: {info['drift']}"
         elif info["untidy"]:
             line += f"  untidy (Hermes reads it fine): {'; '.join(info['untidy'])}"
-        if not info["enabled"]:
+        if not info["loaded"]:
             line += "  (disabled in config.yaml)"
+        elif not info["enabled"]:
+            line += "  (loaded, but the agent can't write it: see memory below)"
         ctx.text(line)
         if info["usage_note"] and info["enabled"]:
             ctx.text(f"{'':<10} {info['usage_note']}", style="dim")
+    setup_lines(ctx, data["memory_setup"])
     pending, skills = data["pending"], data["pending"]["skills"]
     ctx.text(f"pending    {pending['total']} staged write(s): {pending['count']} memory · {skills['count']} skill"
              + (f" — {pending['error']}" if pending.get("error") else "")
@@ -152,6 +161,27 @@ def run(args, ctx: CliContext) -> int:
         ctx.text(f"pruning    {sentence}", style="dim")
     return exit_code(data)
 
+
+
+def setup_lines(ctx: CliContext, setup: dict) -> None:
+    """The platforms where the agent has no memory tool, and the external provider."""
+    grouped: dict[tuple, list[str]] = {}  # platforms sharing a reason, on one line
+    for platform, tool in setup["platforms"].items():
+        if tool["enabled"] is not True:
+            grouped.setdefault((tool["enabled"], tool["why"] or ""), []).append(platform)
+    for (enabled, why), platforms in grouped.items():
+        state = "off" if enabled is False else "unknown"
+        ctx.text(f"memory     {state} on {', '.join(platforms)}: ", why, style="yellow")
+    provider = setup["provider"]
+    if provider["problem"]:
+        ctx.text("provider   ", provider["problem"], style="yellow")
+    if provider["name"]:
+        where = "its plugin folder is there" if provider["plugin_folder"] else \
+            "no plugins/ folder of that name (bundled with Hermes, or not installed)"
+        if provider["failed_install_marker"]:
+            where += "; its automatic install failed (cache/left-core-…failed): run `hermes plugins install`"
+        ctx.text("provider   ", provider["name"], f": an external memory plugin next to MEMORY.md and "
+                 f"USER.md ({where}); hmc can't see what it stores", style="dim")
 
 
 def exit_code(data: dict) -> int:
