@@ -25,6 +25,7 @@ COMMAND_MODULES = {
     "history": ("log", "blame", "rollback"),
     "doctor": ("doctor",),
     "config": ("config",),
+    "why": ("why",),
 }
 
 
