@@ -251,9 +251,14 @@ def _provider(t: Trace) -> Cause:
                                                                                      str(p.failed_install)},),
                      f"Run `hermes plugins install {p.name}`.")
     where = "its plugin folder is there" if p.folder else "no plugins/ folder of that name (bundled, or missing)"
-    return Cause("provider", "unknown", f"memory.provider is {p.name} ({where}): the agent may have saved it there, "
-                 "and hmc can't see inside a provider.", evidence, f"Ask the agent to search {p.name}'s memory, "
-                 "or check the provider's own tools.")
+    detail = (f"memory.provider is {p.name} ({where}): an external memory plugin runs next to MEMORY.md and "
+              "USER.md, with its own tools, and hmc can't see inside it.")
+    if t.entries:
+        return Cause("provider", "no", detail + " The fact is in the built-in memory anyway.", evidence)
+    return Cause("provider", "yes", detail + " A fact the agent saved through it is not in MEMORY.md, and is "
+                 "recalled only when the provider finds it.", evidence,
+                 f"Ask the agent to search {p.name}'s memory, or add the fact to MEMORY.md to have it in every "
+                 "session's prompt.")
 
 
 def _pruned(t: Trace) -> Cause:
@@ -264,9 +269,9 @@ def _pruned(t: Trace) -> Cause:
     if cutoff is None:
         return Cause("pruned", "no", "Hermes has never pruned sessions here (sessions.auto_prune).")
     sentence = f"Hermes deleted sessions inactive for {p.retention_days} days (last run {_when(p.last_run)})"
-    if t.messages or t.entries or t.records:
+    if t.messages or t.entries or t.records or t.refusals or t.removals or t.other_entries or t.other_messages:
         return Cause("pruned", "no", f"{sentence}, but it was found anyway.")
-    return Cause("pruned", "unknown", f"{sentence}: if it was said before {_when(cutoff)[:10]}, that conversation is "
+    return Cause("pruned", "yes", f"{sentence}: if it was said before {_when(cutoff)[:10]}, that conversation is "
                  "gone from state.db.", ({"kind": "config", "key": "sessions.retention_days", "value": p.retention_days},),
                  "Raise sessions.retention_days if old sessions matter to you; re-tell the agent the fact.")
 
