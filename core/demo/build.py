@@ -5,7 +5,8 @@ memories, pending records of every kind, skills, state.db in 0.22.2's layout: co
 one record is older, an unpinned replace staged by 0.20.1) whose content gives every hmc screen
 something to show: memory near capacity with a duplicate, a conflict, a stale and a relative
 date, scanner hits; writes that can and cannot apply; four months of sessions in six languages
-with provenance for the entries.
+with provenance for the entries; an `ops` profile (a provider, the memory tool off) and a stale
+`profiles/default/` folder, so that `hmc why` has an instance of every cause.
 `build_state_db(path, sessions=…, messages=…)` builds the same layout at any size (200,000
 messages take ~15-20 s on 2 CPUs, so 1,000,000 well under two minutes: bulk inserts first, then
 FTS5 'rebuild', then triggers).
@@ -121,6 +122,13 @@ def _write_home(home: Path, today: date, seed: int) -> None:
                       ensure_ascii=False)
     (home / "pending" / "memory" / f"{MALFORMED_ID}.json").write_bytes(
         good[: len(good) * 3 // 5].encode("utf-8"))  # half-written: truncated mid-record
+    ops = home / "profiles" / "ops"
+    (ops / "memories").mkdir(parents=True)
+    (ops / "config.yaml").write_bytes(C.OPS_CONFIG_YAML.encode("utf-8"))
+    write_entries(ops / "memories" / "MEMORY.md", C.OPS_MEMORY)
+    stale = home / "profiles" / "default" / "memories"  # the trap: Hermes's default profile is the home itself
+    stale.mkdir(parents=True)
+    write_entries(stale / "MEMORY.md", C.STALE_DEFAULT_MEMORY)
     reviews = build_state_db(home / "state.db", sessions=DEMO_SESSIONS, messages=DEMO_MESSAGES, seed=seed,
                              today=today)
     (home / "logs").mkdir()

@@ -132,6 +132,32 @@ display:
   timezone: Europe/Paris
 """
 
+# A second profile for the ops bot, and a stale profiles/default/ folder: `hmc why` finds a fact in the
+# other profile, the trap of a folder Hermes never reads, a built-in memory tool turned off and an
+# external provider (hmc can't see inside it).
+OPS_CONFIG_YAML = """\
+# The ops profile: lighthouse-bot's Telegram support chat.
+model:
+  default: anthropic/claude-haiku-4.5
+  provider: openrouter
+
+memory:
+  memory_enabled: true
+  user_profile_enabled: true
+  # External memory for the support chats; the built-in memory tool is off here.
+  provider: honcho
+
+agent:
+  disabled_toolsets: [memory]
+"""
+OPS_MEMORY = [
+    "lighthouse-bot pages #ops-oncall through PagerDuty; escalation to the second on-call after 15 min.",
+    "Disk alerts fire at 85% on the build hosts; the cleanup cron runs at 04:00 Europe/Paris.",
+]
+STALE_DEFAULT_MEMORY = [
+    "VPN profile for the office: ~/vpn/office.ovpn (imported from the old laptop).",
+]
+
 AGENTS_MD = """\
 # Rules for every agent working in Inès's repositories
 

@@ -190,6 +190,10 @@ STORY_LINES = {
     "sandbox": ("Ta mémoire dit encore 100 req/min pour Paylane : c'est 1000 maintenant. Et la sandbox "
                 "Paylane est remise à zéro chaque dimanche à 3 h UTC, pas de tests e2e à ce moment-là."),
     "sandbox_ack": "Je corrige l'ancienne limite et j'ajoute la sandbox.",
+    # a promise with no memory call behind it (small models do this): `hmc why` and the review find it
+    "tls_cert": ("Ricorda che il certificato TLS di harbor-web scade il 3 marzo: va rinnovato a mano, "
+                 "il rinnovo automatico non funziona con quel dominio."),
+    "tls_cert_ack": "Perfetto, me lo ricorderò!",
 }
 
 # Closing lines after a memory write (direct, then staged once write approval was switched on).

@@ -751,6 +751,8 @@ STORY = [
       ("say", "assistant", V.LONG_ANSWER), ("mem", "markup_ack", _w("markup")), ("fill", 1)], {}),
     ("kb2", (8, 9, 0), "kanban", "en", "tideway", V.KANBAN_TASKS[1][0],
      [("say", "user", V.KANBAN_TASKS[1][1]), ("say", "assistant", V.KANBAN_TASKS[1][2])], {"end": "completed"}),
+    ("s19", (5, 16, 20), "cli", "it", "harbor-web", "Certificato TLS",
+     [("say", "user", "tls_cert"), ("say", "assistant", "tls_cert_ack"), ("fill", 1)], {}),
     ("s18", (3, 15, 44), "telegram", "fr", "tideway", "Limite Paylane et sandbox",
      [("say", "user", "sandbox"),
       ("mem", "sandbox_ack", [("batch", "memory", [("patch", "batch_rate", C.PENDING_BATCH_PATCH[0]),

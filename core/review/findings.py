@@ -9,6 +9,9 @@ secrets or injections, nothing too vague or too wordy to be worth its characters
 Two kinds speak of time. `stale` reads the entry: its newest written date is older than
 `stale_days`. `old` reads the history (core.review.ages, from state.db): the entry's text has not
 changed for more than `old_days`, dated or not. An entry already stale is not also called old.
+
+`unsaved` reads the sessions since the last review (core.review.unsaved): an assistant turn that
+claims a save with no memory write behind it, whose fact is in neither the files nor the queue.
 """
 from __future__ import annotations
 
@@ -33,11 +36,11 @@ if TYPE_CHECKING:  # pragma: no cover
     from core.store.memory import Snapshot
 
 KINDS = ("duplicate", "similar", "conflicting", "stale", "relative-date", "scanner", "capacity",
-         "drift", "redundant-skill", "redundant-context", "vague", "verbose", "old")
+         "drift", "redundant-skill", "redundant-context", "vague", "verbose", "old", "unsaved")
 SEVERITIES = ("info", "warning", "error", "critical")
 RANK = {s: i for i, s in enumerate(SEVERITIES)}
 KIND_ORDER = {k: i for i, k in enumerate(("drift", "scanner", "capacity", "conflicting", "duplicate",
-                                          "similar", "stale", "relative-date", "redundant-skill",
+                                          "unsaved", "similar", "stale", "relative-date", "redundant-skill",
                                           "redundant-context", "verbose", "vague", "old"))}
 LABELS = {"memory": "memory", "user": "user"}
 STALE_DAYS, VERY_STALE_DAYS = 90, 365
@@ -63,6 +66,7 @@ class Finding:
     texts: tuple[str, ...] = field(default=(), repr=False)  # entry texts (raw: may hold secrets)
     source: str | None = None  # the skill or context file an entry restates
     since: date | None = None  # `old`: the day the entry got its current text (at the latest)
+    fact: str | None = None  # `unsaved`: what the user asked to keep (what the review offers to add)
 
     @property
     def key(self) -> str:
@@ -98,6 +102,8 @@ class Finding:
             data["source"] = self.source
         if self.since:
             data["since"] = self.since.isoformat()
+        if self.fact is not None:
+            data["fact"] = self.fact
         return data
 
 
@@ -579,6 +585,10 @@ def run_review(curator: "Curator", *, include_kept: bool = False, fresh: bool = 
     ages = entry_ages(curator, progress) if old_days is not None else None
     findings = review_entries(stores, curator.today, load_sources(curator.home.root), snapshots, stale_days,
                               curator.release, ages, old_days if old_days is not None else OLD_DAYS)
+    if old_days is not None:  # the sessions too (what reads state.db): promises the agent didn't keep
+        from core.review.unsaved import unsaved_findings
+
+        findings = sort_findings([*findings, *unsaved_findings(curator, last_review_date(curator))])
     if include_kept:
         return findings
     kept = decisions(curator).kept_keys()

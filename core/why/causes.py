@@ -88,6 +88,8 @@ def _not_loaded(t: Trace) -> Cause:
     if not t.entries:
         return Cause("not-loaded", "no", "It isn't in memory now, so no snapshot could hold it.")
     if not t.missing_in:
+        if not t.sessions_recorded:
+            return Cause("not-loaded", "no", f"Profile {t.profile} has no state.db: no session is recorded.")
         if t.loaded_in:
             return Cause("not-loaded", "no", f"The recent and open sessions loaded it ({_n(t.loaded_in, 'session')}).")
         return Cause("not-loaded", "unknown", "No recent session's loaded memory could be read.")
@@ -146,6 +148,8 @@ def _refused(t: Trace) -> Cause:
 
 
 def _never_saved(t: Trace) -> Cause:
+    if not t.sessions_recorded:
+        return Cause("never-saved", "no", f"Profile {t.profile} has no state.db: no conversation is recorded.")
     if not t.sessions:
         return Cause("never-saved", "unknown", "state.db can't be searched, so promises can't be checked.")
     if not t.unsaved:
@@ -226,6 +230,10 @@ def _disabled(t: Trace) -> Cause:
                      "Turn it back on in config.yaml (`hmc config` shows the file).")
     platforms = {m.source for m in t.messages} | {"cli"}
     tools = [a for p, a in setup.tools.items() if p in platforms and a.on is False]
+    if tools and t.entries:
+        return Cause("disabled", "no", f"The agent has no memory tool on {tools[0].platform} ({tools[0].why}), but "
+                     "the fact is in the file, and the file is still loaded into every session.",
+                     tuple({"kind": "config", "key": x.key, "platform": x.platform, "why": x.why} for x in tools))
     if tools:
         a = tools[0]
         return Cause("disabled", "yes", f"The agent has no memory tool on {a.platform}: {a.why}.",
@@ -277,6 +285,8 @@ def _pruned(t: Trace) -> Cause:
 
 
 def _not_asked(t: Trace) -> Cause:
+    if not t.sessions_recorded:
+        return Cause("not-asked", "no", f"Profile {t.profile} has no state.db: no conversation is recorded.")
     if not t.sessions:
         return Cause("not-asked", "unknown", "state.db can't be searched.")
     if not t.messages:

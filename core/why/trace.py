@@ -77,6 +77,7 @@ class Trace:
     loaded_in: int = 0  # recent sessions that did load it
     setup: Any = None  # core.hermes.toolsets.MemorySetup
     pruning: Any = None  # core.snapshots.pruning.Pruning
+    sessions_recorded: bool = False  # the profile has a state.db
     history: bool = False  # the history could be rebuilt
     sessions: bool = False  # state.db could be searched
     problems: list[str] = field(default_factory=list)
@@ -153,6 +154,7 @@ def _history(curator: "Curator", fact: Fact, t: Trace) -> None:
 def _sessions(curator: "Curator", fact: Fact, t: Trace) -> None:
     if not curator.home.state_db.is_file():
         return
+    t.sessions_recorded = True
     found = search(curator, fact, t)
     if found is None:
         return

@@ -51,6 +51,7 @@ HINTS = {
     "redundant-context": "d remove (the context file has it) · e shorten · y keep",
     "vague": "e say which one and what to do · d remove · y keep",
     "verbose": "e shorten to the facts · y keep",
+    "unsaved": "e add the fact now (prefilled, checked like any write) · y keep (it didn't need saving)",
 }
 
 
@@ -424,6 +425,8 @@ Secrets stay masked here.
             if finding.kind in ("stale", "relative-date"):
                 spans = [(d.start, d.end) for d in find_dates(shown, self.app.curator.today)]
             return [(f"{target} #{index + 1} · {len(text):,} chars", mark_spans(shown, spans))]
+        if finding.kind == "unsaved":
+            return [("The fact to add (what the user asked to keep)", literal(masked(finding.fact or "")))]
         if finding.kind == "capacity" and finding.target in TARGETS:
             entries = list(self.app.curator.stores[finding.target].last.entries)
             biggest = sorted(range(len(entries)), key=lambda i: -len(entries[i]))[:6]
@@ -471,6 +474,8 @@ Secrets stay masked here.
                     "Remove: only pairs are marked (merge them, or remove one at a time)"
             if finding is None:
                 return f"{verb}: {none}"
+            if finding.kind == "unsaved" and action == "edit":
+                return None if self._writable([finding.target]) else f"Add: {self._unwritable([finding.target])}"
             if not finding.entries:
                 return f"{verb}: this finding is about the whole file, not an entry"
             return None if self._writable(finding.targets) else f"{verb}: {self._unwritable(finding.targets)}"
@@ -642,6 +647,9 @@ Secrets stay masked here.
     @work(exclusive=True, group="review-write")
     async def action_edit(self) -> None:
         finding = self.current
+        if finding is not None and finding.kind == "unsaved":
+            await self.add_unsaved(finding)
+            return
         if finding is None or not finding.entries:
             return
         ref = await self.pick_entry(finding, "edit")
@@ -656,6 +664,17 @@ Secrets stay masked here.
             return
         self._follow = None
         await self.app.write(target, [Op("replace", content=result.text, old_text=text, matched_entry=text)])
+
+    async def add_unsaved(self, finding: R.Finding) -> None:
+        """The fact the agent said it saved, added now: the edit dialog prefilled with the user's
+        words (to trim into an entry), with the usual limit and scan checks."""
+        result = await self.app.push_screen_wait(EditEntryDialog(
+            self.app.curator, finding.target, None, initial=finding.fact or "", title="Add the unsaved fact",
+            choose_target=True))
+        if result is None:
+            return
+        self._follow = None
+        await self.app.write(result.target, [Op("add", content=result.text)], force=result.force)
 
     @work(exclusive=True, group="review-write")
     async def action_merge(self) -> None:
