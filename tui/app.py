@@ -632,6 +632,30 @@ class CuratorApp(App):
         if focus:
             self.call_after_refresh(focus)
 
+    def action_why(self, text: str | None = None) -> None:
+        """Why did Hermes forget a fact (the palette's "Why did Hermes forget…"; search mode's w on a
+        message): ask for it when none is given, trace it off the UI thread, show the verdicts."""
+        self.run_worker(self._why(text), group="why", exclusive=True, exit_on_error=False)
+
+    async def _why(self, text: str | None) -> None:
+        import asyncio
+
+        from core.why import FactError, why
+        from tui.screens.why import FactDialog, why_dialog
+
+        if text is None:
+            text = await self.push_screen_wait(FactDialog())
+            if text is None:
+                return
+        self.notify("Tracing the fact through memory, the history and the sessions…", title="Why",
+                    timeout=3, markup=False)
+        try:
+            answer = await asyncio.to_thread(why, self.curator, text)
+        except FactError as exc:
+            self.notify(str(exc), title="Why", severity="warning", markup=False)
+            return
+        self.push_screen(why_dialog(answer))
+
     def action_timeline(self) -> None:
         """The timeline screen (every write, newest first), over the current mode; Escape comes back."""
         from tui.screens.timeline import TimelineScreen

@@ -63,6 +63,7 @@ VERBS = {
     "search.expand": "Expand or collapse a tool call",
     "search.copy": "Copy the session link",
     "search.promote": "Promote the message to memory",
+    "search.why": "Why isn't this message in memory?",
     "search.clear": "Clear the search filters",
     "review.merge": "Merge the pair",
     "review.remove": "Remove the finding's entry",
@@ -140,6 +141,8 @@ def commands(app) -> list[Command]:
             out.append(Command(f"{cls.AREA}: {VERBS.get(bid, binding.description)}", help_text,
                                lambda m=mode, a=binding.action: app.run_in_mode(m, a), reason is None))
     out.extend(history_commands(app))
+    out.append(Command("app: Why did Hermes forget…", "Trace a fact through memory, the queue, the history, past "
+                       "sessions, config.yaml and every profile (as hmc why)", app.action_why))
     out.append(Command("app: Check hmc against your Hermes", "hmc doctor: run the installed Hermes on scratch "
                        "homes and compare (a few seconds)", app.action_doctor))
     out.append(Command("app: Change theme", "Pick a theme; hmc saves it in its config.toml", app.search_themes))

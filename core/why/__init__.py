@@ -24,5 +24,5 @@ The modules: facts (what holds the fact), trace (reading the sources), causes (t
 
 from __future__ import annotations
 
-from core.why.causes import CAUSES, Answer, Cause, why  # noqa: F401
+from core.why.causes import CAUSES, Answer, Cause, evidence_line, why  # noqa: F401
 from core.why.facts import Fact, FactError  # noqa: F401

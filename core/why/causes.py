@@ -301,3 +301,34 @@ def _not_asked(t: Trace) -> Cause:
                  "remember it, and it never tried.", tuple(m.to_json() for m in t.messages[:10]),
                  f"Add it yourself (`hmc memory add`, or m on the message: `hmc search` finds it), or ask the "
                  "agent to remember it.")
+
+
+def evidence_line(item: dict) -> str:
+    """One evidence item on one line (an entry's, a message's or a record's text cut short)."""
+    kind = item.get("kind")
+    text = str(item.get("text") or item.get("content") or item.get("new") or item.get("old") or "")
+    text = " ".join(text.split())
+    short = text if len(text) <= 90 else text[:89] + "…"
+    if kind == "entry":
+        return f"{item['profile']} · {item['target']} entry {item['index'] + 1}: {short}"
+    if kind == "message":
+        when = (item["time"] or "?")[:16].replace("T", " ")
+        return f"session {item['session_id']} ({item['source']}, {when}) {item['role']}: {short}"
+    if kind == "record":
+        return f"record {item['id']} ({item['origin']}, staged {item['staged']}): {short}"
+    if kind == "session":
+        return f"session {item['session_id']} ({item['source']}{' · ' + item['chat'] if item['chat'] else ''}, " \
+               f"started {item['started']}{', still open' if item['open'] else ''})"
+    if kind == "refusal":
+        return f"session {item['session_id']}: {item['action']} {item['target']} refused ({item['kind']}): {short}"
+    if kind == "write":
+        return f"write {item['id']} {item['time']} by {item['by']}: {short}"
+    if kind == "turn":
+        said = item.get("claim") or "(no claim)"
+        return f"session {item['session_id']} ({item['source']}): asked {' '.join(item['request'].split())[:60]!r}, " \
+               f"answered {said!r}, {item['outcome']}"
+    if kind == "config":
+        return f"config.yaml {item.get('key')}" + (f" = {item['value']}" if item.get("value") is not None else "")
+    if kind == "file":
+        return f"file {item.get('path')}"
+    return short

@@ -24,7 +24,7 @@ def register(sub) -> None:
 
 
 def run(args, ctx: CliContext) -> int:
-    from core.why import FactError, why
+    from core.why import FactError, evidence_line, why
 
     curator = ctx.curator()
     try:
@@ -54,34 +54,3 @@ def run(args, ctx: CliContext) -> int:
     for problem in answer.problems:
         ctx.text("couldn't read ", mask(problem), style="yellow")
     return 0
-
-
-def evidence_line(item: dict) -> str:
-    """One evidence item on one line (an entry's, a message's or a record's text cut short)."""
-    kind = item.get("kind")
-    text = str(item.get("text") or item.get("content") or item.get("new") or item.get("old") or "")
-    text = " ".join(text.split())
-    short = text if len(text) <= 90 else text[:89] + "…"
-    if kind == "entry":
-        return f"{item['profile']} · {item['target']} entry {item['index'] + 1}: {short}"
-    if kind == "message":
-        when = (item["time"] or "?")[:16].replace("T", " ")
-        return f"session {item['session_id']} ({item['source']}, {when}) {item['role']}: {short}"
-    if kind == "record":
-        return f"record {item['id']} ({item['origin']}, staged {item['staged']}): {short}"
-    if kind == "session":
-        return f"session {item['session_id']} ({item['source']}{' · ' + item['chat'] if item['chat'] else ''}, " \
-               f"started {item['started']}{', still open' if item['open'] else ''})"
-    if kind == "refusal":
-        return f"session {item['session_id']}: {item['action']} {item['target']} refused ({item['kind']}): {short}"
-    if kind == "write":
-        return f"write {item['id']} {item['time']} by {item['by']}: {short}"
-    if kind == "turn":
-        said = item.get("claim") or "(no claim)"
-        return f"session {item['session_id']} ({item['source']}): asked {' '.join(item['request'].split())[:60]!r}, " \
-               f"answered {said!r}, {item['outcome']}"
-    if kind == "config":
-        return f"config.yaml {item.get('key')}" + (f" = {item['value']}" if item.get("value") is not None else "")
-    if kind == "file":
-        return f"file {item.get('path')}"
-    return short

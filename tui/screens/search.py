@@ -111,6 +111,8 @@ the search box · **ctrl+y** searches the first suggestion under a search that f
                 tooltip="Copy @session:<profile>/<id> for the selected session"),
         Binding("m", "promote", "To memory", id="search.promote",
                 tooltip="Promote the message (or an edited part of it) to MEMORY.md or USER.md"),
+        Binding("w", "why", "Why not in memory", id="search.why",
+                tooltip="Why isn't this in memory? Every cause checked for the message's words (as hmc why)"),
         Binding("l", "loaded", "What it knew", id="search.loaded",
                 tooltip="The memory this session loaded when it started, and what changed in the files since"),
         Binding("ctrl+y", "use_suggestion", "Use suggestion", id="search.suggestion", show=False,
@@ -640,6 +642,11 @@ the search box · **ctrl+y** searches the first suggestion under a search that f
                 m = self.transcript.current()
                 return None if (m is not None and m.text.strip()) else "To memory: this message has no text"
             return None if isinstance(self.results.selected_item(), Hit) else "To memory: select a hit first"
+        if action == "why":
+            if in_transcript:
+                m = self.transcript.current()
+                return None if (m is not None and m.text.strip()) else "Why not in memory: this message has no text"
+            return None if isinstance(self.results.selected_item(), Hit) else "Why not in memory: select a hit first"
         if action == "loaded":
             return None if self._selected_session() is not None else "What it knew: select a session or a hit first"
         if action == "clear_filters":
@@ -730,19 +737,32 @@ the search box · **ctrl+y** searches the first suggestion under a search that f
         self.app.push_screen(loaded_memory_dialog(session, report(session, diffs),
                                                   timefmt.local_time(session.started_at)))
 
+    @work(exclusive=True, group="search-why")
+    async def action_why(self) -> None:
+        """The selected hit's or transcript message's words, traced as `hmc why` (its first sentences)."""
+        from tui.screens.why import fact_of
+
+        m = await self._selected_message()
+        if m is None:
+            return
+        self.app.action_why(fact_of(m.text))
+
+    async def _selected_message(self):
+        """The message under the cursor: the transcript's, or the selected hit's (read off the UI thread)."""
+        if self.view == "transcript":
+            return self.transcript.current()
+        item = self.results.selected_item()
+        if not isinstance(item, Hit):
+            return None
+        try:
+            return await asyncio.to_thread(self.db_for(item.profile).message, item.message_id)
+        except SessionsError as exc:
+            self.notify(str(exc), severity="error", markup=False)
+            return None
+
     @work(exclusive=True, group="search-promote")
     async def action_promote(self) -> None:
-        if self.view == "transcript":
-            m = self.transcript.current()
-        else:
-            item = self.results.selected_item()
-            m = None
-            if isinstance(item, Hit):
-                try:
-                    m = await asyncio.to_thread(self.db_for(item.profile).message, item.message_id)
-                except SessionsError as exc:
-                    self.notify(str(exc), severity="error", markup=False)
-                    return
+        m = await self._selected_message()
         if m is None:
             return
         text = m.text.strip()
