@@ -654,6 +654,7 @@ class CuratorApp(App):
         except FactError as exc:
             self.notify(str(exc), title="Why", severity="warning", markup=False)
             return
+        self.clear_notifications()  # the "Tracing…" notice would cover the answer
         self.push_screen(why_dialog(answer))
 
     def action_timeline(self) -> None:

@@ -86,6 +86,8 @@ class Finding:
     @property
     def where(self) -> str:
         """'memory #3', 'memory #3 ↔ user #1', or 'memory' (1-based, as lists show them)."""
+        if self.kind == "unsaved" and self.rule:
+            return "session " + self.rule.split("#")[0]
         if not self.entries:
             return self.target
         if len(set(self.targets)) == 1:
@@ -588,7 +590,10 @@ def run_review(curator: "Curator", *, include_kept: bool = False, fresh: bool = 
     if old_days is not None:  # the sessions too (what reads state.db): promises the agent didn't keep
         from core.review.unsaved import unsaved_findings
 
-        findings = sort_findings([*findings, *unsaved_findings(curator, last_review_date(curator))])
+        findings = sort_findings([*findings, *(Finding("unsaved", "warning", "memory", rule=rule, detail=detail,
+                                                       fact=fact)
+                                               for rule, detail, fact in unsaved_findings(curator,
+                                                                                          last_review_date(curator)))])
     if include_kept:
         return findings
     kept = decisions(curator).kept_keys()

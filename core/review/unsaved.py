@@ -21,19 +21,18 @@ from core.review.decisions import REVIEW_EVERY_DAYS
 
 if TYPE_CHECKING:  # pragma: no cover
     from core.curator import Curator
-    from core.review.findings import Finding
 
 HAPPENED = {"no-call": "made no memory call", "refused": "its memory call was refused",
             "staged": "the write was only staged for approval"}
 
 
-def unsaved_findings(curator: "Curator", since: date | None = None) -> list["Finding"]:
-    """The `unsaved` findings in the sessions since `since` (default: REVIEW_EVERY_DAYS before today)."""
+def unsaved_findings(curator: "Curator", since: date | None = None) -> list[tuple[str, str, str]]:
+    """The `unsaved` findings in the sessions since `since` (default: REVIEW_EVERY_DAYS before today),
+    as (rule: the session and message, detail, fact): core.review.findings makes them Findings."""
     from core.hermes.wording import for_person
-    from core.review.findings import Finding
     from core.sessions.unsaved import scan
     from core.timefmt import local_time
-    from core.why.facts import Fact, FactError
+    from core.review.facts import Fact, FactError
 
     if not curator.home.state_db.is_file():
         return []
@@ -68,11 +67,9 @@ def unsaved_findings(curator: "Curator", since: date | None = None) -> list["Fin
         happened = HAPPENED[u.outcome] + (f" ({u.detail})" if u.outcome == "staged" and u.detail else "")
         reply = " ".join(u.claim_text.split())
         reply = reply if 0 < len(reply) <= 120 else u.claim
-        detail = (f"In session {u.session_id} ({u.source or '?'}, {when}) "
-                  + (f"the user said \"{request}\" and " if request else "")
-                  + f"the agent answered \"{reply}\", but {happened}: the fact is not in memory.")
+        detail = (f"The agent answered \"{reply}\" ({u.source or '?'}, {when}), but {happened}: the fact is not in "
+                  "memory." + (f" The user had said \"{request}\"" if request else ""))
         if u.outcome == "refused" and u.detail:
             detail += f" The tool said: {for_person(u.detail)[:300]}"
-        out.append(Finding("unsaved", "warning", "memory", rule=f"{u.session_id}#{u.claim_id}", detail=detail,
-                           fact=fact_text))
+        out.append((f"{u.session_id}#{u.claim_id}", detail, fact_text))
     return out

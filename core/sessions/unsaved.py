@@ -81,6 +81,35 @@ def scan(conn: sqlite3.Connection, *, since: float | None = None, sessions: Iter
     return out
 
 
+MAX_TURN_ROWS = 400  # of one turn read around a message (a turn of tool calls can be long)
+
+
+def scan_turns(conn: sqlite3.Connection, anchors: Iterable[tuple[str, int]], *,
+               claimed_only: bool = True) -> list[Unsaved]:
+    """The unkept promises in the turns holding these messages ((session id, message id)): each
+    turn read from its user message to the next (a few index probes and rows each), so the cost
+    follows the messages asked about, not the size of their sessions."""
+    out: dict[int, Unsaved] = {}
+    seen: set[tuple[str, int]] = set()
+    for sid, mid in anchors:
+        row = conn.execute("SELECT id FROM messages WHERE id <= ? AND session_id = ? AND role = 'user' "
+                           "ORDER BY id DESC LIMIT 1", (mid, sid)).fetchone()
+        start = int(row[0]) if row else mid
+        if (sid, start) in seen:
+            continue
+        seen.add((sid, start))
+        row = conn.execute("SELECT id FROM messages WHERE id > ? AND session_id = ? AND role = 'user' "
+                           "ORDER BY id LIMIT 1", (start, sid)).fetchone()
+        end = int(row[0]) if row else None
+        rows = conn.execute(
+            f"SELECT {_COLUMNS} FROM messages m LEFT JOIN sessions s ON s.id = m.session_id WHERE m.session_id = ? "
+            "AND m.id >= ? AND (? IS NULL OR m.id < ?) AND m.role IN ('user', 'assistant', 'tool') ORDER BY m.id "
+            "LIMIT ?", (sid, start, end, end, MAX_TURN_ROWS)).fetchall()
+        for u in _session(sid, rows, claimed_only):
+            out[u.claim_id] = u
+    return sorted(out.values(), key=lambda u: u.claim_id)
+
+
 def first_id_since(conn: sqlite3.Connection, since: float) -> int:
     """The first message id at or after time `since`, by bisecting the ids (messages are appended in
     time order; a row whose time isn't a number reads as old): a few index probes, not a scan."""

@@ -19,10 +19,14 @@ evidence and one thing to do:
 - `provider`: an external memory provider is set: hmc can't see inside it;
 - `pruned`: Hermes deleted old sessions, so where it was said may be gone.
 
-The modules: facts (what holds the fact), trace (reading the sources), causes (the verdicts).
+The modules: trace (reading the sources), causes (the verdicts); what holds the fact is
+core.review.facts.
+
+May import: the standard library and every core package before it (why reads them all: hermes, store,
+home, sessions, pending, snapshots, timeline, review, curator).
 """
 
 from __future__ import annotations
 
 from core.why.causes import CAUSES, Answer, Cause, evidence_line, why  # noqa: F401
-from core.why.facts import Fact, FactError  # noqa: F401
+from core.review.facts import Fact, FactError  # noqa: F401

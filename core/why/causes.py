@@ -9,11 +9,13 @@ promise never kept…), then the unknowns, then the noes.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
+from core.home import tilde
 from core.store.memory import FILE_NAMES
 from core.timefmt import local_time
-from core.why.facts import Fact
+from core.review.facts import Fact
 from core.why.trace import Trace, trace
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -55,7 +57,7 @@ class Answer:
 
 
 def why(curator: "Curator", text: str, *, other_profiles: bool = True) -> Answer:
-    """Every cause's verdict for the fact `text` (raises core.why.facts.FactError on text that
+    """Every cause's verdict for the fact `text` (raises core.review.facts.FactError on text that
     can't be a fact)."""
     fact = Fact(text)
     t = trace(curator, fact, other_profiles=other_profiles)
@@ -198,7 +200,7 @@ def _other_profile(t: Trace) -> Cause:
     stale = [f for f in t.other_entries if f.profile == "profiles/default"]
     others = [f for f in t.other_entries if f.profile != "profiles/default"]
     if stale:
-        return Cause("other-profile", "yes", f"It is in {stale[0].path}, a stale profiles/default/ folder Hermes "
+        return Cause("other-profile", "yes", f"It is in {tilde(Path(stale[0].path))}, a stale profiles/default/ folder Hermes "
                      "never reads: the default profile's memory is <home>/memories.",
                      tuple(f.to_json() for f in stale), "Add it to the real store (`hmc memory add`) and remove "
                      "the stale profiles/default/ folder, so it stops misleading.")
@@ -255,7 +257,7 @@ def _provider(t: Trace) -> Cause:
         return Cause("provider", "yes", f"{p.problem}.", evidence, "Fix memory.provider in config.yaml.")
     if p.failed_install:
         return Cause("provider", "yes", f"memory.provider is {p.name}, but its automatic install failed "
-                     f"({p.failed_install}): external memory is off.", evidence + ({"kind": "file", "path":
+                     f"({tilde(p.failed_install)}): external memory is off.", evidence + ({"kind": "file", "path":
                                                                                      str(p.failed_install)},),
                      f"Run `hermes plugins install {p.name}`.")
     where = "its plugin folder is there" if p.folder else "no plugins/ folder of that name (bundled, or missing)"

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from core.store.memory import TARGETS
-from core.why.facts import Fact
+from core.review.facts import Fact
 
 if TYPE_CHECKING:  # pragma: no cover
     from core.curator import Curator
@@ -160,13 +160,13 @@ def _sessions(curator: "Curator", fact: Fact, t: Trace) -> None:
         return
     t.sessions = True
     t.messages = found
-    ids = {m.session_id for m in found}
-    if not ids:
+    if not found:
         return
-    from core.sessions.unsaved import scan
+    from core.sessions.unsaved import scan_turns
 
+    anchors = [(m.session_id, m.message_id) for m in found]
     try:
-        turns = curator.sessions.read_with(lambda conn, schema: scan(conn, sessions=ids, claimed_only=False))
+        turns = curator.sessions.read_with(lambda conn, schema: scan_turns(conn, anchors, claimed_only=False))
     except Exception as exc:  # noqa: BLE001 - the turns only narrow the answer
         t.problems.append(f"sessions: {exc}")
         return

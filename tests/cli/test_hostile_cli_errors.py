@@ -174,7 +174,7 @@ def test_a_folder_that_is_not_a_home_is_refused_unless_init(tmp_path):
 def test_unknown_profile_lists_the_profiles(home):
     (home / "profiles" / "work").mkdir(parents=True)
     result = hmc("--profile", "nope", "status", home=home)
-    assert result.returncode == 2 and "profiles: default, work" in result.stderr
+    assert result.returncode == 2 and "profiles: default, ops, work" in result.stderr  # ops: the demo's
     assert "hmc demo" not in result.stderr
     assert_one_line(result.stderr)
 
@@ -204,7 +204,7 @@ def test_all_profiles_marks_each_hit(home):
     (home / "profiles" / "empty").mkdir()
     data = json.loads(hmc("search", "deploy", "--all-profiles", "--json", "--limit", "4", home=home).stdout)
     assert [h["profile"] for h in data["hits"]] == ["default", "work", "default", "work"]
-    assert data["profiles"] == ["default", "work"] and data["missing"] == ["empty"]
+    assert data["profiles"] == ["default", "work"] and data["missing"] == ["empty", "ops"]  # ops: no state.db
     assert data["hits"][1]["link"].startswith("@session:work/")
     single = json.loads(hmc("search", "deploy", "--json", "--limit", "4", home=home).stdout)
     assert data["total"] == 2 * single["total"]

@@ -18,7 +18,8 @@ from core.review.decisions import ReviewStore
 
 TODAY = date(2026, 11, 15)
 DESIGN_KINDS = {"duplicate", "similar", "conflicting", "stale", "relative-date", "scanner", "capacity",
-                "drift", "redundant-skill", "redundant-context", "vague", "verbose", "old"}
+                "drift", "redundant-skill", "redundant-context", "vague", "verbose", "old",
+                "unsaved"}  # issue 32: promises the agent didn't keep
 
 
 def fake_key() -> str:
@@ -109,7 +110,8 @@ def test_every_kind_is_found(tmp_path):
                      {"AGENTS.md": agents, "skills/release/SKILL.md": skill},
                      config="memory:\n  memory_char_limit: 1000\n")
     found = kinds(review(root))
-    assert set(found) >= DESIGN_KINDS - {"drift", "old"}  # old: tests/core/test_review_ages.py (needs state.db)
+    # old and unsaved need a state.db: tests/core/test_review_ages.py, tests/core/test_unsaved.py
+    assert set(found) >= DESIGN_KINDS - {"drift", "old", "unsaved"}
     assert found["conflicting"][0].entries == (0, 1) and "100 vs 1000" in found["conflicting"][0].detail
     assert found["similar"][0].entries == (2, 3)
     dup = found["duplicate"][0]

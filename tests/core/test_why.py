@@ -12,7 +12,7 @@ import pytest
 
 from core.curator import open_curator
 from core.why import CAUSES, FactError, why
-from core.why.facts import Fact
+from core.review.facts import Fact
 from tests.core.pending_support import stage
 from tests.core.snapshot_fixtures import make_db, prompt, sha
 

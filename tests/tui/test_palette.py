@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 
 from tests.tui.helpers import settle, shown, until_dialog
@@ -57,7 +59,7 @@ async def test_every_action_of_every_mode_is_found_from_memory_mode(demo_home, m
 @pytest.mark.parametrize("query,title", [
     ("approve all", "pending: Approve all"),
     ("export review", "review: Export the review as Markdown"),
-    ("switch profile", "app: Switch profile to work"),
+    ("switch profile", "app: Switch profile to ops"),  # the demo's ops profile, then work
     ("change theme", "app: Change theme"),
     ("search all profiles", "search: Search all profiles"),
     ("quit", "app: Quit hmc"),
@@ -154,6 +156,7 @@ async def test_help_lists_the_footer_keys_and_quit_both_ways_without_noise(demo_
 
 
 async def test_switch_profile_with_only_the_default_profile_says_why(demo_home, make_app):
+    shutil.rmtree(demo_home / "profiles")  # the demo's ops profile and its stale default folder
     app = make_app(demo_home)
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.pause()

@@ -113,6 +113,12 @@ SCENARIOS = [
          title="/ filters the findings by kind, reason or entry text"),
     Shot("review-filter-80x24", size=(80, 24), press=("4",), settle=at("stale", "slash", *"date"),
          title="The findings filter at 80x24"),
+    Shot("review-unsaved", press=("4",), settle=at("unsaved"),
+         title="unsaved: the agent said it would remember, and no memory write followed",
+         expect=("unsaved", "made no memory call")),
+    Shot("review-unsaved-add", press=("4",), settle=at("unsaved", "e"),
+         title="e adds the fact now, prefilled with the user's words, checked like any write",
+         expect=("Add the unsaved fact",)),
     Shot("review-goto", press=("4",), settle=at("similar", "o"),
          title="o opens memory mode on the finding's entry (the first of a pair)"),
 ]

@@ -388,7 +388,7 @@ Secrets stay masked here.
                     if finding.severity != "critical" else SEVERITY_STYLE["critical"])
         head.append(f"  {finding.kind}", style="bold")
         head.append(f"  ·  {finding.where}")
-        if finding.rule and finding.rule != finding.kind:
+        if finding.rule and finding.rule not in (finding.kind, "") and finding.kind != "unsaved":  # unsaved: an id
             head.append(f"  ·  {finding.rule}", style="dim")
         if finding.key in self.kept:
             head.append("  ·  kept", style="italic dim")

@@ -4,6 +4,8 @@ read-only text dialog, most likely first. Untrusted text (entries, messages) is 
 
 from __future__ import annotations
 
+from rich.console import Group
+from rich.table import Table
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -15,7 +17,7 @@ from tui.literal import literal, masked, visible_controls
 from tui.screens.base import Dialog
 from tui.screens.dialogs import TextDialog
 
-MARK = {"yes": ("yes", "bold green"), "unknown": (" ? ", "bold yellow"), "no": ("no ", "dim")}
+MARK = {"yes": ("yes", "bold green"), "unknown": ("?", "bold yellow"), "no": ("no", "dim")}
 NOTE = ("Every cause hmc can check, most likely first (as `hmc why`): the files, the queue, the history and "
         "its refused writes, past sessions and what they loaded, config.yaml, pruning, every profile.")
 FACT_CHARS = 300  # of a message taken as the fact (its first sentences)
@@ -62,44 +64,42 @@ class FactDialog(Dialog[str | None]):
         self.dismiss(None)
 
 
-def answer_text(answer) -> Text:
-    """The verdicts as styled literal text: the yes and unknown causes with their action and first
-    pieces of evidence, the noes one line each."""
+def answer_table(answer) -> Table:
+    """The verdicts as a grid of literal text (a long line wraps under its own column): the yes and
+    unknown causes with their action and first pieces of evidence, the noes one line each."""
     from core.why import evidence_line
 
-    out = Text()
+    def lit(text: str, style: str = "") -> Text:
+        return literal(visible_controls(masked(text)), style)
+
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(width=3, no_wrap=True)
+    grid.add_column(width=13, no_wrap=True)
+    grid.add_column(ratio=1)
     if not answer.found:
-        out.append("No cause is a clear yes: see the unknowns, or the fact may never have reached Hermes.\n\n",
-                   style="yellow")
+        grid.add_row("", "", Text("No cause is a clear yes: see the unknowns, or the fact may never have reached "
+                                  "Hermes.", style="yellow"))
     for cause in answer.causes:
         mark, style = MARK[cause.verdict]
-        out.append(f"{mark} ", style=style)
-        out.append(f"{cause.cause:<14}", style="bold" if cause.verdict != "no" else "dim")
-        out.append_text(literal(visible_controls(masked(cause.detail)), "dim" if cause.verdict == "no" else ""))
-        out.append("\n")
-        if cause.verdict == "no":
+        quiet = cause.verdict == "no"
+        grid.add_row(Text(mark, style=style), Text(cause.cause, style="dim" if quiet else "bold"),
+                     lit(cause.detail, "dim" if quiet else ""))
+        if quiet:
             continue
         if cause.action:
-            out.append("    → ", style="bold")
-            out.append_text(literal(visible_controls(masked(cause.action))))
-            out.append("\n")
+            grid.add_row("", Text("→ do", style="bold"), lit(cause.action))
         for item in cause.evidence[:3]:
-            out.append("    · ", style="dim")
-            out.append_text(literal(visible_controls(masked(evidence_line(item))), "dim"))
-            out.append("\n")
-        out.append("\n")
+            grid.add_row("", Text("· seen", style="dim"), lit(evidence_line(item), "dim"))
+        grid.add_row("", "", "")
     for problem in answer.problems:
-        out.append("couldn't read ", style="yellow")
-        out.append_text(literal(visible_controls(masked(problem)), "yellow"))
-        out.append("\n")
-    out.rstrip()
-    return out
+        grid.add_row("", Text("unread", style="yellow"), lit(problem, "yellow"))
+    return grid
 
 
 def why_dialog(answer) -> TextDialog:
     shown = answer.fact if len(answer.fact) <= 60 else answer.fact[:59] + "…"
     return TextDialog(f"Why doesn't Hermes know “{visible_controls(masked(shown))}”? · profile {answer.profile}",
-                      answer_text(answer), note=NOTE)
+                      Group(answer_table(answer)), note=NOTE)
 
 
 def fact_of(message_text: str) -> str:
