@@ -73,3 +73,35 @@ def test_a_write_approved_in_hmc_reaches_the_next_session_as_hmc_said(tmp_path, 
         after = run_hermes(home, "Hi.", server, venv=hermes_venv_path)
         assert after.ok, after.describe()
     assert block == sent_memory(after) and FIRST in block
+
+
+def test_why_finds_a_promise_the_model_did_not_keep_and_a_refused_write(tmp_path, hermes_venv_path):
+    """The scripted model says "Got it, saved" without calling the memory tool (small models do),
+    then tries a write the release refuses (over the limit): `hmc why` names each, from the rows
+    the real agent loop wrote, and the review flags the unkept promise."""
+    home = tmp_path / "hermes"
+    big = "Build cache lives on the NVMe volume /mnt/fast; " + "x" * 120
+    with ScriptedModel([reply("Got it, saved to memory."), memory_add(big), reply("Memory is full.")]) as server:
+        claimed = run_hermes(home, "Remember that the TLS certificate of harbor-web expires on 3 March.", server,
+                             venv=hermes_venv_path)
+        assert claimed.ok, claimed.describe()
+        refused = run_hermes(home, "Remember where the build cache lives.", server, venv=hermes_venv_path,
+                             config={"memory": {"memory_char_limit": 100}})
+        assert refused.ok, refused.describe()
+
+    answer = json.loads(hmc("why", "--json", "harbor-web TLS certificate expires", home=home, today=None).stdout)
+    first = answer["causes"][0]
+    assert (first["cause"], first["verdict"]) == ("never-saved", "yes"), answer
+    assert "Got it, saved" in first["detail"] and "made no memory call" in first["detail"]
+    assert first["evidence"][0]["session_id"] == claimed.session_id
+
+    answer = json.loads(hmc("why", "--json", "build cache NVMe volume", home=home, today=None).stdout)
+    first = answer["causes"][0]
+    assert (first["cause"], first["verdict"]) == ("refused", "yes"), answer
+    assert "over its limit" in first["detail"]
+    refusals = json.loads(hmc("log", "--refused", "--json", home=home, today=None).stdout)["refused"]
+    assert [r["kind"] for r in refusals] == ["limit"] and refusals[0]["session_id"] == refused.session_id
+
+    review = json.loads(hmc("review", "--json", home=home, today=None).stdout)
+    unsaved = [f for f in review["findings"] if f["kind"] == "unsaved"]
+    assert len(unsaved) == 1 and unsaved[0]["fact"].startswith("Remember that the TLS certificate")
