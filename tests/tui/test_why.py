@@ -85,3 +85,28 @@ async def test_the_unsaved_finding_adds_the_fact_prefilled(demo_home, make_app):
         assert await until(pilot, lambda: "il certificato TLS di harbor-web scade" in memory_text(demo_home),
                            timeout=20)
         assert await until(pilot, lambda: not any(f.kind == "unsaved" for f in review.findings), timeout=30)
+
+
+async def test_the_timeline_lists_refused_calls_with_the_reason(demo_home, make_app):
+    from tui.screens.timeline import TimelineScreen, is_refusal
+
+    app = make_app(demo_home)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("t")
+        assert await until(pilot, lambda: isinstance(app.screen, TimelineScreen) and app.screen.refused, timeout=30)
+        screen = app.screen
+        rows = [i for i, item in enumerate(screen.shown) if is_refusal(item)]
+        assert len(rows) == 3
+        assert "3 of 3 refused" in str(screen.query_one("#tl-title").render())
+        screen.query_one("#tl-writes").highlighted = rows[0]
+        await pilot.pause()
+        detail = str(screen.query_one("#tl-diff").render())
+        assert "Nothing was written: No entry contains 'Node 20.11'." in detail and "- Node 20.11" in detail
+        assert screen.why_not("rollback") == "Roll back: the tool refused this call, so it wrote nothing"
+        await pilot.press("R")  # nothing happens: the binding is greyed
+        await pilot.pause()
+        assert isinstance(app.screen, TimelineScreen)
+        screen.query_one("#tl-target").value = "user"
+        await pilot.pause()
+        assert sum(1 for item in screen.shown if is_refusal(item)) == 1

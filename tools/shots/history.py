@@ -25,6 +25,19 @@ async def timeline(pilot) -> None:
     await pilot.pause()
 
 
+async def refused(pilot) -> None:
+    """The timeline with its newest refused call selected (the reason in red, what it asked)."""
+    from tui.screens.timeline import is_refusal
+
+    await pilot.press("t")
+    await loaded(pilot)
+    screen = pilot.app.screen
+    rows = [i for i, item in enumerate(screen.shown) if is_refusal(item)]
+    if rows:
+        screen.query_one("#tl-writes").highlighted = rows[0]
+    await pilot.pause()
+
+
 async def text_filter(pilot) -> None:
     await timeline(pilot)
     await pilot.press("slash", *"pnpm")
@@ -88,6 +101,8 @@ async def time_travel_diff(pilot) -> None:
 
 SCENARIOS = [
     Shot("history-timeline", settle=timeline, title="The timeline: every write, newest first, with its diff (t)"),
+    Shot("history-refused", settle=refused, title="A memory call the tool refused, in the timeline: what it asked, "
+         "and why nothing was written", expect=("refused", "Nothing was written")),
     Shot("history-rollback", settle=rollback_confirm, title="R rolls a write back: it shows the change first"),
     Shot("history-timeline-filter", settle=filtered, title="The timeline filtered to one writer (telegram)"),
     Shot("history-entry", settle=entry_history, title="An entry's history (i): its texts, diffs and sessions"),

@@ -188,26 +188,14 @@ def run_log(args, ctx: CliContext) -> int:
 
 def _refusals(curator, tl, args, since, until) -> list:
     """(Refusal, its session's source) for the calls the tool refused, filtered as the log is."""
-    from core.timeline.refusals import select
+    from core.timeline.refusals import select, sources as sources_of
 
     chosen = select(tl.refused, args.target, since, until)
-    sources = session_sources(curator, {r.call.session_id for r in chosen})
+    sources = sources_of(curator, chosen)
     out = [(r, sources.get(r.call.session_id)) for r in chosen]
     if args.source:  # only the agent's calls are answered by the tool: hmc and the unknown refuse nothing
         out = [(r, source) for r, source in out if args.source in ("agent", source)]
     return out
-
-
-def session_sources(curator, ids: set[str]) -> dict[str, str]:
-    """Each session's source (cli, telegram…), read from state.db; {} when it can't be read."""
-    if not ids:
-        return {}
-    from core.sessions.memory_calls import read_sources
-
-    try:
-        return curator.sessions.read_with(lambda conn, schema: read_sources(conn, ids))
-    except Exception:  # noqa: BLE001 - sources only name the sessions: an unreadable state.db names none
-        return {}
 
 
 def _show_refused(ctx: CliContext, args, mask: Masker, refused: list) -> int:

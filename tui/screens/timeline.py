@@ -20,7 +20,7 @@ from tui.literal import literal
 from tui.screens.base import ModeScreen
 from tui.widgets.footer import KeyFooter
 from tui.widgets.header import HmcHeader
-from tui.widgets.write_view import change_lines, masked, write_detail, write_row
+from tui.widgets.write_view import change_lines, masked, refusal_detail, refusal_row, write_detail, write_row
 from tui.widgets.lists import HmcList
 from tui.widgets.filter_bar import FilterBar
 from tui.widgets.usage_chart import usage_lines
@@ -36,6 +36,25 @@ def usage_of(timeline, curator) -> list:
     from core.timeline.usage import usage_series
 
     return [usage_series(timeline, t, curator.stores[t].limit, today=curator.today) for t in TARGETS]
+
+
+def key_of(item) -> str:
+    """A listed row's identity (a write's id; a refused call's result row), kept across refilters."""
+    return item.id if hasattr(item, "id") else f"refused-{item.call.result_id}"
+
+
+def is_refusal(item) -> bool:
+    return item is not None and not hasattr(item, "id")
+
+
+def refusals_of(timeline, curator) -> list:
+    """(Refusal, its session's source) for the calls the tool refused (sources read from state.db;
+    none without a curator: the first frame's, read again when the history is rebuilt)."""
+    from core.timeline.refusals import select, sources
+
+    chosen = select(getattr(timeline, "refused", ()))
+    names = sources(curator, chosen) if curator is not None else {}
+    return [(r, names.get(r.call.session_id)) for r in chosen]
 
 
 def same_history(a, b) -> bool:
@@ -89,7 +108,8 @@ edit dialog instead. **Esc** goes back.
         super().__init__()
         self.timeline = None
         self._known = known if known is not None and len(known.writes) <= KNOWN_AT_MOST else None
-        self.shown: list = []  # the writes listed, newest first
+        self.shown: list = []  # the writes and refused calls listed, newest first
+        self.refused: list = []  # (Refusal, source): the calls the tool refused
         self._sources: tuple[str, ...] = ()
         self._then: str | None = None  # an action asked for before the history was shown (the palette's)
 
@@ -129,7 +149,7 @@ edit dialog instead. **Esc** goes back.
         self.query_one("#tl-writes", OptionList).focus()
         known, self._known = self._known, None
         if known is not None and known.curator is self.app.curator:
-            self._loaded(known, usage_of(known, self.app.curator))
+            self._loaded(known, usage_of(known, self.app.curator), refusals_of(known, None))
         self.load()
 
     # -- loading -------------------------------------------------------------------------------
@@ -147,20 +167,23 @@ edit dialog instead. **Esc** goes back.
         except (SessionsError, StoreError, OSError) as exc:
             self.app.call_from_thread(self._failed, f"Can't read the agent's history: {exc}")
             return
-        self.app.call_from_thread(self._loaded, timeline, usage_of(timeline, curator))
+        self.app.call_from_thread(self._loaded, timeline, usage_of(timeline, curator), refusals_of(timeline, curator))
 
     def _failed(self, message: str) -> None:
         self.query_one("#tl-title", Static).update(Text("History", style="bold"))
         self.status(message, error=True)
         self._run_then()  # the failure is on screen; the action finds no write to act on
 
-    def _loaded(self, timeline, series=()) -> None:
+    def _loaded(self, timeline, series=(), refused=()) -> None:
         from core.timeline.view import sources
 
-        if self.timeline is not None and same_history(self.timeline, timeline) and series == self.series:
+        refused = list(refused)
+        if self.timeline is not None and same_history(self.timeline, timeline) and series == self.series \
+                and [(r.call, s) for r, s in refused] == [(r.call, s) for r, s in self.refused]:
             self.timeline = timeline  # the one shown, rebuilt: nothing to repaint
             return
         self.timeline = timeline
+        self.refused = refused
         self.series = series
         self.draw_chart()
         found = tuple(sources(timeline))
@@ -213,17 +236,27 @@ edit dialog instead. **Esc** goes back.
         writes = [w for w in self.timeline.log(target, since, until) if matches(w, source=source)
                   and self.matches_filter(write_row(w).text.plain, w.note or "",
                                           *(t for change in w.changes for t in change if t))]
-        self.shown = list(reversed(writes))
+        refused = self.refused_shown(target, source, since, until)
+        rows = [(w.timestamp, 0, n, w) for n, w in enumerate(writes)]
+        rows += [(r.call.timestamp or 0.0, 1, n, r) for n, (r, _) in enumerate(refused)]
+        rows.sort(key=lambda row: row[:3])
+        self.shown = [row[3] for row in reversed(rows)]
+        source_of = {id(r): s for r, s in self.refused}
         lst.clear_options()
-        lst.add_options([Option(write_row(w), id=f"w{i}") for i, w in enumerate(self.shown)])
+        lst.add_options([Option(refusal_row(x, source_of.get(id(x))) if is_refusal(x) else write_row(x), id=f"w{i}")
+                         for i, x in enumerate(self.shown)])
         total = len(self.timeline.writes)
         title = Text("History", style="bold")
-        title.append(f"  ·  {len(self.shown):,} of {total:,} write{'s' if total != 1 else ''}, newest first",
-                     style="dim")
+        title.append(f"  ·  {len(writes):,} of {total:,} write{'s' if total != 1 else ''}", style="dim")
+        if self.refused:
+            title.append(", ", style="dim")
+            title.append(f"{len(refused):,} of {len(self.refused):,} refused", style="red")
+        title.append(", newest first", style="dim")
         self.query_one("#tl-title", Static).update(title)
         if self.shown:
-            ids = [w.id for w in self.shown]
-            lst.highlighted = ids.index(selected.id) if selected is not None and selected.id in ids else 0
+            ids = [key_of(x) for x in self.shown]
+            wanted_key = key_of(selected) if selected is not None else None
+            lst.highlighted = ids.index(wanted_key) if wanted_key in ids else 0
         if problem:
             self.status(problem, error=True)
         elif self.shown:
@@ -234,6 +267,23 @@ edit dialog instead. **Esc** goes back.
                                                 if not self.filter_text else " match the filter."))
         self.show_detail()
         self.refresh_bindings()
+
+    def refused_shown(self, target, source, since, until) -> list:
+        """The refused calls the filters select (their writer is the agent, on its session's source)."""
+        from core.timeline.refusals import select
+
+        out = []
+        for r, src in self.refused:
+            if target and r.call.target != target:
+                continue
+            if source and source not in ("agent", src):
+                continue
+            if (since is not None or until is not None) and not select([(r.call, r.reason)], since=since, until=until):
+                continue
+            if not self.matches_filter(refusal_row(r, src).text.plain, *r.texts):
+                continue
+            out.append((r, src))
+        return out
 
     def draw_chart(self) -> None:
         """How each store filled up: a bar per week against its limit (core.timeline.usage)."""
@@ -269,7 +319,11 @@ edit dialog instead. **Esc** goes back.
     @on(OptionList.OptionHighlighted, "#tl-writes")
     def show_detail(self) -> None:
         w = self.selected()
-        self.query_one("#tl-diff", Static).update(write_detail(w) if w is not None else Text(""))
+        if is_refusal(w):
+            source = next((s for r, s in self.refused if r is w), None)
+            self.query_one("#tl-diff", Static).update(refusal_detail(w, source))
+        else:
+            self.query_one("#tl-diff", Static).update(write_detail(w) if w is not None else Text(""))
         self.refresh_bindings()
 
     def why_not(self, action: str) -> str | None:
@@ -277,6 +331,8 @@ edit dialog instead. **Esc** goes back.
             w = self.selected()
             if w is None:
                 return "Roll back: no write selected"
+            if is_refusal(w):
+                return "Roll back: the tool refused this call, so it wrote nothing"
             if w.by == "unknown" or w.id.startswith("x"):
                 return "Roll back: a change seen only in the files can't be rolled back; edit the entry"
             if not w.changes:
@@ -301,7 +357,7 @@ edit dialog instead. **Esc** goes back.
         from tui.screens.dialogs import ConfirmDialog
 
         w, timeline = self.selected(), self.timeline
-        if w is None or timeline is None:
+        if w is None or timeline is None or is_refusal(w):
             return
         try:
             await asyncio.to_thread(timeline.rollback_plan, w.id)

@@ -118,3 +118,48 @@ def write_detail(w) -> Text:
     elif w.changes:
         out.append("R rolls this write back (a new write; u undoes it).", style="dim")
     return out
+
+
+def refusal_row(r, source: str | None) -> OneLine:
+    """A refused call in the timeline's list: when, file, "refused", the writer, and why (red)."""
+    call = r.call
+    row = Text(f"{timefmt.local_time(call.timestamp) or '?'}  {FILE_NAMES[call.target]:<9} ", style="")
+    row.append(f"{'refused':<8} ", style="bold red")
+    row.append_text(literal(f"{masked(source or 'agent'):<17.17}", "bold"))
+    row.append(" ✗ ", style="red")
+    from core.scan.mask import clip
+
+    row.append_text(literal(clip(" ".join(masked(r.said).split()), 200, mark=""), "red"))
+    return OneLine(row)
+
+
+def refusal_detail(r, source: str | None) -> Text:
+    """The diff pane for a refused call: what it asked, the reason for a person, the release's words."""
+    call = r.call
+    out = Text()
+    out.append(f"{FILE_NAMES[call.target]} · {call.action} · refused · {timefmt.local_time(call.timestamp) or '?'}\n",
+               style="bold")
+    out.append("by the agent")
+    if source and source != "agent":
+        out.append_text(literal(f" ({masked(source)})"))
+    out.append(" · session ", style="dim")
+    out.append_text(literal(masked(call.session_id), "dim"))
+    out.append("\n\nNothing was written: ", style="bold red")
+    out.append_text(literal(masked(r.said), "red"))
+    out.append("\n\nIt asked:\n", style="bold")
+    asked = [(call.old_text, call.content)] if call.operations is None else \
+        [(op.get("old_text"), op.get("content")) for op in call.operations]
+    for old, new in asked:
+        if old:
+            out.append("- ", style="bold red")
+            out.append_text(literal(visible_controls(masked(old)), "red"))
+            out.append("\n")
+        if new:
+            out.append("+ ", style="bold green")
+            out.append_text(literal(visible_controls(masked(new)), "green"))
+            out.append("\n")
+    if r.reason and r.reason != r.said:
+        out.append("\nThe release's words: ", style="dim")
+        out.append_text(literal(masked(r.reason), "dim"))
+    out.append("\n\n`hmc why` on its text says whether it made it some other way.", style="dim")
+    return out
