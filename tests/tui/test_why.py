@@ -110,3 +110,17 @@ async def test_the_timeline_lists_refused_calls_with_the_reason(demo_home, make_
         screen.query_one("#tl-target").value = "user"
         await pilot.pause()
         assert sum(1 for item in screen.shown if is_refusal(item)) == 1
+
+
+async def test_an_entrys_history_names_the_refused_call_about_it(demo_home, make_app):
+    from tui.screens.entry_history import EntryHistoryScreen
+
+    app = make_app(demo_home)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("down", "down", "i")  # MEMORY.md's third entry: "This machine: … Node 20 via fnm"
+        assert await until(pilot, lambda: isinstance(app.screen, EntryHistoryScreen) and app.screen.loaded,
+                           timeout=30)
+        assert app.screen.entry.startswith("This machine:")
+        status = str(app.screen.query_one("#eh-status").render())
+        assert "The tool refused a patch of it" in status and "No entry contains 'Node 20.11'" in status

@@ -83,7 +83,21 @@ call, hmc, or a change outside both), with what it changed. **Enter** opens the 
             self.app.call_from_thread(self._status, f"Can't read the agent's history: {exc}", True)
             return
         revisions = entry_history(timeline, self.target, self.entry)
+        from core.timeline.refusals import about_entry
+
+        texts = [self.entry, *(rev.before for rev in revisions if rev.before)]
+        self.refused = about_entry(timeline.refused, self.target, texts)
         self.app.call_from_thread(self._loaded, revisions)
+
+    def refused_note(self) -> str:
+        """The calls the tool refused about this entry, newest last (`hmc log --refused` lists them all)."""
+        refused = getattr(self, "refused", [])
+        if not refused:
+            return ""
+        r = refused[-1]
+        when = timefmt.local_time(r.call.timestamp) or "?"
+        more = f" (and {len(refused) - 1} earlier)" if len(refused) > 1 else ""
+        return f"\nThe tool refused a {r.call.action} of it {when}{more}: {masked(r.said)}"
 
     def _status(self, text: str, error: bool = False) -> None:
         self.query_one("#eh-status", Static).update(literal(text, "bold red" if error else "dim"))
@@ -107,7 +121,8 @@ call, hmc, or a change outside both), with what it changed. **Enter** opens the 
             self._status("No recorded write made this text: it was typed by hand, or written before the history "
                          "began.")
         else:
-            self._status(f"{n} text{'s' if n != 1 else ''}, newest first · Enter opens the session that wrote it")
+            self._status(f"{n} text{'s' if n != 1 else ''}, newest first · Enter opens the session that wrote it"
+                         + self.refused_note())
             lst.highlighted = 0
         self.show_detail()
 
