@@ -150,7 +150,7 @@ class Curator:
         """Whether memory is on, as the release resolves it: each store's switch, the memory tool on
         each platform (`platforms`; default: cli, the platforms config.yaml names and the sessions'
         sources), and the external provider (core.hermes.toolsets)."""
-        from core.hermes.toolsets import MemorySetup, is_platform, memory_tool, provider
+        from core.hermes.toolsets import MemorySetup, is_platform, memory_tool, problems, provider
         from core.home import read_tool_settings
 
         settings = read_tool_settings(self.home.config_path, self.release)
@@ -165,7 +165,8 @@ class Curator:
         stores = {target: store.enabled for target, store in self.stores.items()}
         on = (stores.get("memory", True), stores.get("user", True))
         tools = {p: memory_tool(settings, p, self.release, on) for p in dict.fromkeys(platforms) if p}
-        return MemorySetup(stores, tools, provider(settings, self.home.root, self.release))
+        return MemorySetup(stores, tools, provider(settings, self.home.root, self.release),
+                           tuple(problems(settings, self.release)))
 
     def reload_config(self) -> bool:
         """Re-read config.yaml (limits, enabled flags, write approval); True when anything changed."""

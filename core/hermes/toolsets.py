@@ -101,6 +101,43 @@ class ToolSettings:
         )
 
 
+def problems(settings: ToolSettings, release: "Release") -> list[str]:
+    """The tool settings a person should fix: values of the wrong type, and what the release makes
+    of them (hmc follows the release, and says so)."""
+    out = []
+    value = settings.disabled
+    key = "config.yaml: agent.disabled_toolsets"
+    if value is not MISSING and value is not None and not isinstance(value, list):
+        if isinstance(value, str) and value:
+            if release < (0, 20):
+                out.append(f"{key} = {describe(value)} is a string, which Hermes {release.name} reads character "
+                           "by character: it disables nothing (write a YAML list: [memory])")
+            elif value.strip().startswith("[") and _string_list(value) == [value]:
+                out.append(f"{key} = {describe(value)} doesn't read as a list, so Hermes takes it as one toolset "
+                           "name (write a YAML list: [memory])")
+            elif "," in value and not value.strip().startswith("["):
+                out.append(f"{key} = {describe(value)} is one name to Hermes (it doesn't split on commas): write "
+                           "a YAML list")
+        elif not isinstance(value, str):
+            what = ("stops Hermes at start" if release < (0, 20) and not isinstance(value, dict) else
+                    "is read by its keys" if release < (0, 20) else "is ignored")
+            out.append(f"{key} = {describe(value)} is not a list: in Hermes {release.name} it {what}")
+    platforms = settings.platforms
+    if platforms is not MISSING and platforms and not isinstance(platforms, dict):
+        out.append(f"config.yaml: platform_toolsets = {describe(platforms)} is not a mapping of platforms to lists: "
+                   "Hermes stops at start reading it")
+    elif isinstance(platforms, dict):
+        for name, listed in platforms.items():
+            if listed is None or isinstance(listed, list):
+                continue
+            if _platform_list(listed, release) is None:
+                out.append(f"config.yaml: platform_toolsets.{_shown(str(name))} = {describe(listed)} is not a list: "
+                           f"Hermes {release.name} gives that platform its default toolsets")
+    if not settings.agent_ok:
+        out.append("config.yaml: the agent section is not a mapping: Hermes stops at start reading it")
+    return out
+
+
 def _string_list(value: object) -> list[str]:
     """0.20+'s parse_config_string_list."""
     if isinstance(value, str):
@@ -231,6 +268,7 @@ class MemorySetup:
     stores: dict  # target -> enabled (memory_enabled / user_profile_enabled, as the release reads them)
     tools: dict  # platform -> Availability
     provider: Provider
+    problems: tuple[str, ...] = ()  # tool settings of the wrong type (problems())
 
     def writable(self, target: str, platform: str = "cli") -> bool | None:
         """Whether the agent on `platform` can write `target` (None: unknown)."""

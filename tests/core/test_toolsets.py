@@ -112,3 +112,40 @@ def test_status_tells_the_truth_about_the_tool_and_the_provider(tmp_path, capsys
     assert "memory     off on cli: agent.disabled_toolsets turns the memory toolset off" in out
     assert "off on telegram: platform_toolsets.telegram lists [terminal], without memory" in out
     assert "provider   honcho: an external memory plugin" in out
+
+
+@pytest.mark.parametrize("text, release, words", [
+    ("agent:\n  disabled_toolsets: '[\"memory\"]'\n", R19, "character by character"),
+    ("agent:\n  disabled_toolsets: '[memory]'\n", R22, "doesn't read as a list"),
+    ("agent:\n  disabled_toolsets: 'memory,terminal'\n", R22, "doesn't split on commas"),
+    ("agent:\n  disabled_toolsets: 5\n", R22, "is ignored"),
+    ("agent:\n  disabled_toolsets: 5\n", R19, "stops Hermes at start"),
+    ("agent:\n  disabled_toolsets: {memory: 1}\n", R19, "read by its keys"),
+    ("platform_toolsets: [x]\n", R22, "not a mapping"),
+    ("platform_toolsets:\n  telegram: terminal\n", R22, "default toolsets"),
+    ("agent: 3\n", R22, "agent section is not a mapping"),
+])
+def test_wrong_types_are_named(tmp_path, text, release, words):
+    from core.hermes.toolsets import problems
+
+    found = problems(settings(text, tmp_path, release), release)
+    assert len(found) == 1 and words in found[0] and "\n" not in found[0]
+
+
+@pytest.mark.parametrize("text", ["", "agent:\n  disabled_toolsets: [memory]\n", "agent:\n  disabled_toolsets: memory\n",
+                                  "platform_toolsets:\n  telegram: [terminal]\n  cli: null\n"])
+def test_good_values_are_no_problem(tmp_path, text):
+    from core.hermes.toolsets import problems
+
+    assert problems(settings(text, tmp_path), R22) == []
+
+
+def test_status_names_a_wrong_type(tmp_path, capsys, monkeypatch):
+    from tui.cli.main import main
+
+    monkeypatch.setenv("COLUMNS", "200")
+    home = tmp_path / "home"
+    (home / "memories").mkdir(parents=True)
+    (home / "config.yaml").write_text("agent:\n  disabled_toolsets: 'memory,terminal'\n", encoding="utf-8")
+    assert main(["--home", str(home), "status"]) == 0
+    assert "config: config.yaml: agent.disabled_toolsets = 'memory,terminal' is one name" in capsys.readouterr().out

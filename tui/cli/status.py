@@ -32,6 +32,7 @@ def gather(curator) -> dict:
         # a session injects into its prompt (the tool being off doesn't stop that)
         info["loaded"], info["enabled"] = info["enabled"], setup.writable(target) is True
     out["memory_setup"] = setup.to_json()
+    out["config_problems"] += [p for p in setup.problems if p not in out["config_problems"]]
     out["hermes"]["doctor"] = doctor_summary(curator)
     out["pending"] = pending_summary(curator)
     out["state_db"] = db_summary(curator)
