@@ -58,6 +58,7 @@ class Timeline:
     stats: dict
     curator: "Curator | None" = None
     refused: list = field(default_factory=list)  # (Call, the release's reason): the calls the tool refused, oldest first
+    refused_sources: dict = field(default_factory=dict)  # their sessions' sources (cli, telegram…)
 
     # -- queries -----------------------------------------------------------------------------------
     def log(self, target: str | None = None, since=None, until=None, source: str | None = None) -> list[Write]:
@@ -346,6 +347,15 @@ def _build(curator: "Curator", cache: bool, route: str | None, trust_cache: bool
     try:
         stats["skipped"], stats["ignored"] = dict(harvest.skipped), dict(harvest.ignored)
         stats["writes_in_db"] = harvest.total
+        refused = harvest.refused[-MAX_REFUSED:]
+        refused_sources = {}
+        if refused and conn is not None:
+            from core.sessions.memory_calls import read_sources
+
+            try:
+                refused_sources = read_sources(conn, {call.session_id for call, _ in refused})
+            except sqlite3.Error:  # a sessions table that can't be read names no source: the history goes on
+                refused_sources = {}
         records = [r for r in curator.history.records() if r.target in TARGETS] if curator.history else []
         if curator.history is not None and curator.history.problem:
             stats["journal"] = curator.history.problem  # hmc's own writes can't be shown
@@ -402,7 +412,7 @@ def _build(curator: "Curator", cache: bool, route: str | None, trust_cache: bool
     blame = finish(replay.builder, current, replay.last_ts, now=curator.now(), mtimes=mtimes)
     b = replay.builder
     gaps = attribute(b.writes, b.outside, b.divergences, _evidence(curator, harvest))
-    return Timeline(replay.builder.writes, blame, gaps, stats, curator, harvest.refused[-MAX_REFUSED:])
+    return Timeline(replay.builder.writes, blame, gaps, stats, curator, refused, refused_sources)
 
 
 def _evidence(curator: "Curator", harvest) -> Evidence:

@@ -84,20 +84,6 @@ def select(refused: Iterable[tuple["Call", str]], target: str | None = None, sin
     return out
 
 
-def sources(curator, refusals: Iterable[Refusal]) -> dict[str, str]:
-    """Each refused call's session source (cli, telegram…), read from state.db ({} when it can't be:
-    the sources only name the sessions)."""
-    ids = {r.call.session_id for r in refusals}
-    if not ids or not curator.home.state_db.is_file():
-        return {}
-    from core.sessions.memory_calls import read_sources
-
-    try:
-        return curator.sessions.read_with(lambda conn, schema: read_sources(conn, ids))
-    except Exception:  # noqa: BLE001 - an unreadable state.db names no source
-        return {}
-
-
 def about_entry(refused: Iterable[tuple["Call", str]], target: str, texts: Iterable[str]) -> list[Refusal]:
     """The refused calls that were about an entry (any of its texts, newest first): a change or
     removal whose text to find is mostly the entry's words (it matched nothing, or too much), or an

@@ -188,11 +188,10 @@ def run_log(args, ctx: CliContext) -> int:
 
 def _refusals(curator, tl, args, since, until) -> list:
     """(Refusal, its session's source) for the calls the tool refused, filtered as the log is."""
-    from core.timeline.refusals import select, sources as sources_of
+    from core.timeline.refusals import select
 
     chosen = select(tl.refused, args.target, since, until)
-    sources = sources_of(curator, chosen)
-    out = [(r, sources.get(r.call.session_id)) for r in chosen]
+    out = [(r, tl.refused_sources.get(r.call.session_id)) for r in chosen]
     if args.source:  # only the agent's calls are answered by the tool: hmc and the unknown refuse nothing
         out = [(r, source) for r, source in out if args.source in ("agent", source)]
     return out

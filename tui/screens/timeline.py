@@ -47,14 +47,12 @@ def is_refusal(item) -> bool:
     return item is not None and not hasattr(item, "id")
 
 
-def refusals_of(timeline, curator) -> list:
-    """(Refusal, its session's source) for the calls the tool refused (sources read from state.db;
-    none without a curator: the first frame's, read again when the history is rebuilt)."""
-    from core.timeline.refusals import select, sources
+def refusals_of(timeline) -> list:
+    """(Refusal, its session's source) for the calls the tool refused."""
+    from core.timeline.refusals import select
 
-    chosen = select(getattr(timeline, "refused", ()))
-    names = sources(curator, chosen) if curator is not None else {}
-    return [(r, names.get(r.call.session_id)) for r in chosen]
+    names = getattr(timeline, "refused_sources", {})
+    return [(r, names.get(r.call.session_id)) for r in select(getattr(timeline, "refused", ()))]
 
 
 def same_history(a, b) -> bool:
@@ -149,7 +147,7 @@ edit dialog instead. **Esc** goes back.
         self.query_one("#tl-writes", OptionList).focus()
         known, self._known = self._known, None
         if known is not None and known.curator is self.app.curator:
-            self._loaded(known, usage_of(known, self.app.curator), refusals_of(known, None))
+            self._loaded(known, usage_of(known, self.app.curator), refusals_of(known))
         self.load()
 
     # -- loading -------------------------------------------------------------------------------
@@ -167,7 +165,7 @@ edit dialog instead. **Esc** goes back.
         except (SessionsError, StoreError, OSError) as exc:
             self.app.call_from_thread(self._failed, f"Can't read the agent's history: {exc}")
             return
-        self.app.call_from_thread(self._loaded, timeline, usage_of(timeline, curator), refusals_of(timeline, curator))
+        self.app.call_from_thread(self._loaded, timeline, usage_of(timeline, curator), refusals_of(timeline))
 
     def _failed(self, message: str) -> None:
         self.query_one("#tl-title", Static).update(Text("History", style="bold"))
