@@ -12,6 +12,7 @@ measured like an entry.
 from __future__ import annotations
 
 import re
+from typing import Iterable
 
 from core.review import textnorm as tn
 from core.sessions.query import is_unsegmented
@@ -69,3 +70,30 @@ class Fact:
                     terms.append(piece)
         terms = terms[:MAX_QUERY_TERMS] or sorted(self.tokens)[:MAX_QUERY_TERMS]
         return " OR ".join('"' + t.replace('"', " ") + '"' for t in terms)
+
+
+def refusals_about(refused: Iterable[tuple], target: str, texts: Iterable[str]) -> list:
+    """The refused calls that were about an entry (any of its texts, newest first): a change or
+    removal whose text to find is mostly the entry's words (it matched nothing, or too much), or an
+    add holding the entry's fact. Oldest first."""
+    from core.timeline.refusals import refusal
+
+    facts = []
+    for text in texts:
+        try:
+            facts.append(Fact(text[:2_000]))
+        except FactError:
+            continue
+    out = []
+    for call, reason in refused:
+        if call.target != target:
+            continue
+        r = refusal(call, reason)
+        for asked in r.texts:
+            try:
+                if Fact(asked[:2_000]).in_text(" ".join(f.text for f in facts)) or any(f.in_text(asked) for f in facts):
+                    out.append(r)
+                    break
+            except FactError:
+                continue
+    return out

@@ -82,30 +82,3 @@ def select(refused: Iterable[tuple["Call", str]], target: str | None = None, sin
             continue
         out.append(refusal(call, reason))
     return out
-
-
-def about_entry(refused: Iterable[tuple["Call", str]], target: str, texts: Iterable[str]) -> list[Refusal]:
-    """The refused calls that were about an entry (any of its texts, newest first): a change or
-    removal whose text to find is mostly the entry's words (it matched nothing, or too much), or an
-    add holding the entry's fact. Oldest first."""
-    from core.review.facts import Fact, FactError
-
-    facts = []
-    for text in texts:
-        try:
-            facts.append(Fact(text[:2_000]))
-        except FactError:
-            continue
-    out = []
-    for call, reason in refused:
-        if call.target != target:
-            continue
-        r = refusal(call, reason)
-        for asked in r.texts:
-            try:
-                if Fact(asked[:2_000]).in_text(" ".join(f.text for f in facts)) or any(f.in_text(asked) for f in facts):
-                    out.append(r)
-                    break
-            except FactError:
-                continue
-    return out

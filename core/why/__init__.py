@@ -28,5 +28,7 @@ home, sessions, pending, snapshots, timeline, review, curator).
 
 from __future__ import annotations
 
-from core.why.causes import CAUSES, Answer, Cause, evidence_line, why  # noqa: F401
-from core.review.facts import Fact, FactError  # noqa: F401
+from core.why.causes import CAUSES, Answer, Cause, evidence_line, why
+from core.review.facts import Fact, FactError
+
+__all__ = ["CAUSES", "Answer", "Cause", "Fact", "FactError", "evidence_line", "why"]

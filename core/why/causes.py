@@ -79,11 +79,10 @@ def _n(count: int, word: str) -> str:
 def _in_memory(t: Trace) -> Cause:
     if not t.entries:
         return Cause("in-memory", "no", f"No entry of MEMORY.md or USER.md in profile {t.profile} holds it.")
-    first = t.entries[0]
     where = ", ".join(f"{FILE_NAMES[f.target]} entry {f.index + 1}" for f in t.entries[:3])
     return Cause("in-memory", "yes", f"It is in memory now (profile {t.profile}: {where}): every session that "
                  "starts from now on loads it.", tuple(f.to_json() for f in t.entries),
-                 f"Nothing to add. If a chat still doesn't know it, start a new session there (/new).")
+                 "Nothing to add. If a chat still doesn't know it, start a new session there (/new).")
 
 
 def _not_loaded(t: Trace) -> Cause:
@@ -301,7 +300,7 @@ def _not_asked(t: Trace) -> Cause:
     return Cause("not-asked", "yes", f"It was only said in conversation ({_n(len(t.messages), 'message')}; first "
                  f"found in session {m.session_id}, {m.source}, {_when(m.timestamp)}): nobody asked the agent to "
                  "remember it, and it never tried.", tuple(m.to_json() for m in t.messages[:10]),
-                 f"Add it yourself (`hmc memory add`, or m on the message: `hmc search` finds it), or ask the "
+                 "Add it yourself (`hmc memory add`, or m on the message: `hmc search` finds it), or ask the "
                  "agent to remember it.")
 
 

@@ -12,7 +12,7 @@ import pytest
 from core.sessions import memory_calls
 from core.timeline.refusals import select
 from tests.core.test_review import fake_key
-from tests.core.test_timeline import Db, add, make_home, timeline, write_files  # noqa: F401
+from tests.core.test_timeline import add, make_home, timeline, write_files
 
 FULL = ("Memory at 2,150/2,200 chars. Adding this entry (120 chars) would exceed the limit. Replace or remove "
         "existing entries first.")

@@ -226,7 +226,7 @@ def test_pruned(tmp_path):
 
 
 def test_no_state_db_and_a_damaged_one(tmp_path):
-    h = Home(tmp_path, memory=["Team deploys on Fridays"])
+    Home(tmp_path, memory=["Team deploys on Fridays"])
     a = ask(open_curator(tmp_path, None, date(2026, 10, 1)))
     assert top(a) == ["in-memory"]
     (tmp_path / "state.db").write_bytes(b"SQLite format 3\x00" + b"\xff" * 4000)

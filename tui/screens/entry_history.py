@@ -83,10 +83,10 @@ call, hmc, or a change outside both), with what it changed. **Enter** opens the 
             self.app.call_from_thread(self._status, f"Can't read the agent's history: {exc}", True)
             return
         revisions = entry_history(timeline, self.target, self.entry)
-        from core.timeline.refusals import about_entry
+        from core.review.facts import refusals_about
 
         texts = [self.entry, *(rev.before for rev in revisions if rev.before)]
-        self.refused = about_entry(timeline.refused, self.target, texts)
+        self.refused = refusals_about(timeline.refused, self.target, texts)
         self.app.call_from_thread(self._loaded, revisions)
 
     def refused_note(self) -> str:
