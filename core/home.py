@@ -349,15 +349,31 @@ def create_home(path) -> list:
         raise CliError(os_error_text(exc, "create")) from None
 
 
+_TOOL_SETTINGS: dict[tuple, "ToolSettings"] = {}  # (path, release, the file's bytes' digest) -> settings
+
+
 def read_tool_settings(path: Path, release: "Release | None" = None) -> "ToolSettings":
     """config.yaml's tool and provider settings (core.hermes.toolsets), read as `release` parses the
-    file. A file read_config can't use gives none: read_config already names why."""
+    file, parsed once per content (a review, a status line and a why read them again and again). A
+    file read_config can't use gives none: read_config already names why."""
+    import hashlib
+
     from core.hermes.release import NEWEST
     from core.hermes.toolsets import ToolSettings
     from core.store.atomic import read_regular
 
+    release = release or NEWEST
     try:
-        data = read_regular(path, MAX_CONFIG_BYTES).decode("utf-8")
-        return ToolSettings.of(load_yaml(data, release or NEWEST))
-    except Exception:  # noqa: BLE001 - missing, special, oversized or malformed: read_config's problems say so
+        data = read_regular(path, MAX_CONFIG_BYTES)
+    except Exception:  # noqa: BLE001 - missing, special or oversized: read_config's problems say so
         return ToolSettings()
+    key = (str(path), release.name, hashlib.sha256(data).digest())
+    if key not in _TOOL_SETTINGS:
+        try:
+            settings = ToolSettings.of(load_yaml(data.decode("utf-8"), release))
+        except Exception:  # noqa: BLE001 - malformed: read_config's problems say so
+            settings = ToolSettings()
+        if len(_TOOL_SETTINGS) > 64:
+            _TOOL_SETTINGS.clear()
+        _TOOL_SETTINGS[key] = settings
+    return _TOOL_SETTINGS[key]
