@@ -44,7 +44,9 @@ class SessionReads:
             return f"s.{name}" if name in s else "NULL"
 
         activity = [c for c in ("last_activity_at", "ended_at", "started_at") if c in s]
-        activity_sql = f"COALESCE({', '.join('s.' + c for c in activity)})"
+        # SQLite's COALESCE takes two arguments at least: a table with one of the columns reads it as it is
+        activity_sql = (f"COALESCE({', '.join('s.' + c for c in activity)})" if len(activity) > 1 else
+                        f"s.{activity[0]}" if activity else "NULL")
         return (
             f"s.id, s.source, {col('title')}, s.started_at, {activity_sql} AS last_active, "
             f"{col('message_count')}, {col('ended_at')}, {col('end_reason')}, {col('model')}, "

@@ -162,3 +162,14 @@ def test_no_refusals_says_so(tmp_path, run_cli):
     assert code == 0 and "no refused memory calls recorded" in out
     code, out, _ = run_cli("--home", str(home), "log")
     assert "refused" not in out
+
+
+def test_a_sessions_transcript_says_which_memory_calls_were_refused(tmp_path, run_cli):
+    home, _ = refusing_home(tmp_path)
+    code, out, _ = run_cli("--home", str(home), "session", "s1")
+    assert code == 0
+    assert out.count("✗ the memory tool refused it:") == 1
+    assert "✗ the memory tool refused it: MEMORY.md is at 2,150/2,200 chars" in out
+    code, out, _ = run_cli("--home", str(home), "session", "s2")
+    assert out.count("✗ the memory tool refused it:") == 3  # no match, the cap, and a reason that isn't text
+    assert "it gave no reason" in out
