@@ -13,7 +13,7 @@ the releases' own resolvers on a matrix of config files: tests/conformance/test_
   (`parse_config_string_list`: a list; a string that reads as a Python list; any other string is one
   name; anything else is nothing) and strip each name. 0.19 uses the raw value: a string is walked
   character by character (so `'["memory"]'`, which `hermes config set` writes there, disables
-  nothing), a mapping by its keys, and a number stops Hermes at start. From 0.18, naming a bundle
+  nothing), a mapping by its keys, and a number stops Hermes at start. From 0.18.1, naming a bundle
   there never removes the memory tool (core tools stay); before, it does.
 - **The stores' own switches**: 0.22 drops the tool when both `memory_enabled` and
   `user_profile_enabled` are off; 0.19-0.20 keep it, and every call answers "Memory is not
@@ -219,7 +219,7 @@ def memory_tool(settings: ToolSettings, platform: str, release: "Release",
     if TOOL in names:
         return Availability(platform, False, "agent.disabled_toolsets turns the memory toolset off",
                             "agent.disabled_toolsets")
-    if release < (0, 18):  # before 0.18 a disabled bundle takes its core tools with it
+    if release < (0, 18, 1):  # before 0.18.1 a disabled bundle takes its core tools with it
         bundle = next((name for name in sorted(names) if holds_memory(name, release)), None)
         if bundle is not None:
             return Availability(platform, False, f"agent.disabled_toolsets turns off {bundle}, and with it the "
