@@ -54,9 +54,9 @@ def unsaved_findings(curator: "Curator", since: date | None = None) -> list[tupl
         staged = []
     out = []
     for u in found:
-        fact_text = u.request if u.asked or not u.claim_text else u.request or u.claim_text
+        fact_text = u.request or u.claim_text  # what the user said, else what the agent claimed
         try:
-            fact = Fact(fact_text or u.claim_text)
+            fact = Fact(fact_text)
         except FactError:
             continue
         if any(fact.in_text(e) for e in entries) or any(fact.in_text(s) for s in staged if s):

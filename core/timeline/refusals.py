@@ -64,21 +64,19 @@ def refusal(call: "Call", reason: str) -> Refusal:
     return Refusal(call, reason, kind, said)
 
 
+def matching(call: "Call", target: str | None = None, since=None, until=None, session: str | None = None) -> bool:
+    """Whether a refused call is in the target, the days (a date, a datetime or Unix seconds; an
+    until day counts whole) and the session asked for."""
+    if target and call.target != target:
+        return False
+    if session and call.session_id != session:
+        return False
+    start, end, ts = as_epoch(since), as_epoch(until, end_of_day=True), call.timestamp
+    return not ((start is not None and (ts is None or ts < start)) or (end is not None and (ts is None or ts > end)))
+
+
 def select(refused: Iterable[tuple["Call", str]], target: str | None = None, since=None, until=None,
            session: str | None = None) -> list[Refusal]:
     """The refusals among `refused` ((call, reason), oldest first) in the target, the days and the
     session asked for, oldest first."""
-    start, end = as_epoch(since), as_epoch(until, end_of_day=True)
-    out = []
-    for call, reason in refused:
-        if target and call.target != target:
-            continue
-        ts = call.timestamp
-        if start is not None and (ts is None or ts < start):
-            continue
-        if end is not None and (ts is None or ts > end):
-            continue
-        if session and call.session_id != session:
-            continue
-        out.append(refusal(call, reason))
-    return out
+    return [refusal(call, reason) for call, reason in refused if matching(call, target, since, until, session)]

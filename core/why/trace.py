@@ -222,6 +222,7 @@ def _loaded(curator: "Curator", fact: Fact, t: Trace) -> None:
 
 def _profiles(curator: "Curator", fact: Fact, t: Trace) -> None:
     from core.curator import open_curator
+    from core.hermes.memory import parse
     from core.home import HomeError, list_profiles
 
     base = curator.home.base
@@ -230,8 +231,7 @@ def _profiles(curator: "Curator", fact: Fact, t: Trace) -> None:
         t.stale_default = stale
         for name in ("MEMORY.md", "USER.md"):
             path = stale / "memories" / name
-            text = _read(path)
-            for i, entry in enumerate(e.strip() for e in text.split("\n§\n") if e.strip()):
+            for i, entry in enumerate(parse(_read(path))):
                 if fact.in_text(entry):
                     t.other_entries.append(Found("profiles/default", "memory" if name == "MEMORY.md" else "user",
                                                  i, entry, str(path)))

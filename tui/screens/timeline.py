@@ -268,15 +268,11 @@ edit dialog instead. **Esc** goes back.
 
     def refused_shown(self, target, source, since, until) -> list:
         """The refused calls the filters select (their writer is the agent, on its session's source)."""
-        from core.timeline.refusals import select
+        from core.timeline.refusals import matching
 
         out = []
         for r, src in self.refused:
-            if target and r.call.target != target:
-                continue
-            if source and source not in ("agent", src):
-                continue
-            if (since is not None or until is not None) and not select([(r.call, r.reason)], since=since, until=until):
+            if not matching(r.call, target, since, until) or (source and source not in ("agent", src)):
                 continue
             if not self.matches_filter(refusal_row(r, src).text.plain, *r.texts):
                 continue
