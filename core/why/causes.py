@@ -129,7 +129,7 @@ def _refused(t: Trace) -> Cause:
     if not t.history:
         return Cause("refused", "unknown", "The history can't be read, so refused writes can't be checked.")
     if not t.refusals:
-        return Cause("refused", "no", "The agent never tried to write it and got refused.")
+        return Cause("refused", "no", "No memory call for it was refused.")
     r = t.refusals[-1]
     if t.entries:
         return Cause("refused", "no", f"The tool refused a write of it once ({_when(r.call.timestamp)}: "
