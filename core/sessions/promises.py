@@ -46,6 +46,7 @@ index the text as given (no normalisation that could move them).
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from typing import NamedTuple
 
 WINDOW = 320          # a sentence is read at most this far either side of a gate hit
@@ -657,6 +658,35 @@ def _dedupe(found: list[Claim]) -> list[Claim]:
         if out and c.start < out[-1].end:
             continue
         out.append(c)
+    return out
+
+
+def _with_hits(texts: list[str], user: bool) -> list[int]:
+    """The places in `texts` of those holding a gate stem: found over the texts joined (a NUL apart,
+    which no stem holds), a few long searches instead of one short one per stem and text."""
+    joined = _lower("\0".join(texts))
+    starts, at = [], 0
+    for text in texts:
+        starts.append(at)
+        at += len(text) + 1
+    hit: set[int] = set()
+    for stem in _GATE_STEMS[user]:
+        i = joined.find(stem)
+        while i >= 0:
+            n = bisect_right(starts, i) - 1
+            hit.add(n)
+            if n + 1 == len(starts):
+                break
+            i = joined.find(stem, starts[n + 1])  # on from the next text
+    return sorted(hit)
+
+
+def scan_many(texts: list[str], *, user: bool) -> list[list[Claim]]:
+    """claims() (user False) or requests() (user True) of each text, with the same answers, in a
+    fraction of the time when most texts hold none (a review reads thousands of replies)."""
+    out: list[list[Claim]] = [[] for _ in texts]
+    for n in _with_hits(texts, user):
+        out[n] = _scan(texts[n], user=user)
     return out
 
 

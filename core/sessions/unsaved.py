@@ -11,9 +11,9 @@ It is flagged when:
 What clears a flagged claim is for the caller to decide (core.why, core.review): the fact may have
 been saved since (the background review), be waiting in the queue, or sit in an external provider.
 
-Rows are read from state.db (read-only): the messages since a time (found by bisecting the ids), or
+Rows are read from state.db (read-only): the replies since a time (found by bisecting the ids), or
 those of a few sessions, at most MAX_ROWS (the newest), so a review or a `why` costs the same on a
-database of any size.
+database of any size; only the turns of the replies that claim a save are read whole.
 """
 
 from __future__ import annotations
@@ -24,9 +24,9 @@ from typing import Iterable
 
 from core.sessions.memory_calls import Harvest, calls_in, parse_result
 from core.sessions.model import flatten_content
-from core.sessions.promises import claims, requests
+from core.sessions.promises import claims, requests, scan_many
 
-MAX_ROWS = 50_000  # of the newest messages read for one scan
+MAX_ROWS = 50_000  # of the newest replies read for one scan
 MAX_TEXT = 20_000  # of a message's text read for claims (a claim sits in a reply's words, not in a pasted log)
 
 
@@ -58,27 +58,31 @@ def scan(conn: sqlite3.Connection, *, since: float | None = None, sessions: Iter
          max_rows: int = MAX_ROWS, claimed_only: bool = True) -> list[Unsaved]:
     """The unkept promises in the messages since `since` (Unix seconds), or in `sessions` (ids),
     oldest first. `claimed_only=False`: also the turns where the user asked to remember and no
-    write followed, though the agent claimed nothing (their `claim` is "")."""
+    write followed, though the agent claimed nothing (their `claim` is "").
+
+    Only the assistant's messages (and the user's, for `claimed_only=False`) are read, at most
+    `max_rows` of the newest; the turns of those that claim (or ask) are then read whole
+    (scan_turns), so the cost follows the messages, not the tool traffic around them."""
     if sessions is not None:
         ids = sorted(set(sessions))
         if not ids:
             return []
         marks = ",".join("?" * len(ids))
-        where, params = f"m.session_id IN ({marks})", list(ids)
+        where, params = f"session_id IN ({marks})", list(ids)
     else:
-        where, params = "m.id >= ?", [first_id_since(conn, since) if since else 0]
-    rows = conn.execute(
-        f"SELECT {_COLUMNS} FROM messages m LEFT JOIN sessions s ON s.id = m.session_id WHERE {where} "
-        f"AND m.role IN ('user', 'assistant', 'tool') ORDER BY m.id DESC LIMIT ?", (*params, max_rows)).fetchall()
+        where, params = "id >= ?", [first_id_since(conn, since) if since else 0]
+    roles = "'assistant'" if claimed_only else "'assistant', 'user'"
+    rows = conn.execute(f"SELECT id, session_id, role, content FROM messages WHERE {where} AND role IN ({roles}) "
+                        "ORDER BY id DESC LIMIT ?", (*params, max_rows)).fetchall()
     rows.reverse()
-    by_session: dict[str, list[tuple]] = {}
-    for row in rows:
-        by_session.setdefault(str(row[1]), []).append(row)
-    out: list[Unsaved] = []
-    for sid, session_rows in by_session.items():
-        out.extend(_session(sid, session_rows, claimed_only))
-    out.sort(key=lambda u: u.claim_id)
-    return out
+    anchors = []
+    for role, found in (("assistant", False), ("user", True)):
+        said = [(str(sid), int(mid), flatten_content(content)[:MAX_TEXT]) for mid, sid, r, content in rows
+                if r == role and isinstance(content, str) and content]
+        if said:
+            anchors += [(sid, mid) for (sid, mid, _), hits in zip(said, scan_many([t for *_, t in said], user=found))
+                        if hits]
+    return scan_turns(conn, sorted(anchors, key=lambda a: a[1]), claimed_only=claimed_only)
 
 
 MAX_TURN_ROWS = 400  # of one turn read around a message (a turn of tool calls can be long)

@@ -122,6 +122,35 @@ def test_the_gate_never_hides_a_match_on_the_corpus(monkeypatch):
         assert (claims(text), requests(text)) == want, (kind, text)
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_scan_many_answers_as_one_text_at_a_time(seed):
+    """The batched scan (one search per stem over the texts joined) finds exactly what claims() and
+    requests() find text by text: on the whole corpus, shuffled, with the rare shapes among it
+    (empty texts, a NUL inside a text, a letter that lowers to two, a final sigma, a stem at a
+    text's very start and end)."""
+    import random
+
+    rng = random.Random(seed)
+    texts = [i.text for i in all_items()]
+    texts += ["", "\0", "Saved\0 to memory.", "İstanbul: I've saved that to memory.", "ΟΔΟΣ. Got it, saved.",
+              "remember", "I'll remember that", "记住了", "x" * 3000 + " Noted in memory."]
+    rng.shuffle(texts)
+    try:
+        assert promises.scan_many(texts, user=False) == [claims(t) for t in texts]
+        assert promises.scan_many(texts, user=True) == [requests(t) for t in texts]
+        assert promises.scan_many([], user=False) == []
+    except AssertionError:
+        print(f"seed {seed}")
+        raise
+
+
+def test_scan_many_with_every_stem_empty_ends(monkeypatch):
+    """An empty stem is found at every text's start: the search still moves on, and stops."""
+    monkeypatch.setattr(promises, "_GATE_STEMS", (("",), ("",)))
+    texts = ["Got it, saved.", "", "nothing here"]
+    assert promises.scan_many(texts, user=False) == [claims(t) for t in texts]
+
+
 # --- the brief's examples --------------------------------------------------------------------------
 
 MUST_CLAIM = [

@@ -107,13 +107,25 @@ def test_first_id_since_on_no_messages(tmp_path):
     assert first_id_since(db(tmp_path, []), T0) == 0
 
 
-def test_max_rows_keeps_the_newest(tmp_path):
+def test_max_rows_keeps_the_newest_replies(tmp_path):
+    """max_rows counts the replies read (the assistant's messages), the newest kept; each kept
+    claim's turn is read whole, its request included."""
     rows = []
     for i in range(30):
         rows += [user(f"s{i}", "Remember this one.", T0 + 3 * i), reply(f"s{i}", "Saved to memory.", T0 + 3 * i + 1)]
     conn = db(tmp_path, rows)
     got = scan(conn, since=0, max_rows=10)
-    assert [u.session_id for u in got] == [f"s{i}" for i in range(25, 30)]
+    assert [u.session_id for u in got] == [f"s{i}" for i in range(20, 30)]
+    assert all(u.request == "Remember this one." for u in got)
+    asked = scan(conn, since=0, max_rows=10, claimed_only=False)  # the users' messages count too
+    assert [u.session_id for u in asked] == [f"s{i}" for i in range(25, 30)]
+
+
+def test_a_claim_after_the_cut_keeps_its_request_from_before_it(tmp_path):
+    """The turn of a claim is read whole, even when its request came before `since`."""
+    conn = db(tmp_path, [user("a", "Remember that I use tabs.", T0), reply("a", "Got it, saved.", T0 + 100)])
+    (u,) = scan(conn, since=T0 + 50)
+    assert u.request == "Remember that I use tabs." and u.asked
 
 
 def test_the_review_finding_and_what_clears_it(tmp_path):
