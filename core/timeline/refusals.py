@@ -20,6 +20,7 @@ from core.store.memory import FILE_NAMES
 
 if TYPE_CHECKING:  # pragma: no cover
     from core.sessions.memory_calls import Call
+    from core.sessions.search import Message
 
 # a kind for each reason a person can act on; what core.hermes.wording doesn't know is "other"
 KIND_WORDS = {
@@ -80,3 +81,18 @@ def select(refused: Iterable[tuple["Call", str]], target: str | None = None, sin
     """The refusals among `refused` ((call, reason), oldest first) in the target, the days and the
     session asked for, oldest first."""
     return [refusal(call, reason) for call, reason in refused if matching(call, target, since, until, session)]
+
+
+def refusal_said(message: "Message") -> str | None:
+    """What a transcript shows under a memory tool result that says no: the release's reason said
+    for a person (core.hermes.wording); None for any other message."""
+    if message.role != "tool" or message.tool_name != "memory":
+        return None
+    from core.hermes.wording import for_person
+    from core.sessions.memory_calls import parse_result
+
+    result = parse_result(message.content)
+    if result is None or result.get("success") is not False:
+        return None
+    reason = result.get("error")
+    return for_person(reason) if isinstance(reason, str) and reason else "it gave no reason"

@@ -509,3 +509,26 @@ async def test_ctrl_o_with_one_profile_says_why(home, make_app, db_untouched):
         assert not screen.query_one("#filter-profiles", Checkbox).value
         assert list(pilot.app._notifications)[-1].message == (
             "Search all profiles: ~/.hermes has only the default profile")
+
+
+def test_a_refused_memory_result_is_marked_in_the_transcript():
+    """A memory tool result that says no gets the release's reason said for a person, in red, under
+    it, literally (markup in the reason stays text); a result that wrote, or another tool's failure,
+    gets nothing."""
+    import json
+
+    from core.sessions.model import Message
+    from tui.widgets.transcript import message_prompt
+
+    def shown(content: str, tool: str = "memory") -> str:
+        m = Message(id=7, session_id="s", role="tool", content=content, timestamp=None, tool_name=tool)
+        return plain(message_prompt(m, (), is_hit=False, expanded=False, current=False), width=200)
+
+    full = json.dumps({"success": False, "error": "Memory at 2,150/2,200 chars. Adding this entry (120 chars) "
+                                                  "would exceed the limit. Replace or remove existing entries first."})
+    text = shown(full)
+    assert "✗ the memory tool refused it:" in text and "2,150/2,200" in text
+    assert "✗" not in shown(json.dumps({"success": True, "message": "Entry added."}))
+    assert "✗" not in shown(json.dumps({"success": False, "error": "no such file"}), tool="terminal")
+    assert "[bold]no[/bold]" in shown(json.dumps({"success": False, "error": "[bold]no[/bold]"}))
+    assert "it gave no reason" in shown(json.dumps({"success": False}))

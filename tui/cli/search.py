@@ -289,7 +289,9 @@ def message_block(m: Message, anchor: int | None, now: float, mask: Masker | Non
             call.append_text(literal("(" + (preview[:160] + "…" if len(preview) > 160 else preview) + ")", "dim"))
         out.append_text(call)
         out.append("\n")
-    refused = memory_refusal(m)
+    from core.timeline.refusals import refusal_said  # (not at start-up)
+
+    refused = refusal_said(m)
     if refused:
         out.append("  ✗ the memory tool refused it: ", style="bold red")
         out.append_text(literal(mask(refused), "red"))
@@ -297,20 +299,6 @@ def message_block(m: Message, anchor: int | None, now: float, mask: Masker | Non
     if m.truncated:
         out.append(f"  … (cut at {len(m.content):,} characters)\n", style="dim")
     return out
-
-
-def memory_refusal(m: Message) -> str | None:
-    """A memory tool result that says no, said for a person (core.hermes.wording); None otherwise."""
-    if m.role != "tool" or m.tool_name != "memory":
-        return None
-    from core.hermes.wording import for_person
-    from core.sessions.memory_calls import parse_result
-
-    result = parse_result(m.content)
-    if result is None or result.get("success") is not False:
-        return None
-    reason = result.get("error")
-    return for_person(reason) if isinstance(reason, str) and reason else "it gave no reason"
 
 
 def _compact(args) -> str:

@@ -20,7 +20,8 @@ from core import timefmt
 from core.sessions.query import Term
 from core.sessions.search import Message, Window, parse_tool_calls
 from core.sessions.snippets import highlight
-from tui.literal import visible_controls
+from core.timeline.refusals import refusal_said
+from tui.literal import masked, visible_controls
 from tui.widgets.results import MATCH_STYLE, ROLE_STYLE
 
 MAX_LOADED = 600  # messages kept; the far end is dropped beyond this
@@ -86,6 +87,11 @@ def message_prompt(m: Message, terms: Sequence[Term], *, is_hit: bool, expanded:
         else:
             call.append("  (e: show arguments)", style="dim italic")
             parts.append(call)
+    refused = refusal_said(m)
+    if refused:
+        line = Text("✗ the memory tool refused it: ", style="bold red")
+        line.append(visible_controls(masked(refused)), style="red")
+        parts.append(line)
     if expanded and collapsible:
         parts.append(Text("(e: collapse)", style="dim italic"))
     if m.truncated:
