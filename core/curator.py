@@ -188,5 +188,13 @@ def open_curator(home: str | Path | None = None, profile: str | None = None, tod
                  clock: Callable[[], float] = time.time, hermes_version: str | None = None) -> Curator:
     """Resolve the home (raises core.home.HomeError; a bad `hermes_version` raises
     core.hermes.release.VersionError) and build the curator for it."""
-    resolved = resolve_home(home, profile)
+    release = None
+    if profile is None:  # active_profile is read as the installed release reads it (a BOM, markers)
+        base = Path(home).expanduser() if home else None
+        if base is not None and base.is_dir() or home is None:
+            from core.home import default_home
+
+            release = detect(base if base is not None else default_home(), None, hermes_version,
+                             read_file=lambda path: read_regular(path, MAX_PYPROJECT_BYTES)).release
+    resolved = resolve_home(home, profile, release)
     return Curator(resolved, today or date.today(), clock, hermes_version=hermes_version)

@@ -103,53 +103,55 @@ def default_home() -> Path:
     return Path("~/.hermes").expanduser()
 
 
-def list_profiles(base: Path) -> list[str]:
-    """'default' first, then every profile folder (tombstones and dot-folders are not profiles)."""
-    names = ["default"]
-    folder = base / "profiles"
-    try:
-        children = sorted(p.name for p in folder.iterdir() if p.is_dir())
-    except OSError:
-        children = []
-    names += [n for n in children if not n.startswith(".") and n != "default"]
-    return names
+def list_profiles(base: Path, release: "Release | None" = None) -> list[str]:
+    """'default' first, then every profile the release counts (core.profiles.discovery)."""
+    from core.profiles.discovery import discover
+
+    return discover(base, *([release] if release else [])).names()
 
 
-def active_profile(base: Path) -> str | None:
-    try:
-        from core.store.atomic import read_regular
+def resolve_home(home: str | Path | None = None, profile: str | None = None,
+                 release: "Release | None" = None) -> HermesHome:
+    """Find the home and profile to curate; raise HomeError with a reason a person can act on.
+    With no `profile`, the one a bare `hermes` uses (active_profile, read as `release` reads it;
+    one it would refuse leaves the default, which discovery then names)."""
+    from core.profiles.discovery import name_problem, read_sticky
 
-        name = read_regular(base / "active_profile", 4096).decode("utf-8").strip()
-    except (OSError, UnicodeDecodeError):
-        return None
-    return name or None
-
-
-def resolve_home(home: str | Path | None = None, profile: str | None = None) -> HermesHome:
-    """Find the home and profile to curate; raise HomeError with a reason a person can act on."""
     base = Path(home).expanduser() if home else default_home()
     if not base.exists():
         raise HomeError(f"no Hermes home at {tilde(base)}")
     if not base.is_dir():
         raise HomeError(f"the Hermes home {tilde(base)} is not a folder")
     base = base.resolve()
-    chosen = profile
-    explicit = profile is not None
-    if chosen is None:
-        chosen = active_profile(base)
-    if chosen in (None, "default"):
-        root, name = base, "default"
+    if profile is None:
+        sticky, problem = read_sticky(base, *([release] if release else []))
+        name = sticky if sticky is not None and problem is None else "default"
     else:
-        if "/" in chosen or chosen.startswith(".") or chosen in ("", ".."):
-            raise HomeError(f"{chosen!r} is not a profile name")
-        root, name = base / "profiles" / chosen, chosen
-        if not root.is_dir():
-            if explicit:
-                known = ", ".join(list_profiles(base))
-                raise HomeError(f"no profile {chosen!r} in {tilde(base)} (profiles: {known})")
-            # a stale active_profile: fall back to the root home, and say so
-            root, name = base, "default"
+        name = profile.strip()
+        name = "default" if name.casefold() == "default" else name.lower()
+        problem = name_problem(name) if name != "default" else None
+        if problem:
+            raise HomeError(f"{visible_name(profile)!r} is not a profile name: {problem}")
+        if name != "default" and not (base / "profiles" / name).is_dir():
+            raise HomeError(unknown_profile(base, name, release))
+    root = base if name == "default" else base / "profiles" / name
     return HermesHome(base=base, root=root, profile=name, config=read_config(root / "config.yaml"))
+
+
+def visible_name(name: str) -> str:
+    from core.profiles.discovery import shown
+
+    return shown(name)
+
+
+def unknown_profile(base: Path, name: str, release: "Release | None" = None) -> str:
+    """"no profile 'opps' in ~/.hermes (did you mean ops?) (profiles: default, contenu, ops)"."""
+    import difflib
+
+    known = list_profiles(base, release)
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    return (f"no profile {visible_name(name)!r} in {tilde(base)}" + (f" (did you mean {close[0]}?)" if close else "")
+            + f" (profiles: {', '.join(known)})")
 
 
 MAX_CONFIG_BYTES = 256 * 1024  # Hermes's config.yaml is a few KB; a larger one is refused, not parsed

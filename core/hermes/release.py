@@ -144,6 +144,13 @@ class Release:
         return self >= (0, 22)
 
     @property
+    def profile_markers(self) -> bool:
+        """A folder under profiles/ is a profile only when it holds one of config.yaml, .env,
+        SOUL.md, profile.yaml, auth.json or state.db and has no tombstone in profiles/.deleted/
+        (before: any folder with a profile's name); active_profile's UTF-8 BOM is stripped."""
+        return self >= (0, 22)
+
+    @property
     def or_relaxed_retry(self) -> bool:
         """A search still without hits is retried with its terms joined by OR
         (core.hermes.search.or_relaxed_retry)."""

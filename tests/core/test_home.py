@@ -33,18 +33,24 @@ def test_missing_home_is_a_clear_error(tmp_path):
 
 def test_profiles(tmp_path):
     (tmp_path / "profiles" / "work" / "memories").mkdir(parents=True)
+    (tmp_path / "profiles" / "work" / "SOUL.md").write_text("x")  # as `hermes profile create` leaves it
     (tmp_path / "profiles" / ".deleted" / "old").mkdir(parents=True)
     assert list_profiles(tmp_path) == ["default", "work"]
     assert resolve_home(tmp_path, "work").root == (tmp_path / "profiles" / "work").resolve()
     assert resolve_home(tmp_path, "default").root == tmp_path.resolve()
     with pytest.raises(HomeError, match="no profile 'nope'"):
         resolve_home(tmp_path, "nope")
+    with pytest.raises(HomeError, match=r"no profile 'wrok' .*\(did you mean work\?\)"):
+        resolve_home(tmp_path, "wrok")
+    assert resolve_home(tmp_path, " Work ").profile == "work"  # the release lower-cases and strips
+    assert resolve_home(tmp_path, "DEFAULT").profile == "default"
     with pytest.raises(HomeError, match="not a profile name"):
         resolve_home(tmp_path, "../etc")
 
 
 def test_active_profile_is_sticky_and_a_stale_one_falls_back(tmp_path):
     (tmp_path / "profiles" / "work").mkdir(parents=True)
+    (tmp_path / "profiles" / "work" / "config.yaml").write_text("")
     (tmp_path / "active_profile").write_text("work\n")
     assert resolve_home(tmp_path).profile == "work"
     (tmp_path / "active_profile").write_text("gone")
