@@ -42,6 +42,8 @@ class CuratorApp(App):
         Binding("2", "mode('pending')", "Pending", id="app.pending", tooltip="Staged writes waiting for approval", show=False),
         Binding("3", "mode('search')", "Search", id="app.search", tooltip="Search past sessions", show=False),
         Binding("4", "mode('review')", "Review", id="app.review", tooltip="The monthly review", show=False),
+        Binding("5", "mode('profiles')", "Profiles", id="app.profiles", show=False,
+                tooltip="Every profile of the home side by side; Enter opens one"),
         Binding("slash", "search_box", "Search", id="app.slash", show=False,
                 tooltip="Jump to the search box (in a list that has a filter, / filters that list; 3 always searches)"),
         Binding("t", "timeline", "Timeline", id="app.timeline", show=False,
@@ -608,13 +610,16 @@ class CuratorApp(App):
         if not await self.push_screen_wait(ConfirmDialog("Undo hmc's last write", undo_question(rec, self.ago(rec.ts)),
                                                          yes="Undo")):
             return
+        from core.profiles.transfer import undo_last
+
         try:
-            await asyncio.to_thread(history.undo, self.curator.stores)
+            undone = await asyncio.to_thread(undo_last, self.curator)  # a move between profiles: both sides
         except StoreError as exc:
             self.notify(str(exc), title="Undo refused", severity="error", timeout=10, markup=False)
             return
         self.stores_written(rec.target)
-        self.notify(f"Undid {rec.action} in {FILE_NAMES[rec.target]}.", title="Undo", markup=False)
+        other = " (both profiles' sides)" if len(undone) > 1 else ""
+        self.notify(f"Undid {rec.action} in {FILE_NAMES[rec.target]}{other}.", title="Undo", markup=False)
 
     # -- navigation ------------------------------------------------------------------------------
 

@@ -13,7 +13,7 @@ import importlib
 from textual.screen import Screen
 
 MODE_SCREENS = {"memory": "MemoryScreen", "pending": "PendingScreen", "search": "SearchScreen", "review": "ReviewScreen",
-                "skills": "SkillsPendingScreen"}  # skills: pending mode's second queue (its Skills tab)
+                "profiles": "ProfilesScreen", "skills": "SkillsPendingScreen"}  # skills: pending mode's second queue (its Skills tab)
 MODULES = {"skills": "pending_skills"}
 
 

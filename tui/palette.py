@@ -205,7 +205,7 @@ def profiles(app) -> list[str]:
     from core.home import list_profiles
 
     try:
-        return list_profiles(app.curator.home.base)
+        return list_profiles(app.curator.home.base, app.curator.release)
     except OSError:
         return []
 

@@ -1,0 +1,95 @@
+"""A Hermes home's profiles as one thing to see and keep apart (issue 33).
+
+- discovery: which profiles there are and which one a bare `hermes` uses, by the release's rules;
+- overview: one row per profile (gauges, queues, review, sessions, switches, the doctor);
+- compare: two profiles' store side by side (what they share, what only one holds);
+- transfer: move or copy an entry to another profile, one undo for both sides.
+The cross-profile review findings (`cross-profile`, `default-trap`) are core.review.profiles.
+
+May import: the standard library, core.hermes (the release's rules), core.store (every write goes
+through it), core.sessions (each profile's state.db, read-only), core.review and core.doctor (a row's
+review state and verdict), core.curator (one curator per profile). Never Textual.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable, Iterator
+
+from core.profiles.discovery import Discovery, discover
+
+if TYPE_CHECKING:  # pragma: no cover
+    from core.curator import Curator
+    from core.profiles.overview import Row
+
+MAX_PROFILES = 200  # profiles opened for one view or review (a home with more is named, not read whole)
+
+
+@dataclass(frozen=True)
+class Trap:
+    """A stale `profiles/default/` folder: Hermes never reads it (the default's memory is
+    `<home>/memories`), yet it looks like the default profile's."""
+
+    folder: Path
+    entries: dict[str, tuple[str, ...]]  # target -> its files' entries
+    live: Path  # the memories/ folder Hermes reads for the default profile
+
+    def sentence(self) -> str:
+        held = ", ".join(f"{len(e)} {'MEMORY.md' if t == 'memory' else 'USER.md'} entr{'y' if len(e) == 1 else 'ies'}"
+                         for t, e in self.entries.items() if e)
+        return (f"profiles/default/ holds {held or 'no memory entries'}, but Hermes never reads it: the default "
+                f"profile's memory is {self.live}. Add what you still need there (memory mode: a), then remove "
+                "profiles/default/.")
+
+
+def trap(discovery: Discovery) -> Trap | None:
+    """What the stale profiles/default/ folder holds (parsed as the release parses a store)."""
+    if discovery.default_trap is None:
+        return None
+    from core.hermes.memory import parse
+    from core.store.atomic import read_regular
+    from core.store.memory import FILE_NAMES
+
+    entries = {}
+    for target, name in FILE_NAMES.items():
+        try:
+            text = read_regular(discovery.default_trap / "memories" / name, 1 << 20).decode("utf-8", "replace")
+        except OSError:
+            text = ""
+        entries[target] = tuple(parse(text))
+    return Trap(discovery.default_trap, entries, discovery.base / "memories")
+
+
+def curators(curator: "Curator", discovery: Discovery | None = None) -> Iterator[tuple[str, "Curator | None", str]]:
+    """(name, its curator or None, why not) for every profile of `curator`'s home, the current one
+    as it is (not opened again)."""
+    from core.home import HomeError
+
+    found = discovery or discover(curator.home.base, curator.release)
+    for p in found.profiles[:MAX_PROFILES]:
+        if p.name == curator.home.profile:
+            yield p.name, curator, ""
+            continue
+        try:
+            yield p.name, curator.switch_profile(p.name), ""
+        except (HomeError, ValueError, OSError) as exc:
+            yield p.name, None, str(exc)
+
+
+def rows(curator: "Curator", discovery: Discovery | None = None, *, with_sessions: bool = True,
+         should_stop: Callable[[], bool] | None = None) -> tuple[Discovery, list["Row"]]:
+    """The home's discovery and one row per profile (with their state.db part unless told not)."""
+    from core.profiles import overview
+
+    found = discovery or discover(curator.home.base, curator.release)
+    out = []
+    for name, other, why in curators(curator, found):
+        if should_stop is not None and should_stop():
+            break
+        if other is None:
+            out.append(overview.unreadable(name, str(found.base / "profiles" / name), why, name == found.active))
+            continue
+        row = overview.quick(other, name == found.active)
+        out.append(overview.sessions(other, row) if with_sessions else row)
+    return found, out

@@ -59,11 +59,13 @@ class Row:
         return all(not g.chars for g in self.gauges.values()) and not self.pending and not self.skills
 
     def to_json(self) -> dict:
+        from core.sessions.model import iso_time
+
         return {"name": self.name, "root": self.root, "active": self.active, "default": self.default,
                 "stores": {t: g.to_json() for t, g in self.gauges.items()}, "pending": self.pending,
                 "skills_pending": self.skills, "review": self.review, "review_due": self.review_due,
                 "memory_off": list(self.memory_off), "provider": self.provider, "doctor": self.doctor,
-                "last_session": ({"started_at": self.last_session[0], "source": self.last_session[1]}
+                "last_session": ({"started_at": iso_time(self.last_session[0]), "source": self.last_session[1]}
                                  if self.last_session else None),
                 "sessions_last_30_days": self.recent, "problems": list(self.problems)}
 
@@ -149,3 +151,9 @@ def sessions(curator: "Curator", row: Row) -> Row:
         return replace(row, sessions_known=True, problems=(*row.problems, f"state.db: {exc}"))
     return replace(row, sessions_known=True, recent=int(recent),
                    last_session=(float(last[0]), str(last[1] or "?")) if last else None)
+
+
+def unreadable(name: str, root: str, why: str, active: bool) -> Row:
+    """The row of a profile hmc couldn't open: its name, and why."""
+    return Row(name, root, active, name == "default", {}, None, None, "?", False, (), None, None,
+               sessions_known=True, problems=(why,))

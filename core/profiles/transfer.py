@@ -80,10 +80,10 @@ def transfer(source: "Curator", destination: "Curator", target: str, entry: str,
             mine.apply([Op("remove", old_text=entry, matched_entry=entry)])
         with tagged(token):
             if added:
-                theirs.commit(f"{kind} in", f"{kind} from profile {source.home.profile}")
+                theirs.commit(f"{kind}-in", f"{kind} from profile {source.home.profile}")
             if move:
                 try:
-                    mine.commit("move out", f"moved to profile {destination.home.profile}")
+                    mine.commit("move-out", f"moved to profile {destination.home.profile}")
                 except StoreError:
                     if added:  # the destination back as it was (its lock is still held), the add undone
                         written = there.history.undoable(target) if there.history else None

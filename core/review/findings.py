@@ -36,11 +36,12 @@ if TYPE_CHECKING:  # pragma: no cover
     from core.store.memory import Snapshot
 
 KINDS = ("duplicate", "similar", "conflicting", "stale", "relative-date", "scanner", "capacity",
-         "drift", "redundant-skill", "redundant-context", "vague", "verbose", "old", "unsaved")
+         "drift", "redundant-skill", "redundant-context", "vague", "verbose", "old", "unsaved", "cross-profile",
+         "default-trap")
 SEVERITIES = ("info", "warning", "error", "critical")
 RANK = {s: i for i, s in enumerate(SEVERITIES)}
 KIND_ORDER = {k: i for i, k in enumerate(("drift", "scanner", "capacity", "conflicting", "duplicate",
-                                          "unsaved", "similar", "stale", "relative-date", "redundant-skill",
+                                          "unsaved", "default-trap", "cross-profile", "similar", "stale", "relative-date", "redundant-skill",
                                           "redundant-context", "verbose", "vague", "old"))}
 LABELS = {"memory": "memory", "user": "user"}
 STALE_DAYS, VERY_STALE_DAYS = 90, 365
@@ -67,6 +68,8 @@ class Finding:
     source: str | None = None  # the skill or context file an entry restates
     since: date | None = None  # `old`: the day the entry got its current text (at the latest)
     fact: str | None = None  # `unsaved`: what the user asked to keep (what the review offers to add)
+    profile: str | None = None  # `cross-profile`: the other profile holding the same fact
+    other_text: str | None = field(default=None, repr=False)  # `cross-profile`: its entry there (raw)
 
     @property
     def key(self) -> str:
@@ -106,6 +109,8 @@ class Finding:
             data["since"] = self.since.isoformat()
         if self.fact is not None:
             data["fact"] = self.fact
+        if self.profile is not None:
+            data["profile"] = self.profile
         return data
 
 
@@ -594,10 +599,37 @@ def run_review(curator: "Curator", *, include_kept: bool = False, fresh: bool = 
                                                        fact=fact)
                                                for rule, detail, fact in unsaved_findings(curator,
                                                                                           last_review_date(curator)))])
+    if old_days is not None:  # the other profiles too: the same fact in two of them, a stale profiles/default/
+        findings = sort_findings([*findings, *profile_findings(curator)])
     if include_kept:
         return findings
     kept = decisions(curator).kept_keys()
     return [f for f in findings if f.key not in kept]
+
+
+def profile_findings(curator: "Curator") -> list[Finding]:
+    """`cross-profile`: this profile's entries another profile holds too (core.review.profiles);
+    `default-trap`: a stale profiles/default/ folder, in the default profile's review."""
+    from core.profiles.discovery import discover
+    from core.review.profiles import cross_profile, default_trap
+    from core.scan.mask import clip
+
+    found = discover(curator.home.base, curator.release)
+    out = []
+    trap = default_trap(curator, found)
+    if trap:
+        out.append(Finding("default-trap", "warning", "memory", rule="profiles/default", detail=trap))
+    for leak in cross_profile(curator, found) if len(found.profiles) > 1 else ():
+        said = "the same entry" if leak.same else f"nearly the same ({leak.reason})"
+        quoted = mask_secrets(clip(leak.their_text, 80), leak.their_text)
+        detail = (f"Also in profile {leak.profile}'s {FILE_NAMES[leak.their_target]} #{leak.their_index + 1}: "
+                  f"{said}: \"{quoted}\". " + (leak.first + " " if leak.first else "")
+                  + "Keep it in one profile (M moves it), remove it from the other, or keep both on purpose (y).")
+        out.append(Finding("cross-profile", "warning", leak.target, (leak.index,),
+                           rule=f"{leak.profile}:{leak.their_target}:{leak.their_index}", detail=detail,
+                           targets=(leak.target,), texts=(leak.text,), profile=leak.profile,
+                           other_text=leak.their_text))
+    return out
 
 
 def keep(curator: "Curator", findings: Iterable[Finding]) -> int:

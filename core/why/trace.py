@@ -235,7 +235,7 @@ def _profiles(curator: "Curator", fact: Fact, t: Trace) -> None:
                 if fact.in_text(entry):
                     t.other_entries.append(Found("profiles/default", "memory" if name == "MEMORY.md" else "user",
                                                  i, entry, str(path)))
-    for name in list_profiles(base)[:MAX_PROFILES + 1]:
+    for name in list_profiles(base, curator.release)[:MAX_PROFILES + 1]:
         if name == curator.home.profile:
             continue
         try:

@@ -173,6 +173,7 @@ def test_a_folder_that_is_not_a_home_is_refused_unless_init(tmp_path):
 
 def test_unknown_profile_lists_the_profiles(home):
     (home / "profiles" / "work").mkdir(parents=True)
+    (home / "profiles" / "work" / "SOUL.md").write_text("x")  # a profile as `hermes profile create` leaves it
     result = hmc("--profile", "nope", "status", home=home)
     assert result.returncode == 2 and "profiles: default, ops, work" in result.stderr  # ops: the demo's
     assert "hmc demo" not in result.stderr
@@ -202,6 +203,7 @@ def test_all_profiles_marks_each_hit(home):
     work.mkdir(parents=True)
     shutil.copy2(home / "state.db", work / "state.db")
     (home / "profiles" / "empty").mkdir()
+    (home / "profiles" / "empty" / "SOUL.md").write_text("x")  # a profile (0.22: a marker file), no state.db
     data = json.loads(hmc("search", "deploy", "--all-profiles", "--json", "--limit", "4", home=home).stdout)
     assert [h["profile"] for h in data["hits"]] == ["default", "work", "default", "work"]
     assert data["profiles"] == ["default", "work"] and data["missing"] == ["empty", "ops"]  # ops: no state.db

@@ -171,16 +171,20 @@ def test_profile_option(home):
     assert bad.returncode == 2 and "no profile 'nope'" in bad.stderr
 
 
-@pytest.mark.parametrize("name", ["p" * 250, "é" * 127, "日本" * 42], ids=["250 ascii", "254 bytes of é", "252 bytes of CJK"])
-def test_a_profile_with_a_name_as_long_as_the_os_allows_takes_writes(home, name):
-    """A profile's folder name may be 255 bytes; hmc's state folder for it (its name, a dash and an
-    id) must still be one it can make: every write was refused past ~242 bytes."""
+def test_a_profile_with_the_longest_name_hermes_accepts_takes_writes(home):
+    """A profile's name is at most 64 characters (the release's rule); hmc's state folder for it
+    (its name, a dash and an id) is one it can make, and a longer name is refused in one line."""
+    name = "p" * 64
     (home / "profiles" / name / "memories").mkdir(parents=True)
     out = hmc("--profile", name, "memory", "add", "-t", "memory", "Long-named profile note", home=home)
     assert out.returncode == 0, out.stderr
     assert "Long-named profile note" in (home / "profiles" / name / "memories" / "MEMORY.md").read_text()
     log = json.loads(hmc("--profile", name, "log", "--json", home=home).stdout)["writes"]
     assert [w["by"] for w in log] == ["hmc"]  # journaled: undo and the history know it
+    for bad in ("p" * 250, "é" * 127, "日本" * 42):
+        (home / "profiles" / bad).mkdir()
+        out = hmc("--profile", bad, "status", home=home)
+        assert out.returncode == 2 and "not a profile name" in out.stderr and len(out.stderr.splitlines()) == 1
 
 
 def test_demo_no_tui_builds_once_and_reuses(tmp_path):

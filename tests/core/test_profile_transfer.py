@@ -52,11 +52,11 @@ def test_a_move_to_a_profile_without_it_adds_there_and_one_undo_undoes_both(tmp_
     done = transfer(contenu, ops, "memory", LEAK, move=True)
     assert done.added and done.to_json()["to"] == "ops" and "/2,200" in done.usage_after
     assert _text(home, "ops").endswith(SEP + LEAK) and LEAK not in _text(home, "contenu")
-    (rec,) = [r for r in ops.history.records() if r.action == "move in"]
+    (rec,) = [r for r in ops.history.records() if r.action == "move-in"]
     assert partner(rec) == ("move", "contenu", "ops")
     # undo from the destination's side undoes both journals' records
     undone = undo_last(open_curator(home, "ops", TODAY))
-    assert {r.action for r in undone} == {"move in", "move out"}
+    assert {r.action for r in undone} == {"move-in", "move-out"}
     assert {p: _text(home, p) for p in ("ops", "contenu")} == before
     with pytest.raises(StoreError, match="nothing to undo"):
         undo_last(open_curator(home, "contenu", TODAY))
@@ -70,7 +70,7 @@ def test_a_copy_keeps_the_source_and_undo_takes_the_copy_back(tmp_path):
     with pytest.raises(StoreError, match="nothing to undo"):  # a copy writes the destination's journal only
         undo_last(open_curator(home, "contenu", TODAY))
     undone = undo_last(open_curator(home, "ops", TODAY))
-    assert [r.action for r in undone] == ["copy in"]
+    assert [r.action for r in undone] == ["copy-in"]
     assert {p: _text(home, p) for p in ("ops", "contenu")} == before
 
 
@@ -154,7 +154,7 @@ def test_undo_when_the_other_profile_is_gone_undoes_this_side(tmp_path):
     transfer(contenu, ops, "memory", LEAK, move=True)
     shutil.rmtree(home / "profiles" / "contenu")
     (undone,) = undo_last(open_curator(home, "ops", TODAY))
-    assert undone.action == "move in" and LEAK not in _text(home, "ops")
+    assert undone.action == "move-in" and LEAK not in _text(home, "ops")
 
 
 def test_opposite_moves_at_once_never_deadlock(tmp_path):

@@ -19,7 +19,8 @@ from core.review.decisions import ReviewStore
 TODAY = date(2026, 11, 15)
 DESIGN_KINDS = {"duplicate", "similar", "conflicting", "stale", "relative-date", "scanner", "capacity",
                 "drift", "redundant-skill", "redundant-context", "vague", "verbose", "old",
-                "unsaved"}  # issue 32: promises the agent didn't keep
+                "unsaved",  # issue 32: promises the agent didn't keep
+                "cross-profile", "default-trap"}  # issue 33: the same fact in two profiles, a stale profiles/default/
 
 
 def fake_key() -> str:
@@ -109,9 +110,20 @@ def test_every_kind_is_found(tmp_path):
     root = make_home(tmp_path / "h", memory, user,
                      {"AGENTS.md": agents, "skills/release/SKILL.md": skill},
                      config="memory:\n  memory_char_limit: 1000\n")
+    ops = root / "profiles" / "ops"  # cross-profile: a profile holding one of these entries word for word
+    (ops / "memories").mkdir(parents=True)
+    (ops / "config.yaml").write_text("", encoding="utf-8")
+    (ops / "memories" / "MEMORY.md").write_text("Timezone Europe/Paris.\n§\nOn call: Tuesdays.", encoding="utf-8")
+    stale = root / "profiles" / "default" / "memories"  # default-trap: Hermes never reads it
+    stale.mkdir(parents=True)
+    (stale / "MEMORY.md").write_text("An old note", encoding="utf-8")
     found = kinds(review(root))
     # old and unsaved need a state.db: tests/core/test_review_ages.py, tests/core/test_unsaved.py
     assert set(found) >= DESIGN_KINDS - {"drift", "old", "unsaved"}
+    (leak,) = found["cross-profile"]
+    assert leak.profile == "ops" and leak.refs == [("user", 0, "Timezone Europe/Paris.")]
+    assert "Also in profile ops's MEMORY.md #1: the same entry" in leak.detail and leak.to_json()["profile"] == "ops"
+    assert "1 MEMORY.md entry, but Hermes never reads it" in found["default-trap"][0].detail
     assert found["conflicting"][0].entries == (0, 1) and "100 vs 1000" in found["conflicting"][0].detail
     assert found["similar"][0].entries == (2, 3)
     dup = found["duplicate"][0]

@@ -180,6 +180,7 @@ def test_other_profile(tmp_path):
     h = Home(tmp_path)
     ops = tmp_path / "profiles" / "ops" / "memories"
     ops.mkdir(parents=True)
+    (ops.parent / "config.yaml").write_text("", encoding="utf-8")  # a profile as `hermes profile create` leaves it
     (ops / "MEMORY.md").write_text("Ops deploys on Fridays", encoding="utf-8")
     a = ask(h.build())
     assert top(a)[0] == "other-profile" and "Profile ops holds it" in a.causes[0].detail

@@ -26,6 +26,7 @@ COMMAND_MODULES = {
     "doctor": ("doctor",),
     "config": ("config",),
     "why": ("why",),
+    "profiles": ("profiles",),
 }
 
 

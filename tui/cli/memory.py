@@ -49,6 +49,16 @@ def register(sub) -> None:
     target(q)
     q.add_argument("old", help="a substring that identifies one entry (Hermes's matching: several different matches are refused)")
     q.add_argument("--force", action="store_true", help="write even where `hmc doctor` found your Hermes differs")
+    for name, verb in (("move", "move"), ("copy", "copy")):
+        q = ops.add_parser(name, help=f"{verb} the entry matching OLD to another profile's same file",
+                           description=f"{verb.capitalize()} one entry to another profile (the same file there: "
+                           "MEMORY.md or USER.md). Both sides go through the store's checks (limit, scan, lock); "
+                           + ("the entry leaves this profile in the same operation; " if name == "move" else "")
+                           + "`hmc undo` (in either profile) undoes both sides at once.")
+        target(q)
+        q.add_argument("old", help="a substring that identifies one entry (several different matches are refused)")
+        q.add_argument("--to", required=True, metavar="PROFILE", help="the profile to put it in")
+        q.add_argument("--force", action="store_true", help="write even if the security scan flags it")
     q = ops.add_parser("prompt", help="the exact block Hermes injects into the system prompt",
                        description="The block(s) the detected Hermes release puts in the system prompt at "
                        "session start, from the files as they are now: nothing for an empty store, "
@@ -57,7 +67,7 @@ def register(sub) -> None:
     q.add_argument("--target", "-t", choices=TARGETS, help="only memory (MEMORY.md) or user (USER.md)")
     q.add_argument("--raw", action="store_true",
                    help="the exact bytes, secrets and control characters included (for files and diffs)")
-    for name in ("add", "replace", "patch", "remove", "prompt"):
+    for name in ("add", "replace", "patch", "remove", "prompt", "move", "copy"):
         add_reveal(ops.choices[name])  # their messages quote entries ("Entry replaced (was '…')")
         ops.choices[name].add_argument("--json", action="store_true", help="machine-readable output")
     for q in ops.choices.values():
@@ -73,6 +83,8 @@ def run(args, ctx: CliContext) -> int:
         return list_entries(args, ctx, [curator.stores[t] for t in targets])
     if args.op == "prompt":
         return prompt(args, ctx, curator)
+    if args.op in ("move", "copy"):
+        return move_entry(args, ctx, curator)
     store = curator.stores[args.target]
     op = {
         "add": lambda: Op("add", content=args.content),
@@ -100,6 +112,43 @@ def run(args, ctx: CliContext) -> int:
     for message in result.messages:
         ctx.text(mask(plainly(message, store)))
     ctx.text(f"{store.name}: {result.label}, {len(result.after)} entries")
+    return 0
+
+
+def move_entry(args, ctx: CliContext, curator) -> int:
+    """`hmc memory move|copy --target T OLD --to PROFILE` (core.profiles.transfer)."""
+    from core.home import HomeError
+    from core.profiles.transfer import transfer
+
+    store = curator.stores[args.target]
+    typed = [args.old]
+    snap = store.read()
+    if snap.error:
+        refused(args, ctx, store, StoreError(snap.error), "unreadable", 2, "", typed)
+    matches = sorted({e for e in snap.entries if args.old and args.old in e})
+    if len(matches) != 1:
+        why = "No entry matched" if not matches else f"{len(matches)} different entries matched"
+        refused(args, ctx, store, StoreError(f"{why} {args.old!r}; give more of the entry's text"),
+                "no-match" if not matches else "ambiguous", 1, "", typed)
+    try:
+        destination = curator.switch_profile(args.to)
+    except HomeError as exc:
+        raise CliError(str(exc), 2) from None
+    refuse_if_rules_differ(curator, "memory", args.force)
+    try:
+        done = transfer(curator, destination, args.target, matches[0], move=args.op == "move", force=args.force)
+    except ScanRefused as exc:
+        refused(args, ctx, store, exc, "scanner", 1, " (pass --force to write it anyway)", typed)
+    except StoreError as exc:
+        refused(args, ctx, store, exc, "refused", 1, "", typed)
+    mask = Masker(args.reveal, ((matches[0],), typed))
+    if args.json:
+        ctx.json({**done.to_json(), "entry": mask(done.entry), "refused": None})
+        return 0
+    verb = "moved" if done.kind == "move" else "copied"
+    where = "" if done.added else f" (profile {done.destination} held it already: nothing added there)"
+    ctx.text(f"{verb} to profile {done.destination}'s {store.name}{where}: ", mask(done.entry))
+    ctx.text(f"profile {done.destination}'s {store.name}: {done.usage_after} · `hmc undo` undoes both sides")
     return 0
 
 

@@ -32,6 +32,9 @@ def register(sub) -> None:
                    help="exit 1 when any finding is at warning or above (for cron); prints a summary")
     p.add_argument("--markdown", metavar="FILE", help="also write the review as a Markdown report")
     p.add_argument("--all", action="store_true", help="include findings you chose to keep")
+    p.add_argument("--all-profiles", action="store_true",
+                   help="review every profile of the home, grouped by profile (the same fact in two profiles "
+                        "is a cross-profile finding in each)")
     p.set_defaults(run=run)
 
 
@@ -62,9 +65,45 @@ def _preview(text: str) -> str:
 
 
 def run(args, ctx: CliContext) -> int:
+    if args.all_profiles:
+        return run_all_profiles(args, ctx)
+    return review_one(args, ctx, ctx.curator())
+
+
+def run_all_profiles(args, ctx: CliContext) -> int:
+    """Every profile's review, one after the other (each recorded as its own review), grouped by
+    profile; a profile hmc can't open is named and the others go on."""
+    from core.profiles import curators
+
+    here = ctx.curator()
+    results, worst = [], 0
+    for name, curator, why in curators(here):
+        if curator is None:
+            results.append({"profile": name, "error": why})
+            if not args.json:
+                ctx.text(f"profile {name}: can't be reviewed: {why}", style="yellow")
+            continue
+        if not args.json:
+            ctx.print()
+            ctx.print(Text(f"━━ profile {name} ━━", style="bold reverse"))
+        code, data = review_one(args, ctx, curator, quiet_json=True)
+        worst = max(worst, code)
+        results.append(data)
+    if args.json:
+        ctx.json({"home": str(here.home.base), "today": here.today.isoformat(), "profiles": results,
+                  "count": sum(r.get("count", 0) for r in results)})
+    else:
+        ctx.print()
+        ctx.text("by profile: " + " · ".join(f"{r['profile']} {r['count']}" if "count" in r else
+                                             f"{r['profile']} ?" for r in results), style="bold")
+    return worst
+
+
+def review_one(args, ctx: CliContext, curator, quiet_json: bool = False):
+    """One profile's review, printed (or, with --json, written; `quiet_json`: returned instead, as
+    (exit code, the document))."""
     from core.review import findings as R
 
-    curator = ctx.curator()
     last = R.last_review_date(curator)
     stale_days, old_days = thresholds()
     from tui.cli.progress import Progress
@@ -96,16 +135,20 @@ def run(args, ctx: CliContext) -> int:
             note = f"note: {exc}"
     now_last = R.last_review_date(curator)
 
+    document = {
+        "home": str(curator.home.root), "profile": curator.home.profile,
+        "today": curator.today.isoformat(),
+        "last_review": now_last.isoformat() if now_last else None,
+        "review_due": R.review_due_on(now_last, curator.today),
+        "complete": complete, "marked": marked,
+        "count": len(shown), "kept": n_kept, "counts": R.counts(shown),
+        "findings": [f.to_json() | ({"kept": True} if f.key in kept_keys else {}) for f in shown],
+    }
+    code = 1 if args.check and failing else 0
     if args.json:
-        ctx.json({
-            "home": str(curator.home.root), "profile": curator.home.profile,
-            "today": curator.today.isoformat(),
-            "last_review": now_last.isoformat() if now_last else None,
-            "review_due": R.review_due_on(now_last, curator.today),
-            "complete": complete, "marked": marked,
-            "count": len(shown), "kept": n_kept, "counts": R.counts(shown),
-            "findings": [f.to_json() | ({"kept": True} if f.key in kept_keys else {}) for f in shown],
-        })
+        if quiet_json:
+            return code, document
+        ctx.json(document)
     elif args.check:
         worst = R.worst(shown) or "none"
         ctx.text(f"{len(shown)} finding(s), {len(failing)} at warning or above (worst: {worst})")
@@ -123,7 +166,7 @@ def run(args, ctx: CliContext) -> int:
         ctx.text(note, style="yellow")
     if args.markdown and not args.json:
         ctx.text(f"report written to {args.markdown}")
-    return 1 if args.check and failing else 0
+    return (code, document) if quiet_json else code
 
 
 def _print(ctx, curator, findings, kept_keys, last, n_kept, show_all) -> None:

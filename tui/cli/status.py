@@ -37,6 +37,9 @@ def gather(curator) -> dict:
     out["pending"] = pending_summary(curator)
     out["state_db"] = db_summary(curator)
     out["stale_sessions"], out["pruning"] = loaded_summary(curator, out["state_db"])
+    from tui.cli.profiles import one_line
+
+    out["profiles_line"], out["profiles"] = one_line(curator)
     return out
 
 
@@ -111,6 +114,15 @@ def run(args, ctx: CliContext) -> int:
         ctx.json(data)
         return exit_code(data)
     ctx.text(f"home {curator.home.display()} · profile {curator.home.profile}", style="bold")
+    profiles = data["profiles"]
+    if len(profiles["names"]) > 1:
+        ctx.text(f"profiles   {data['profiles_line']}")
+    if profiles["active_profile_problem"]:
+        ctx.text(f"profiles   {profiles['active_profile_problem']}", style="bold red")
+    for skipped in profiles["skipped"]:
+        ctx.text(f"profiles   profiles/{skipped['folder']}: skipped, {skipped['why']}", style="yellow")
+    if profiles["default_trap"]:
+        ctx.text(f"profiles   {profiles['default_trap']}", style="yellow")
     hermes = data["hermes"]
     ctx.text(f"hermes     {hermes['version']}'s rules — {hermes['detail']}")
     if hermes["notice"]:

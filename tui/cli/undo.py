@@ -65,15 +65,21 @@ def undo_memory(curator) -> dict[str, Any]:
         raise _Refused("failed", f"{history.problem}: nothing can be undone", 2)
     if rec is None:
         raise _Refused("nothing", "hmc has written nothing to memory here to undo")
+    from core.profiles.transfer import partner, undo_last
+
     try:
-        history.undo(curator.stores)
+        undone = undo_last(curator)  # a move between profiles: both sides
     except Conflict as exc:
         raise _Refused("changed", str(exc)) from None
     except StoreError as exc:
         raise _Refused("refused", str(exc)) from None
     name = FILE_NAMES.get(rec.target, rec.target)
+    pair = partner(rec)
+    also = f" (and its other side, in profile {pair[2] if pair[1] == curator.home.profile else pair[1]})" \
+        if pair and len(undone) > 1 else ""
     return {"id": rec.id, "action": rec.action, "target": rec.target, "file": rec.path,
-            "summary": f"{rec.action} in {name}: the text before it is back"}
+            "summary": f"{rec.action} in {name}: the text before it is back{also}",
+            "files": [{"undo": "restored", "path": r.path} for r in undone]}
 
 
 def undo_skills(curator) -> dict[str, Any]:

@@ -1,5 +1,5 @@
-"""The top line on every screen: home, profile, the four modes, both pending counts (memory and
-skill writes), review status."""
+"""The top line on every screen: home, profile, the five modes, both pending counts (memory and
+skill writes), review status. The profile is said at every width (the path gives way first)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from textual.widget import Widget
 from tui.literal import visible_controls
 
 MODES = (("1", "memory", "Memory", "Mem"), ("2", "pending", "Pending", "Pend"), ("3", "search", "Search", "Srch"),
-         ("4", "review", "Review", "Rev"))
+         ("4", "review", "Review", "Rev"), ("5", "profiles", "Profiles", "Prof"))
 
 
 class HmcHeader(Widget):
@@ -38,10 +38,8 @@ class HmcHeader(Widget):
             right, tabs, spans, left, profile, room = self._parts(state, mode, width, compact)
             if room >= 16:
                 break
-        if room < 16 and profile:  # the path matters more than a profile name the tabs don't need
-            room += len(profile)
-            profile = ""
-        home = cut_path(visible_controls(state["home"]), room)
+        # the profile is always said (issue 33): the home's path gives way first, down to its last folder's end
+        home = cut_path(visible_controls(state["home"]), max(room, 6))
         left.append(" " + home, style="bold")
         left.append(profile, style="dim" if state["profile"] == "default" else "bold")
         gap = max(1, width - left.cell_len - tabs.cell_len - right.cell_len)
@@ -76,8 +74,8 @@ class HmcHeader(Widget):
         left = Text()
         left.append(" hmc ", style="bold reverse")
         profile = f" · {visible_controls(state['profile'])}"
-        if compact and state["profile"] == "default":
-            profile = ""  # the default profile goes unsaid when room is short
+        if len(profile) > 23:  # a 64-character name: its start, which tells profiles apart
+            profile = profile[:22] + "…"
         room = width - tabs.cell_len - right.cell_len - left.cell_len - len(profile) - 3
         return right, tabs, spans, left, profile, room
 
