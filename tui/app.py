@@ -18,7 +18,7 @@ from core.home import list_profiles
 from core.progress import Jobs
 from core.settings import Settings, SettingsError, load as load_settings, save_theme
 from core.store.memory import FILE_NAMES, Conflict, Op, ScanRefused, StoreError, WriteResult, token_of
-from tui.literal import literal, visible
+from tui.literal import literal, masked, visible
 from tui.modes import MODE_SCREENS, mode_screen
 
 # Dialogs, the pending queue and the review are imported when first used: the first screen only
@@ -195,6 +195,17 @@ class CuratorApp(App):
             lines.append("Monthly review due: press 4")
         if lines:
             self.notify("\n".join(lines), title="Waiting for you", timeout=6, markup=False)
+        self.profiles_notice()
+
+    def profiles_notice(self) -> None:
+        """On a home with profiles: which one hmc opened and why, that others exist, an
+        active_profile Hermes would refuse, and an empty profile while others hold memory."""
+        from core.profiles import opening
+
+        said = opening(self.curator)
+        if said is not None:
+            text, severity = said
+            self.notify(text, title="Profiles", severity=severity, timeout=10, markup=False)
 
     def settings_notice(self) -> None:
         problems = self.setting_problems + self.unknown_key_ids()
@@ -554,6 +565,63 @@ class CuratorApp(App):
         else:
             self.notify(" ".join(result.messages), title="Nothing to change", markup=False)
         return result
+
+    def other_profiles(self) -> list[str]:
+        """The home's profiles other than the open one (by the release's rules)."""
+        try:
+            return [n for n in list_profiles(self.curator.home.base, self.curator.release)
+                    if n != self.curator.home.profile]
+        except OSError:
+            return []
+
+    async def move_entry(self, target: str, entry: str, profile: str | None = None) -> bool:
+        """Move or copy `entry` to another profile's same file (core.profiles.transfer), asking which
+        profile (unless given) and which of the two; a scan hit asks again, any refusal is said and
+        nothing is written. Must run inside a worker. True when something was written."""
+        from core.profiles.transfer import transfer
+        from tui.screens.dialogs import ChoiceDialog, ConfirmDialog, PickDialog, scan_body
+
+        if profile is None:
+            others = self.other_profiles()
+            if not others:
+                return False
+            choice = await self.push_screen_wait(PickDialog(
+                f"Move this {FILE_NAMES[target]} entry to which profile?", others, note=" ".join(entry.split())[:160]))
+            if choice is None:
+                return False
+            profile = others[choice]
+        body = Text("Move takes it out of ")
+        body.append_text(literal(self.curator.home.profile, "bold"))
+        body.append("; copy leaves it here too. Either way u undoes both profiles' sides.\n\n")
+        body.append_text(literal(masked(entry)))
+        how = await self.push_screen_wait(ChoiceDialog(f"To profile {visible(profile)}", body,
+                                                       [("move", "Move"), ("copy", "Copy")]))
+        if how is None:
+            return False
+        curator, force = self.curator, False
+        while True:
+            try:
+                destination = await asyncio.to_thread(curator.switch_profile, profile)
+                done = await asyncio.to_thread(transfer, curator, destination, target, entry, move=how == "move",
+                                               force=force)
+            except ScanRefused as exc:
+                if force or not await self.push_screen_wait(ConfirmDialog(
+                        "Write despite the security scan?", scan_body(exc.findings), yes="Write anyway", danger=True)):
+                    self.notify("Nothing was written.", title="Cancelled", markup=False)
+                    return False
+                force = True
+                continue
+            except Exception as exc:  # noqa: BLE001 - a refusal (full, changed meanwhile…): said, nothing written
+                self.notify(str(exc), title=f"{FILE_NAMES[target]}: nothing written", severity="error", timeout=10,
+                            markup=False)
+                return False
+            break
+        self.stores_written(target)
+        verb = "Moved" if done.kind == "move" else "Copied"
+        there = "" if done.added else " (it held it already)"
+        self.notify(f"{verb} to profile {done.destination}{there}. {done.destination}'s {FILE_NAMES[target]}: "
+                    f"{done.usage_after}. u undoes both sides.", title=verb, markup=False)
+        return True
 
     async def resolve_conflict(self, target: str, ops: Sequence[Op], exc: Conflict, action: str | None,
                                editable: bool = False):

@@ -5,8 +5,10 @@ memories, pending records of every kind, skills, state.db in 0.22.2's layout: co
 one record is older, an unpinned replace staged by 0.20.1) whose content gives every hmc screen
 something to show: memory near capacity with a duplicate, a conflict, a stale and a relative
 date, scanner hits; writes that can and cannot apply; four months of sessions in six languages
-with provenance for the entries; an `ops` profile (a provider, the memory tool off) and a stale
-`profiles/default/` folder, so that `hmc why` has an instance of every cause.
+with provenance for the entries; the guides' two profiles, `contenu` (the French articles) and `ops`
+(a provider, the memory tool off), with contenu's repository line leaked into ops's MEMORY.md, and a
+stale `profiles/default/` folder, so that `hmc why` has an instance of every cause and the review a
+cross-profile finding.
 `build_state_db(path, sessions=…, messages=…)` builds the same layout at any size (200,000
 messages take ~15-20 s on 2 CPUs, so 1,000,000 well under two minutes: bulk inserts first, then
 FTS5 'rebuild', then triggers).
@@ -126,6 +128,11 @@ def _write_home(home: Path, today: date, seed: int) -> None:
     (ops / "memories").mkdir(parents=True)
     (ops / "config.yaml").write_bytes(C.OPS_CONFIG_YAML.encode("utf-8"))
     write_entries(ops / "memories" / "MEMORY.md", C.OPS_MEMORY)
+    contenu = home / "profiles" / "contenu"
+    (contenu / "memories").mkdir(parents=True)
+    (contenu / "config.yaml").write_bytes(C.CONTENU_CONFIG_YAML.encode("utf-8"))
+    write_entries(contenu / "memories" / "MEMORY.md", C.CONTENU_MEMORY)
+    write_entries(contenu / "memories" / "USER.md", C.CONTENU_USER)
     stale = home / "profiles" / "default" / "memories"  # the trap: Hermes's default profile is the home itself
     stale.mkdir(parents=True)
     write_entries(stale / "MEMORY.md", C.STALE_DEFAULT_MEMORY)

@@ -150,9 +150,31 @@ memory:
 agent:
   disabled_toolsets: [memory]
 """
+# The guides' second profile: contenu writes the French articles. Its repository line leaked into ops's
+# MEMORY.md word for word (the review's cross-profile finding; M moves it back).
+CONTENU_REPO = "Dépôt des articles : ~/contenu/articles (Hugo) ; publication avec `make publish` après relecture."
+CONTENU_MEMORY = [
+    "Les articles sont rédigés en français, ton direct, 1 200 mots au plus ; titres sans majuscules inutiles.",
+    CONTENU_REPO,
+    "Images : 1600×900 en WebP, crédit en légende ; jamais de capture où figure le nom d'un client.",
+]
+CONTENU_USER = [
+    "Inès relit chaque article avant publication ; elle préfère les listes courtes aux longs paragraphes.",
+]
+CONTENU_CONFIG_YAML = """\
+# The contenu profile: the French articles.
+model:
+  default: anthropic/claude-sonnet-4.5
+  provider: openrouter
+
+memory:
+  memory_enabled: true
+  user_profile_enabled: true
+"""
 OPS_MEMORY = [
     "lighthouse-bot pages #ops-oncall through PagerDuty; escalation to the second on-call after 15 min.",
     "Disk alerts fire at 85% on the build hosts; the cleanup cron runs at 04:00 Europe/Paris.",
+    CONTENU_REPO,
 ]
 STALE_DEFAULT_MEMORY = [
     "VPN profile for the office: ~/vpn/office.ovpn (imported from the old laptop).",

@@ -93,3 +93,35 @@ def rows(curator: "Curator", discovery: Discovery | None = None, *, with_session
         row = overview.quick(other, name == found.active)
         out.append(overview.sessions(other, row) if with_sessions else row)
     return found, out
+
+
+def opening(curator: "Curator") -> tuple[str, str] | None:
+    """What to say when hmc opens a home with profiles ("profile ops (active) — 2 others: press 5"),
+    as (text, "information" | "warning"); None for a home with one profile and nothing wrong."""
+    found = discover(curator.home.base, curator.release)
+    others = len(found.profiles) - 1
+    here = curator.home.profile
+    if found.sticky_problem:
+        return f"{found.sticky_problem}. hmc opened {here}; press 5 for every profile.", "warning"
+    if not others:
+        return None
+    why = " (active)" if here == found.active else ""
+    text = f"profile {here}{why} — {others} other{'s' if others != 1 else ''}: press 5"
+    empty = all(not s.read().entries for s in curator.stores.values())
+    if empty:
+        text += f". {here} has no memory entries"
+        fuller = [p.name for p in found.profiles if p.name != here and _has_entries(p.root)]
+        if fuller:
+            text += f"; {', '.join(fuller[:3])} {'has' if len(fuller) == 1 else 'have'} some"
+        return text, "warning"
+    return text, "information"
+
+
+def _has_entries(root: Path) -> bool:
+    for name in ("MEMORY.md", "USER.md"):
+        try:
+            if (root / "memories" / name).stat().st_size > 0:
+                return True
+        except OSError:
+            continue
+    return False

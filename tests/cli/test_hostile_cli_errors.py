@@ -175,7 +175,7 @@ def test_unknown_profile_lists_the_profiles(home):
     (home / "profiles" / "work").mkdir(parents=True)
     (home / "profiles" / "work" / "SOUL.md").write_text("x")  # a profile as `hermes profile create` leaves it
     result = hmc("--profile", "nope", "status", home=home)
-    assert result.returncode == 2 and "profiles: default, ops, work" in result.stderr  # ops: the demo's
+    assert result.returncode == 2 and "profiles: default, contenu, ops, work" in result.stderr  # the demo's two
     assert "hmc demo" not in result.stderr
     assert_one_line(result.stderr)
 
@@ -206,7 +206,7 @@ def test_all_profiles_marks_each_hit(home):
     (home / "profiles" / "empty" / "SOUL.md").write_text("x")  # a profile (0.22: a marker file), no state.db
     data = json.loads(hmc("search", "deploy", "--all-profiles", "--json", "--limit", "4", home=home).stdout)
     assert [h["profile"] for h in data["hits"]] == ["default", "work", "default", "work"]
-    assert data["profiles"] == ["default", "work"] and data["missing"] == ["empty", "ops"]  # ops: no state.db
+    assert data["profiles"] == ["default", "work"] and data["missing"] == ["contenu", "empty", "ops"]  # no state.db
     assert data["hits"][1]["link"].startswith("@session:work/")
     single = json.loads(hmc("search", "deploy", "--json", "--limit", "4", home=home).stdout)
     assert data["total"] == 2 * single["total"]

@@ -305,6 +305,7 @@ async def test_command_palette_offers_the_screen_actions(home, make_app):
 async def test_command_palette_switches_profile(home, make_app):
     work = home / "profiles" / "work" / "memories"
     work.mkdir(parents=True)
+    (work.parent / "SOUL.md").write_text("x")  # a profile as `hermes profile create` leaves it
     (work / "MEMORY.md").write_text("Work note")
     app = make_app(home)
     async with app.run_test(size=(120, 36)) as pilot:

@@ -132,19 +132,22 @@ async def test_ctrl_p_in_the_palette_opens_no_second_one(demo_home, make_app):
         assert app.screen is dialog and len(app.screen_stack) == 2
 
 
-async def test_titles_are_never_markup(demo_home, make_app):
-    """A profile is a folder name: it is shown as it is, brackets and all, also with matches marked."""
+async def test_a_folder_named_like_markup_is_no_profile_and_names_stay_literal(demo_home, make_app):
+    """A profile's name is 1-64 of a-z, 0-9, _ and - (the release's rule): a folder named like markup
+    is not offered at all, and the profiles view names it as skipped, literally, brackets and all."""
     (demo_home / "profiles" / "[bold red]boss[/]x" / "memories").mkdir(parents=True)  # "/]x" is a folder
     (demo_home / "profiles" / "[link=https:" / "memories").mkdir(parents=True)
+    (demo_home / "profiles" / "[link=https:" / "SOUL.md").write_text("x")
     app = make_app(demo_home, poll=False)
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(app, pilot)
         await open_palette(pilot, *"switch profile")
         rows = listed(app)
-        assert "app: Switch profile to [bold red]boss[" in rows
-        assert "app: Switch profile to [link=https:" in rows
-        await pilot.press("down")
-        assert "[bold red]boss[" in help_line(app) or "[link=https:" in help_line(app)
+        assert not any("[bold red]" in row or "[link=" in row for row in rows)
+        await pilot.press("escape", "5")
+        await settle(app, pilot)
+        notice = str(app.screen.query_one("#profiles-notice").render())
+        assert "profiles/[link=https:: skipped, not a profile name Hermes accepts" in notice
 
 
 def test_a_hostile_title_is_literal_with_its_matches_marked():

@@ -430,6 +430,7 @@ async def test_o_in_memory_mode_opens_the_origin(demo_home, make_app, demo_db_un
 def work_profile(home) -> Path:
     work = home / "profiles" / "work"
     (work / "memories").mkdir(parents=True)
+    (work / "SOUL.md").write_text("x")  # a profile as `hermes profile create` leaves it
     build_db(work / "state.db", "none", extra=[("20261020_000000_w0w0w0", "cli", [Msg("user", "only at work: kraken")])])
     return work
 

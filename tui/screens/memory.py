@@ -12,7 +12,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import OptionList
 
-from core.store.memory import FILE_NAMES, TARGETS, Op, ScanRefused, Snapshot, StoreError, prompt_block
+from core.store.memory import FILE_NAMES, TARGETS, Op, Snapshot, StoreError, prompt_block
 from tui.literal import literal, visible_controls
 from tui.screens.base import ModeScreen
 from tui.widgets.entries import EntryList
@@ -411,7 +411,7 @@ every action by name.
         if action == "move_profile":
             if self.selected() is None:
                 return f"Move: {name} has no entry selected"
-            if not self.other_profiles():
+            if not self.app.other_profiles():
                 return f"Move: {self.app.curator.home.profile} is the home's only profile"
             return None
         if action == "provenance":
@@ -478,64 +478,12 @@ every action by name.
         if await self.app.push_screen_wait(ConfirmDialog("Delete entry", body, yes="Delete", danger=True)):
             await self.app.write(target, [Op("remove", old_text=entry, matched_entry=entry)])
 
-    def other_profiles(self) -> list[str]:
-        from core.home import list_profiles
-
-        curator = self.app.curator
-        try:
-            return [n for n in list_profiles(curator.home.base, curator.release) if n != curator.home.profile]
-        except OSError:
-            return []
-
     @work(exclusive=True, group="memory-write")
     async def action_move_profile(self) -> None:
-        """M: the highlighted entry to another profile (picked), moved or copied, through both stores
-        (core.profiles.transfer); u undoes both sides. Three keys: M, Enter, Enter."""
-        from core.profiles.transfer import transfer
-        from tui.screens.dialogs import ChoiceDialog, ConfirmDialog, PickDialog, scan_body
-
-        entry, target = self.selected(), self.target
-        others = self.other_profiles()
-        if entry is None or not others:
-            return
-        choice = await self.app.push_screen_wait(PickDialog(
-            f"Move this {FILE_NAMES[target]} entry to which profile?", others,
-            note=" ".join(entry.split())[:160]))
-        if choice is None:
-            return
-        name = others[choice]
-        body = Text("Move takes it out of ")
-        body.append_text(literal(self.app.curator.home.profile, "bold"))
-        body.append("; copy leaves it here too. Either way u undoes both profiles' sides.\n\n")
-        body.append_text(literal(entry))
-        how = await self.app.push_screen_wait(ChoiceDialog(f"To profile {visible_controls(name)}", body,
-                                                           [("move", "Move"), ("copy", "Copy")]))
-        if how is None:
-            return
-        curator = self.app.curator
-        force = False
-        while True:
-            try:
-                destination = await asyncio.to_thread(curator.switch_profile, name)
-                done = await asyncio.to_thread(transfer, curator, destination, target, entry, move=how == "move",
-                                               force=force)
-            except ScanRefused as exc:
-                if force or not await self.app.push_screen_wait(ConfirmDialog(
-                        "Write despite the security scan?", scan_body(exc.findings), yes="Write anyway", danger=True)):
-                    self.notify("Nothing was written.", title="Cancelled", markup=False)
-                    return
-                force = True
-                continue
-            except Exception as exc:  # noqa: BLE001 - a refusal (full, changed meanwhile…): said, nothing written
-                self.notify(str(exc), title=f"{FILE_NAMES[target]}: nothing written", severity="error", timeout=10,
-                            markup=False)
-                return
-            break
-        self.app.stores_written(target)
-        verb = "Moved" if done.kind == "move" else "Copied"
-        there = "" if done.added else " (it held it already)"
-        self.notify(f"{verb} to profile {done.destination}{there}. {done.destination}'s {FILE_NAMES[target]}: "
-                    f"{done.usage_after}. u undoes both sides.", title=verb, markup=False)
+        """M: the highlighted entry to another profile (app.move_entry). Three keys: M, Enter, Enter."""
+        entry = self.selected()
+        if entry is not None:
+            await self.app.move_entry(self.target, entry)
 
     @work(exclusive=True, group="memory-write")
     async def action_undo(self) -> None:

@@ -24,7 +24,7 @@ from core.review import findings as R
 from core.review.dates import find_dates
 from core.home import tilde
 from core.store.memory import FILE_NAMES, TARGETS, Op, usage, usage_label
-from tui.literal import literal, visible
+from tui.literal import literal, visible, visible_controls
 from tui.screens.base import ModeScreen
 from tui.screens.dialogs import ChoiceDialog, ConfirmDialog, EditEntryDialog, EntryEditor, EntryStatus, planned
 from tui.widgets.filter_bar import FilterBar
@@ -199,7 +199,8 @@ than `old_days` (180 by default), dated or not; a text no recorded write explain
 is aged from when the history first shows it. Both are set in hmc's config.toml, `[review]`.
 **m** merge a pair · **d** remove · **e** edit · **y** keep as it is (hidden until an entry changes) ·
 **space** mark several, then **d**/**y** act on all marked · **K** show kept findings ·
-**o** open the entry in memory mode · **x** export a Markdown report (hmc's state folder) ·
+**o** open the entry in memory mode · **M** (cross-profile) move the entry to the profile that holds it
+too · **x** export a Markdown report (hmc's state folder) ·
 **j**/**k** and **g**/**G** move in the list, as in every list.
 Secrets stay masked here.
 """
@@ -213,6 +214,8 @@ Secrets stay masked here.
         Binding("space", "toggle_mark", "Mark", id="review.mark", tooltip="Mark or unmark this finding for a bulk remove or keep"),
         Binding("K", "toggle_kept", "Show kept", id="review.kept", tooltip="Show or hide the findings you kept (y on a kept one brings it back)"),
         Binding("o", "goto", "Go to", id="review.goto", tooltip="Open this entry's file in memory mode"),
+        Binding("M", "move_profile", "Move to profile", id="review.move",
+                tooltip="Cross-profile: move (or copy) this profile's entry to the other profile holding it"),
         Binding("slash", "filter", "Filter findings", id="review.filter", show=False, priority=True,
                 tooltip="Filter the findings as you type: kind, reason or entry text (Esc clears)"),
         Binding("x", "export", "Export", id="review.export", tooltip="Write the review as a Markdown report in hmc's state folder"),
@@ -413,6 +416,13 @@ Secrets stay masked here.
 
     def panels(self, finding: R.Finding) -> list[tuple[str, Text]]:
         refs = finding.refs
+        if finding.kind == "cross-profile" and len(refs) == 1 and finding.other_text is not None:
+            (target, index, text), theirs = refs[0], finding.other_text
+            left, right = diff_pair(masked(text), masked(theirs))
+            where = (finding.rule or "").split(":")
+            there = f"{FILE_NAMES.get(where[1], '?')} #{int(where[2]) + 1}" if len(where) == 3 and where[2].isdigit() else "?"
+            return [(f"here: {target} #{index + 1} · {len(text):,} chars", left),
+                    (f"profile {visible_controls(finding.profile or '?')}: {there}", right)]
         if len(refs) == 2:
             (ta, ia, xa), (tb, ib, xb) = refs
             left, right = diff_pair(masked(xa), masked(xb))
@@ -482,6 +492,12 @@ Secrets stay masked here.
         if action in ("keep", "toggle_mark"):
             return None if (finding is not None or self.marked) else \
                 f"{'Keep' if action == 'keep' else 'Mark'}: {none}"
+        if action == "move_profile":
+            if finding is None:
+                return f"Move: {none}"
+            if finding.kind != "cross-profile":
+                return "Move: only a cross-profile finding (memory mode's M moves any entry)"
+            return None if self._writable(finding.targets) else f"Move: {self._unwritable(finding.targets)}"
         if action == "goto":
             if finding is None:
                 return f"Go to: {none}"
@@ -593,6 +609,16 @@ Secrets stay masked here.
         if choice in (None, "cancel"):
             return None
         return refs[int(choice)]
+
+    @work(exclusive=True, group="review-write")
+    async def action_move_profile(self) -> None:
+        """M on a cross-profile finding: this profile's entry to the profile that holds it too (a move
+        there only takes it out of here when that profile has it word for word)."""
+        finding = self.current
+        if finding is None or finding.kind != "cross-profile" or not finding.refs:
+            return
+        target, _, text = finding.refs[0]
+        await self.app.move_entry(target, text, finding.profile)
 
     @work(exclusive=True, group="review-write")
     async def action_remove(self) -> None:

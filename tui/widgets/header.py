@@ -36,12 +36,15 @@ class HmcHeader(Widget):
         # the wide form when the home's path still has room beside it; else the compact one
         for compact in ((False, True) if width >= 100 else (True,)):
             right, tabs, spans, left, profile, room = self._parts(state, mode, width, compact)
-            if room >= 16:
+            if room >= 10:  # "~/.hermes", or the end of a longer path
                 break
-        # the profile is always said (issue 33): the home's path gives way first, down to its last folder's end
-        home = cut_path(visible_controls(state["home"]), max(room, 6))
-        left.append(" " + home, style="bold")
-        left.append(profile, style="dim" if state["profile"] == "default" else "bold")
+        # the profile is always said (issue 33): the home's path gives way first, cut from the left, and
+        # goes when not even its last folder's end fits (the tabs and the counts stay whole)
+        if room >= 8:
+            left.append(" " + cut_path(visible_controls(state["home"]), room), style="bold")
+            left.append(profile, style="dim" if state["profile"] == "default" else "bold")
+        else:
+            left.append(profile.replace(" · ", " ", 1), style="bold")
         gap = max(1, width - left.cell_len - tabs.cell_len - right.cell_len)
         start = left.cell_len + gap // 2
         self._tab_spans = [(start + a, start + b, key) for a, b, key in spans]
