@@ -31,7 +31,7 @@ from core.store.atomic import TooLarge, read_regular
 NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")  # fullmatch
 RESERVED = frozenset({"hermes", "default", "test", "tmp", "root", "sudo"})
 MARKERS = ("config.yaml", ".env", "SOUL.md", "profile.yaml", "auth.json", "state.db")
-MAX_STICKY_BYTES = 4096  # a profile name is at most 64 characters
+MAX_STICKY_BYTES = 1 << 20  # the release reads it whole and strips it (a name padded with blanks still opens)
 MAX_FOLDERS = 1000  # folders under profiles/ looked at (a home with more is not one people curate)
 MAX_SHOWN_NAME = 40  # characters of a bad folder name quoted in a reason
 
@@ -85,17 +85,19 @@ def name_problem(name: str) -> str | None:
 
 
 def _marked(folder: Path) -> bool:
+    """A marker is a file or a link (a dangling one counts, a folder doesn't), as in the release."""
     for marker in MARKERS:
         try:
-            os.lstat(folder / marker)  # a dangling link counts, as in the release
-            return True
+            mode = os.lstat(folder / marker).st_mode
         except OSError:
             continue
+        if stat.S_ISREG(mode) or stat.S_ISLNK(mode):
+            return True
     return False
 
 
 def _tombstoned(base: Path, name: str) -> bool:
-    return os.path.lexists(base / "profiles" / ".deleted" / name)
+    return os.path.exists(base / "profiles" / ".deleted" / name)  # a link to nothing is none (the release's exists())
 
 
 def is_live(base: Path, name: str, release: Release = NEWEST) -> bool:

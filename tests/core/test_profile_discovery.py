@@ -102,8 +102,8 @@ def test_an_unreadable_profiles_folder_is_named(tmp_path):
     (b"Default\n", None, False), (b"\xff\xfe bad", None, False),  # not UTF-8: the release reads no profile
     (b"nosuch\n", "nosuch", True), (b"has.dot", "has.dot", True), (b"a\nb", "a\\nb", True),
     (b"hermes", "hermes", True), (b"bare", "bare", True),  # half-made under 0.22
-    (b"x" * 5000, "?", True),
-])
+    (b"x" * 5000, "x" * 39 + "…", True), (b" " * 4100 + b"ops\n", "ops", False),  # read whole, as the release
+], ids=lambda v: repr(v)[:30])
 def test_active_profile_as_the_release_reads_it(tmp_path, content, sticky, fails):
     profile(tmp_path, "ops")
     profile(tmp_path, "bare", None)
@@ -129,3 +129,20 @@ def test_active_profile_as_a_fifo_or_folder_is_no_profile_and_never_hangs(tmp_pa
     os.unlink(tmp_path / "active_profile")
     (tmp_path / "active_profile").mkdir()
     assert read_sticky(tmp_path, R022) == (None, None)
+
+
+def test_a_folder_is_no_marker_and_a_dangling_tombstone_is_none(tmp_path):
+    """0.22.2 counts a marker that is a file or a link (not a folder), and a tombstone that exists
+    (a link to nothing isn't one): what the conformance suite found the release does."""
+    (tmp_path / "profiles" / "dirmarker" / "config.yaml").mkdir(parents=True)
+    profile(tmp_path, "linktomb", "config.yaml")
+    (tmp_path / "profiles" / ".deleted").mkdir()
+    os.symlink(tmp_path / "nowhere", tmp_path / "profiles" / ".deleted" / "linktomb")
+    os.symlink(tmp_path / "nowhere", tmp_path / "profiles" / "linktomb" / "SOUL.md")
+    assert discover(tmp_path, R022).names() == ["default", "linktomb"]
+
+
+def test_a_huge_active_profile_is_named_not_read(tmp_path):
+    (tmp_path / "active_profile").write_bytes(b"a" * (2 << 20))
+    found = discover(tmp_path, R022)
+    assert found.active == "default" and "bytes, not a profile name" in found.sticky_problem

@@ -1,0 +1,42 @@
+"""Profiles: the view of every profile (5), two profiles side by side (c), a move to another profile
+(M), and the review's cross-profile finding, on the demo's default, contenu and ops profiles."""
+
+from __future__ import annotations
+
+from tools.shots import Shot, workers_done
+
+
+def keys(*pressed: str, wait: float = 0.3):
+    """Press keys one after another, letting every worker (the rows, a switch) finish in between."""
+
+    async def settle(pilot) -> None:
+        for key in pressed:
+            await pilot.press(key)
+            await pilot.pause(0.1)
+            await workers_done(pilot.app)
+            await pilot.pause(wait)
+        await workers_done(pilot.app)
+        await pilot.pause(0.2)
+
+    return settle
+
+
+# rows: default, contenu, ops (the open profile is highlighted when the view opens)
+OPEN_OPS = ("5", "j", "j", "enter")
+
+SCENARIOS = [
+    Shot("profiles", settle=keys("5"),
+         title="Profiles (5): every profile in one row, the active one marked; the stale profiles/default/ explained",
+         expect=("contenu", "ops", "profiles/default/ holds", "active")),
+    Shot("profiles-80x24", size=(80, 24), settle=keys("5"),
+         title="Profiles at 80x24: the header still says which profile is open", expect=("contenu", "ops")),
+    Shot("profiles-compare", settle=keys(*OPEN_OPS, "5", "k", "c"),
+         title="c: ops's MEMORY.md beside contenu's; the leaked repository line is marked =",
+         expect=("= 1 the same", "only in ops")),
+    Shot("profiles-move", settle=keys(*OPEN_OPS, "G", "M"),
+         title="M in memory mode: the entry goes to another profile (Enter, then Enter to move): three keys",
+         expect=("to which profile", "contenu")),
+    Shot("review-cross-profile", settle=keys(*OPEN_OPS, "4", wait=0.6),
+         title="The review of ops: contenu's repository line leaked here; M moves it back, y keeps both",
+         expect=("cross-profile", "Also in profile contenu")),
+]
