@@ -582,11 +582,17 @@ class CuratorApp(App):
         from tui.screens.dialogs import ChoiceDialog, ConfirmDialog, PickDialog, scan_body
 
         if profile is None:
+            from core.profiles import holding
+
             others = self.other_profiles()
             if not others:
                 return False
+            held = await asyncio.to_thread(holding, self.curator, others, target, entry)
+            others.sort(key=lambda name: name not in held)  # where it came from, most likely: first
+            rows = [f"{name}  (holds it already: a move only takes it out of here)" if name in held else name
+                    for name in others]
             choice = await self.push_screen_wait(PickDialog(
-                f"Move this {FILE_NAMES[target]} entry to which profile?", others, note=" ".join(entry.split())[:160]))
+                f"Move this {FILE_NAMES[target]} entry to which profile?", rows, note=" ".join(entry.split())[:160]))
             if choice is None:
                 return False
             profile = others[choice]

@@ -38,8 +38,10 @@ class Trap:
     def sentence(self) -> str:
         held = ", ".join(f"{len(e)} {'MEMORY.md' if t == 'memory' else 'USER.md'} entr{'y' if len(e) == 1 else 'ies'}"
                          for t, e in self.entries.items() if e)
+        from core.home import tilde
+
         return (f"profiles/default/ holds {held or 'no memory entries'}, but Hermes never reads it: the default "
-                f"profile's memory is {self.live}. Add what you still need there (memory mode: a), then remove "
+                f"profile's memory is {tilde(self.live)}. Add what you still need there (memory mode: a), then remove "
                 "profiles/default/.")
 
 
@@ -125,3 +127,21 @@ def _has_entries(root: Path) -> bool:
         except OSError:
             continue
     return False
+
+
+def holding(curator: "Curator", names: list[str], target: str, entry: str) -> set[str]:
+    """Which of the profiles `names` hold `entry` word for word in their `target` store."""
+    from core.hermes.memory import parse
+    from core.store.atomic import read_regular
+    from core.store.memory import FILE_NAMES
+
+    out = set()
+    for name in names:
+        root = curator.home.base if name == "default" else curator.home.base / "profiles" / name
+        try:
+            text = read_regular(root / "memories" / FILE_NAMES[target], 1 << 20).decode("utf-8", "replace")
+        except OSError:
+            continue
+        if entry in parse(text):
+            out.add(name)
+    return out

@@ -6,13 +6,18 @@ from __future__ import annotations
 from tools.shots import Shot, workers_done
 
 
-def keys(*pressed: str, wait: float = 0.3):
-    """Press keys one after another, letting every worker (the rows, a switch) finish in between."""
+def keys(*pressed: str, wait: float = 0.3, dialog: bool = False):
+    """Press keys one after another, letting every worker (the rows, a switch) finish in between.
+    `dialog`: the last key opens a dialog its worker waits on (not waited for: it ends when the
+    dialog closes)."""
 
     async def settle(pilot) -> None:
-        for key in pressed:
+        for n, key in enumerate(pressed):
             await pilot.press(key)
             await pilot.pause(0.1)
+            if dialog and n == len(pressed) - 1:
+                await pilot.pause(0.5)
+                return
             await workers_done(pilot.app)
             await pilot.pause(wait)
         await workers_done(pilot.app)
@@ -33,9 +38,9 @@ SCENARIOS = [
     Shot("profiles-compare", settle=keys(*OPEN_OPS, "5", "k", "c"),
          title="c: ops's MEMORY.md beside contenu's; the leaked repository line is marked =",
          expect=("= 1 the same", "only in ops")),
-    Shot("profiles-move", settle=keys(*OPEN_OPS, "G", "M"),
-         title="M in memory mode: the entry goes to another profile (Enter, then Enter to move): three keys",
-         expect=("to which profile", "contenu")),
+    Shot("profiles-move", settle=keys(*OPEN_OPS, "G", "M", dialog=True),
+         title="M in memory mode: the profile that holds the entry already comes first; Enter, Enter moves it: "
+         "three keys", expect=("to which profile", "contenu  (holds it already")),
     Shot("review-cross-profile", settle=keys(*OPEN_OPS, "4", wait=0.6),
          title="The review of ops: contenu's repository line leaked here; M moves it back, y keeps both",
          expect=("cross-profile", "Also in profile contenu")),

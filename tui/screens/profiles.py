@@ -244,7 +244,7 @@ class CompareScreen(OneFrame, Screen):
     DEFAULT_CSS = """
     CompareScreen #compare-title { height: auto; padding: 0 1; background: $panel; }
     CompareScreen #compare-sides { height: 1fr; }
-    CompareScreen .compare-side { width: 1fr; border: round $panel-lighten-2; }
+    CompareScreen .compare-side { width: 1fr; height: 1fr; border: round $panel-lighten-2; }
     CompareScreen .compare-side:focus { border: round $accent; }
     """
 
