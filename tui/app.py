@@ -193,19 +193,17 @@ class CuratorApp(App):
         due = self.review_state()
         if due.get("due"):
             lines.append("Monthly review due: press 4")
-        if lines:
-            self.notify("\n".join(lines), title="Waiting for you", timeout=6, markup=False)
-        self.profiles_notice()
-
-    def profiles_notice(self) -> None:
-        """On a home with profiles: which one hmc opened and why, that others exist, an
-        active_profile Hermes would refuse, and an empty profile while others hold memory."""
+        # on a home with profiles: which one hmc opened and that others exist (a line of this toast);
+        # an active_profile Hermes would refuse, or an empty profile while others hold memory: a warning
         from core.profiles import opening
 
         said = opening(self.curator)
-        if said is not None:
-            text, severity = said
-            self.notify(text, title="Profiles", severity=severity, timeout=10, markup=False)
+        if said is not None and said[1] == "information":
+            lines.insert(0, said[0])
+        elif said is not None:
+            self.notify(said[0], title="Profiles", severity="warning", timeout=12, markup=False)
+        if lines:
+            self.notify("\n".join(lines), title="Waiting for you", timeout=6, markup=False)
 
     def settings_notice(self) -> None:
         problems = self.setting_problems + self.unknown_key_ids()

@@ -457,7 +457,8 @@ async def test_startup_toast_is_small(demo_home, make_app):
         await pilot.pause(0.1)
         toasts = [n for n in notes(app) if n.severity == "information"]
         assert len(toasts) == 1
-        assert len(toasts[0].message.splitlines()) <= 2
+        assert len(toasts[0].message.splitlines()) <= 3  # the profile hmc opened, the queues, the review
+        assert toasts[0].message.startswith("profile default (active) — 2 others: press 5")
         assert all(len(line) <= 50 for line in toasts[0].message.splitlines())
 
 

@@ -59,7 +59,7 @@ async def test_every_action_of_every_mode_is_found_from_memory_mode(demo_home, m
 @pytest.mark.parametrize("query,title", [
     ("approve all", "pending: Approve all"),
     ("export review", "review: Export the review as Markdown"),
-    ("switch profile", "app: Switch profile to ops"),  # the demo's ops profile, then work
+    ("switch profile", "app: Switch profile to contenu"),  # the demo's contenu and ops profiles
     ("change theme", "app: Change theme"),
     ("search all profiles", "search: Search all profiles"),
     ("quit", "app: Quit hmc"),

@@ -42,7 +42,8 @@ def gauge_text(gauge) -> Text:
 
 
 def row_prompt(row, current: str, now: float) -> Text:
-    """Two lines: the name and its gauges, queues and review; then sessions, switches, the doctor."""
+    """The name and its gauges; the queues, the review and the sessions; then (when any) the
+    switches, the provider, the doctor and what couldn't be read."""
     from core import timefmt
 
     head = Text()
@@ -55,8 +56,9 @@ def row_prompt(row, current: str, now: float) -> Text:
     head.append_text(gauge_text(row.gauges.get("user")))
     pending = "?" if row.pending is None else str(row.pending)
     skills = "?" if row.skills is None else str(row.skills)
-    head.append(f"  {pending} pending · {skills} skills", style="bold yellow" if row.pending or row.skills else "dim")
     second = Text("    ")
+    second.append(f"{pending} pending · {skills} skills", style="bold yellow" if row.pending or row.skills else "dim")
+    second.append("  ·  ", style="dim")
     second.append(row.review, style="yellow" if row.review_due else "dim")
     if not row.sessions_known:
         second.append("  ·  sessions: reading…", style="dim italic")
@@ -74,10 +76,15 @@ def row_prompt(row, current: str, now: float) -> Text:
     if row.doctor in ("differ", "unchecked"):
         notes.append(f"doctor: {row.doctor}")
     notes += list(row.problems)
-    for note in notes:
-        second.append("  ·  ", style="dim")
-        second.append_text(literal(masked(note), "yellow"))
-    return Text("\n").join([head, second])
+    lines = [head, second]
+    if notes:
+        third = Text("    ")
+        for n, note in enumerate(notes):
+            if n:
+                third.append("  ·  ", style="dim")
+            third.append_text(literal(masked(note), "yellow"))
+        lines.append(third)
+    return Text("\n").join(lines)
 
 
 class ProfilesList(HmcList):
@@ -191,7 +198,7 @@ and so is a stale profiles/default/ (Hermes never reads it: the default's memory
         notice = Text()
         notice.append(f"{len(rows)} profile{'s' if len(rows) != 1 else ''} · active: ", style="bold")
         notice.append_text(literal(found.active, "bold green"))
-        notice.append(" (the one a bare `hermes` uses) · open: ", style="dim")
+        notice.append("  (the one a bare `hermes` uses) · open: ", style="dim")
         notice.append_text(literal(current, "bold"))
         if found.sticky_problem:
             notice.append("\n")

@@ -214,7 +214,7 @@ Secrets stay masked here.
         Binding("space", "toggle_mark", "Mark", id="review.mark", tooltip="Mark or unmark this finding for a bulk remove or keep"),
         Binding("K", "toggle_kept", "Show kept", id="review.kept", tooltip="Show or hide the findings you kept (y on a kept one brings it back)"),
         Binding("o", "goto", "Go to", id="review.goto", tooltip="Open this entry's file in memory mode"),
-        Binding("M", "move_profile", "Move to profile", id="review.move",
+        Binding("M", "move_profile", "Move to the other profile", id="review.move",
                 tooltip="Cross-profile: move (or copy) this profile's entry to the other profile holding it"),
         Binding("slash", "filter", "Filter findings", id="review.filter", show=False, priority=True,
                 tooltip="Filter the findings as you type: kind, reason or entry text (Esc clears)"),
