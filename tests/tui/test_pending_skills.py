@@ -292,7 +292,7 @@ async def test_the_start_up_notice_counts_both_queues(demo_home, make_app):
     async with app.run_test(size=(120, 36)) as pilot:
         assert await until(pilot, lambda: any("skill writes" in n.message for n in app._notifications))
         note = next(n.message for n in app._notifications if "skill writes" in n.message)
-        assert note.splitlines()[0] == "13 memory + 7 skill writes wait (2 weeks): press 2"
+        assert note.splitlines()[1] == "13 memory + 7 skill writes wait (2 weeks): press 2"  # after the profile's line
 
 
 async def test_a_100_kb_skill_md_shows_its_whole_diff(demo_home, make_app):
