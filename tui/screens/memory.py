@@ -50,13 +50,14 @@ Both files Hermes injects into every session. The gauge shows the label Hermes p
 **a** add · **e**/Enter edit · **d** delete · **u** undo hmc's last write · **h** removed entries
 (Enter restores) · **p** the exact prompt block · **r** repair a drifted file · **o** where an entry
 was written · **i** the entry's history (its earlier texts and the sessions that wrote them) ·
+**M** move or copy the entry to another profile (u undoes both sides) ·
 **Tab** other file · **t** the timeline of every write · **T** time travel: the stores as they were
 on a date, read-only (**n** diff with now, **Esc** back to now). The muted line under each entry says when it
 was added and by whom ("added 12 Oct · telegram · 3 revisions", "no recorded call · by 16 Sep"), and how many
 sessions loaded it.
 **/** filters the entries of both files as you type (Enter keeps the filter, Esc clears it) ·
-**j**/**k**, **g**/**G** move in the list. Anywhere: **1**–**4** switch modes (memory, pending,
-search, review; **3** lands in the session search box) · **?** or **F1** this help · **ctrl+p**
+**j**/**k**, **g**/**G** move in the list. Anywhere: **1**–**5** switch modes (memory, pending,
+search, review, profiles; **3** lands in the session search box) · **?** or **F1** this help · **ctrl+p**
 every action by name.
 """
     # Focus starts on MEMORY.md's entries (Textual's default, the first focusable widget, was the
