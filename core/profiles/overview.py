@@ -52,6 +52,7 @@ class Row:
     recent: int | None = None  # sessions started in the last RECENT_DAYS days
     sessions_known: bool = False  # sessions() has run (None above then means "no state.db")
     problems: tuple[str, ...] = field(default=())
+    known: bool = True  # False: only the name is known yet (placeholder(): the view's first frame)
 
     @property
     def empty(self) -> bool:
@@ -157,3 +158,8 @@ def unreadable(name: str, root: str, why: str, active: bool) -> Row:
     """The row of a profile hmc couldn't open: its name, and why."""
     return Row(name, root, active, name == "default", {}, None, None, "?", False, (), None, None,
                sessions_known=True, problems=(why,))
+
+
+def placeholder(name: str, root: str, active: bool) -> Row:
+    """A row with only its name (from the folders alone): what the profiles view paints first."""
+    return Row(name, root, active, name == "default", {}, None, None, "", False, (), None, None, known=False)

@@ -3,16 +3,18 @@
     python tests/bench/bench_profiles.py            # 20 profiles, each with the 1,000,000-message state.db
     python tests/bench/bench_profiles.py --quick    # 100,000 messages (bench_search.py's quick database)
 
-The home: the demo's default profile plus 20 named profiles (config.yaml, a MEMORY.md of 15 and a
-USER.md of 6 of the demo's entries, drawn with a fixed seed, two of them shared with another profile
-word for word, as leaks are), each with bench_search.py's cached 1,000,000-message state.db as its
+The home: the demo's three profiles (default, contenu, ops) plus 20 named profiles (config.yaml; a
+MEMORY.md of 13 facts of their own, random sentences of the demo's words drawn with a fixed seed, and
+2 of the demo's entries word for word, each shared with the next profile as leaks are; a USER.md of 6), each with bench_search.py's cached 1,000,000-message state.db as its
 state.db (a link: the same file twenty times, so its pages are as warm for every profile as a
 person's one busy database would be; the quick part of a row never reads it).
 
-1. The profiles view, in process (Textual's headless driver, 120x36): from the key `5` to the rows
-   on screen (each profile's own files: gauges, queues, review, switches, the doctor), and on to
-   every row's state.db part (the last session, the sessions of the last 30 days), against the
-   time memory mode takes from the app's start to its first screen. Goal: the rows within 1.5x.
+1. The profiles view, in process (Textual's headless driver, 120x36): from the key `5` to every
+   profile's row on screen (its name, from the folders), then its figures (each profile's own files:
+   gauges, queues, review, switches, the doctor), then every row's state.db part (the last session,
+   the sessions of the last 30 days), against the time memory mode takes from the app's start to
+   its first screen. Goal: the rows within 1.5x. The key is pressed once memory mode's own work
+   after its first frame is done, and (printed too) while it still runs.
 2. The review of one profile with the 20 others compared (`cross-profile`) against the same
    profile's review in a home where it is alone. Goal: at most 3x.
 
@@ -47,47 +49,58 @@ def build_home(folder: Path, db: Path | None, profiles: int = PROFILES) -> Path:
     home = build_demo_home(folder / ".hermes", DEMO_TODAY)
     entries = demo_entries(DEMO_TODAY)
     memory = [e.text for e in entries if e.target == "memory"]
-    user = [e.text for e in entries if e.target == "user"]
+    words = sorted({w for text in memory for w in text.split() if w.isalpha() and len(w) > 2})
     rng = random.Random(SEED)
+
+    def sentence(n: int, i: int) -> str:  # a fact of this profile's own, in the demo's words
+        return f"p{n:02d}-{i}: " + " ".join(rng.sample(words, 12)) + f" ({rng.randrange(10_000)})."
+
     for n in range(profiles):
         root = home / "profiles" / f"p{n:02d}"
         (root / "memories").mkdir(parents=True)
         (root / "config.yaml").write_text("memory:\n  memory_enabled: true\n", encoding="utf-8")
-        mine = [f"Profile p{n:02d} note {i}: " + text for i, text in enumerate(rng.sample(memory, 13))]
-        mine += rng.sample(memory, 2)  # two entries word for word as another profile holds them
-        write_entries(root / "memories" / "MEMORY.md", mine[:15])
-        write_entries(root / "memories" / "USER.md", [f"p{n:02d}: " + t for t in rng.sample(user, 6)])
+        mine = [sentence(n, i) for i in range(13)] + [memory[n % len(memory)], memory[(n + 1) % len(memory)]]
+        write_entries(root / "memories" / "MEMORY.md", mine)  # the last two: shared word for word, as leaks are
+        write_entries(root / "memories" / "USER.md", [sentence(n, 100 + i)[:120] for i in range(6)])
         if db is not None:
             os.symlink(db, root / "state.db")
     return home
 
 
-async def view_times(home: Path) -> tuple[float, float, float]:
-    """(start to memory mode's first screen, key 5 to the rows, key 5 to every row's sessions)."""
+async def view_times(home: Path, settle: bool = True) -> tuple[float, float, float, float]:
+    """(start to memory mode's first screen, key 5 to every profile's row on screen, to their
+    figures, to every row's sessions)."""
     from core.curator import open_curator
     from tools.shots import TODAY, frozen_clock, workers_done
     from tui.app import CuratorApp
 
+    from core.profiles.discovery import discover
+
+    expected = len(discover(home).profiles)  # the demo's own three, and the bench's
     started = time.perf_counter()
     app = CuratorApp(open_curator(home, "p00", today=TODAY, clock=frozen_clock), greet=False, poll=False)
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.pause()
         memory = time.perf_counter() - started
+        if settle:  # memory mode's own after-first-frame work done (its history, the loaded lines, the scan)
+            await workers_done(app)
+            await pilot.pause(0.3)
         key = time.perf_counter()
-        await pilot.press("5")
-        rows = None
+        app.simulate_key("5")  # posted, not waited on (Pilot.press waits until the app is idle: after the rows)
+        rows = figures = None
         while True:
             screen = app.screen
-            if getattr(screen, "MODE", "") == "profiles" and len(getattr(screen, "rows", ())) == PROFILES + 1:
+            if getattr(screen, "MODE", "") == "profiles" and len(getattr(screen, "rows", ())) == expected:
                 if rows is None:
-                    await pilot.pause()
                     rows = time.perf_counter() - key
+                if figures is None and all(r.known for r in screen.rows):
+                    figures = time.perf_counter() - key
                 if all(r.sessions_known for r in screen.rows):
                     break
             await asyncio.sleep(0.002)
         filled = time.perf_counter() - key
         await workers_done(app)
-    return memory, rows, filled
+    return memory, rows, figures, filled
 
 
 def review_times(alone: Path, together: Path, repeat: int) -> tuple[float, float, float]:
@@ -126,16 +139,23 @@ def main(argv: list[str] | None = None) -> int:
         shutil.rmtree(alone / "profiles" / "contenu", ignore_errors=True)
         shutil.rmtree(alone / "profiles" / "ops", ignore_errors=True)
         shutil.rmtree(alone / "profiles" / "default", ignore_errors=True)
-        print(f"\n{PROFILES} profiles + the default, each state.db {total:,} messages · Python "
+        print(f"\n{PROFILES} profiles + the demo's 3, each of the 20 with a state.db of {total:,} messages · Python "
               f"{sys.version.split()[0]} · {os.cpu_count()} CPUs\n")
+        hasty = [asyncio.run(view_times(together, settle=False)) for _ in range(args.repeat)]
         runs = [asyncio.run(view_times(together)) for _ in range(args.repeat)]
         memory = statistics.median(r[0] for r in runs)
         rows = statistics.median(r[1] for r in runs)
-        filled = statistics.median(r[2] for r in runs)
+        figures = statistics.median(r[2] for r in runs)
+        filled = statistics.median(r[3] for r in runs)
         ratio = statistics.median(r[1] / r[0] for r in runs)
-        print("1. the profiles view: key 5 to the rows vs the app's start to memory mode's first screen (goal <= 1.5x)")
-        print(f"   memory mode {memory * 1000:.0f} ms · rows {rows * 1000:.0f} ms ({ratio:.2f}x) · every row's "
-              f"sessions {filled * 1000:.0f} ms after the key -> {'ok' if ratio <= 1.5 else 'OVER GOAL'}\n")
+        print("1. the profiles view: key 5 to every profile's row vs the app's start to memory mode's first screen "
+              "(goal <= 1.5x)")
+        print(f"   memory mode {memory * 1000:.0f} ms · rows {rows * 1000:.0f} ms ({ratio:.2f}x) -> "
+              f"{'ok' if ratio <= 1.5 else 'OVER GOAL'}; filled in after: the figures {figures * 1000:.0f} ms, "
+              f"every row's sessions {filled * 1000:.0f} ms after the key")
+        print(f"   5 pressed while memory mode still fills in its own lines (the history and loaded memory of a "
+              f"1,000,000-message state.db): rows {statistics.median(r[1] for r in hasty) * 1000:.0f} ms, every row's "
+              f"sessions {statistics.median(r[3] for r in hasty) * 1000:.0f} ms after the key\n")
         t_one, t_many, r = review_times(alone, together, args.repeat)
         print(f"2. the review of one profile with {PROFILES} others compared vs alone (goal <= 3x)")
         print(f"   alone {t_one * 1000:.0f} ms, with {PROFILES} profiles {t_many * 1000:.0f} ms: {r:.2f}x -> "

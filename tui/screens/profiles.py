@@ -50,6 +50,9 @@ def row_prompt(row, current: str, now: float) -> Text:
     head.append("▸ " if row.name == current else "  ", style="bold")
     head.append_text(literal(f"{row.name:<16}", "bold" if row.active else ""))
     head.append(" active " if row.active else "        ", style="bold reverse green" if row.active else "")
+    if not row.known:
+        head.append("  reading…", style="dim italic")
+        return head
     head.append("  MEMORY ", style="dim")
     head.append_text(gauge_text(row.gauges.get("memory")))
     head.append("  USER ", style="dim")
@@ -130,6 +133,14 @@ and so is a stale profiles/default/ (Hermes never reads it: the default's memory
         self.query_one(ProfilesList).focus()
 
     def on_screen_resume(self) -> None:
+        if not self.rows:  # the first frame: every profile's name at once (the folders alone), figures after
+            from core.profiles import overview
+            from core.profiles.discovery import discover
+
+            curator = self.app.curator
+            found = discover(curator.home.base, curator.release)
+            self.show_rows(found, [overview.placeholder(p.name, str(p.root), p.name == found.active)
+                                   for p in found.profiles])
         self.action_reload()
 
     def prebuilt(self) -> None:
@@ -141,6 +152,8 @@ and so is a stale profiles/default/ (Hermes never reads it: the default's memory
             return "No profile is highlighted"
         if action == "compare" and row is not None and row.name == self.app.curator.home.profile:
             return f"{row.name} is the profile open: highlight another one to compare"
+        if action in ("open", "compare") and row is not None and not row.known:
+            return f"{row.name}: still reading it"
         if action == "open" and row is not None and not row.gauges and row.problems:
             return f"{row.name} can't be opened: {row.problems[0]}"
         return None
