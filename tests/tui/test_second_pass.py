@@ -41,7 +41,7 @@ async def test_help_lists_each_keys_binding_id_and_the_mode_keys(home, make_app)
         for binding_id in ("memory.add", "memory.filter", "app.memory", "app.timeline", "app.help"):
             assert binding_id in keys  # what config.toml's [keys] takes
         body = type(dialog.target).HELP
-        assert "**1**–**4**" in body and "**/** filters the entries" in body
+        assert "**1**–**5**" in body and "**/** filters the entries" in body
         await pilot.press("j", "G", "g", "escape")
         await settle(app, pilot)
         assert app.screen.MODE == "memory"

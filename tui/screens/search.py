@@ -89,14 +89,14 @@ With an empty query the list shows recent sessions.
 **n**/**N** next/previous match in that session · **e** expands a tool call or output ·
 **ctrl+o** searches every profile (when there are several) · **c** copies the session link · **m** promotes the message to MEMORY.md or USER.md ·
 **l** shows what the session knew: the memory it loaded when it started, and what changed since ·
-**Esc** in the box moves to the results, where **1**-**4** switch modes and **q** quits ·
+**Esc** in the box moves to the results, where **1**-**5** switch modes and **q** quits ·
 **Esc** in a transcript goes back to the results (the selection kept), or to memory mode when
 it was opened by memory mode's **o** (to the entry's history when opened from there) · **/** jumps to
 the search box · **ctrl+y** searches the first suggestion under a search that found little.
 """
     BINDINGS = [
         Binding("escape", "leave_query", "Leave box", id="search.leave",
-                tooltip="Leave the search box for the results list, where 1-4 switch modes and q quits"),
+                tooltip="Leave the search box for the results list, where 1-5 switch modes and q quits"),
         Binding("escape", "back", "Back", id="search.back",
                 tooltip="Transcript: back to the results (selection kept), or to memory mode after its o; "
                         "results: back to the search box"),
@@ -668,10 +668,10 @@ the search box · **ctrl+y** searches the first suggestion under a search that f
         return bool(self.query_one("#filter-hidden", Checkbox).value)
 
     def action_leave_query(self) -> None:
-        """Escape in the search box: hand the keyboard to the results list (1-4 and q work there)."""
+        """Escape in the search box: hand the keyboard to the results list (1-5 and q work there)."""
         self.results.focus()
         if not self.results.items:
-            self.notify("Left the search box: / types again, 1-4 switch modes, q quits.", timeout=4, markup=False)
+            self.notify("Left the search box: / types again, 1-5 switch modes, q quits.", timeout=4, markup=False)
 
     def action_back(self) -> None:
         if self.view == "transcript":

@@ -225,7 +225,7 @@ class TranscriptSide:
         self.session_info = None
         self.show_transcript()
         self.transcript.clear_messages()  # never an unrelated session under the search
-        self.transcript.focus()  # Esc goes back to memory, 1-4 switch modes (the box doesn't take them)
+        self.transcript.focus()  # Esc goes back to memory, 1-5 switch modes (the box doesn't take them)
         self.query_one("#transcript-title", Static).update(Text("Looking for where this entry was written…", style="dim"))
         self.find_origin(entry, target, timeline)
 
