@@ -80,21 +80,31 @@ def curators(curator: "Curator", discovery: Discovery | None = None) -> Iterator
 
 
 def rows(curator: "Curator", discovery: Discovery | None = None, *, with_sessions: bool = True,
-         should_stop: Callable[[], bool] | None = None) -> tuple[Discovery, list["Row"]]:
-    """The home's discovery and one row per profile (with their state.db part unless told not)."""
+         should_stop: Callable[[], bool] | None = None,
+         on_quick: Callable[[Discovery, list["Row"]], None] | None = None) -> tuple[Discovery, list["Row"]]:
+    """The home's discovery and one row per profile, each profile opened once: the quick part of
+    every row first (handed to `on_quick` when given, so a view can paint it), then their state.db
+    part unless told not. `should_stop` ends early (the rows so far)."""
     from core.profiles import overview
 
     found = discovery or discover(curator.home.base, curator.release)
-    out = []
+    opened, quick = [], []
     for name, other, why in curators(curator, found):
         if should_stop is not None and should_stop():
-            break
-        if other is None:
-            out.append(overview.unreadable(name, str(found.base / "profiles" / name), why, name == found.active))
-            continue
-        row = overview.quick(other, name == found.active)
-        out.append(overview.sessions(other, row) if with_sessions else row)
-    return found, out
+            return found, quick
+        opened.append(other)
+        quick.append(overview.quick(other, name == found.active) if other is not None else
+                     overview.unreadable(name, str(found.base / "profiles" / name), why, name == found.active))
+    if on_quick is not None:
+        on_quick(found, quick)
+    if not with_sessions:
+        return found, quick
+    full = []
+    for other, row in zip(opened, quick):
+        if should_stop is not None and should_stop():
+            return found, full + quick[len(full):]
+        full.append(overview.sessions(other, row) if other is not None else row)
+    return found, full
 
 
 def opening(curator: "Curator") -> tuple[str, str] | None:

@@ -37,7 +37,7 @@ def _entries(curator: "Curator") -> list[tuple[str, int, str]]:
         store = curator.stores.get(target)
         if store is None:
             continue
-        snap = store.last if store._last is not None else store.read()
+        snap = store.last  # the TUI's polled snapshot; read when there is none yet
         out += [(target, i, text) for i, text in enumerate(snap.entries[:MAX_ENTRIES_PER_PROFILE])]
     return out
 

@@ -171,24 +171,17 @@ and so is a stale profiles/default/ (Hermes never reads it: the default's memory
     def read_rows(self) -> None:
         from textual.worker import get_current_worker
 
-        from core.profiles import overview, rows
+        from core.profiles import rows
 
-        curator = self.app.curator
         worker = get_current_worker()
-        found, quick = rows(curator, with_sessions=False, should_stop=lambda: worker.is_cancelled)
-        if worker.is_cancelled:
-            return
-        self.app.call_from_thread(self.show_rows, found, quick)
-        full = []
-        for row in quick:  # the slower state.db part, a profile at a time
-            if worker.is_cancelled:
-                return
-            try:
-                other = curator if row.name == curator.home.profile else curator.switch_profile(row.name)
-                full.append(overview.sessions(other, row))
-            except Exception:  # noqa: BLE001 - a profile that can't be opened keeps its quick row
-                full.append(row)
-        self.app.call_from_thread(self.show_rows, found, full)
+
+        def quick(found, partial: list) -> None:  # every profile's own files: painted before their state.db
+            if not worker.is_cancelled:
+                self.app.call_from_thread(self.show_rows, found, partial)
+
+        found, full = rows(self.app.curator, should_stop=lambda: worker.is_cancelled, on_quick=quick)
+        if not worker.is_cancelled:
+            self.app.call_from_thread(self.show_rows, found, full)
 
     def show_rows(self, found, rows: list) -> None:
         from core.profiles import trap
