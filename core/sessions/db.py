@@ -16,7 +16,13 @@ sidecars and, being read-only, can't remove them at close. So:
   writer that came and went between two queries (its sidecars gone again) changed it, and
   every connection is reopened;
 - rollback-journal (DELETE mode) databases: ``mode=ro`` (readers create no files);
-- ``mode=ro`` refused (read-only folder, unwritable ``-shm``): fall back to ``immutable=1``.
+- ``mode=ro`` refused (read-only folder, unwritable ``-shm``): fall back to ``immutable=1``;
+  but when a non-empty ``-wal`` sits there without its ``-shm`` (a read-only copy of a home taken
+  while Hermes ran), ``immutable=1`` would skip the committed rows the log holds. Such a file is
+  opened with the ``unix-none`` VFS in exclusive locking mode instead: SQLite then keeps the
+  WAL's index in its own memory, needs no ``-shm`` and takes no lock, and every committed row is
+  read. Nobody can be writing it (a writer has a ``-shm``), and the file's identity is compared
+  before every query as for an immutable snapshot.
 
 The database file itself is never opened for writing; ``PRAGMA query_only`` guards the rest.
 """
@@ -267,6 +273,13 @@ class ReadOnlyConnections:
     def _file_stamp(self) -> tuple:
         return file_stamp(self.path)
 
+    def _orphan_log(self) -> bool:
+        """A non-empty -wal without its -shm: committed rows only the log holds."""
+        try:
+            return os.path.getsize(f"{self.path}-wal") > 0 and not os.path.exists(f"{self.path}-shm")
+        except OSError:
+            return False
+
     def _stale(self) -> bool:
         """True when an immutable snapshot may no longer match the file (a writer came, maybe went)."""
         if not self.immutable:
@@ -298,12 +311,16 @@ class ReadOnlyConnections:
         return header[18] == 2 and header[19] == 2
 
     # -- connections ---------------------------------------------------------
-    def _open(self, immutable: bool) -> sqlite3.Connection:
+    def _open(self, immutable: bool, *, private_log: bool = False) -> sqlite3.Connection:
         uri = f"file:{urllib.parse.quote(str(self.path.resolve()))}?mode=ro"
-        if immutable:
+        if private_log:
+            uri += "&vfs=unix-none"
+        elif immutable:
             uri += "&immutable=1"
         conn = sqlite3.connect(uri, uri=True, timeout=self.timeout, check_same_thread=False)
         try:
+            if private_log:  # before the first read: the WAL's index lives in this connection's memory
+                conn.execute("PRAGMA locking_mode = EXCLUSIVE")
             conn.create_function("hmc_epoch", 1, as_epoch, deterministic=True)
             conn.execute("PRAGMA query_only = 1")
             conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
@@ -331,7 +348,7 @@ class ReadOnlyConnections:
             if immutable or not ("unable to open" in low or "readonly" in low or "read-only" in low):
                 raise translate_error(exc, self.path) from None
             try:  # read-only folder or sidecars we can't use: read without locks
-                conn = self._open(True)
+                conn = self._open(True, private_log=self._orphan_log())
                 immutable = self._forced = True
             except sqlite3.Error:
                 raise translate_error(exc, self.path) from None

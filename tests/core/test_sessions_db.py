@@ -6,6 +6,7 @@ import os
 import sqlite3
 import sys
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -204,11 +205,11 @@ def test_falls_back_to_immutable_when_read_only_open_is_refused(tmp_path, monkey
     real_open = ReadOnlyConnections._open
     tried = []
 
-    def refusing(self, immutable):
+    def refusing(self, immutable, **kw):
         tried.append(immutable)
         if not immutable:
             raise sqlite3.OperationalError("unable to open database file")
-        return real_open(self, immutable)
+        return real_open(self, immutable, **kw)
 
     monkeypatch.setattr(ReadOnlyConnections, "_open", refusing)
     db = SessionDB(path)
@@ -231,3 +232,46 @@ def test_file_stamp_sees_writes_and_can_ignore_the_empty_log_a_reader_leaves(tmp
     wal.unlink()
     db.write_bytes(b"y" * 101)
     assert file_stamp(db) != before and file_stamp(db, empty_log_counts=False) != quiet
+
+
+def _home_copied_mid_write(folder: Path) -> Path:
+    """state.db and its -wal as a copy taken while Hermes ran: 5 committed rows only the log holds,
+    and no -shm (a backup tool, `cp` of the two files, a read-only snapshot)."""
+    src = build_db(folder / "src" / "state.db", wal=True)
+    writer = sqlite3.connect(src)
+    writer.execute("PRAGMA journal_mode=WAL")
+    writer.execute("PRAGMA wal_autocheckpoint=0")
+    for i in range(5):
+        writer.execute("INSERT INTO messages (session_id, role, content, timestamp) "
+                       "SELECT id, 'user', ?, 1792000000 FROM sessions LIMIT 1", (f"orphanlog row {i}",))
+    writer.commit()
+    total = writer.execute("SELECT COUNT(*) FROM messages").fetchone()[0]
+    copy = folder / "copy"
+    copy.mkdir()
+    for suffix in ("", "-wal"):
+        (copy / f"state.db{suffix}").write_bytes(Path(f"{src}{suffix}").read_bytes())
+    writer.close()
+    return copy / "state.db", total
+
+
+def test_a_log_without_its_shm_in_a_read_only_place_is_read_whole(tmp_path, monkeypatch):
+    """mode=ro can't make the -shm there, and immutable=1 skips the log: every committed row
+    still counts (5,000 of 5,001 messages was the symptom), and nothing is created or changed."""
+    from core.sessions.db import ReadOnlyConnections
+
+    path, total = _home_copied_mid_write(tmp_path)
+    real_open = ReadOnlyConnections._open
+
+    def read_only_place(self, immutable, **kw):
+        if not immutable:
+            raise sqlite3.OperationalError("unable to open database file")
+        return real_open(self, immutable, **kw)
+
+    monkeypatch.setattr(ReadOnlyConnections, "_open", read_only_place)
+    before = {p.name: p.read_bytes() for p in path.parent.iterdir()}
+    db = SessionDB(path)
+    assert db.describe().messages == total
+    assert db._conns.immutable  # read as a snapshot whose identity is checked before each query
+    db.close()
+    assert {p.name: p.read_bytes() for p in path.parent.iterdir()} == before
+
