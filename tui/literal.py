@@ -19,6 +19,7 @@ so a string that skipped `literal` still can't reach the terminal raw.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from typing import Any, Iterable
@@ -97,8 +98,26 @@ class ReaderGone(Exception):
 
 
 def masked(text: object) -> str:
-    """A field that may hold a token someone pasted (a session's id or source, an origin line), with
-    the token masked as the command line masks it (the one Masker, core.scan.mask)."""
+    """A field that may hold a token someone pasted (a session's id or source, an origin line, an
+    entry, a message), with the token masked as the command line masks it (the one Masker,
+    core.scan.mask). A string is masked once: a list repainting shows the same texts again."""
+    if isinstance(text, str):
+        return _masked_text(text)
     from core.scan.mask import Masker
 
     return Masker()(text)
+
+
+@functools.lru_cache(maxsize=8192)
+def _masked_text(text: str) -> str:
+    from core.scan.mask import Masker
+
+    return Masker()(text)
+
+
+def masked_spans(spans, mask=None) -> list:
+    """A snippet's (part, is_match) spans, or the whole snippet masked and unmarked when it holds a
+    secret (a match inside a token must not show the token's pieces around it)."""
+    whole = "".join(part for part, _ in spans)
+    shown = (mask or masked)(whole)
+    return list(spans) if shown == whole else [(shown, False)]

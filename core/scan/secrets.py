@@ -139,6 +139,26 @@ def _generic(m: re.Match[str]) -> Verdict | None:
     return Verdict("info", "low confidence: a low-entropy value assigned to a secret name")
 
 
+def _generic_spaced(m: re.Match[str]) -> Verdict | None:
+    """A secret's name followed by its value with no operator ("Cloudflare API token 4f…",
+    "пароль Xk…"): kept only when the value is clearly generated, never on the doubt the
+    operator's rule gives, since a name followed by a plain word is ordinary prose."""
+    verdict = _generic(m)
+    value = m.group("secret")
+    if verdict is KEEP or (verdict is not None and verdict.severity == "error" and len(value) >= 12
+                           and entropy(value) >= 3.2 and char_classes(value) >= 2 and not value.isalpha()):
+        return KEEP
+    return None
+
+
+def _cloud_secret_half(m: re.Match[str]) -> Verdict | None:
+    """The 40-character secret access key written next to its AWS key id (`AKIA… / wJal…`)."""
+    value = m.group("secret")
+    if is_placeholder(value) or entropy(value) < 4.0 or char_classes(value) < 2:
+        return None
+    return KEEP
+
+
 def _bearer(m: re.Match[str]) -> Verdict | None:
     value = m.group("secret")
     if is_placeholder(value) or not looks_random(value, min_len=16):
@@ -180,6 +200,12 @@ SECRET_RULES: tuple[Rule, ...] = (
     _s("secret_aws",
        r"(?<![A-Z0-9])(?P<secret>(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16})(?![A-Z0-9])",
        "AWS access key id", gate="akia|asia|abia|acca", refine=_aws_key_id),
+    _s("secret_aws_secret",  # the secret half, written after its key id ("AKIA… / …", "id AKIA…, secret …")
+       r"(?<![A-Z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Z0-9])[^\n]{1,60}?(?<![A-Za-z0-9/+])"
+       r"(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
+       "AWS secret access key", gate="akia|asia", refine=_cloud_secret_half),
+    _s("secret_azure_storage", r"AccountKey=(?P<secret>[A-Za-z0-9+/]{80,}={0,2})",
+       "Azure storage account key", flags=re.IGNORECASE, gate="accountkey"),
     _s("secret_google", rf"{_B}(?P<secret>AIza(?P<body>[0-9A-Za-z_-]{{35}})){_E}", "Google API key",
        gate="aiza", refine=_provider_key()),
     _s("secret_google_oauth", rf"{_B}(?P<secret>GOCSPX-(?P<body>[0-9A-Za-z_-]{{28}})){_E}",
@@ -210,6 +236,8 @@ SECRET_RULES: tuple[Rule, ...] = (
     _s("secret_grafana", rf"{_B}(?P<secret>gl(?:sa_(?P<body>[A-Za-z0-9]{{32}}_[A-Fa-f0-9]{{8}})"
        rf"|c_(?P<body_pat>[A-Za-z0-9+/]{{32,}}={{0,2}}))){_E}",
        "Grafana token", gate="glsa_|glc_", refine=_provider_key(min_len=24)),
+    _s("secret_pagerduty", r"(?<![A-Za-z0-9+])(?P<secret>u\+(?P<body>[A-Za-z0-9_-]{18}))(?![A-Za-z0-9_+-])",
+       "PagerDuty API token", gate="u+", refine=_provider_key(min_len=16)),
     _s("secret_newrelic", rf"{_B}(?P<secret>NR(?:AK|II|JS)-(?P<body>[A-Za-z0-9]{{19,32}})){_E}",
        "New Relic key", gate="nrak-|nrii-|nrjs-", refine=_provider_key(min_len=19)),
     _s("secret_supabase", rf"{_B}(?P<secret>sb(?:p|_secret)_(?P<body>[A-Za-z0-9_-]{{32,}})){_E}",
@@ -231,6 +259,10 @@ SECRET_RULES: tuple[Rule, ...] = (
        r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,30}://[^\s:/@?#]{0,128}:"
        r"(?P<secret>[^\s@/?#]{1,256})@[A-Za-z0-9._\[\]-]+",
        "password inside a URL", gate="://", refine=_url_password),
+    _s("secret_named",
+       r"(?<=[^\s:=—–])[ \t]+(?P<secret>[^\s\"'`,;。，]{12,200})",
+       "secret written after its name", refine=_generic_spaced,
+       gate="pass|pwd|secret|token|key|credential|mot|contrase|пароль|密码|口令"),
     _s("secret_bearer", r"\bBearer\s+(?P<secret>[A-Za-z0-9._~+/-]{16,}=*)", "bearer token",
        flags=re.IGNORECASE, gate="bearer", refine=_bearer),
     _s("secret_generic",

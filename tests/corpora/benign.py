@@ -217,6 +217,16 @@ _OPS = [
     "Le mot de passe est dans Bitwarden, dossier Ops.",
     "La contraseña está en el gestor de contraseñas del equipo.",
     "密码是在密码管理器里，不要写进记忆。",
+    "The API key rotation runbook is docs/runbooks/rotate-keys.md.",
+    "Deploy token expiry is 30 days; renew it from the CI settings page.",
+    "The password reset flow sends a link valid for 15 minutes.",
+    "Key ids for the signing service live in config/signing.yaml.",
+    "Access key AKIA… belongs to the ci-deployer user; its secret is in Vault.",
+    "Use the token endpoint https://auth.internal/oauth/token for service logins.",
+    "SSH key fingerprint SHA256:uNiVztksCsDhcc0u9e8BujQXVUpKZIDTMczCvj3tD2s is the bastion's.",
+    "The session token cookie is called __Host-sid and is HttpOnly.",
+    "Trace id 4bf92f3577b34da6a3ce929d0e0e4736 showed the slow query.",
+    "пароль хранится в Bitwarden, папка Ops.",
 ]
 
 BENIGN: list[tuple[str, str]] = (

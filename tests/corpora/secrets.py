@@ -156,6 +156,10 @@ def build_secret_samples(seed: int = 20261115) -> list[SecretSample]:
     return samples
 
 
+def _aws_id(rng: random.Random) -> str:
+    return "AK" + "IA" + _r(rng, string.ascii_uppercase + "234567", 16)
+
+
 def _ops_samples(rng: random.Random) -> list[SecretSample]:
     """The secrets agents meet in ops work, as they write them down: provider tokens with their
     prefixes, DSNs, and secrets named by their context in the six languages ("password is …")."""
@@ -176,10 +180,17 @@ def _ops_samples(rng: random.Random) -> list[SecretSample]:
         SecretSample("cloudflare", f"Cloudflare API token is {(t := _r(rng, URLSAFE, 40))}", t),
         SecretSample("vercel", f"Vercel token: {(t := _r(rng, ALNUM, 24))}", t),
         SecretSample("pagerduty", f"PagerDuty API key is {(t := 'u+' + _r(rng, URLSAFE, 18))}", t),
+        SecretSample("pagerduty", f"PagerDuty user token {(t := 'u+' + _r(rng, URLSAFE, 18))} for the on-call bot", t),
+        SecretSample("cloudflare", f"Cloudflare API token {(t := _r(rng, URLSAFE, 40))} (zone edit)", t),
+        # cloud keys with their secret halves: the half with no shape of its own is found beside its id
+        SecretSample("aws_secret", f"AWS creds for ci: {_aws_id(rng)} / {(t := _r(rng, ALNUM + '/+', 40))}", t),
+        SecretSample("aws_secret", f"AWS key {_aws_id(rng)}, secret {(t := _r(rng, ALNUM + '/+', 40))}", t),
+        SecretSample("azure", "DefaultEndpointsProtocol=https;AccountName=tidewaylogs;AccountKey="
+                     f"{(t := _r(rng, ALNUM + '+/', 86) + '==')};EndpointSuffix=core.windows.net", t),
     ]
     for tmpl in ("The staging DB password is {v}", "Le mot de passe de la base est {v}",
                  "La contraseña de staging es {v}", "la password del database è {v}", "пароль от базы — {v}",
-                 "数据库密码是{v}", "The API key is {v}", "token: {v}"):
+                 "数据库密码是{v}", "The API key is {v}", "token: {v}", "пароль {v}", "staging password {v}"):
         v = _r(rng, ALNUM, rng.randrange(10, 14)) + rng.choice("-!#") + _r(rng, ALNUM, 4)
         out.append(SecretSample("named", tmpl.format(v=v), v))
     return out

@@ -533,3 +533,70 @@ def test_a_refused_memory_result_is_marked_in_the_transcript():
     assert "✗" not in shown(json.dumps({"success": False, "error": "no such file"}), tool="terminal")
     assert "[bold]no[/bold]" in shown(json.dumps({"success": False, "error": "[bold]no[/bold]"}))
     assert "it gave no reason" in shown(json.dumps({"success": False}))
+
+
+def _grafana_token() -> str:
+    """A Grafana service-account token's shape, built at run time (never a literal in the repo)."""
+    import random
+    import string
+
+    rng = random.Random(34)
+    return "glsa_" + "".join(rng.choices(string.ascii_letters + string.digits, k=32)) + "_" + "".join(
+        rng.choices("0123456789abcdef", k=8))
+
+
+def test_secrets_in_messages_are_masked_in_the_transcript_and_the_hits():
+    """The search transcript and the hit list mask a token as `hmc session` does (a match inside
+    the token shows no piece of it), in a message body, a collapsed tool line and expanded
+    arguments."""
+    import json
+
+    from core.sessions.model import Message
+    from core.sessions.query import parse_query
+    from core.sessions.search import Hit
+    from tui.widgets.results import hit_prompt
+    from tui.widgets.transcript import message_prompt
+
+    token = _grafana_token()
+    terms = parse_query(token[5:15]).terms  # a search for part of the token itself
+
+    def shown(m, expanded=False):
+        return plain(message_prompt(m, terms, is_hit=True, expanded=expanded, current=True), width=300)
+
+    body = Message(id=1, session_id="s", role="user", content=f"the grafana service token is {token}",
+                   timestamp=None)
+    tool = Message(id=2, session_id="s", role="tool", content=f"line one {token}\nline two", timestamp=None,
+                   tool_name="terminal")
+    call = Message(id=3, session_id="s", role="assistant", content="",
+                   tool_calls=json.dumps([{"id": "c", "function": {"name": "memory", "arguments": json.dumps(
+                       {"action": "add", "content": f"Grafana token {token}"})}}]), timestamp=None)
+    for text in (shown(body), shown(tool), shown(tool, expanded=True), shown(call, expanded=True)):
+        assert token[5:15] not in text and token[-6:-1] not in text[:-1] or "…" in text
+        assert token not in text
+    assert "glsa_" in shown(body)  # masked as the CLI masks: the shape's start stays
+    hit = Hit(session_id="s", message_id=1, role="user", timestamp=0.0, source="cli", title="T",
+              snippet=(("token is ", False), (token[:15], True), (token[15:], False)), tool_name=None)
+    row = plain(hit_prompt(hit, 0.0), width=300)
+    assert token not in row and token[5:15] not in row
+
+
+async def test_the_search_screen_never_shows_a_token_a_session_holds(hermes_home, make_app):
+    """Driven with the real keys: a query for the message's words lands on the hit, and neither
+    the list nor the transcript shows the token."""
+    token = _grafana_token()
+    (hermes_home / "memories").mkdir(parents=True)
+    build_db(hermes_home / "state.db", extra=[("20261020_000000_aaaaaa", "cli",
+                                               [Msg("user", f"remember the grafana service token is {token}")])])
+    async with make_app(hermes_home).run_test(size=(120, 36)) as pilot:
+        screen = await open_search(pilot)
+        await type_query(pilot, "grafana service", keys=True)
+        results = screen.query_one(ResultsList)
+        assert results.kind == "hits" and results.items
+        await pilot.press("down", "enter")
+        await settle(pilot)
+        rows = [plain(o.prompt) for o in results._options]
+        shown = [plain(o.prompt) for o in screen.query_one(Transcript)._options]
+        assert any("grafana service token is glsa_" in t for t in shown)
+        title = str(screen.query_one("#transcript-title", Static).render())
+        assert "glsa_" in title and token not in title
+        assert not any(token in t or token[5:20] in t for t in rows + shown), rows + shown

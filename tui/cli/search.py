@@ -19,6 +19,7 @@ from core.sessions.search import parse_day as core_parse_day
 from core.sessions.snippets import one_line
 from core.scan.mask import Masker
 from tui.cli.common import CliContext, CliError, add_reveal, literal
+from tui.literal import masked_spans
 
 MAX_WINDOW = 200
 
@@ -85,10 +86,7 @@ def _fail(exc: SessionsError) -> CliError:
 def hit_line(spans, mask: Masker | None = None) -> Text:
     """A snippet with its matches marked; a snippet holding a secret is shown masked, unmarked."""
     if mask is not None:
-        whole = "".join(part for part, _ in spans)
-        shown = mask(whole)
-        if shown != whole:
-            return literal(shown)
+        spans = masked_spans(spans, mask)
     text = Text()
     for part, hit in spans:
         text.append_text(literal(part, "bold reverse" if hit else ""))

@@ -21,7 +21,7 @@ from core.sessions.search import (
     DatabaseError, Message, NotFoundError, QueryError, SessionInfo, SessionsError, Window, session_link,
 )
 from core.sessions.snippets import one_line
-from tui.literal import literal, visible
+from tui.literal import literal, masked, visible
 from tui.widgets.transcript import Transcript
 
 WINDOW = 15  # messages each side of a hit when a transcript opens
@@ -122,9 +122,9 @@ class TranscriptSide:
             return
         transcript = self.transcript
         line = Text()
-        line.append_text(literal(one_line(info.title), "bold"))
+        line.append_text(literal(one_line(masked(info.title)), "bold"))
         line.append("  ")
-        line.append(visible(info.source or "?"), style="cyan")
+        line.append(visible(masked(info.source or "?")), style="cyan")
         if info.started_at:
             line.append(f"  {timefmt.local_time(info.started_at)}", style="dim")
         if info.message_count is not None:

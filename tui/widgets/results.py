@@ -18,7 +18,7 @@ from textual.widgets.option_list import Option
 from core import timefmt
 from core.sessions.search import DEMOTED_SOURCES, HIDDEN_SOURCES, Hit, SessionInfo
 from core.sessions.snippets import Span, one_line
-from tui.literal import literal, visible_controls
+from tui.literal import literal, masked, masked_spans, visible_controls
 
 ROLE_STYLE = {"user": "bold green", "assistant": "bold blue", "tool": "magenta", "system": "dim"}
 MATCH_STYLE = "bold reverse"
@@ -83,7 +83,7 @@ def tool_spans(spans: Sequence[Span]) -> list[Span]:
 
 def spans_text(spans: Sequence[Span], base: str = "") -> Text:
     text = Text(style=base)
-    for part, hit in spans:
+    for part, hit in masked_spans(spans):
         text.append(visible_controls(part), style=MATCH_STYLE if hit else "")
     return text
 
@@ -104,9 +104,9 @@ def hit_prompt(hit: Hit, now: float, repeats: int = 1) -> Text:
     top = Text(no_wrap=True, overflow="ellipsis")
     if repeats > 1:  # the same tool output, found again further down: one row
         top.append(f"×{repeats} ", style="bold yellow")
-    top.append(visible_controls(one_line(hit.title)), style="bold")
+    top.append(visible_controls(one_line(masked(hit.title))), style="bold")
     top.append("  ")
-    top.append(visible_controls(hit.source or "?"), style=source_style(hit.source))
+    top.append(visible_controls(masked(hit.source or "?")), style=source_style(hit.source))
     if hit.profile is not None:
         top.append(f"  [{visible_controls(hit.profile)}]", style="bold magenta")
     top.append(f"  {when(hit.timestamp, now)}", style="dim")
@@ -134,9 +134,9 @@ def hanging(body: Text, lead: Text | str = "") -> Table:
 
 def session_prompt(info: SessionInfo, now: float) -> Text:
     top = Text(no_wrap=True, overflow="ellipsis")
-    top.append(visible_controls(one_line(info.title)), style="bold" if info.has_title else "bold italic")
+    top.append(visible_controls(one_line(masked(info.title))), style="bold" if info.has_title else "bold italic")
     line = Text()
-    line.append(visible_controls(info.source or "?"), style=source_style(info.source))
+    line.append(visible_controls(masked(info.source or "?")), style=source_style(info.source))
     line.append(f"  started {when(info.started_at, now)}", style="dim")
     if info.message_count is not None:
         line.append(f"  ·  {info.message_count:,} messages", style="dim")

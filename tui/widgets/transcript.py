@@ -31,6 +31,7 @@ ARGS_LINES = 40
 
 def _styled(text: str, terms: Sequence[Term], base: str = "") -> Text:
     out = Text(style=base)
+    text = masked(text)  # before the matches are marked: no piece of a token shows around a match
     for part, hit in highlight(text, terms) if terms else [(text, False)]:
         out.append(visible_controls(part), style=MATCH_STYLE if hit else "")
     return out
@@ -70,7 +71,7 @@ def message_prompt(m: Message, terms: Sequence[Term], *, is_hit: bool, expanded:
         lines = body.splitlines() or [""]
         if m.role == "tool" and not expanded and (len(lines) > 1 or len(body) > 200):
             from core.scan.mask import clip  # (not at start-up)
-            first = clip(lines[0], 200, mark="")
+            first = clip(masked(lines[0]), 200, mark="")
             line = _styled(first, terms)
             more = len(lines) - 1
             line.append(f"  … {more:,} more line{'s' if more != 1 else ''}" if more else "  …", style="dim")
