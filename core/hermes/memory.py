@@ -48,6 +48,12 @@ class StoreError(Exception):
     """A write was refused or failed; the message is for a person. Nothing was written."""
 
 
+class Unwritable(StoreError):
+    """The OS refused the write (core.store.atomic.write_refused); nothing was written."""
+
+    kind = "unwritable"
+
+
 class OpError(StoreError):
     """An operation can't apply to the current entries (Hermes's own refusal, in its words)."""
 

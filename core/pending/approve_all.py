@@ -96,7 +96,8 @@ def approve_together(queue: Any, todo: Sequence[tuple[int, PendingRecord]],
             out[n] = Failure(record.id, REFUSED, str(queue._unknown(rid)))
             continue
         except OSError as exc:
-            out[n] = Failure(record.id, REFUSED, str(cannot_take(rid, exc)))
+            error = cannot_take(rid, exc)
+            out[n] = Failure(record.id, getattr(error, "kind", REFUSED), str(error))
             continue
         held.append((n, record.id, claim, path, rid))
     if not held:
@@ -127,7 +128,7 @@ def approve_together(queue: Any, todo: Sequence[tuple[int, PendingRecord]],
                     out[n] = Failure(rec_id, exc.kind, str(exc))
                     refused.append((claim, path))
                 except PendingError as exc:
-                    out[n] = Failure(rec_id, REFUSED, str(exc))
+                    out[n] = Failure(rec_id, getattr(exc, "kind", REFUSED), str(exc))
                     refused.append((claim, path))
                 else:
                     out[n] = approval

@@ -16,7 +16,7 @@ from typing import Any, Sequence
 from core.hermes.release import NEWEST, Release
 from core.pending.records import (
     AMBIGUOUS, BROKEN, DESTRUCTIVE, DISABLED, DRIFT, EMPTIES_STORE, EMPTY, FORCIBLE, HERMES_SCAN, LIMIT, MALFORMED,
-    NEVER_APPLIES, NO_MATCH, PIN_CHANGED, REFUSED, SCANNER, UNPINNED, UNREADABLE, PendingRecord, printable,
+    NEVER_APPLIES, NO_MATCH, PIN_CHANGED, REFUSED, SCANNER, UNPINNED, UNREADABLE, UNWRITABLE, PendingRecord, printable,
     unpinned_reason,
 )
 from core.store.memory import (
@@ -186,7 +186,7 @@ def group_key(record: PendingRecord) -> str | None:
 
 # The store's refusal kinds (OpError.kind) -> the queue's reason kinds
 _KINDS = {"pin": PIN_CHANGED, "no_match": NO_MATCH, "ambiguous": AMBIGUOUS, "empty": EMPTY,
-          "empties": EMPTIES_STORE, "limit": LIMIT, "unknown": MALFORMED}
+          "empties": EMPTIES_STORE, "limit": LIMIT, "unknown": MALFORMED, "unwritable": UNWRITABLE}
 
 
 def _classify(exc: Exception) -> str:

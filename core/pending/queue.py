@@ -448,7 +448,7 @@ class PendingQueue:
                 self.reject(record.id if record.valid_id else record.file)
                 done.append(record.id)
             except PendingError as exc:
-                failed.append(Failure(record.id, REFUSED, str(exc)))
+                failed.append(Failure(record.id, getattr(exc, "kind", REFUSED), str(exc)))
         return Report(tuple(done), tuple(failed), tuple(skipped))
 
     def reject_invalid(self, ids: Iterable[str] | None = None) -> Report:
@@ -466,7 +466,7 @@ class PendingQueue:
                 self.reject(record.id if record.valid_id else record.file)
                 done.append(record.id)
             except PendingError as exc:
-                failed.append(Failure(record.id, REFUSED, str(exc)))
+                failed.append(Failure(record.id, getattr(exc, "kind", REFUSED), str(exc)))
         return Report(tuple(done), tuple(failed))
 
     # -- the rejected archive (undo a reject) ---------------------------------------------------

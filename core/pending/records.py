@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from core import timefmt
+from core.store.atomic import write_refused
 from core.store.memory import TARGETS, Op, preview
 
 ID_RE = re.compile(r"[0-9a-f]{8}")
@@ -42,6 +43,7 @@ SCANNER = "scanner"  # forcible: the person may confirm (hmc's wider scan)
 HERMES_SCAN = "hermes-scan"  # the release's own scan refuses the text: Hermes won't write it either
 CHANGED = "changed"  # the record changed since it was inspected
 REFUSED = "refused"  # anything else the store refused
+UNWRITABLE = "unwritable"  # the OS refused to write the home (read-only, no permission, full)
 TOO_LARGE = "too-large"  # a record beyond hmc's limits (MAX_OPS operations)
 UNPINNED = "unpinned"  # 0.22+: a replace/remove/patch staged without a pin; the release won't approve it
 
@@ -64,6 +66,12 @@ FORCIBLE = frozenset({SCANNER, EMPTIES_STORE})
 
 class PendingError(Exception):
     """Unknown or invalid id, or a queue folder that can't be read."""
+
+
+class PendingUnwritable(PendingError):
+    """The OS refused to claim or write a record (core.store.atomic.write_refused): exit 2."""
+
+    kind = UNWRITABLE
 
 
 class ApproveRefused(PendingError):
@@ -198,7 +206,8 @@ def why(exc: OSError) -> str:
 
 def cannot_take(rid: str, exc: OSError) -> PendingError:
     """The OS refused to claim record `rid` (core/pending/claims.py)."""
-    return PendingError(f"can't take pending write {rid} ({why(exc)}); nothing was done")
+    error = PendingUnwritable if write_refused(exc) else PendingError
+    return error(f"can't take pending write {rid} ({why(exc)}); nothing was done")
 
 
 def _printable_obj(obj: Any) -> Any:

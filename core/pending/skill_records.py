@@ -57,6 +57,12 @@ class SkillPendingError(Exception):
     """A skill record can't be found, claimed or applied; the message says why."""
 
 
+class SkillUnwritable(SkillPendingError):
+    """The OS refused to claim or write a skill record (core.store.atomic.write_refused): exit 2."""
+
+    kind = "unwritable"
+
+
 class SkillApproveRefused(SkillPendingError):
     def __init__(self, record_id: str, kind: str, message: str):
         super().__init__(message)

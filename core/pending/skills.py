@@ -45,6 +45,7 @@ For the TUI:
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import errno
 import os
@@ -61,7 +62,7 @@ from core.pending.claims import CLAIM_MARK  # noqa: F401  (re-exported)
 from core.pending.skill_plan import BATCH, Planner
 from core.pending.skill_records import (
     BROKEN, ESCAPES, GUARDED, INVALID, MAX_RECORD_BYTES, SCANNER, SUBSYSTEM, TRUTHY, Plan, SkillApproveRefused,
-    SkillInspection, SkillPendingError, SkillRecord, _record_from, _Refuse, frontmatter, scan_hits,
+    SkillInspection, SkillPendingError, SkillRecord, SkillUnwritable, _record_from, _Refuse, frontmatter, scan_hits,
 )
 from core.pending.skill_records import (  # noqa: F401  (re-exported: the reason kinds and limits)
     ACTIONS, AMBIGUOUS, EXISTS, MALFORMED, MAX_SKILL_CONTENT_CHARS, MAX_SKILL_FILE_BYTES, MAX_WALK, MISSING,
@@ -70,7 +71,7 @@ from core.pending.skill_records import (  # noqa: F401  (re-exported: the reason
 from core.pending.skill_tree import TreeView
 from core.pending.skill_undo import SkillUndo, SkillUndoRefused
 from core.scan.scanner import scan
-from core.store.atomic import flock_within, open_lock, read_regular
+from core.store.atomic import flock_within, open_lock, read_regular, write_refused
 from core.store.atomic import reason as _os_reason
 from core.store.journal import History, tagged
 from core.store.memory import StoreError
@@ -299,7 +300,14 @@ class SkillQueue:
         succeeds (then the claim is deleted: the record is gone)."""
         path = self.get(record_id).path
         gone = lambda: SkillPendingError(f"{record_id} was just taken by another approval or rejection")  # noqa: E731
-        with claims.claimed(path, gone) as claim:
+        stack = contextlib.ExitStack()
+        try:
+            claim = stack.enter_context(claims.claimed(path, gone))
+        except OSError as exc:
+            error = SkillUnwritable if write_refused(exc) else SkillPendingError
+            raise error(f"can't take pending skill write {record_id} ({_os_reason(exc)}); "
+                        "nothing was done") from None
+        with stack:
             yield claim, path
 
     def recover_claims(self, max_age: float = claims.STALE_CLAIM_SECONDS) -> list[str]:
@@ -498,8 +506,11 @@ class SkillQueue:
                 done.append(record.id)
             except SkillApproveRefused as exc:
                 failed.append((record.id, exc.kind, str(exc)))
-            except (SkillPendingError, OSError) as exc:
-                failed.append((record.id, "error", str(exc)))
+            except SkillPendingError as exc:
+                failed.append((record.id, getattr(exc, "kind", "error"), str(exc)))
+            except OSError as exc:
+                failed.append((record.id, "unwritable" if write_refused(exc) else "error",
+                               f"a write failed ({_os_reason(exc)})"))
         return done, failed
 
     def simulate_all(self) -> tuple[int, int]:

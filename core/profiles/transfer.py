@@ -68,7 +68,8 @@ def transfer(source: "Curator", destination: "Curator", target: str, entry: str,
         groups = {id(s): stack.enter_context(Group.held(s)) for s in stores}
         mine, theirs = groups[id(here)], groups[id(there)]
         if mine.error is not None or theirs.error is not None:
-            raise StoreError(str(mine.error or theirs.error))
+            error = mine.error or theirs.error
+            raise type(error)(str(error))  # an Unwritable store stays one
         if entry not in mine.snap.entries:
             raise Conflict(f"the entry is no longer in profile {source.home.profile}'s {name} (it changed meanwhile); "
                            "nothing was written", mine.snap.raw or "", mine.snap.entries)

@@ -35,6 +35,15 @@ def reason(exc: BaseException) -> str:
     return str(exc) or type(exc).__name__
 
 
+WRITE_REFUSED = frozenset({errno.EROFS, errno.EACCES, errno.EPERM, errno.ENOSPC, errno.EDQUOT})
+
+
+def write_refused(exc: BaseException) -> bool:
+    """The OS refused to write (a read-only file system, no permission, a full disk): the home
+    can't be written at all, which no retry or other text fixes (exit 2, not a refusal's 1)."""
+    return isinstance(exc, OSError) and exc.errno in WRITE_REFUSED
+
+
 class NotRegularFile(OSError):
     """The path is a FIFO, socket, device or folder, not a regular file. `kind` names it."""
 

@@ -56,7 +56,7 @@ class Group:
         findings = store._refuse_before_lock(ops, force=force, person=person, batch=batch, tool=tool,
                                              entries=lambda: snap.entries)
         if self.error is not None:
-            raise StoreError(str(self.error))
+            raise type(self.error)(str(self.error))  # an Unwritable store stays one (exit 2)
         store._refuse_disabled()
         snap = store._refuse_unwritable(snap, allow_drift=store._drift_allowed(ops, batch))
         result, new_text, write, backup = store._plan_write(snap, ops, force=force, person=person,

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, ContextManager, Iterator, Protocol, Seque
 from core.store.atomic import (LockBusy, NotRegularFile, TooLarge, atomic_write, clean_orphans, flock_within,
                                open_lock, read_regular)
 from core.store.atomic import reason as os_reason
+from core.store.atomic import write_refused
 
 
 
@@ -32,7 +33,7 @@ class Journal(Protocol):
 
 from core.hermes.memory import (  # noqa: F401  (re-exported: the store's vocabulary)
     BOM, DELIMITER, FILE_NAMES, PREVIEW, TARGETS, TITLES, Conflict, DriftError, EmptiesStore, Op, OpError,
-    Plan, StoreError, apply_op, decode, locate, parse, percent, preview, serialize, usage, usage_label,
+    Plan, StoreError, Unwritable, apply_op, decode, locate, parse, percent, preview, serialize, usage, usage_label,
 )
 from core.hermes import memory as rules
 from core.hermes.release import NEWEST, Release
@@ -292,6 +293,9 @@ class MemoryStore:
         try:
             fd = open_lock(self.lock_path)
         except OSError as exc:
+            if write_refused(exc):
+                raise Unwritable(f"{self.name} can't be written here ({os_reason(exc)}: its lock file "
+                                 f"{self.lock_path.name} can't be opened); nothing was written") from None
             raise StoreError(f"can't open the lock file {self.lock_path.name}: {os_reason(exc)}") from None
         try:
             try:
@@ -546,4 +550,5 @@ def _atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
     try:
         atomic_write(path, data, mode)
     except OSError as exc:
-        raise StoreError(f"writing {path.name} failed ({os_reason(exc)}); the file is unchanged") from None
+        error = Unwritable if write_refused(exc) else StoreError
+        raise error(f"writing {path.name} failed ({os_reason(exc)}); the file is unchanged") from None

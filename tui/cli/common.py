@@ -201,6 +201,18 @@ def unreadable(problems: list[str]) -> int:
     return 0
 
 
+def batch_exit(kinds: list[str], done: bool) -> int:
+    """A batch's exit code from its failures' kinds: 0 when nothing failed; 2 when the OS refused a
+    write (the home can't be written: a read-only file system, no permission, a full disk; no retry
+    or other text helps), or when nothing was done and every failure was an id that isn't there;
+    else 1 (refused: what stays pending says why)."""
+    if not kinds:
+        return 0
+    if "unwritable" in kinds or (not done and all(k == "unknown" for k in kinds)):
+        return 2
+    return 1
+
+
 def refuse_if_rules_differ(curator, write: str, force: bool, how: str = "pass --force to write anyway") -> None:
     """A write that depends on an area `hmc doctor` found your Hermes to differ in is refused (exit 1),
     naming the difference, unless --force (core.doctor.verdict.differences_for)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import NoReturn
 
-from core.store.memory import TARGETS, Op, ScanRefused, StoreError, usage, usage_label
+from core.store.memory import TARGETS, Op, ScanRefused, StoreError, Unwritable, usage, usage_label
 from core.scan.mask import Masker
 from tui.cli.common import (CliContext, CliError, add_reveal, literal, plainly, refuse_if_rules_differ, say,
                             unreadable, visible)
@@ -98,8 +98,9 @@ def run(args, ctx: CliContext) -> int:
         result = store.apply([op], force=args.force)
     except ScanRefused as exc:
         refused(args, ctx, store, exc, "scanner", 1, " (pass --force to write it anyway)", typed)
-    except StoreError as exc:  # an unreadable store is bad input (2); any other refusal is 1
-        refused(args, ctx, store, exc, "refused", 2 if store.read().error else 1, "", typed)
+    except StoreError as exc:  # an unreadable or unwritable store is bad input (2); any other refusal is 1
+        refused(args, ctx, store, exc, "refused", 2 if isinstance(exc, Unwritable) or store.read().error else 1,
+                "", typed)
     mask = Masker(args.reveal, (result.before, typed))
     if args.json:
         ctx.json({"target": store.target, "file": str(store.path), "action": args.op, "changed": result.changed,
@@ -140,7 +141,7 @@ def move_entry(args, ctx: CliContext, curator) -> int:
     except ScanRefused as exc:
         refused(args, ctx, store, exc, "scanner", 1, " (pass --force to write it anyway)", typed)
     except StoreError as exc:
-        refused(args, ctx, store, exc, "refused", 1, "", typed)
+        refused(args, ctx, store, exc, "refused", 2 if isinstance(exc, Unwritable) else 1, "", typed)
     mask = Masker(args.reveal, ((matches[0],), typed))
     if args.json:
         ctx.json({**done.to_json(), "entry": mask(done.entry), "refused": None})
@@ -166,7 +167,8 @@ def refused(args, ctx: CliContext, store, exc: Exception, fallback: str, code: i
         ctx.json({"target": store.target, "file": str(store.path), "action": args.op, "changed": False,
                   "refused": {"kind": kind.replace("_", "-"), "reason": mask(str(exc)),
                               "reason_plain": mask(said.text + hint), "exit": code}})
-    raise CliError(f"refused: {said.text}{hint}", code)
+    verb = "can't write" if isinstance(exc, Unwritable) else "refused"
+    raise CliError(f"{verb}: {said.text}{hint}", code)
 
 
 MAX_LISTED = 2_000  # entries printed per file: a store this long is far past any limit already

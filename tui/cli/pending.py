@@ -11,7 +11,7 @@ from core.pending.config_edit import read_write_approval
 from core.store.memory import TARGETS
 from core.pending.queue import ApproveRefused, Inspection, PendingError, inline_diff
 from core.scan.mask import Masker
-from tui.cli.common import CliContext, CliError, add_reveal, literal, os_error_text, plainly, set_approval
+from tui.cli.common import CliContext, CliError, add_reveal, batch_exit, literal, os_error_text, plainly, set_approval
 
 
 def register(sub) -> None:
@@ -463,9 +463,7 @@ def cmd_approve(args, ctx: CliContext, curator, queue) -> int:
             ctx.print(line)
         if every and not done and not failed:
             ctx.text("Nothing waits for approval.", style="dim")
-    if failed and any(k == "unknown" for _, k, _ in failed) and not done:
-        return 2
-    return 1 if failed else 0
+    return batch_exit([k for _, k, _ in failed], bool(done))
 
 
 def plain_reason(ins: Inspection) -> str:
@@ -506,10 +504,10 @@ def cmd_reject(args, ctx: CliContext, curator, queue) -> int:
         raise CliError("give `all`, `invalid` or record ids, not a mix", 2)
     if words == ["all"]:
         report = queue.reject_all()
-        done, failed = list(report.done), [(f.id, f.reason) for f in report.failed]
+        done, failed = list(report.done), [(f.id, f.kind, f.reason) for f in report.failed]
     elif words == ["invalid"]:
         report = queue.reject_invalid()
-        done, failed = list(report.done), [(f.id, f.reason) for f in report.failed]
+        done, failed = list(report.done), [(f.id, f.kind, f.reason) for f in report.failed]
     else:
         done, failed = [], []
         for rid in args.ids:
@@ -518,9 +516,10 @@ def cmd_reject(args, ctx: CliContext, curator, queue) -> int:
             except PendingError as exc:
                 if len(args.ids) == 1:
                     raise
-                failed.append((rid, str(exc)))
+                failed.append((rid, getattr(exc, "kind", "unknown"), str(exc)))
     mask = Masker(args.reveal)
-    failed = [(i, mask(m)) for i, m in failed]
+    kinds = [k for _, k, _ in failed]
+    failed = [(i, mask(m)) for i, _, m in failed]
     if args.json:
         ctx.json({"rejected": done, "failed": [{"id": i, "reason": m} for i, m in failed]})
     else:
@@ -533,7 +532,7 @@ def cmd_reject(args, ctx: CliContext, curator, queue) -> int:
         elif done:
             ctx.text("(hmc keeps a copy of each rejected record; `u` in pending mode brings the last one back)",
                      style="dim")
-    return 1 if failed else 0
+    return batch_exit(kinds, bool(done))
 
 
 def approval_json(args, ctx: CliContext, curator) -> int:

@@ -14,7 +14,7 @@ from core.pending.skill_plan import BATCH
 from core.pending.skill_records import op_label
 from core.pending.skills import SkillApproveRefused, SkillInspection, SkillPendingError, SkillQueue
 from core.scan.mask import Masker
-from tui.cli.common import CliContext, CliError, literal, set_approval
+from tui.cli.common import CliContext, CliError, batch_exit, literal, set_approval
 
 
 def queue_for(curator) -> SkillQueue:
@@ -237,9 +237,7 @@ def cmd_approve(args, ctx: CliContext, curator) -> int:
             ctx.print(line)
         if every and not done and not failed:
             ctx.text("Nothing waits for approval.", style="dim")
-    if failed and not done and all(k == "unknown" for _, k, _ in failed):
-        return 2
-    return 1 if failed else 0
+    return batch_exit([k for _, k, _ in failed], bool(done))
 
 
 def cmd_reject(args, ctx: CliContext, curator) -> int:
@@ -259,9 +257,10 @@ def cmd_reject(args, ctx: CliContext, curator) -> int:
         except SkillPendingError as exc:
             if len(targets) == 1 and words not in (["all"], ["invalid"]):
                 raise CliError(str(exc), 2) from None
-            failed.append((rid, str(exc)))
+            failed.append((rid, getattr(exc, "kind", "error"), str(exc)))
     mask = Masker(args.reveal)
-    done, failed = [mask(rid) for rid in done], [(mask(rid), mask(m)) for rid, m in failed]
+    kinds = [k for _, k, _ in failed]
+    done, failed = [mask(rid) for rid in done], [(mask(rid), mask(m)) for rid, _, m in failed]
     if args.json:
         ctx.json({"subsystem": "skills", "rejected": done, "failed": [{"id": i, "reason": m} for i, m in failed]})
     else:
@@ -271,7 +270,7 @@ def cmd_reject(args, ctx: CliContext, curator) -> int:
             ctx.text("kept ", literal(rid), ": ", literal(message), style="red")
         if not done and not failed:
             ctx.text("Nothing to reject.", style="dim")
-    return 1 if failed else 0
+    return batch_exit(kinds, bool(done))
 
 
 def cmd_approval(args, ctx: CliContext, curator) -> int:

@@ -1,0 +1,112 @@
+"""A home hmc can read but not write (a read-only mount or copy, a full disk): every write command
+ends in one line that says why, exits 2 (the home can't be written: no other text or retry helps,
+unlike a refusal's 1), shows no raw `[Errno 30]`, and changes nothing.
+
+The read-only file system is simulated in-process: every call that would create, replace, rename
+or remove something under the home raises EROFS, as the kernel does on a read-only mount (the same
+run on a real `mount -o ro,bind` copy of the demo gave the same codes and lines)."""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import shutil
+
+import pytest
+
+from core.demo.build import build_demo_home
+from tui.cli.main import main
+
+WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory):
+    return build_demo_home(tmp_path_factory.mktemp("ro") / "home")
+
+
+@pytest.fixture
+def home(template, tmp_path):
+    copy = tmp_path / "home"
+    shutil.copytree(template, copy, symlinks=True)
+    return copy
+
+
+def read_only(monkeypatch, root) -> None:
+    root = os.fsdecode(root)
+
+    def inside(path) -> bool:
+        return not isinstance(path, int) and os.fsdecode(os.path.abspath(path)).startswith(root + os.sep)
+
+    def refuse(path):
+        raise OSError(errno.EROFS, "Read-only file system", os.fsdecode(path))
+
+    real_open = os.open
+
+    def guarded_open(path, flags, *args, **kwargs):
+        if flags & WRITE_FLAGS and inside(path) and kwargs.get("dir_fd") is None:
+            refuse(path)
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", guarded_open)
+    for name in ("rename", "replace", "unlink", "mkdir", "rmdir", "link", "symlink"):
+        real = getattr(os, name)
+
+        def guarded(src, *args, _real=real, **kwargs):
+            if inside(src) or (args and isinstance(args[0], (str, bytes, os.PathLike)) and inside(args[0])):
+                refuse(src)
+            return _real(src, *args, **kwargs)
+
+        monkeypatch.setattr(os, name, guarded)
+
+
+def snapshot(root) -> dict[str, bytes]:
+    out = {}
+    for folder, _dirs, files in os.walk(root):
+        for name in files:
+            path = os.path.join(folder, name)
+            if not os.path.islink(path):
+                with open(path, "rb") as f:
+                    out[os.path.relpath(path, root)] = f.read()
+    return out
+
+
+WRITES = [
+    ("memory", "add", "-t", "memory", "A note that can't be written"),
+    ("memory", "remove", "-t", "memory", "staging DB"),
+    ("memory", "move", "-t", "memory", "staging DB", "--to", "ops"),
+    ("pending", "approve", "all"),
+    ("pending", "reject", "all"),
+    ("pending", "approve", "all", "--subsystem", "skills"),
+    ("pending", "reject", "all", "--subsystem", "skills"),
+    ("pending", "approval", "off"),
+]
+
+
+@pytest.mark.parametrize("args", WRITES, ids=" ".join)
+def test_every_write_to_a_read_only_home_says_why_in_one_line_and_exits_2(monkeypatch, capsys, home, args):
+    before = snapshot(home)
+    read_only(monkeypatch, home)
+    code = main(["--home", str(home), "--today", "2026-11-15", *args])
+    out, err = capsys.readouterr()
+    assert code == 2, (code, out, err)
+    said = out + err
+    assert "read-only file system" in said
+    assert "Errno" not in said and "Traceback" not in said and "unexpected error" not in said
+    assert "refused:" not in said  # a refusal is 1; this is the home that can't be written
+    monkeypatch.undo()
+    assert snapshot(home) == before
+
+
+@pytest.mark.parametrize("args", [WRITES[0], WRITES[3], WRITES[5]], ids=" ".join)
+def test_the_json_form_names_the_unwritable_home_too(monkeypatch, capsys, home, args):
+    read_only(monkeypatch, home)
+    code = main(["--home", str(home), "--today", "2026-11-15", *args, "--json"])
+    out, _err = capsys.readouterr()
+    doc = json.loads(out)
+    assert code == 2
+    kinds = ([doc["refused"]["kind"]] if "refused" in doc else [f["reason_kind"] for f in doc["failed"]])
+    assert "unwritable" in kinds, doc
+    if "refused" in doc:
+        assert doc["refused"]["exit"] == 2
