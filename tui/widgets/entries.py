@@ -66,7 +66,7 @@ class HangingVisual(RichVisual):
 def entry_prompt(number: int, entry: str, limit: int, marks: Sequence[str] = (), origin: str | None = None) -> Hanging:
     """`  3 text…  (123)`: wrapped and multi-line entries keep a hanging indent; `origin` (where the
     entry came from, "added 12 Oct · telegram") goes on a muted line under it."""
-    body = Text(visible_controls(masked(entry)))  # the edit dialog shows it whole
+    body = Text(visible_controls(entry))
     size = len(entry)
     body.append(f"  ({size:,})", style="bold red" if size > limit else "dim")
     for mark in marks:
