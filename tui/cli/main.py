@@ -27,6 +27,7 @@ COMMAND_MODULES = {
     "config": ("config",),
     "why": ("why",),
     "profiles": ("profiles",),
+    "completion": ("completion",),
 }
 
 

@@ -21,6 +21,8 @@ def register(sub) -> None:
                        "a provider, the doctor's verdict. The active profile (the one a bare `hermes` uses) is "
                        "marked; folders under profiles/ that aren't profiles are named with why.")
     p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--names", action="store_true",
+                   help="only the names, one per line, from the folders (what shell completion asks)")
     p.set_defaults(run=run)
 
 
@@ -54,6 +56,12 @@ def one_line(curator) -> tuple[str, dict]:
 
 
 def run(args, ctx: CliContext) -> int:
+    if args.names:
+        from tui.cli.completion import names, write
+
+        found = names(ctx)
+        write("".join(n + "\n" for n in found))
+        return 0
     data = gather(ctx.curator())
     if args.json:
         ctx.json(data)
