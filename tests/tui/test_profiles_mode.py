@@ -70,3 +70,43 @@ async def test_c_compares_two_profiles_and_t_switches_the_file(demo_home, make_a
         await pilot.press("escape")
         await pilot.pause()
         assert app.screen.MODE == "profiles"
+
+
+async def test_P_in_the_review_counts_every_profiles_findings_and_enter_reviews_one(demo_home, make_app):
+    """The review's profile switch: each profile's open findings, counted as its own review counts
+    them (this profile first); Enter on ops reviews ops; nothing is recorded for the profiles counted."""
+    from core.review import findings as R
+    from tui.screens.dialogs import PickDialog
+    from tui.screens.review import ReviewScreen
+    from tests.tui.helpers import until
+
+    app = make_app(demo_home, poll=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("4")
+        await settle(app, pilot)
+        here = len([f for f in app.screen.everything if f.key not in app.screen.kept])
+        await pilot.press("P")
+        assert await until(pilot, lambda: isinstance(app.screen, PickDialog), timeout=30)
+        rows = [str(r) for r in app.screen.rows]
+        assert rows[0].startswith("default  (here)") and f"{here} findings" in rows[0]
+        assert [r.split()[0] for r in rows] == ["default", "contenu", "ops"]
+        assert "ops  ·  1 finding: 1 warning" in rows[2]
+        assert R.last_review_date(app.curator.switch_profile("ops")) is None  # counted, not recorded
+        await pilot.press("j", "j", "enter")
+        await settle(app, pilot)
+        assert app.curator.home.profile == "ops" and isinstance(app.screen, ReviewScreen)
+        assert await until(pilot, lambda: [f.kind for f in app.screen.everything] == ["cross-profile"])
+
+
+async def test_P_is_greyed_on_a_home_with_one_profile(hermes_home, make_app):
+    from core.store.memory import serialize
+
+    (hermes_home / "memories").mkdir(parents=True)
+    (hermes_home / "memories" / "MEMORY.md").write_text(serialize(["one entry", "one entry"]))
+    app = make_app(hermes_home, poll=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("4")
+        await settle(app, pilot)
+        assert app.screen.why_not("profiles") == "By profile: this home has one profile"

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from textual.screen import ModalScreen
+
 from tools.shots import Shot, workers_done
 
 
@@ -17,6 +19,11 @@ def keys(*pressed: str, wait: float = 0.3, dialog: bool = False):
             await pilot.pause(0.1)
             if dialog and n == len(pressed) - 1:
                 await pilot.pause(0.5)
+                for _ in range(150):  # a dialog its worker opens after computing (P counts every review)
+                    if isinstance(pilot.app.screen, ModalScreen):
+                        break
+                    await pilot.pause(0.1)
+                await pilot.pause(0.3)
                 return
             await workers_done(pilot.app)
             await pilot.pause(wait)
@@ -44,4 +51,7 @@ SCENARIOS = [
     Shot("review-cross-profile", settle=keys(*OPEN_OPS, "4", wait=0.6),
          title="The review of ops: contenu's repository line leaked here; M moves it back, y keeps both",
          expect=("cross-profile", "Also in profile contenu")),
+    Shot("review-by-profile", settle=keys("4", "P", dialog=True),
+         title="P in the review: every profile's open findings counted; Enter reviews that profile",
+         expect=("Open findings by profile", "default  (here)", "contenu  ·  1 finding", "ops  ·  1 finding")),
 ]

@@ -200,7 +200,8 @@ is aged from when the history first shows it. Both are set in hmc's config.toml,
 **m** merge a pair · **d** remove · **e** edit · **y** keep as it is (hidden until an entry changes) ·
 **space** mark several, then **d**/**y** act on all marked · **K** show kept findings ·
 **o** open the entry in memory mode · **M** (cross-profile) move the entry to the profile that holds it
-too · **x** export a Markdown report (hmc's state folder) ·
+too · **P** every profile's open findings, counted (Enter reviews that profile) ·
+**x** export a Markdown report (hmc's state folder) ·
 **j**/**k** and **g**/**G** move in the list, as in every list.
 Secrets stay masked here.
 """
@@ -219,6 +220,8 @@ Secrets stay masked here.
         Binding("slash", "filter", "Filter findings", id="review.filter", show=False, priority=True,
                 tooltip="Filter the findings as you type: kind, reason or entry text (Esc clears)"),
         Binding("x", "export", "Export", id="review.export", tooltip="Write the review as a Markdown report in hmc's state folder"),
+        Binding("P", "profiles", "By profile", id="review.profiles",
+                tooltip="Every profile's open findings, counted by severity; Enter reviews that profile"),
     ]
 
     def __init__(self, *args, **kwargs) -> None:
@@ -231,6 +234,7 @@ Secrets stay masked here.
         self.everything: list[R.Finding] = []  # every finding of the last review (before kept and the filter)
         self._follow: str | None = None
         self._basis: tuple = ()  # the entries the review shown was computed over
+        self.profiles = 1  # how many profiles the home has (read with each review)
 
     def compose(self) -> ComposeResult:
         yield HmcHeader()
@@ -286,6 +290,9 @@ Secrets stay masked here.
         if get_current_worker().is_cancelled:
             return
         basis = tuple(store.last.entries for store in curator.stores.values())
+        from core.profiles.discovery import discover
+
+        self.profiles = len(discover(curator.home.base, curator.release).profiles)
         self.app.call_from_thread(self._computed, findings, kept, done, basis, unless_same)
 
     def _computed(self, findings: list[R.Finding], kept: set[str], done: bool | str, basis: tuple,
@@ -498,6 +505,8 @@ Secrets stay masked here.
             if finding.kind != "cross-profile":
                 return "Move: only a cross-profile finding (memory mode's M moves any entry)"
             return None if self._writable(finding.targets) else f"Move: {self._unwritable(finding.targets)}"
+        if action == "profiles" and self.profiles < 2:
+            return "By profile: this home has one profile"
         if action == "goto":
             if finding is None:
                 return f"Go to: {none}"
@@ -609,6 +618,37 @@ Secrets stay masked here.
         if choice in (None, "cancel"):
             return None
         return refs[int(choice)]
+
+    @work(exclusive=True, group="review-profiles")
+    async def action_profiles(self) -> None:
+        """P: each profile's open findings counted (reviewed as this screen would, nothing recorded),
+        this profile first; Enter on another reviews it (every mode follows, as mode 5's Enter)."""
+        import asyncio
+
+        from core.review.by_profile import by_profile
+        from tui.screens.dialogs import PickDialog
+
+        settings, here = self.app.settings, self.app.curator
+        self.notify("Reviewing every profile…", title="Profiles", timeout=3, markup=False)
+        with self.app.long_work("reviewing every profile"):
+            found = await asyncio.to_thread(by_profile, here, stale_days=settings.stale_days, old_days=settings.old_days)
+        found.sort(key=lambda p: p.profile != here.home.profile)
+        rows = []
+        for p in found:
+            row = literal(p.profile, "bold")
+            row.append("  (here)" if p.profile == here.home.profile else "", style="dim")
+            row.append("  ·  ")
+            row.append_text(literal(p.said(), "red" if p.counts is None else
+                                    "yellow" if p.counts.get("warning") or p.counts.get("critical") else "dim"))
+            rows.append(row)
+        total = sum(p.total for p in found)
+        self.app.clear_notifications()  # "Reviewing every profile…" is answered by the dialog
+        choice = await self.app.push_screen_wait(PickDialog(
+            f"Open findings by profile: {total} in {len(found)} profiles", rows,
+            note="Kept findings are left out, as in this list. Enter reviews that profile (every mode follows it)."))
+        if choice is None or found[choice].profile == self.app.curator.home.profile:
+            return
+        self.app.switch_profile(found[choice].profile)
 
     @work(exclusive=True, group="review-write")
     async def action_move_profile(self) -> None:
