@@ -266,8 +266,33 @@ async def test_header_at_100_columns_keeps_whole_words(tmp_path, make_app):
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(app, pilot)
         line = app.screen.query_one(HmcHeader).render().plain
-        assert "never reviewed" in line and "…/" in line
-        assert "hermes-home" in line  # the last folder whole
+        assert "never reviewed" in line and "default" in line
+        assert "pending ·" in line and "skills" in line  # the counts in words, not "0+0 pending"
+    app = make_app(home)
+    async with app.run_test(size=(140, 30)) as pilot:
+        await settle(app, pilot)
+        line = app.screen.query_one(HmcHeader).render().plain
+        assert "…/" in line and "hermes-home" in line  # the path, cut on a folder, its last one whole
+
+
+async def test_the_header_gives_way_a_part_at_a_time(demo_home, make_app):
+    """Each width shows the widest form that fits: the review's date goes first, then the path,
+    then the tabs' long names, and last the counts' words; the profile stays at every width."""
+    from tui.widgets.header import HmcHeader
+
+    seen = {}
+    for width in (80, 90, 100, 110, 120, 130, 150, 170):
+        app = make_app(demo_home, poll=False)
+        async with app.run_test(size=(width, 30)) as pilot:
+            await settle(app, pilot)
+            seen[width] = app.screen.query_one(HmcHeader).render().plain
+    for width, line in seen.items():
+        assert "default" in line and len(line) <= width, (width, line)
+        assert ("1 Memory" in line) or ("1 Mem " in line), line
+    assert "1 Memory" in seen[120] and "pending ·" in seen[120]  # 120 columns: whole names (issue 33)
+    assert "+" in seen[80] and "Mem " in seen[80]  # 80 columns: the compact form, profile kept
+    wide = [w for w in seen if "/" in seen[w]]
+    assert wide and all(w2 in wide for w in wide for w2 in seen if w2 > w)  # once the path fits, it stays
 
 
 # -- search that forgives: what the index knows, offered, never applied silently ---------------------------

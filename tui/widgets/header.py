@@ -16,7 +16,8 @@ MODES = (("1", "memory", "Memory", "Mem"), ("2", "pending", "Pending", "Pend"), 
 class HmcHeader(Widget):
     """Renders app state (`app.header_state()`); re-renders when the app says it changed.
 
-    The mode tabs are clickable (a click is the tab's key). Below 100 columns they keep short names."""
+    The mode tabs are clickable (a click is the tab's key). Where the line is short, parts give way
+    in the order of FORMS; the tabs keep short names only once the path has gone."""
 
     DEFAULT_CSS = """
     HmcHeader { height: 1; dock: top; background: $panel; color: $foreground; }
@@ -29,18 +30,28 @@ class HmcHeader(Widget):
     def on_mount(self) -> None:
         self.app.header_changed.subscribe(self, lambda _=None: self.refresh())
 
+    # The forms tried in turn, widest first; each gives way in the order a person misses least:
+    # the review's date, then the home's path, then the tabs' long names, then the counts' words.
+    # The profile is always said (issue 33), and the tabs and counts stay whole.
+    FORMS = (  # (short tabs, short counts, short review, the path shown)
+        (False, False, False, True),
+        (False, False, True, True),
+        (False, False, True, False),
+        (True, False, True, True),
+        (True, False, True, False),
+        (True, True, True, False),
+    )
+
     def render(self) -> Text:
         state = self.app.header_state(quick=True)
         mode = getattr(self.screen, "MODE", "")
         width = self.size.width
-        # the wide form when the home's path still has room beside it; else the compact one
-        for compact in ((False, True) if width >= 100 else (True,)):
-            right, tabs, spans, left, profile, room = self._parts(state, mode, width, compact)
-            if room >= 10:  # "~/.hermes", or the end of a longer path
+        for n, (short_tabs, short_counts, short_review, with_path) in enumerate(self.FORMS):
+            right, tabs, spans, left, profile, room = self._parts(state, mode, width, short_tabs, short_counts,
+                                                                  short_review)
+            if (room >= 10 if with_path else room >= 0) or n == len(self.FORMS) - 1:
                 break
-        # the profile is always said (issue 33): the home's path gives way first, cut from the left, and
-        # goes when not even its last folder's end fits (the tabs and the counts stay whole)
-        if room >= 8:
+        if with_path:  # cut from the left ("…/hmc/demo-home"): its last folder's end tells homes apart
             left.append(" " + cut_path(visible_controls(state["home"]), room), style="bold")
             left.append(profile, style="dim" if state["profile"] == "default" else "bold")
         else:
@@ -52,14 +63,14 @@ class HmcHeader(Widget):
         line.truncate(width)
         return line
 
-    def _parts(self, state: dict, mode: str, width: int, compact: bool):
+    def _parts(self, state: dict, mode: str, width: int, short_tabs: bool, short_counts: bool, short_review: bool):
         """The right side (counts, review), the tabs and their spans, the left's start, the profile
-        label and the room left for the home's path, in the wide or the compact form."""
+        label and the room left for the home's path (negative: even without it, this form is too wide)."""
         right = Text()
         count, skills = state["pending"], state.get("skills")
         shown = "  …" if count is None else f"{count:>3}"  # counted just after the first paint
         shown_skills = "…" if skills is None else str(skills)
-        if compact:  # " 13+7 pending": memory writes + skill writes
+        if short_counts:  # " 13+7 pending": memory writes + skill writes
             right.append(shown, style="bold yellow" if count else "dim")
             right.append("+", style="dim")
             right.append(f"{shown_skills:<2}pending", style="bold yellow" if skills else "dim")
@@ -69,11 +80,11 @@ class HmcHeader(Widget):
             right.append(f"{shown_skills:>2} skills", style="bold yellow" if skills else "dim")
         right.append(" · ", style="dim")
         review = state["review"]
-        if compact and review.startswith("review due"):
+        if short_review and review.startswith("review due"):
             review = "review due"
         right.append(review, style="bold yellow" if state.get("review_due") else "dim")
         right.append(" ")
-        tabs, spans = self.tabs(mode, compact=compact)
+        tabs, spans = self.tabs(mode, compact=short_tabs)
         left = Text()
         left.append(" hmc ", style="bold reverse")
         profile = f" · {visible_controls(state['profile'])}"
