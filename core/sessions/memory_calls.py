@@ -165,6 +165,8 @@ class Harvest:
     staged: list[tuple[str, Call]] = field(default_factory=list)
     # the calls the tool refused, oldest first: (the call as it was asked, the release's reason)
     refused: list[tuple[Call, str]] = field(default_factory=list)
+    # the rows all this came from, as the cache checks them (core.timeline.rowprints.RowPrints)
+    prints: Any = None
 
     @property
     def total(self) -> int:

@@ -29,7 +29,9 @@ replaced atomically but not fsynced: a cache lost or torn in a crash fails its d
 rebuilt. The cache is keyed by the database's identity (path, device, inode) and
 the last message id it covered, and checked, not trusted: the row with that id must still be there
 with the same session and time (a database replaced, restored or rewound is read again from
-scratch), and every field must have the shape hmc writes. Anything else (a corrupt, foreign or
+scratch), every row the history came from must read as it did (core.timeline.rowprints: a row
+redacted or rewritten since means a rebuild; a pruned one is forgotten), and every field must have
+the shape hmc writes. Anything else (a corrupt, foreign or
 truncated file) is ignored and rebuilt. A cache over MAX_CACHE_BYTES is not written (`save` says so).
 """
 
@@ -47,8 +49,9 @@ from typing import Any, Callable
 from core.hmc_cache import FileSpan, OpenFile, frame, framed_body, hmc_cache, read_framed
 from core.store.atomic import open_regular, private_dir, write_private
 from core.sessions.memory_calls import MAX_CACHED_CALLS_BYTES, MAX_REFUSED, STAGED_ID, Call, Harvest, Open
+from core.timeline.rowprints import SAMPLE, RowPrints, harvested_ids
 
-VERSION = 15  # 4: patch calls and new_text arguments are harvested; 5: writes keep logs, not copies of the store;
+VERSION = 16  # 4: patch calls and new_text arguments are harvested; 5: writes keep logs, not copies of the store;
 # 6: the calls file holds each call as an array of its fields, entries name their writes by index;
 # 7: the calls file only while a replay hasn't consumed them (calls_digest None: not kept); no sessions'
 # sources (read from state.db for the calls a run replays: an update's few); 8: the writes' chunks after
@@ -59,7 +62,8 @@ VERSION = 15  # 4: patch calls and new_text arguments are harvested; 5: writes k
 # plain add's changes as None (the entry its log adds); 12: the staged calls (a record id and the call),
 # and each divergence names the outside write it found (None: a count that didn't add up); 13: an hmc
 # write's note is its detail, never a claim's or an approve-all's internal tag; 14: a record the background
-# review staged, approved with hmc, is the review's write; 15: the refused calls (a call and the release's reason)
+# review staged, approved with hmc, is the review's write; 15: the refused calls (a call and the release's reason);
+# 16: the rows' prints (core.timeline.rowprints): an old row that changed is never trusted
 MAX_CACHE_BYTES = 256 * 1024 * 1024
 
 
@@ -101,9 +105,10 @@ def _anchor(conn: sqlite3.Connection, last_id: int) -> list | None:
     return [row[0], row[1]] if row else None
 
 
-def load(db_path: Path, conn: sqlite3.Connection) -> tuple[Harvest, dict | None] | None:
+def load(db_path: Path, conn: sqlite3.Connection, *, every_row: bool = False) -> tuple[Harvest, dict | None] | None:
     """The cached harvest (and the replay state saved with it, checked when it is used) when the
-    cache is this database's and still matches it; else None."""
+    cache is this database's and still matches it; else None. `every_row`: check every row the
+    history came from (where every write is shown), else a sample (core.timeline.rowprints)."""
     resolved = str(Path(db_path).resolve())
     path = cache_path(db_path, resolved)
     try:
@@ -118,11 +123,14 @@ def load(db_path: Path, conn: sqlite3.Connection) -> tuple[Harvest, dict | None]
         calls, n_calls = obj["calls_digest"], obj["n_calls"]
         if not (calls is None or isinstance(calls, str)) or not isinstance(n_calls, int):
             return None
+        prints = RowPrints.unpack(obj["rows"])
+        if not prints.check(conn, None if every_row else SAMPLE):  # an old row changed (redacted, another database): read it all again
+            return None
         harvest = Harvest(
             cached=(calls_path(path) if calls else None, calls), n_cached=n_calls,
             open=[Open.from_json(o) for o in obj["open"]],
             skipped=_counts(obj["skipped"]), ignored=_counts(obj["ignored"]), last_id=last_id,
-            staged=_staged(obj["staged"]), refused=_refused(obj["refused"]),
+            staged=_staged(obj["staged"]), refused=_refused(obj["refused"]), prints=prints,
         )
         replay = obj.get("replay")
     except (OSError, ValueError, TypeError, KeyError, AttributeError, RecursionError, EOFError, sqlite3.Error):
@@ -248,6 +256,14 @@ def save(db_path: Path, conn: sqlite3.Connection, harvest: Harvest, replay: dict
         "staged": [(pid, list(call)) for pid, call in harvest.staged],
         "refused": [(list(call), reason) for call, reason in harvest.refused[-MAX_REFUSED:]],
     }
+    prints = harvest.prints if isinstance(harvest.prints, RowPrints) else RowPrints()
+    try:
+        prints.add(conn, harvested_ids(harvest))
+    except sqlite3.Error as exc:
+        return NotKept(f"the history's rows can't be printed ({exc})")
+    harvest.prints = prints
+    prints.changed = False
+    obj["rows"] = prints.pack()
     path = cache_path(db_path, resolved)
     # the calls are kept only while the replay hasn't consumed them all (a checkpoint of a long
     # build): a finished replay continues from its own state, and one that must start over reads

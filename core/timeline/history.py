@@ -298,10 +298,11 @@ def build_timeline(curator: "Curator", *, cache: bool = True, route: str | None 
     the files now. Raises core.sessions.db.DatabaseError when state.db exists but can't be read.
     `progress(done, total)` hears how far a replay has got (events: calls, hmc's writes, snapshots).
     `verified`: the cached writes are checked against their digests before it returns (what reads
-    them all, a log or the history screen, meets a damaged cache here, where it is rebuilt)."""
+    them all, a log or the history screen, meets a damaged cache here, where it is rebuilt), and so
+    is every state.db row they came from (else a sample: core.timeline.rowprints)."""
     with _no_gc():  # a build makes hundreds of thousands of objects and no cycles: the collector
         try:        # walked them again and again (a fifth of a cold build)
-            built = _build(curator, cache, route, trust_cache=True, progress=progress)
+            built = _build(curator, cache, route, trust_cache=True, progress=progress, every_row=verified)
             if verified and isinstance(built.writes, Writes):
                 built.writes.verify()
             return built
@@ -310,7 +311,7 @@ def build_timeline(curator: "Curator", *, cache: bool = True, route: str | None 
 
 
 def _build(curator: "Curator", cache: bool, route: str | None, trust_cache: bool,
-           progress: Callable[[int, int], None] | None = None) -> Timeline:
+           progress: Callable[[int, int], None] | None = None, every_row: bool = False) -> Timeline:
     import sqlite3
 
     from core.sessions.db import DatabaseError, ReadOnlyConnections, present, probe, translate_error
@@ -328,7 +329,7 @@ def _build(curator: "Curator", cache: bool, route: str | None, trust_cache: bool
         try:
             conn = conns.get()
             with _no_gc():
-                cached = calls_cache.load(db_path, conn) if cache and trust_cache else None
+                cached = calls_cache.load(db_path, conn, every_row=every_row) if cache and trust_cache else None
             if cached is not None:
                 (harvest, saved_state), stats["cache"] = cached, "hit"
             elif cache:
@@ -388,7 +389,9 @@ def _build(curator: "Curator", cache: bool, route: str | None, trust_cache: bool
                         progress=progress)
         fresh = stats["replayed"] == "all"
         grew = harvest.last_id - stats["new_messages_from"]
-        if cache and conn is not None and (fresh or grew > SAVE_AFTER_MESSAGES or replay.events > SAVE_AFTER_EVENTS):
+        pruned = getattr(harvest.prints, "changed", False)  # rows gone since: saved, so the next run sums once
+        if cache and conn is not None and (fresh or grew > SAVE_AFTER_MESSAGES or replay.events > SAVE_AFTER_EVENTS
+                                           or pruned):
             dumped = replay.dump()
             problem = calls_cache.save(db_path, conn, harvest, dumped)
             if problem is not None and problem.bound:

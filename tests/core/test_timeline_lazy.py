@@ -111,13 +111,14 @@ def test_a_blame_resolves_to_the_logs_own_writes(tmp_path):
 
 
 @pytest.mark.parametrize("layout", ["version 7", "version 7's layout", "version 8", "version 9", "version 10",
-                                    "version 11", "version 12", "version 13", "version 14"])
+                                    "version 11", "version 12", "version 13", "version 14", "version 15"])
 def test_a_cache_in_the_previous_format_is_rebuilt(tmp_path, layout):
     """Version 7 kept the writes' chunks inside the main data (one digest over all): its writes
     would not be found where version 8 looks for them. Version 8's chunks held each field's values
     as a tuple, version 9's as a list. Version 9 kept a store's texts as a tuple, version 10 joined.
     Version 10 kept a store's origins and seqs whole, version 11 as runs; version 11 had no staged calls
-    and its divergences named no outside write; version 14 kept no refused calls."""
+    and its divergences named no outside write; version 14 kept no refused calls; version 15 no
+    prints of the rows it came from."""
     home, db = _cached_home(tmp_path)
     _, fresh = timeline(home, cache=False)
     path = tl_cache.cache_path(db.path)
@@ -137,11 +138,15 @@ def test_a_cache_in_the_previous_format_is_rebuilt(tmp_path, layout):
         write_cache(path, data)
     elif layout == "version 14":  # no refused calls
         data["version"] = "14" + data["version"][2:]
-        del data["refused"]
+        del data["refused"], data["rows"]
+        write_cache(path, data)
+    elif layout == "version 15":  # no rows' prints
+        data["version"] = "15" + data["version"][2:]
+        del data["rows"]
         write_cache(path, data)
     elif layout == "version 11":  # no staged calls, divergences as (target, write, detail)
         data["version"] = "11" + data["version"][2:]
-        del data["staged"], data["refused"]
+        del data["staged"], data["refused"], data["rows"]
         data["replay"]["divergences"] = [d[:3] for d in data["replay"]["divergences"]]
         del data["replay"]["gone"]
         write_cache(path, data)
@@ -161,7 +166,7 @@ def test_a_cache_in_the_previous_format_is_rebuilt(tmp_path, layout):
     _, tl = timeline(home)
     assert tl.stats["cache"] == "rebuilt" and tl.stats["replayed"] == "all"
     assert _shape(tl) == _shape(fresh)
-    assert tl_cache.VERSION == 15 and cache_body(path)["version"].startswith("15/")
+    assert tl_cache.VERSION == 16 and cache_body(path)["version"].startswith("16/")
 
 
 @pytest.mark.parametrize("args, content", [
