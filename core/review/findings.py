@@ -99,8 +99,8 @@ class Finding:
 
     def to_json(self) -> dict:
         data = {"kind": self.kind, "severity": self.severity, "target": self.target,
-                "entries": list(self.entries), "rule": self.rule, "detail": self.detail,
-                "key": self.key}
+                "entries": list(self.entries), "numbers": [i + 1 for i in self.entries], "rule": self.rule,
+                "detail": self.detail, "key": self.key}
         if len(set(self.targets)) > 1:
             data["targets"] = list(self.targets)
         if self.source:

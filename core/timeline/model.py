@@ -148,7 +148,7 @@ class Blame:
                 f"first_seen={self.first_seen!r}, revisions={self.revisions!r})")
 
     def to_json(self) -> dict:
-        return {"index": self.index, "text": self.text,
+        return {"index": self.index, "number": self.index + 1, "text": self.text,
                 "origin": self.origin.origin_json() if self.origin else None,
                 "first_seen": self.first_seen.origin_json() if self.first_seen else None,
                 "revisions": self.revisions}

@@ -35,7 +35,7 @@ class Found:
 
     def to_json(self) -> dict:
         return {"kind": "entry", "profile": self.profile, "target": self.target, "index": self.index,
-                "text": self.text, "file": self.path}
+                "number": self.index + 1, "text": self.text, "file": self.path}
 
 
 @dataclass(frozen=True)

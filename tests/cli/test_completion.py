@@ -83,7 +83,7 @@ def _bash_cases(home: Path) -> list[tuple[list[str], list[str]]]:
         (["hmc", "mem"], ["memory"]),
         (["hmc", "memory", "list", "--target", ""], ["memory", "user"]),
         (["hmc", "pending", "list", "--subsystem", ""], ["memory", "skills", "all"]),
-        (["hmc", "completion", ""], ["bash", "zsh", "fish", "--help"]),
+        (["hmc", "completion", ""], ["bash", "zsh", "fish", "--help", "--json"]),
     ]
 
 

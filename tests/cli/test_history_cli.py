@@ -91,10 +91,10 @@ def test_blame_json_names_the_session_of_every_entry(home):
     (root / "memories" / "MEMORY.md").write_text("Deploys on Thursdays\n§\nAdded by hand", encoding="utf-8")
     out = hmc("blame", "--json", "--target", "memory", home=root)
     assert out.returncode == 0, out.stderr
-    data = json.loads(out.stdout)
+    [data] = json.loads(out.stdout)  # --target narrows the list of stores, never changes its shape
     assert data["target"] == "memory"
     first, hand = data["entries"]
-    assert first["index"] == 0 and first["text"] == "Deploys on Thursdays" and first["revisions"] == 2
+    assert first["index"] == 0 and first["number"] == 1 and first["text"] == "Deploys on Thursdays" and first["revisions"] == 2
     assert first["origin"] == {"id": ids["replace"], "session_id": "s-tg", "message_id": int(ids["replace"][1:]) - 1,
                                "timestamp": T0 + 180, "source": "telegram", "by": "agent"}
     assert first["first_seen"]["session_id"] == "s-cli"
@@ -110,8 +110,9 @@ def test_memory_list_at_shows_the_store_then(home):
     root, _, _ = home
     out = hmc("memory", "list", "--target", "memory", "--at", local(4), "--json", home=root)
     assert out.returncode == 0, out.stderr
-    data = json.loads(out.stdout)
+    [data] = json.loads(out.stdout)
     assert [e["text"] for e in data["entries"]] == ["Deploys on Thursdays", "Temporary note"]
+    assert [e["number"] for e in data["entries"]] == [1, 2]
     assert data["at"] == local(4)
     out = hmc("memory", "list", "--at", local(2), home=root)
     assert "1. Deploys on Fridays" in out.stdout and "1. Name: Ana" in out.stdout

@@ -303,7 +303,7 @@ def test_json_escapes_controls_and_keeps_the_values(home):
     assert data["payload"]["content"] in ("lone \ud800 surrogate", "lone \ufffd surrogate")
     _, out, _ = run(home, "memory", "list", "--target", "memory", "--json", "--reveal")
     assert "\\u001b]52" in out and "\\u009b" in out and "\\u202e" in out
-    text = json.loads(out)["entries"][0]["text"]  # the values themselves are unchanged
+    text = json.loads(out)[0]["entries"][0]["text"]  # the values themselves are unchanged
     assert OSC52 + OSC0 + CLEAR + CSI1 + RLO + ISOLATE + MARKUP in text and OPENAI in text
 
 

@@ -83,7 +83,7 @@ def test_status_reports_drift_and_config_problems(home):
 def test_memory_list_numbers_and_json(home):
     result = hmc("memory", "list", "--target", "memory", home=home)
     assert "  1. Project uses pnpm" in result.stdout and "  2. Deploy with make ship" in result.stdout
-    data = json.loads(hmc("memory", "list", "--target", "memory", "--json", home=home).stdout)
+    [data] = json.loads(hmc("memory", "list", "--target", "memory", "--json", home=home).stdout)
     assert [e["text"] for e in data["entries"]] == ["Project uses pnpm", "Deploy with make ship"]
     assert data["label"] == "34% — 41/120 chars"
 
@@ -283,7 +283,7 @@ def test_a_store_far_past_any_limit_is_listed_in_part_and_says_so(home):
     out = hmc("memory", "list", "--target", "memory", home=home)
     assert out.returncode == 0 and "2000. e1999" in out.stdout and "2001." not in out.stdout
     assert "3,000 more entries not listed (5,000 in all" in out.stdout
-    data = json.loads(hmc("memory", "list", "--target", "memory", "--json", home=home).stdout)
+    [data] = json.loads(hmc("memory", "list", "--target", "memory", "--json", home=home).stdout)
     assert data["truncated"] and data["total_entries"] == 5_000 and len(data["entries"]) == 2_000
 
 

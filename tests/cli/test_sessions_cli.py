@@ -87,16 +87,16 @@ def test_status_names_the_stale_chat_and_the_pruning(home):
 
 
 def test_memory_list_json_says_which_sessions_loaded_each_entry(home):
-    data = json.loads(hmc("memory", "list", "--target", "memory", "--json", home=home, today=TODAY).stdout)
+    [data] = json.loads(hmc("memory", "list", "--target", "memory", "--json", home=home, today=TODAY).stdout)
     first, second = data["entries"]
     assert first["loaded"] == {"first_session": "20261114_090000_bbbbbb", "first_at": "2026-11-14T12:00:00+00:00",
                                "sessions": 1}
     assert second["loaded"]["sessions"] == 1
     (home / "memories" / "MEMORY.md").write_text("Written after every session.")
-    data = json.loads(hmc("memory", "list", "--target", "memory", "--json", home=home, today=TODAY).stdout)
+    [data] = json.loads(hmc("memory", "list", "--target", "memory", "--json", home=home, today=TODAY).stdout)
     assert data["entries"][0]["loaded"] == {"first_session": None, "first_at": None, "sessions": 0}
     (home / "state.db").unlink()
-    data = json.loads(hmc("memory", "list", "--target", "memory", "--json", home=home, today=TODAY).stdout)
+    [data] = json.loads(hmc("memory", "list", "--target", "memory", "--json", home=home, today=TODAY).stdout)
     assert data["entries"][0]["loaded"] is None
 
 

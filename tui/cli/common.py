@@ -201,6 +201,21 @@ def unreadable(problems: list[str]) -> int:
     return 0
 
 
+def list_document(subsystem: str, queues: list[dict], records: list[dict]) -> dict:
+    """`pending list --json`, the same shape for every --subsystem: `subsystem`, `count`, `counts`
+    (per queue), `queues` ([{subsystem, folder, write_approval, count}]) and `records` (each with
+    its `subsystem`); one queue's form also keeps its `folder` and `write_approval` at the top."""
+    out = {"subsystem": subsystem, "count": len(records), "counts": {q["subsystem"]: q["count"] for q in queues},
+           "queues": queues, "records": records}
+    if len(queues) == 1:
+        out = {"folder": queues[0]["folder"], "write_approval": queues[0]["write_approval"], **out}
+    return out
+
+
+def queue_json(subsystem: str, folder, write_approval, count: int) -> dict:
+    return {"subsystem": subsystem, "folder": str(folder), "write_approval": write_approval, "count": count}
+
+
 def batch_exit(kinds: list[str], done: bool) -> int:
     """A batch's exit code from its failures' kinds: 0 when nothing failed; 2 when the OS refused a
     write (the home can't be written: a read-only file system, no permission, a full disk; no retry

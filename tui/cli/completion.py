@@ -29,6 +29,7 @@ def register(sub) -> None:
                        "`hmc completion zsh > \"${fpath[1]}/_hmc\"`; fish: "
                        "`hmc completion fish > ~/.config/fish/completions/hmc.fish`.")
     p.add_argument("shell", choices=SHELLS, help="the shell to complete in")
+    p.add_argument("--json", action="store_true", help="the script in a JSON document: {shell, script}")
     p.set_defaults(run=run)
 
 
@@ -78,7 +79,11 @@ def names(ctx: CliContext) -> list[str]:
 
 
 def run(args, ctx: CliContext) -> int:
-    write({"bash": bash, "zsh": zsh, "fish": fish}[args.shell](tree()))
+    script = {"bash": bash, "zsh": zsh, "fish": fish}[args.shell](tree())
+    if args.json:
+        ctx.json({"shell": args.shell, "script": script})
+    else:
+        write(script)
     return 0
 
 

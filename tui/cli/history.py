@@ -226,7 +226,7 @@ def run_blame(args, ctx: CliContext) -> int:
     problems = [curator.stores[t].read().error for t in targets if curator.stores[t].read().error]
     if args.json:
         data = [{"target": t, "entries": [mask.obj(b.to_json()) for b in tl.blame(t)]} for t in targets]
-        ctx.json(data[0] if len(data) == 1 else data)
+        ctx.json(data)  # one store per target, --target or not: a filter never changes the shape
     else:
         for n, t in enumerate(targets):
             if n:

@@ -194,7 +194,7 @@ def list_entries(args, ctx: CliContext, stores) -> int:
                          "loaded": loads[store.target][i].to_json() if loads.get(store.target) else None}
                         for i, e in enumerate(snap.entries[:MAX_LISTED])],
         } for store, snap in snaps]
-        ctx.json(data[0] if len(data) == 1 else data)
+        ctx.json(data)  # one store per target, --target or not: a filter never changes the shape
         return unreadable(broken)
     for n, (store, snap) in enumerate(snaps):
         if n:
@@ -254,9 +254,10 @@ def list_at(args, ctx: CliContext, targets: list[str]) -> int:
     shown = moment.isoformat(timespec="minutes")
     if args.json:
         data = [{"target": t, "at": shown, "chars": usage(state[t]), "limit": curator.stores[t].limit,
-                 "entries": [{"index": i, "chars": len(e), "text": mask(e)} for i, e in enumerate(state[t][:MAX_LISTED])]}
+                 "entries": [{"index": i, "number": i + 1, "chars": len(e), "text": mask(e)}
+                             for i, e in enumerate(state[t][:MAX_LISTED])]}
                 for t in targets]
-        ctx.json(data[0] if len(data) == 1 else data)
+        ctx.json(data)  # one store per target, --target or not: a filter never changes the shape
         return 0
     for n, target in enumerate(targets):
         if n:

@@ -11,7 +11,8 @@ from core.pending.config_edit import read_write_approval
 from core.store.memory import TARGETS
 from core.pending.queue import ApproveRefused, Inspection, PendingError, inline_diff
 from core.scan.mask import Masker
-from tui.cli.common import CliContext, CliError, add_reveal, batch_exit, literal, os_error_text, plainly, set_approval
+from tui.cli.common import (CliContext, CliError, add_reveal, batch_exit, list_document, literal, os_error_text, plainly,
+                            queue_json, set_approval)
 
 
 def register(sub) -> None:
@@ -112,12 +113,14 @@ def list_all(args, ctx: CliContext, curator) -> int:
         records = queue.list()
         inspections = queue.inspect_all(records)
         dups = duplicates_of(queue, inspections)
-        rows = [{"subsystem": "memory", **record_json(queue, i, dups, args.reveal)} for i in inspections]
+        rows = [record_json(queue, i, dups, args.reveal) for i in inspections]
+        skills = curator.pending_skills
         pending_skills.cmd_list(args, ctx, curator, json_rows=rows)
     except OSError as exc:
         raise CliError(os_error_text(exc, "read"), 2) from None
-    ctx.json({"count": len(rows), "counts": {"memory": len(inspections), "skills": len(rows) - len(inspections)},
-              "records": rows})
+    ctx.json(list_document("all", [
+        queue_json("memory", queue.folder, read_write_approval(curator.home.config_path), len(inspections)),
+        queue_json("skills", skills.folder, skills.write_approval(), len(rows) - len(inspections))], rows))
     return 0
 
 
@@ -133,7 +136,7 @@ def _with(args, **changes):
 def record_json(queue, ins: Inspection, duplicates: dict[str, str], reveal: bool = False) -> dict[str, Any]:
     r = ins.record
     return {
-        "id": r.id, "file": r.file, "created_at": r.created_at, "age": queue.age(r), "origin": r.origin,
+        "subsystem": "memory", "id": r.id, "file": r.file, "created_at": r.created_at, "age": queue.age(r), "origin": r.origin,
         "auto": r.auto, "target": r.target, "action": r.action, "summary": masked(r.title, ins, reveal),
         "can_apply": ins.can_apply, "reason": masked(ins.reason or "", ins, reveal) or None,
         "reason_plain": masked(plain_reason(ins), ins, reveal) or None,
@@ -241,8 +244,8 @@ def cmd_list(args, ctx: CliContext, curator, queue) -> int:
     dups = duplicates_of(queue, inspections)
     approval = read_write_approval(curator.home.config_path)
     if args.json:
-        ctx.json({"folder": str(queue.folder), "write_approval": approval, "count": len(records),
-                  "records": [record_json(queue, i, dups, args.reveal) for i in inspections]})
+        ctx.json(list_document("memory", [queue_json("memory", queue.folder, approval, len(records))],
+                               [record_json(queue, i, dups, args.reveal) for i in inspections]))
         return 0
     head = f"{len(records)} staged write{'s' if len(records) != 1 else ''} in {curator.home.display()}/pending/memory"
     head += f" · write approval {'on' if approval else 'off'}"

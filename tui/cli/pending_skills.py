@@ -14,7 +14,7 @@ from core.pending.skill_plan import BATCH
 from core.pending.skill_records import op_label
 from core.pending.skills import SkillApproveRefused, SkillInspection, SkillPendingError, SkillQueue
 from core.scan.mask import Masker
-from tui.cli.common import CliContext, CliError, batch_exit, literal, set_approval
+from tui.cli.common import CliContext, CliError, batch_exit, list_document, literal, queue_json, set_approval
 
 
 def queue_for(curator) -> SkillQueue:
@@ -46,7 +46,7 @@ def record_json(ins: SkillInspection, mask: Masker, *, detail: bool = False) -> 
         "files": _files(ins.changes, mask),
     }
     if r.action == BATCH:
-        out["operations"] = [{"index": i, "action": mask(a), "name": mask(n), "file_path": mask(fp) or None,
+        out["operations"] = [{"index": i, "number": i + 1, "action": mask(a), "name": mask(n), "file_path": mask(fp) or None,
                               "files": _files(changes, mask)} for i, a, n, fp, changes in ins.operations()]
     if not r.broken:
         out["broken"] = None
@@ -89,8 +89,8 @@ def _list(args, ctx: CliContext, curator, queue: SkillQueue, json_rows: list | N
         json_rows.extend(rows)
         return 0
     if args.json:
-        ctx.json({"folder": str(queue.folder), "write_approval": queue.write_approval(), "count": len(items),
-                  "records": rows})
+        ctx.json(list_document("skills", [queue_json("skills", queue.folder, queue.write_approval(), len(items))],
+                               rows))
         return 0
     head = f"{len(items)} staged skill write{'s' if len(items) != 1 else ''} in {curator.home.display()}/pending/skills"
     head += f" · write approval {'on' if queue.write_approval() else 'off'}"
