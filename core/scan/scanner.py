@@ -55,6 +55,7 @@ for _r in ALL_RULES:
     _RULES_BY_ID.setdefault(_r.id, _r)
 
 _MAX_PER_RULE = 10        # matches reported per rule
+_MAX_SECRETS_PER_RULE = 1_000  # a secret rule's: every one must be masked (the text is bounded by the caller)
 _MAX_CHAR_FINDINGS = 50   # invisible-character / tag findings reported
 _EXCERPT = 60
 
@@ -398,9 +399,10 @@ def _pattern_findings(text: str, hidden: bool) -> list[ScanFinding]:
     for r in ALL_RULES:
         if not r.gate_open(folded, seen):
             continue
-        for n, m in enumerate(r.regex.finditer(norm)):
-            if n >= _MAX_PER_RULE:
-                break
+        kept = 0
+        for m in r.regex.finditer(norm):
+            if kept >= (_MAX_SECRETS_PER_RULE if r.secret_group else _MAX_PER_RULE):
+                break  # counted in kept hits: harmless candidates ("S0: word") never use up the slots
             verdict = r.refine(m) if r.refine else KEEP
             if verdict is None:
                 if not r.hermes:
@@ -415,6 +417,7 @@ def _pattern_findings(text: str, hidden: bool) -> list[ScanFinding]:
             if e <= s:
                 continue
             hits.append(_Hit(r, s, e, m.start(), m.end(), verdict))
+            kept += 1
     hits = _dedupe(hits)
 
     hermes_spans = [(h.mstart, h.mend) for h in hits if h.rule.hermes]
