@@ -18,6 +18,7 @@ from datetime import date, datetime, time, timedelta
 from typing import TYPE_CHECKING
 
 from core.review.decisions import REVIEW_EVERY_DAYS
+from core.scan.mask import clip
 
 if TYPE_CHECKING:  # pragma: no cover
     from core.curator import Curator
@@ -63,7 +64,7 @@ def unsaved_findings(curator: "Curator", since: date | None = None) -> list[tupl
             continue
         when = (local_time(u.timestamp) or "?")[:16]
         request = " ".join(u.request.split())
-        request = request if len(request) <= 160 else request[:159] + "…"
+        request = clip(request, 159)  # never inside a secret: the finding is masked later
         happened = HAPPENED[u.outcome] + (f" ({u.detail})" if u.outcome == "staged" and u.detail else "")
         reply = " ".join(u.claim_text.split())
         reply = reply if 0 < len(reply) <= 120 else u.claim

@@ -81,6 +81,11 @@ class Masker:
         if not reveal:
             self.learn(*sources)
 
+    def know(self, *secrets: str) -> None:
+        """Mask these values too (secrets already found in a longer text that a shown part quotes)."""
+        if not self.reveal:
+            self.known.update(s for s in secrets if isinstance(s, str) and s)
+
     def learn(self, *sources: object) -> None:
         if self.reveal:
             return
@@ -101,7 +106,7 @@ class Masker:
             if secret in text:
                 text = text.replace(secret, _mask_one(secret))
         for secret in self.known:
-            text = _mask_prefixes(text, secret)
+            text = _mask_suffixes(_mask_prefixes(text, secret), secret)
         return text + tail
 
     def obj(self, obj: Any, depth: int = 0) -> Any:
@@ -132,6 +137,25 @@ def _mask_prefixes(text: str, secret: str) -> str:
         out.append(text[i:m.start()])
         out.append(_mask_one(secret))
         i = m.start() + n
+    out.append(text[i:])
+    return "".join(out)
+
+
+def _mask_suffixes(text: str, secret: str) -> str:
+    """Mask `secret` where `text` quotes only its end (a snippet that starts inside it)."""
+    end = secret[-MIN_PREFIX:]
+    if len(secret) <= MIN_PREFIX or end not in text:
+        return text
+    out, i = [], 0
+    for m in re.finditer(re.escape(end), text):
+        if m.start() < i:
+            continue
+        n = MIN_PREFIX
+        while n < len(secret) and m.end() - n - 1 >= i and text[m.end() - n - 1] == secret[-n - 1]:
+            n += 1
+        out.append(text[i:m.end() - n])
+        out.append(_mask_one(secret))
+        i = m.end()
     out.append(text[i:])
     return "".join(out)
 

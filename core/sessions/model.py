@@ -49,6 +49,9 @@ class Hit:
     snippet: tuple[Span, ...]
     tool_name: str | None = None
     profile: str | None = None  # set when hits come from several profiles (search_profiles)
+    # the secrets the whole message holds (its snippet may quote one cut short, where no shape
+    # is left to find): what shows the snippet masks them (core.scan.mask.Masker's sources)
+    secrets: tuple[str, ...] = ()
 
     @property
     def snippet_text(self) -> str:

@@ -35,7 +35,9 @@ class SessionReads:
         if not row or not row[0]:
             return ""
         text = snippets.one_line(flatten_content(row[0]))
-        return text[: PREVIEW_CHARS - 1] + "…" if len(text) > PREVIEW_CHARS else text
+        from core.scan.mask import clip  # never cut inside a secret: what shows it masks it later
+
+        return clip(text, PREVIEW_CHARS - 1) if len(text) > PREVIEW_CHARS else text
 
     def _session_select(self, schema: Schema) -> str:
         s = schema.session_columns

@@ -26,6 +26,7 @@ in reads.py, the value objects and shared parsers in model.py. Callers import th
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sqlite3
 import threading
@@ -541,7 +542,7 @@ class SessionDB(SessionReads):
                     tool_name=tool_name,
                 )
             )
-        return hits
+        return _with_secrets(conn, hits)
 
     def _titles(self, conn, schema: Schema, ids: list[str]) -> dict[str, str]:
         titles: dict[str, str] = {}
@@ -554,3 +555,22 @@ class SessionDB(SessionReads):
                 preview = self._preview(conn, schema, sid)
                 titles[sid] = preview or "(untitled)"
         return titles
+
+
+def _with_secrets(conn, hits: list[Hit]) -> list[Hit]:
+    """Each hit whose snippet may hold part of a secret, with the secrets its whole message holds:
+    a snippet cut inside a DSN or a key ("…https://3f9a…@o12.ingest.sen…") has no shape left to
+    find, so what shows it masks what the message holds (mask first, then cut)."""
+    from core.scan.mask import MASK_SCAN_LIMIT, maybe_secret, secrets_in
+
+    wanted = [h.message_id for h in hits if maybe_secret(h.snippet_text)]
+    if not wanted:
+        return hits
+    found: dict[int, tuple[str, ...]] = {}
+    for mid, content, calls in conn.execute(
+            f"SELECT id, substr(content, 1, {MASK_SCAN_LIMIT}), substr(tool_calls, 1, {MASK_SCAN_LIMIT}) "
+            f"FROM messages WHERE id IN ({_ph(wanted)})", wanted):
+        held = tuple(dict.fromkeys(s for text in (content, calls) if isinstance(text, str) for s in secrets_in(text)))
+        if held:
+            found[int(mid)] = held
+    return [dataclasses.replace(h, secrets=found[h.message_id]) if h.message_id in found else h for h in hits]

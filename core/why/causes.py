@@ -309,7 +309,9 @@ def evidence_line(item: dict) -> str:
     kind = item.get("kind")
     text = str(item.get("text") or item.get("content") or item.get("new") or item.get("old") or "")
     text = " ".join(text.split())
-    short = text if len(text) <= 90 else text[:89] + "…"
+    from core.scan.mask import clip  # never cut inside a secret: the masking comes later
+
+    short = clip(text, 89)
     if kind == "entry":
         return f"{item['profile']} · {item['target']} entry {item['index'] + 1}: {short}"
     if kind == "message":

@@ -192,3 +192,31 @@ def test_a_search_that_finds_little_says_what_the_index_knows(home):
     assert data["suggestions"][0]["kind"] == "spelling" and data["suggestions"][0]["messages"] >= 1
     many = json.loads(hmc(home, "search", "staging", "--json").stdout)
     assert many["suggestions"] == [] or len(many["hits"]) < 3  # only a search that found little asks
+
+
+@pytest.mark.parametrize("words_before", [0, 3, 12, 40])
+def test_a_secret_a_snippet_cuts_is_masked_from_the_whole_message(tmp_path, words_before):
+    """The snippet is cut around the match, maybe inside a Sentry DSN whose key then has no shape
+    left to find: the whole message's secrets are masked in it (mask first, then cut), in text,
+    JSON and the TUI's row."""
+    import random
+
+    from core.sessions.search import SessionDB
+    from tests.core.sessions_fixtures import Msg
+    from tui.widgets.results import hit_prompt, plain
+
+    rng = random.Random(words_before)
+    key = "".join(rng.choices("0123456789abcdef", k=32))
+    text = ("filler " * words_before + f"Errors go to Sentry DSN https://{key}@o123.ingest.sentry.io/456 "
+            + "trailing words " * 30)
+    home = tmp_path / "hermes"
+    build_db(home / "state.db", extra=[("20261020_000000_dsndsn", "cli", [Msg("user", text)])])
+    pieces = [key[i:i + 8] for i in range(0, 25)]
+    for args in (("search", "Sentry"), ("search", "Sentry", "--json"), ("search", "ingest", "--json")):
+        out = hmc(home, *args)
+        assert out.returncode == 0, out.stderr
+        assert not [p for p in pieces if p in out.stdout], (args, out.stdout)
+    hits = SessionDB(home / "state.db").search("Sentry").hits
+    assert hits and hits[0].secrets == (key,)
+    row = plain(hit_prompt(hits[0], 0.0), width=300)
+    assert not [p for p in pieces if p in row]

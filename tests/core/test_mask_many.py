@@ -31,3 +31,20 @@ def test_many_secrets_in_one_text_are_all_masked():
     text = "\n".join(f"service {i} password: {s}" for i, s in enumerate(secrets))
     shown = Masker()(text)
     assert not [s for s in secrets if s in shown]
+
+
+def test_why_never_prints_part_of_a_key_it_cuts(tmp_path, capsys):
+    """`hmc why` cut its evidence lines at 90 characters before they were masked, so a key the cut
+    split showed its first characters (issue 34's probe: `sk-proj-dywAO6kvN…`)."""
+    from core.store.memory import serialize
+    from tui.cli.main import main
+
+    rng = random.Random(34)
+    key = "sk-" + "proj-" + "".join(rng.choices(string.ascii_letters + string.digits, k=40))
+    entry = f"zork filler words zork filler words zork filler words zork fPaylane key {key} end."
+    (tmp_path / "memories").mkdir()
+    (tmp_path / "memories" / "MEMORY.md").write_text(serialize([entry]), encoding="utf-8")
+    assert main(["--home", str(tmp_path), "why", "zork filler"]) in (0, 1)
+    out = capsys.readouterr().out
+    assert "zork filler" in out
+    assert not [key[i:i + 8] for i in range(3, len(key) - 8) if key[i:i + 8] in out]

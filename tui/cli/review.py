@@ -61,7 +61,9 @@ def _when(last: date | None, today: date) -> str:
 
 def _preview(text: str) -> str:
     one = " ".join(text.split())
-    return one if len(one) <= PREVIEW else one[:PREVIEW - 1] + "…"
+    from core.scan.mask import clip  # never cut inside a secret: the line is masked later
+
+    return one if len(one) <= PREVIEW else clip(one, PREVIEW - 1)
 
 
 def run(args, ctx: CliContext) -> int:

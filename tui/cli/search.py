@@ -94,6 +94,7 @@ def hit_line(spans, mask: Masker | None = None) -> Text:
 
 
 def hit_json(hit, profile: str | None, mask: Masker) -> dict:
+    mask.know(*hit.secrets)  # what the whole message holds: the snippet may quote it cut short
     data = dict(hit.to_json(), link=session_link(hit.profile or profile, hit.session_id))
     snippet = mask(data["snippet"])
     if snippet != data["snippet"]:
@@ -220,6 +221,7 @@ def run_search(args, ctx: CliContext) -> int:
         where.append_text(literal(f"  {hit.session_id} #{hit.message_id}", "dim"))
         ctx.print(where)
         line = Text("     ")
+        mask.know(*hit.secrets)  # what the whole message holds: the snippet may quote it cut short
         line.append_text(hit_line(hit.snippet, mask))
         ctx.print(line)
     first, last = result.offset + 1, result.offset + len(result.hits)

@@ -53,8 +53,10 @@ class OriginMissing(TextualMessage):
 
 
 def preview_line(text: str, width: int = 200) -> str:
+    from core.scan.mask import clip  # never cut inside a secret: the line is masked later
+
     one = " ".join(text.split())
-    return one if len(one) <= width else one[: width - 1] + "…"
+    return one if len(one) <= width else clip(one, width - 1)
 
 
 @dataclass

@@ -97,7 +97,9 @@ def answer_table(answer) -> Table:
 
 
 def why_dialog(answer) -> TextDialog:
-    shown = answer.fact if len(answer.fact) <= 60 else answer.fact[:59] + "…"
+    from core.scan.mask import clip  # mask first, then cut
+
+    shown = answer.fact if len(answer.fact) <= 60 else clip(masked(answer.fact), 59)
     return TextDialog(f"Why doesn't Hermes know “{visible_controls(masked(shown))}”? · profile {answer.profile}",
                       Group(answer_table(answer)), note=NOTE)
 

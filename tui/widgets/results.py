@@ -81,9 +81,17 @@ def tool_spans(spans: Sequence[Span]) -> list[Span]:
     return [(part, hit) for part, hit in joined if part]
 
 
-def spans_text(spans: Sequence[Span], base: str = "") -> Text:
+def spans_text(spans: Sequence[Span], base: str = "", secrets: Sequence[str] = ()) -> Text:
+    """A snippet with its matches marked, masked first (`secrets`: what the whole message holds,
+    which a snippet may quote cut short)."""
     text = Text(style=base)
-    for part, hit in masked_spans(spans):
+    mask = None
+    if secrets:
+        from core.scan.mask import Masker
+
+        mask = Masker()
+        mask.know(*secrets)
+    for part, hit in masked_spans(spans, mask):
         text.append(visible_controls(part), style=MATCH_STYLE if hit else "")
     return text
 
@@ -117,7 +125,7 @@ def hit_prompt(hit: Hit, now: float, repeats: int = 1) -> Text:
     if hit.tool_name:
         line.append(visible_controls(f"[{hit.tool_name}] "), style="magenta")
     shown = tool_spans(hit.snippet) if hit.role == "tool" or looks_like_json(hit.snippet) else hit.snippet
-    line.append_text(spans_text(shown))
+    line.append_text(spans_text(shown, secrets=hit.secrets))
     return Group(top, hanging(line, role))
 
 
