@@ -271,8 +271,19 @@ def highlight_terms(q: Query, route: str) -> tuple[Term, ...]:
 _RELATIVE_DAY = re.compile(r"^(\d{1,5})\s*([dwmy])$")
 
 
+FIRST_DAY, LAST_DAY = date(1970, 1, 2), date(9998, 12, 30)  # days every local timestamp can say
+
+
+def in_range(day: date, shown: str) -> date:
+    """`day` when a timestamp can say it (QueryError otherwise: year 1 or 9999 broke the conversions)."""
+    if not FIRST_DAY <= day <= LAST_DAY:
+        raise QueryError(f"{shown!r} is out of range: give a day from {FIRST_DAY} to {LAST_DAY}.")
+    return day
+
+
 def parse_day(text: str | None, today: date) -> date | None:
-    """``YYYY-MM-DD`` or a relative ``7d`` / ``2w`` / ``3m`` / ``1y`` (before *today*); None for blank."""
+    """``YYYY-MM-DD`` or a relative ``7d`` / ``2w`` / ``3m`` / ``1y`` (before *today*); None for blank.
+    Only days a timestamp can say (FIRST_DAY to LAST_DAY)."""
     if text is None or not text.strip():
         return None
     value = text.strip().lower()
@@ -280,13 +291,14 @@ def parse_day(text: str | None, today: date) -> date | None:
     if m:
         days = int(m.group(1)) * {"d": 1, "w": 7, "m": 30, "y": 365}[m.group(2)]
         try:
-            return today - timedelta(days=days)
+            return in_range(today - timedelta(days=days), text.strip())
         except OverflowError:
             raise QueryError(f"{text.strip()!r} reaches too far back.") from None
     try:
-        return date.fromisoformat(value)
+        day = date.fromisoformat(value)
     except ValueError:
         raise QueryError(f"{text.strip()!r} is not a date (YYYY-MM-DD, or 7d / 2w / 3m / 1y).") from None
+    return in_range(day, text.strip())
 
 
 def _epoch(value, end_of_day: bool = False) -> float | None:

@@ -110,3 +110,34 @@ def test_the_json_form_names_the_unwritable_home_too(monkeypatch, capsys, home, 
     assert "unwritable" in kinds, doc
     if "refused" in doc:
         assert doc["refused"]["exit"] == 2
+
+
+# -- numbers and days past what a timestamp or SQLite can hold (issue 34's probe): one line, exit 2
+
+BOUNDS = [
+    ("session", "20261114_184346_4ec3f6", "--around", "99999999999999999999999"),
+    ("search", "docker", "--offset", "99999999999999999999999"),
+    ("search", "docker", "--limit", "-1"),
+    ("sessions", "--limit", "99999999999999999999999"),
+    ("memory", "list", "--at", "0001-01-01"),
+    ("memory", "list", "--at", "0001-01-01T10:00"),
+    ("log", "--since", "0001-01-01"),
+    ("log", "--since", "300000y"),
+    ("search", "docker", "--since", "0001-01-01"),
+    ("search", "docker", "--until", "9999-12-31"),
+    ("--today", "0001-01-01", "review"),
+    ("--today", "9999-12-31", "sessions", "--stale"),
+]
+
+
+@pytest.mark.parametrize("args", BOUNDS, ids=" ".join)
+def test_numbers_and_days_out_of_range_are_a_usage_error(capsys, template, args):
+    head = [] if args[0] == "--today" else ["--today", "2026-11-15"]
+    try:
+        code = main(["--home", str(template), *head, *args])
+    except SystemExit as exc:  # argparse's own refusal
+        code = exc.code
+    out, err = capsys.readouterr()
+    assert code == 2, (code, out, err)
+    assert len(err.strip().splitlines()) == 1 and "unexpected error" not in err and "Traceback" not in err, err
+    assert "range" in err or "whole number" in err or "not a date" in err, err

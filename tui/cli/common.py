@@ -216,6 +216,23 @@ def queue_json(subsystem: str, folder, write_approval, count: int) -> dict:
     return {"subsystem": subsystem, "folder": str(folder), "write_approval": write_approval, "count": count}
 
 
+def count_arg(low: int = 0, high: int = 10**9):
+    """An argparse type: a whole number from `low` to `high` (a 23-digit offset overflowed SQLite's
+    integers and ended in "unexpected error")."""
+    import argparse
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text.strip(), 10) if len(text.strip()) <= 20 else None
+        except ValueError:
+            value = None
+        if value is None or not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{text[:30]!r} is not a whole number from {low:,} to {high:,}")
+        return value
+
+    return parse
+
+
 def batch_exit(kinds: list[str], done: bool) -> int:
     """A batch's exit code from its failures' kinds: 0 when nothing failed; 2 when the OS refused a
     write (the home can't be written: a read-only file system, no permission, a full disk; no retry

@@ -304,12 +304,17 @@ def run_rollback(args, ctx: CliContext) -> int:
 
 
 def parse_at(text: str) -> datetime:
-    """`DATE` (the end of that day) or `DATE`T`HH:MM`, local time."""
+    """`DATE` (the end of that day) or `DATE`T`HH:MM`, local time; only days a timestamp can say."""
+    from core.sessions.model import QueryError, in_range
+
     value = (text or "").strip()
     try:
-        if "T" in value:
-            return datetime.fromisoformat(value)
-        day = date.fromisoformat(value)
+        moment = datetime.fromisoformat(value) if "T" in value else \
+            datetime.combine(date.fromisoformat(value), datetime.max.time())
     except ValueError:
         raise CliError(f"--at {value!r} is not a date (YYYY-MM-DD or YYYY-MM-DDTHH:MM)") from None
-    return datetime.combine(day, datetime.max.time())
+    try:
+        in_range(moment.date(), value)
+    except QueryError as exc:
+        raise CliError(f"--at {exc}") from None
+    return moment

@@ -60,8 +60,12 @@ def version() -> str:
 
 
 def iso_date(text: str) -> date:
+    from core.sessions.model import QueryError, in_range
+
     try:
-        return date.fromisoformat(text)
+        return in_range(date.fromisoformat(text), text)
+    except QueryError as exc:  # (a ValueError too: first)
+        raise argparse.ArgumentTypeError(str(exc)) from None
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a date (YYYY-MM-DD)") from None
 

@@ -18,7 +18,7 @@ from core.sessions.search import (
 from core.sessions.search import parse_day as core_parse_day
 from core.sessions.snippets import one_line
 from core.scan.mask import Masker
-from tui.cli.common import CliContext, CliError, add_reveal, literal
+from tui.cli.common import CliContext, CliError, add_reveal, count_arg, literal
 from tui.literal import masked_spans
 
 MAX_WINDOW = 200
@@ -39,8 +39,8 @@ def register(sub) -> None:
     p.add_argument("--since", metavar="D", help="from this day (YYYY-MM-DD, or 7d / 2w / 3m / 1y ago)")
     p.add_argument("--until", metavar="D", help="up to and including this day (same forms as --since)")
     p.add_argument("--sort", choices=SORTS, default="relevance", help="order of the hits (default: relevance)")
-    p.add_argument("--limit", type=int, default=20, metavar="N", help="hits per page (default 20, max 500)")
-    p.add_argument("--offset", type=int, default=0, metavar="N", help="skip this many hits (paging)")
+    p.add_argument("--limit", type=count_arg(1, 10**6), default=20, metavar="N", help="hits per page (default 20, max 500)")
+    p.add_argument("--offset", type=count_arg(0, 10**9), default=0, metavar="N", help="skip this many hits (paging)")
     p.add_argument("--all", action="store_true", help="include kanban, subagent, tool and hidden sessions")
     p.add_argument("--all-profiles", action="store_true",
                    help="search every profile's state.db; each hit names its profile")
@@ -55,8 +55,8 @@ def register(sub) -> None:
         "ID may be a full id, an @session:<profile>/<id> link, or a unique part of an id.",
     )
     s.add_argument("session_id", metavar="ID")
-    s.add_argument("--around", type=int, metavar="MESSAGE_ID", help="centre the window on this message")
-    s.add_argument("--window", type=int, default=5, metavar="N",
+    s.add_argument("--around", type=count_arg(0, 2**63 - 1), metavar="MESSAGE_ID", help="centre the window on this message")
+    s.add_argument("--window", type=count_arg(0, 10**6), default=5, metavar="N",
                    help="messages on each side (default 5; from the start: the first 2N+1 and last N)")
     s.add_argument("--memory", action="store_true",
                    help="the memory this session loaded (from its stored prompt), with what changed since")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from core import timefmt
 from core.sessions.db import DatabaseError
-from tui.cli.common import CliContext, CliError
+from tui.cli.common import CliContext, CliError, count_arg
 from core.timefmt import short_date
 
 DEFAULT_LIMIT = 20
@@ -18,7 +18,7 @@ def register(sub) -> None:
         "from the system prompt state.db stored for it) and whether a new session would load the same. "
         "--stale lists only the open chats that still run on an older snapshot.")
     p.add_argument("--stale", action="store_true", help="only open chats running on an old snapshot")
-    p.add_argument("--limit", type=int, default=DEFAULT_LIMIT, metavar="N",
+    p.add_argument("--limit", type=count_arg(1, 10**6), default=DEFAULT_LIMIT, metavar="N",
                    help=f"how many sessions (default {DEFAULT_LIMIT})")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(run=run)
