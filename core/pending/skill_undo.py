@@ -401,10 +401,14 @@ def restore(history: History, skills: Path, rec: TreeRecord) -> TreeRecord:
     try:
         _apply(skills, [c for c, _ in todo], payloads)
     except BaseException as exc:
-        (history.commit if happened(skills, undo) else history.abort)(undo.id)
+        began = happened(skills, undo)
+        (history.commit if began else history.abort)(undo.id)
         if isinstance(exc, SymlinkFound):
             raise link_refusal(exc.rel) from None
         if isinstance(exc, OSError):
+            if not began:  # nothing was changed (a read-only home refuses the first write)
+                raise SkillUndoRefused(FAILED, f"undo of {what} not done ({exc.strerror or exc}); nothing was "
+                                               "changed") from None
             raise SkillUndoRefused(FAILED, f"undo of {what} stopped part-way ({exc.strerror or exc}); "
                                            "undo again to finish it") from None
         raise

@@ -44,8 +44,11 @@ def read_only(monkeypatch, root) -> None:
 
     real_open = os.open
 
+    def relative_to_a_folder(kwargs) -> bool:  # hmc opens folders in the home and writes through them
+        return any(kwargs.get(k) is not None for k in ("dir_fd", "src_dir_fd", "dst_dir_fd"))
+
     def guarded_open(path, flags, *args, **kwargs):
-        if flags & WRITE_FLAGS and inside(path) and kwargs.get("dir_fd") is None:
+        if flags & WRITE_FLAGS and (inside(path) or relative_to_a_folder(kwargs)):
             refuse(path)
         return real_open(path, flags, *args, **kwargs)
 
@@ -54,7 +57,8 @@ def read_only(monkeypatch, root) -> None:
         real = getattr(os, name)
 
         def guarded(src, *args, _real=real, **kwargs):
-            if inside(src) or (args and isinstance(args[0], (str, bytes, os.PathLike)) and inside(args[0])):
+            if inside(src) or relative_to_a_folder(kwargs) or \
+                    (args and isinstance(args[0], (str, bytes, os.PathLike)) and inside(args[0])):
                 refuse(src)
             return _real(src, *args, **kwargs)
 
@@ -141,3 +145,34 @@ def test_numbers_and_days_out_of_range_are_a_usage_error(capsys, template, args)
     assert code == 2, (code, out, err)
     assert len(err.strip().splitlines()) == 1 and "unexpected error" not in err and "Traceback" not in err, err
     assert "range" in err or "whole number" in err or "not a date" in err, err
+
+
+def _hmc(capsys, home, *args):
+    code = main(["--home", str(home), "--today", "2026-11-15", *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("how", ["undo", "rollback", "undo --json", "undo skills"])
+def test_undoing_in_a_home_that_became_read_only_exits_2(monkeypatch, capsys, home, how):
+    """An hmc write made while the home was writable, undone after it became read-only (a mount
+    remounted, a backup copy): exit 2 and `unwritable`, as every write says it; nothing changes."""
+    if how == "undo skills":
+        code, out, err = _hmc(capsys, home, "pending", "approve", "all", "--subsystem", "skills")
+        assert "approved" in out, (out, err)
+        args = ["undo", "--subsystem", "skills"]
+    else:
+        assert _hmc(capsys, home, "memory", "add", "-t", "memory", "Build cache lives in /var/cache/ci")[0] == 0
+        code, out, _ = _hmc(capsys, home, "log", "--json")
+        write_id = next(w["id"] for w in reversed(json.loads(out)["writes"]) if w["by"] == "hmc")
+        args = {"undo": ["undo"], "undo --json": ["undo", "--json"], "rollback": ["rollback", write_id]}[how]
+    before = snapshot(home)
+    read_only(monkeypatch, home)
+    code, out, err = _hmc(capsys, home, *args)
+    assert code == 2, (code, out, err)
+    said = out + err
+    assert "read-only file system" in said.lower() and "Errno" not in said and "part-way" not in said, said
+    if how == "undo --json":
+        assert json.loads(out)["refused"]["kind"] == "unwritable"
+    monkeypatch.undo()
+    assert snapshot(home) == before

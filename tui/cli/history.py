@@ -7,7 +7,7 @@ from datetime import date, datetime
 from typing import NoReturn
 
 from core import timefmt
-from core.store.memory import TARGETS, ScanRefused, StoreError
+from core.store.memory import TARGETS, ScanRefused, StoreError, Unwritable
 from core.scan.mask import Masker
 from tui.cli.common import CliContext, CliError, add_reveal, literal, plainly, say, unreadable
 
@@ -260,7 +260,8 @@ def _rollback_refused(args, ctx: CliContext, kind: str, exc: Exception, code: in
         mask = mask or Masker(args.reveal)
         ctx.json({"write_id": args.write_id, "rolled_back": None,
                   "refused": {"kind": kind, "reason": mask(str(exc)), "reason_plain": mask(plain), "exit": code}})
-    raise CliError(f"refused: {plain}", code)
+    verb = "can't write" if kind == "unwritable" else "refused"
+    raise CliError(f"{verb}: {plain}", code)
 
 
 def run_rollback(args, ctx: CliContext) -> int:
@@ -286,9 +287,9 @@ def run_rollback(args, ctx: CliContext) -> int:
         _rollback_refused(args, ctx, "scanner", exc, 1, store, " (pass --force to write it anyway)", mask)
     except (RollbackConflict, TimelineError) as exc:
         _rollback_refused(args, ctx, "conflict", exc, 1, store, mask=mask)
-    except StoreError as exc:
-        code = 2 if store.read().error else 1
-        _rollback_refused(args, ctx, "unreadable" if code == 2 else "refused", exc, code, store, mask=mask)
+    except StoreError as exc:  # an unreadable or unwritable store is 2, as every write command says it
+        kind = "unwritable" if isinstance(exc, Unwritable) else "unreadable" if store.read().error else "refused"
+        _rollback_refused(args, ctx, kind, exc, 1 if kind == "refused" else 2, store, mask=mask)
     undo = [(new, old) for old, new in w.changes]
     if args.json:
         ctx.json({"write_id": w.id, "rolled_back": mask.obj(w.to_json()),

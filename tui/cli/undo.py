@@ -57,7 +57,7 @@ class _Refused(Exception):
 
 
 def undo_memory(curator) -> dict[str, Any]:
-    from core.store.memory import FILE_NAMES, Conflict, StoreError
+    from core.store.memory import FILE_NAMES, Conflict, StoreError, Unwritable
 
     history = curator.history
     rec = history.undoable()
@@ -71,8 +71,9 @@ def undo_memory(curator) -> dict[str, Any]:
         undone = undo_last(curator)  # a move between profiles: both sides
     except Conflict as exc:
         raise _Refused("changed", str(exc)) from None
-    except StoreError as exc:
-        raise _Refused("refused", str(exc)) from None
+    except StoreError as exc:  # the home can't be written: 2, as every write command says it
+        unwritable = isinstance(exc, Unwritable)
+        raise _Refused("unwritable" if unwritable else "refused", str(exc), 2 if unwritable else 1) from None
     name = FILE_NAMES.get(rec.target, rec.target)
     pair = partner(rec)
     also = f" (and its other side, in profile {pair[2] if pair[1] == curator.home.profile else pair[1]})" \
