@@ -152,6 +152,8 @@ class CliContext:
         for part in parts:
             if not isinstance(part, Text):
                 part = literal(part.replace("\n", "\u240a") if isinstance(part, str) else part)
+            elif "\n" in part.plain:  # one character for one: the styles stay where they were
+                part = Text(part.plain.replace("\n", "\u240a"), style=part.style, spans=list(part.spans))
             line.append_text(masked_text(part, self.mask))
         if style:
             line.stylize(style)

@@ -213,13 +213,13 @@ def run_search(args, ctx: CliContext) -> int:
         head.append_text(literal(hit.source or "?", "cyan" if hit.source not in DEMOTED_SOURCES else "dim cyan"))
         head.append("  ")
         head.append_text(literal(mask(one_line(hit.title)), "bold"))
-        ctx.print(head)
+        ctx.text(head)  # one line: a line break in a source or a title shows as ␊
         where = Text("     ")
         where.append_text(literal(f"{hit.role}", "magenta"))
         if hit.tool_name:
             where.append_text(literal(f" [{hit.tool_name}]", "magenta"))
         where.append_text(literal(f"  {hit.session_id} #{hit.message_id}", "dim"))
-        ctx.print(where)
+        ctx.text(where)
         line = Text("     ")
         mask.know(*hit.secrets)  # what the whole message holds: the snippet may quote it cut short
         line.append_text(hit_line(hit.snippet, mask))
@@ -294,7 +294,7 @@ def message_block(m: Message, anchor: int | None, now: float, mask: Masker | Non
     refused = refusal_said(m)
     if refused:
         out.append("  ✗ the memory tool refused it: ", style="bold red")
-        out.append_text(literal(mask(refused), "red"))
+        out.append_text(literal(mask(refused).replace("\n", "\u240a"), "red"))  # one line: ␊ for a break
         out.append("\n")
     if m.truncated:
         out.append(f"  … (cut at {len(m.content):,} characters)\n", style="dim")

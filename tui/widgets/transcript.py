@@ -91,7 +91,7 @@ def message_prompt(m: Message, terms: Sequence[Term], *, is_hit: bool, expanded:
     refused = refusal_said(m)
     if refused:
         line = Text("✗ the memory tool refused it: ", style="bold red")
-        line.append(visible_controls(masked(refused)), style="red")
+        line.append(visible_controls(masked(refused).replace("\n", "\u240a")), style="red")
         parts.append(line)
     if expanded and collapsible:
         parts.append(Text("(e: collapse)", style="dim italic"))
