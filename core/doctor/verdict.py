@@ -65,15 +65,21 @@ def _number(v) -> bool:
     return type(v) in (int, float) and math.isfinite(v)
 
 
+MAX_TEXT = 4_096  # any text field hmc writes is shorter (a path, a version, a shortened answer)
+MAX_CASE = 200  # a case is named by hmc ("a byte-order mark before entry 1")
+MAX_DIFFERENCES = 1_000
+
+
 def problem(data: dict) -> str | None:
-    """What is wrong with a remembered verdict, field by field (None: every field is as hmc writes it)."""
+    """What is wrong with a remembered verdict, field by field (None: every field is as hmc writes it,
+    each text no longer than hmc writes it: a 100,000-character case was printed whole in a refusal)."""
     if data.get("status") not in ("agree", "differ"):
         return "its status"
     for key in ("version", "python", "hmc_digest"):
-        if type(data.get(key)) is not str or not data[key]:
+        if type(data.get(key)) is not str or not data[key] or len(data[key]) > MAX_TEXT:
             return f"its {key}"
     for key in _OPTIONAL_TEXT:
-        if data.get(key) is not None and type(data[key]) is not str:
+        if data.get(key) is not None and (type(data[key]) is not str or len(data[key]) > MAX_TEXT):
             return f"its {key}"
     for key in ("checked_at", "seconds"):
         if data.get(key) is not None and not _number(data[key]):
@@ -87,11 +93,12 @@ def problem(data: dict) -> str | None:
                 or counts["agreed"] > counts["run"]:
             return f"its area {name[:40]!r}"
     differences = data.get("differences")
-    if type(differences) is not list:
+    if type(differences) is not list or len(differences) > MAX_DIFFERENCES:
         return "its differences"
     for d in differences:
         if type(d) is not dict or set(d) != {"area", "case", "hermes", "hmc"} \
-                or not all(type(v) is str for v in d.values()) or d["area"] not in areas:
+                or not all(type(v) is str and len(v) <= MAX_TEXT for v in d.values()) or d["area"] not in areas \
+                or len(d["case"]) > MAX_CASE:
             return "a difference"
     differs = any(c["agreed"] < c["run"] for c in areas.values())
     if differs != (data["status"] == "differ") or differs != bool(differences):

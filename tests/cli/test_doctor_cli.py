@@ -139,12 +139,21 @@ def _damage(data: dict, how: str) -> str:
         return json.dumps(data).replace('"checked_at": ', '"checked_at": NaN, "x": ', 1)
     elif how == "top-list":
         return json.dumps([data])
+    elif how == "huge-case":  # a refusal printed all 100 KB of it
+        data["differences"][0]["case"] = "x" * 100_000
+    elif how == "huge-answer":
+        data["differences"][0]["hermes"] = "y" * 1_000_000
+    elif how == "huge-version":
+        data["version"] = "0." * 5_000
+    elif how == "many-differences":
+        data["differences"] = data["differences"] * 5_000
     return json.dumps(data)
 
 
 DAMAGES = ["nested", "areas-list", "count-text", "count-bool", "count-missing", "agreed-over-run", "area-unknown",
            "status-missing", "status-error", "differ-with-no-difference", "agree-with-differing-counts",
-           "difference-shape", "differences-dict", "version-number", "checked-nan", "top-list"]
+           "difference-shape", "differences-dict", "version-number", "checked-nan", "top-list", "huge-case",
+           "huge-answer", "huge-version", "many-differences"]
 
 
 @pytest.mark.parametrize("how", DAMAGES)
