@@ -67,6 +67,12 @@ def test_a_write_under_rules_shown_to_differ_is_refused_naming_the_difference(ho
     assert out.returncode == 1 and "reads its files differently" in out.stderr
     out = hmc("pending", "approve", "all", home=home)
     assert out.returncode == 1 and "approve by id with --force to apply it anyway" in out.stderr
+    for args in (("memory", "add", "-t", "memory", "gamma"), ("pending", "approve", "all")):
+        out = hmc(*args, "--json", home=home)  # a refused write's document, as the other refusals give
+        doc = json.loads(out.stdout)
+        assert out.returncode == 1 and doc["changed"] is False and doc["exit"] == 1
+        assert doc["refused"]["kind"] == "rules-differ" and doc["refused"]["exit"] == 1
+        assert "reads its files differently" in doc["refused"]["reason_plain"]
     ok = hmc("memory", "add", "-t", "memory", "gamma", "--force", home=home)
     assert ok.returncode == 0, ok.stderr
     assert (home / "memories" / "MEMORY.md").read_text(encoding="utf-8") == "alpha\n§\nbeta\n§\ngamma"

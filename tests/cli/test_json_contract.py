@@ -61,3 +61,15 @@ def test_every_entry_position_says_its_number_as_the_text_prints_it(capsys, demo
     evidence = [e for c in doc(capsys, demo, "why", "staging DB")["causes"] for e in c["evidence"]
                 if e.get("kind") == "entry"]
     assert evidence and all(e["number"] == e["index"] + 1 for e in evidence)
+
+
+@pytest.mark.parametrize("argv", [["--today", "2026-13-45", "status", "--json"], ["memory", "add", "--json"],
+                                  ["why", "--json"], ["search", "x", "--offset", "-1", "--json"]],
+                         ids=lambda a: " ".join(a))
+def test_a_usage_error_with_json_is_a_json_document_too(capsys, demo, argv):
+    with pytest.raises(SystemExit) as stop:
+        main(["--home", str(demo), *argv])
+    out, err = capsys.readouterr()
+    assert stop.value.code == 2 and err.startswith("hmc: ")
+    doc = json.loads(out)
+    assert doc["exit"] == 2 and doc["error"] in err

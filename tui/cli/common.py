@@ -259,7 +259,7 @@ def refuse_if_rules_differ(curator, write: str, force: bool, how: str = "pass --
         return
     lines = differences_for(verdict, write)
     if lines:
-        raise CliError("refused: " + "; ".join(lines) + f" (see `hmc doctor`; {how})", 1)
+        raise CliError("refused: " + "; ".join(lines) + f" (see `hmc doctor`; {how})", 1, refusal="rules-differ")
 
 
 def set_approval(ctx: CliContext, path, state: str, section: str) -> int:

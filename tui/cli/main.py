@@ -32,11 +32,16 @@ COMMAND_MODULES = {
 
 
 class Parser(argparse.ArgumentParser):
+    json_wanted = False  # --json was typed: a usage error is a JSON document on stdout too
+
     def error(self, message: str):  # one line, exit 2 (argparse's default prints usage too)
         from core.scan.mask import mask_untrusted  # the message quotes what was typed: secrets masked,
         from tui.literal import visible  # controls made visible
 
-        self.exit(2, visible(mask_untrusted(f"hmc: {message} (see `{self.prog} --help`)")) + "\n")
+        line = f"{message} (see `{self.prog} --help`)"
+        if Parser.json_wanted:
+            json_error(line, 2, False)
+        self.exit(2, visible(mask_untrusted(f"hmc: {line}")) + "\n")
 
 
 class VersionAction(argparse.Action):
@@ -121,6 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(modules_for(argv))  # importing every command would slow the TUI's start
     safe_streams()
+    Parser.json_wanted = "--json" in argv
     args = parser.parse_args(argv)
     reveal = bool(getattr(args, "reveal", False))
     ctx = CliContext(home=args.home, profile=args.profile, today=args.today, init=args.init,
@@ -142,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
     except CliError as exc:
         say(str(exc), reveal)
         if getattr(args, "json", False) and not ctx.json_written:  # a script reading stdout gets it as JSON too
-            json_error(str(exc), exc.code, reveal)
+            json_error(str(exc), exc.code, reveal, exc.refusal)
         return exc.code
     except KeyboardInterrupt:
         say("interrupted")
@@ -161,13 +167,20 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
 
-def json_error(message: str, code: int, reveal: bool) -> None:
-    """`{"error": …, "exit": n}` on stdout, for --json: what went to stderr, masked as there."""
+def json_error(message: str, code: int, reveal: bool, refusal: str | None = None) -> None:
+    """`{"error": …, "exit": n}` on stdout, for --json: what went to stderr, masked as there; a
+    refused write (`refusal`: its kind) as the refused writes' documents are, `{"changed": false,
+    "refused": {kind, reason, reason_plain, exit}}`, with `error` and `exit` beside it."""
     from core.scan.mask import mask_untrusted
     from tui.literal import dumps
 
+    said = mask_untrusted(message, reveal)
+    doc: dict = {"error": said, "exit": code}
+    if refusal:
+        doc = {"changed": False, "refused": {"kind": refusal, "reason": said, "reason_plain": said, "exit": code},
+               **doc}
     try:
-        sys.stdout.write(dumps({"error": mask_untrusted(message, reveal), "exit": code}, indent=2) + "\n")
+        sys.stdout.write(dumps(doc, indent=2) + "\n")
         sys.stdout.flush()
     except (BrokenPipeError, OSError):
         pass
