@@ -53,7 +53,7 @@ def test_what_hmc_says_each_session_loaded_is_what_it_sent(tmp_path, hermes_venv
     assert sessions[third.session_id]["current"] is True  # it loaded the files as they are
     assert sessions[second.session_id]["current"] is False  # USER.md changed during it
     assert sessions[first.session_id]["loaded"] == {"memory": None, "user": None}  # both empty at its start
-    listed = json.loads(hmc("memory", "list", "--target", "memory", "--json", home=home, today=None).stdout)
+    [listed] = json.loads(hmc("memory", "list", "--target", "memory", "--json", home=home, today=None).stdout)
     assert listed["entries"][0]["loaded"]["first_session"] == second.session_id
     assert listed["entries"][0]["loaded"]["sessions"] == 2
 
@@ -66,7 +66,7 @@ def test_a_write_approved_in_hmc_reaches_the_next_session_as_hmc_said(tmp_path, 
         assert staged.ok, staged.describe()
         approved = hmc("pending", "approve", "all", home=home, today=None)
         assert approved.returncode == 0, approved.stdout + approved.stderr
-        listed = json.loads(hmc("memory", "list", "--target", "memory", "--json", home=home, today=None).stdout)
+        [listed] = json.loads(hmc("memory", "list", "--target", "memory", "--json", home=home, today=None).stdout)
         assert listed["entries"][0]["loaded"] == {"first_session": None, "first_at": None, "sessions": 0}
         block = hmc("memory", "prompt", "--raw", home=home, today=None).stdout
         server.push(reply("Hi."))
