@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Callable
 
 from core.demo import content as C
+from core.demo import conversations as V
 from core.demo import layout
 from core.demo.sessions import (APPROVAL_ON_DAYS, BIG_SESSION_ID, RARE_TERM, SMALL_SESSION_ID,
                                 SMALL_SESSION_MESSAGES, SessionPlanner, system_prompt)
@@ -100,18 +101,26 @@ def build_demo_home(root: Path, today: date = DEMO_TODAY, *, seed: int = 7) -> P
     work = root.parent / f".{root.name}.building"
     shutil.rmtree(work, ignore_errors=True)
     try:
-        _write_home(work, today, seed)
+        _write_home(work, today, seed, final=root.resolve())
         os.replace(work, root)  # an empty existing `root` is replaced atomically
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return root
 
 
-def _write_home(home: Path, today: date, seed: int) -> None:
+PROJECTS = "demo-projects"  # the folders the demo's command-line sessions ran in (sessions.cwd)
+DEMO_CWD = "/home/ines/code/"  # the story's own paths, which the built home points at its PROJECTS
+
+
+def _write_home(home: Path, today: date, seed: int, final: Path | None = None) -> None:
     for sub in ("memories", "pending/memory", "pending/skills", "skills"):
         (home / sub).mkdir(parents=True, exist_ok=True)
     (home / "config.yaml").write_bytes(C.CONFIG_YAML.encode("utf-8"))
-    (home / "AGENTS.md").write_bytes(C.AGENTS_MD.encode("utf-8"))
+    # the projects the sessions ran in, inside the home so the demo is one folder: Hermes loads a
+    # project's AGENTS.md from the folder it runs in, never from its home
+    for project in V.PROJECTS:
+        (home / PROJECTS / project).mkdir(parents=True)
+    (home / PROJECTS / "tideway" / "AGENTS.md").write_bytes(C.AGENTS_MD.encode("utf-8"))
     entries = demo_entries(today)
     for target, name in (("memory", "MEMORY.md"), ("user", "USER.md")):
         write_entries(home / "memories" / name, [e.text for e in entries if e.target == target])
@@ -138,6 +147,14 @@ def _write_home(home: Path, today: date, seed: int) -> None:
     write_entries(stale / "MEMORY.md", C.STALE_DEFAULT_MEMORY)
     reviews = build_state_db(home / "state.db", sessions=DEMO_SESSIONS, messages=DEMO_MESSAGES, seed=seed,
                              today=today)
+    projects = f"{final or home}/{PROJECTS}/"
+    conn = sqlite3.connect(home / "state.db")
+    try:
+        conn.execute("UPDATE sessions SET cwd = ? || substr(cwd, ?) WHERE substr(cwd, 1, ?) = ?",
+                     (projects, len(DEMO_CWD) + 1, len(DEMO_CWD), DEMO_CWD))
+        conn.commit()
+    finally:
+        conn.close()
     (home / "logs").mkdir()
     (home / "logs" / "agent.log").write_bytes(agent_log(reviews).encode("utf-8"))
 

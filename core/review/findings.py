@@ -19,7 +19,7 @@ import hashlib
 import re
 from functools import lru_cache
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 
@@ -46,7 +46,6 @@ KIND_ORDER = {k: i for i, k in enumerate(("drift", "scanner", "capacity", "confl
 LABELS = {"memory": "memory", "user": "user"}
 STALE_DAYS, VERY_STALE_DAYS = 90, 365
 OLD_DAYS = 180  # `old`: an entry whose text has been unchanged longer than this (from the history)
-CONTEXT_FILES = ("AGENTS.md", "SOUL.md", ".hermes.md")
 MAX_SOURCE_BYTES = 256 * 1024
 MAX_SKILLS = 500
 MAX_REVIEW_ENTRIES = 2_000  # per-entry detectors; a store this long is far over any limit already
@@ -371,17 +370,22 @@ def _source(path: Path, label: str, kind: str) -> Source | None:
         text = read_regular(path, MAX_SOURCE_BYTES, head=True).decode("utf-8", errors="replace")
     except OSError:
         return None
-    windows = _windows(text)
-    vocabulary = frozenset().union(*(w for _, w in windows)) if windows else frozenset()
-    source = Source(label, kind, windows, vocabulary)
+    source = source_of(text, label, kind)
     if len(_SOURCE_CACHE) > 2 * MAX_SKILLS:
         _SOURCE_CACHE.clear()
     _SOURCE_CACHE[(str(path), kind)] = (stamp, source)
     return source
 
 
-def load_sources(root: Path) -> list[Source]:
-    """Skills (`skills/*/SKILL.md`, one level of categories too) and the home's context files."""
+def source_of(text: str, label: str, kind: str) -> Source:
+    windows = _windows(text)
+    vocabulary = frozenset().union(*(w for _, w in windows)) if windows else frozenset()
+    return Source(label, kind, windows, vocabulary)
+
+
+def load_sources(root: Path, context: Sequence[tuple[str, str]] = ()) -> list[Source]:
+    """Skills (`skills/*/SKILL.md`, one level of categories too) and the context files the agent
+    loads: `context` as (label, the text its prompt holds), from context_texts."""
     out: list[Source] = []
     skills_dir = root / "skills"
     try:
@@ -392,10 +396,52 @@ def load_sources(root: Path) -> list[Source]:
         source = _source(path, path.relative_to(root).as_posix(), "redundant-skill")
         if source and source.windows:
             out.append(source)
-    for name in CONTEXT_FILES:
-        source = _source(root / name, name, "redundant-context")
-        if source and source.windows:
+    for label, text in context:
+        source = source_of(text, label, "redundant-context")
+        if source.windows:
             out.append(source)
+    return out
+
+
+WORKING_FOLDERS_DAYS = 90  # the folders the agent ran in, over this many days, are the projects it knows
+MAX_WORKING_FOLDERS = 20
+
+
+def context_texts(curator: "Curator") -> list[tuple[str, str]]:
+    """What the agent loads as context, as (label, the text its prompt holds): SOUL.md from the home
+    (always) and, for each folder the agent ran in lately (sessions.cwd), the project files the
+    release loads there (core.hermes.context_files: which, in what order, how much of each)."""
+    from core.hermes import context_files as cf
+
+    release = curator.release
+    cap = cf.DEFAULT_CAP
+    try:
+        raw = read_regular(curator.home.config_path, 1 << 20).decode("utf-8", "replace")
+        from core.home import load_yaml
+
+        config = load_yaml(raw, release)
+        cap = cf.cap_for(release, config.get("context_file_max_chars") if isinstance(config, dict) else None)
+    except (OSError, ValueError):
+        pass
+    out: list[tuple[str, str]] = []
+    soul = curator.home.root / "SOUL.md"  # the identity: loaded in every session, wherever it runs
+    try:
+        text = read_regular(soul, MAX_SOURCE_BYTES, head=True).decode("utf-8", errors="replace").strip() \
+            if soul.is_file() else ""
+    except OSError:
+        text = ""
+    if text:
+        out.append(("SOUL.md", "\n".join(part for part in cf.kept("SOUL.md", text, cap) if part)))
+    folders: list[str] = []
+    try:
+        since = datetime.combine(curator.today - timedelta(days=WORKING_FOLDERS_DAYS), datetime.min.time()).timestamp()
+        if curator.home.state_db.exists():
+            folders = curator.sessions.working_folders(since, MAX_WORKING_FOLDERS)
+    except Exception:  # noqa: BLE001 - an unreadable state.db names no project: the review goes on
+        folders = []
+    for folder in folders:
+        for f in cf.project_files(Path(folder), release, cap):
+            out.append((f"{Path(folder).name}/{f.label}", f.text))
     return out
 
 
@@ -433,8 +479,10 @@ def redundancy_findings(target: str, index: int, text: str, sources: Sequence[So
         detail = (f'largely restates the skill "{skill}" ({source.label}, {round(score * 100)}% of '
                   "its words); a skill loads on demand without costing memory")
     else:
+        where = (f" when it runs in {source.label.split('/')[0]}" if "/" in source.label
+                 else " in every session")  # a project's file, or SOUL.md from the home
         detail = (f'largely restates {source.label} ("{excerpt}", {round(score * 100)}% of its '
-                  "words); Hermes already loads that file as context")
+                  f"words); Hermes already loads that file as context{where}")
     detail = mask_secrets(detail, text, chunk)
     return [Finding(source.kind, "warning", target, (index,), source.kind, detail, (target,), (text,),
                     source.label)]
@@ -590,7 +638,8 @@ def run_review(curator: "Curator", *, include_kept: bool = False, fresh: bool = 
                  for t in TARGETS if t in curator.stores}
     stores = {t: (list(s.entries), curator.stores[t].limit) for t, s in snapshots.items()}
     ages = entry_ages(curator, progress) if old_days is not None else None
-    findings = review_entries(stores, curator.today, load_sources(curator.home.root), snapshots, stale_days,
+    findings = review_entries(stores, curator.today, load_sources(curator.home.root, context_texts(curator)),
+                              snapshots, stale_days,
                               curator.release, ages, old_days if old_days is not None else OLD_DAYS)
     if old_days is not None:  # the sessions too (what reads state.db): promises the agent didn't keep
         from core.review.unsaved import unsaved_findings

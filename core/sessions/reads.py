@@ -74,6 +74,19 @@ class SessionReads:
             hidden=bool(hidden) or (source in HIDDEN_SOURCES),
         )
 
+    def working_folders(self, since: float, limit: int = 20) -> list[str]:
+        """The folders the agent ran in (`sessions.cwd`, 0.16+: command-line sessions) in sessions
+        started since `since`, most recent first; [] when state.db doesn't record them."""
+        def go(conn):
+            if "cwd" not in self._schema_for(conn).session_columns:
+                return []
+            rows = conn.execute(
+                "SELECT cwd, MAX(started_at) AS last FROM sessions WHERE cwd IS NOT NULL AND cwd != '' "
+                "AND started_at >= ? GROUP BY cwd ORDER BY last DESC LIMIT ?", (since, limit)).fetchall()
+            return [r[0] for r in rows if isinstance(r[0], str)]
+
+        return self._run(go)
+
     def sessions(
         self,
         *,

@@ -15,7 +15,7 @@ from core.store import memory
 from core.demo.build import DEMO_TODAY, PENDING_IDS
 
 DAY0 = datetime(DEMO_TODAY.year, DEMO_TODAY.month, DEMO_TODAY.day, tzinfo=timezone.utc).timestamp()
-TEXT_FILES = ("config.yaml", "AGENTS.md", "memories/MEMORY.md", "memories/USER.md",
+TEXT_FILES = ("config.yaml", "demo-projects/tideway/AGENTS.md", "memories/MEMORY.md", "memories/USER.md",
               "skills/tideway-release/SKILL.md", "skills/paylane-webhook-debug/SKILL.md",
               "skills/weekly-ops-report/SKILL.md", "skills/csv-export-v1/SKILL.md",
               *(f"pending/skills/{pid}.json" for pid in demo.PENDING_SKILL_IDS.values()),
@@ -90,8 +90,9 @@ def test_planted_entries(home):
     assert "\n" in by_key["docker"] and "[bold]" in by_key["markup"] and "[/]" in by_key["markup"]
     assert "\u200d" in by_key["emoji"] and "français" in by_key["french"]
     assert "100 req/min" in by_key["rate_100"] and "1000 req/min" in by_key["rate_1000"]
-    assert "never use sudo" not in (home / "AGENTS.md").read_text()
-    assert "Never push straight to main" in (home / "AGENTS.md").read_text()
+    agents = home / "demo-projects" / "tideway" / "AGENTS.md"  # where the sessions ran, not the home
+    assert "never use sudo" not in agents.read_text() and not (home / "AGENTS.md").exists()
+    assert "Never push straight to main" in agents.read_text()
     assert "name: tideway-release" in (home / "skills/tideway-release/SKILL.md").read_text()
 
 
@@ -99,7 +100,10 @@ def test_findings_the_demo_is_built_to_show(home):
     review = pytest.importorskip("core.review.findings")
     entries = demo.demo_entries()
     stores = {t: ([e.text for e in entries if e.target == t], demo.LIMITS[t]) for t in ("memory", "user")}
-    kinds = {f.kind for f in review.review_entries(stores, DEMO_TODAY, review.load_sources(home))}
+    from core.curator import open_curator
+
+    context = review.context_texts(open_curator(home, None, DEMO_TODAY))  # the project its sessions ran in
+    kinds = {f.kind for f in review.review_entries(stores, DEMO_TODAY, review.load_sources(home, context))}
     assert kinds >= {"similar", "conflicting", "stale", "relative-date", "scanner", "capacity",
                      "redundant-skill", "redundant-context", "vague"}
 
@@ -417,8 +421,11 @@ def test_deterministic_and_seeded(home, tmp_path):
     again = demo.build_demo_home(tmp_path / "again")
     for name in TEXT_FILES:
         assert (home / name).read_bytes() == (again / name).read_bytes(), name
-    dump = lambda h: [list(sqlite3.connect(h / "state.db").execute(  # noqa: E731
-        f"SELECT * FROM {t} ORDER BY 1")) for t in ("sessions", "messages")]
+    def dump(h):  # each build's sessions ran in its own demo-projects/: said as <home>
+        rows = [list(sqlite3.connect(h / "state.db").execute(f"SELECT * FROM {t} ORDER BY 1"))
+                for t in ("sessions", "messages")]
+        return [[tuple(v.replace(str(h.resolve()), "<home>") if isinstance(v, str) else v for v in r) for r in t]
+                for t in rows]
     assert dump(home) == dump(again)
     other = demo.build_demo_home(tmp_path / "other", seed=8)
     assert (other / "memories/MEMORY.md").read_bytes() == (home / "memories/MEMORY.md").read_bytes()

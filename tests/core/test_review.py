@@ -36,11 +36,37 @@ def make_home(root: Path, memory: list[str], user: list[str] = (), files: dict[s
     (root / "memories" / "USER.md").write_text(serialize(list(user)), encoding="utf-8")
     if config:
         (root / "config.yaml").write_text(config, encoding="utf-8")
-    for rel, body in (files or {}).items():
+    files = dict(files or {})
+    project = {name: files.pop(name) for name in PROJECT_FILES if name in files}
+    for rel, body in files.items():
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(body, encoding="utf-8")
+    if project:
+        working_in(root, root.parent / "project", project)
     return root
+
+
+PROJECT_FILES = ("AGENTS.md", "CLAUDE.md", ".hermes.md", ".cursorrules")
+
+
+def working_in(root: Path, folder: Path, files: dict[str, str]) -> None:
+    """A project folder holding `files`, and a state.db whose sessions ran there (sessions.cwd): what
+    Hermes loads those files from (a home's own AGENTS.md is never loaded)."""
+    import sqlite3
+
+    from tests.core.sessions_fixtures import build_db
+
+    folder.mkdir(parents=True, exist_ok=True)
+    for rel, body in files.items():
+        (folder / rel).write_text(body, encoding="utf-8")
+    db = build_db(root / "state.db")
+    con = sqlite3.connect(db)
+    if "cwd" not in {r[1] for r in con.execute("PRAGMA table_info(sessions)")}:
+        con.execute("ALTER TABLE sessions ADD COLUMN cwd TEXT")
+    con.execute("UPDATE sessions SET cwd = ?", (str(folder),))
+    con.commit()
+    con.close()
 
 
 def review(root: Path, **kw):
@@ -132,7 +158,7 @@ def test_every_kind_is_found(tmp_path):
     assert stale == {4: "warning", 5: "error"}
     assert found["relative-date"][0].entries == (6,) and '"Yesterday"' in found["relative-date"][0].detail
     assert found["redundant-skill"][0].source == "skills/release/SKILL.md"
-    assert found["redundant-context"][0].entries == (8,) and found["redundant-context"][0].source == "AGENTS.md"
+    assert found["redundant-context"][0].entries == (8,) and found["redundant-context"][0].source == "project/AGENTS.md"
     assert any(f.entries == (9,) for f in found["scanner"])
     assert found["vague"][0].entries == (10,)
     assert found["verbose"][0].entries == (11,)

@@ -2,12 +2,27 @@
 
 from __future__ import annotations
 
+import re
+
 from core.demo.build import build_demo_home
 from tools.shots import TODAY
 
 
-def tree(root) -> dict[str, bytes | None]:
-    return {str(p.relative_to(root)): (None if p.is_dir() else p.read_bytes()) for p in root.rglob("*")}
+def tree(root) -> dict[str, bytes | str | None]:
+    """Every file's bytes; state.db as its rows, with the home's own path said as <home> (the
+    sessions ran in the home's demo-projects/: each build names its own)."""
+    out: dict[str, bytes | str | None] = {}
+    for p in root.rglob("*"):
+        if p.name == "state.db":
+            import sqlite3
+
+            con = sqlite3.connect(f"file:{p}?mode=ro", uri=True)
+            dump = "\n".join(con.iterdump())  # (a copy's rows still name the template it was copied from)
+            out[str(p.relative_to(root))] = re.sub(r"'[^']*/demo-projects/", "'<home>/demo-projects/", dump)
+            con.close()
+        else:
+            out[str(p.relative_to(root))] = None if p.is_dir() else p.read_bytes()
+    return out
 
 
 def test_the_copied_demo_home_is_a_fresh_build(demo_home, tmp_path):
