@@ -268,6 +268,14 @@ def happened(skills: Path, rec: TreeRecord) -> bool:
     return any(c.after.same(s) and not c.before.same(s) for c, s in now)
 
 
+def _untouched(skills: Path, rec: TreeRecord) -> bool:
+    """Every path of a record still as it was before it (nothing of it was written)."""
+    try:
+        return all(c.before.same(state(skills, c.path)) for c in rec.changes)
+    except (SymlinkFound, OSError):
+        return False
+
+
 def _complete(skills: Path, rec: TreeRecord) -> bool:
     try:
         return all(c.after.same(state(skills, c.path)) for c in rec.changes)
@@ -401,12 +409,11 @@ def restore(history: History, skills: Path, rec: TreeRecord) -> TreeRecord:
     try:
         _apply(skills, [c for c, _ in todo], payloads)
     except BaseException as exc:
-        began = happened(skills, undo)
-        (history.commit if began else history.abort)(undo.id)
+        (history.commit if happened(skills, undo) else history.abort)(undo.id)
         if isinstance(exc, SymlinkFound):
             raise link_refusal(exc.rel) from None
         if isinstance(exc, OSError):
-            if not began:  # nothing was changed (a read-only home refuses the first write)
+            if _untouched(skills, undo):  # nothing was changed (a read-only home refuses the first write)
                 raise SkillUndoRefused(FAILED, f"undo of {what} not done ({exc.strerror or exc}); nothing was "
                                                "changed") from None
             raise SkillUndoRefused(FAILED, f"undo of {what} stopped part-way ({exc.strerror or exc}); "

@@ -410,8 +410,8 @@ MAX_WORKING_FOLDERS = 20
 def context_texts(curator: "Curator") -> list[tuple[str, str]]:
     """What the agent loads as context, as (label, the text its prompt holds): SOUL.md from the home
     (always) and, for each folder the agent ran in lately (sessions.cwd), the project files the
-    release loads there (core.hermes.context_files: which, in what order, how much of each)."""
-    from core.hermes import context_files as cf
+    release loads there (core.review.context_files: which, in what order, how much of each)."""
+    from core.review import context_files as cf
 
     release = curator.release
     cap = cf.DEFAULT_CAP

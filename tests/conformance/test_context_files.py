@@ -1,5 +1,5 @@
 """Which project context files a release loads for a working folder, and how much of each: hmc's
-core.hermes.context_files against each release's own agent/prompt_builder.build_context_files_prompt,
+core.review.context_files against each release's own agent/prompt_builder.build_context_files_prompt,
 run in a subprocess (SOUL.md left out: skip_soul, as the agent does once SOUL.md is its identity).
 
 For every tree below, hmc's answer must be what the release's prompt holds: nothing when the
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from core.hermes.context_files import project_files
+from core.review.context_files import project_files
 from core.hermes.release import for_version, parse_version
 from tests.conformance import releases
 from tests.conformance.test_profiles import oracle_env

@@ -8,7 +8,7 @@ import sqlite3
 from datetime import date
 
 from core.curator import open_curator
-from core.hermes.context_files import DEFAULT_CAP, cap_for, project_files
+from core.review.context_files import DEFAULT_CAP, cap_for, project_files
 from core.hermes.release import NEWEST, for_version
 from core.review import findings as R
 from tests.core.test_review import make_home, working_in
