@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import time
-from datetime import datetime
+from datetime import date, datetime
 
 UNKNOWN = "unknown time"
 # The widest range a Unix time is taken as real: year 1 to year 9999 (what datetime can hold).
@@ -74,3 +74,13 @@ def local_datetime(ts: object) -> datetime | None:
 def short_date(ts: object) -> str:
     """'7 Jun 2026' in local time ('?' for a time that can't be one)."""
     return local_time(ts, "%-d %b %Y") if valid(ts) is not None else "?"
+
+
+FIRST_DAY, LAST_DAY = date(1970, 1, 2), date(9998, 12, 30)  # days every local timestamp can say
+
+
+def out_of_range(day: date, shown: str) -> str | None:
+    """Why `day` can't be used (year 1 or 9999 broke the conversions), or None."""
+    if FIRST_DAY <= day <= LAST_DAY:
+        return None
+    return f"{shown!r} is out of range: give a day from {FIRST_DAY} to {LAST_DAY}."

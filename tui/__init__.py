@@ -14,3 +14,5 @@ and that there are no import cycles). So no screen or widget imports the command
 or the palette; what both interfaces share lives in core/ (masking, creating a home, the
 refusal type) or in literal.py.
 """
+
+__version__ = "0.1.0"  # hmc's version: pyproject.toml reads it from here (`hmc --version`)

@@ -71,8 +71,20 @@ class Row:
                 "sessions_last_30_days": self.recent, "problems": list(self.problems)}
 
 
-def quick(curator: "Curator", active: bool) -> Row:
-    """The row from the profile's files (no state.db)."""
+@dataclass(frozen=True)
+class Files:
+    """What a profile's own small files say: both stores' usage, both queues' counts, the review's
+    state (the row's first part, and `hmc status --short`'s figures: core.attention)."""
+
+    gauges: dict[str, Gauge]
+    pending: int | None
+    skills: int | None
+    review: str
+    review_due: bool
+    problems: tuple[str, ...]
+
+
+def files(curator: "Curator") -> Files:
     problems: list[str] = []
     gauges = {}
     for target in TARGETS:
@@ -92,6 +104,14 @@ def quick(curator: "Curator", active: bool) -> Row:
     except Exception as exc:  # noqa: BLE001
         problems.append(f"pending skills: {exc}")
     review, due = _review(curator, gauges)
+    return Files(gauges, pending, skills, review, due, tuple(problems))
+
+
+def quick(curator: "Curator", active: bool) -> Row:
+    """The row from the profile's files (no state.db)."""
+    part = files(curator)
+    gauges, pending, skills, review, due = part.gauges, part.pending, part.skills, part.review, part.review_due
+    problems = list(part.problems)
     off: list[str] = [f"{curator.stores[t].name}: disabled" for t in TARGETS if not curator.stores[t].enabled]
     provider = None
     try:

@@ -271,19 +271,19 @@ def highlight_terms(q: Query, route: str) -> tuple[Term, ...]:
 _RELATIVE_DAY = re.compile(r"^(\d{1,5})\s*([dwmy])$")
 
 
-FIRST_DAY, LAST_DAY = date(1970, 1, 2), date(9998, 12, 30)  # days every local timestamp can say
-
-
 def in_range(day: date, shown: str) -> date:
-    """`day` when a timestamp can say it (QueryError otherwise: year 1 or 9999 broke the conversions)."""
-    if not FIRST_DAY <= day <= LAST_DAY:
-        raise QueryError(f"{shown!r} is out of range: give a day from {FIRST_DAY} to {LAST_DAY}.")
+    """`day` when a timestamp can say it (QueryError otherwise: core.timefmt.out_of_range)."""
+    from core.timefmt import out_of_range
+
+    why = out_of_range(day, shown)
+    if why:
+        raise QueryError(why)
     return day
 
 
 def parse_day(text: str | None, today: date) -> date | None:
     """``YYYY-MM-DD`` or a relative ``7d`` / ``2w`` / ``3m`` / ``1y`` (before *today*); None for blank.
-    Only days a timestamp can say (FIRST_DAY to LAST_DAY)."""
+    Only days a timestamp can say (core.timefmt.FIRST_DAY to LAST_DAY)."""
     if text is None or not text.strip():
         return None
     value = text.strip().lower()

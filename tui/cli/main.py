@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import gc
 import importlib
 import os
 import sys
 from datetime import date
 
-from tui.cli.common import CliContext, CliError, ReaderGone, os_error_text, say
+# Nothing else at the top: the commands import what they use (tui.cli.common brings rich), so that
+# `hmc --version` and `hmc status --short` start like small tools (tests/cli/test_import_graph.py).
 
 # Subcommand modules (tui/cli/<name>.py), each with register(sub) setting `run` on its parsers,
 # and the commands each one provides.
@@ -56,23 +56,24 @@ class VersionAction(argparse.Action):
 
 
 def version() -> str:
-    from importlib import metadata
+    """hmc's version: tui.__version__, which pyproject.toml reads (importlib.metadata would scan
+    every installed distribution first: ~80 ms)."""
+    from tui import __version__
 
-    try:
-        return metadata.version("hmc")
-    except metadata.PackageNotFoundError:  # running from a source tree that isn't installed
-        return "0+unknown"
+    return __version__
 
 
 def iso_date(text: str) -> date:
-    from core.sessions.model import QueryError, in_range
+    from core.timefmt import out_of_range  # (not core.sessions: `status --short --today` stays light)
 
     try:
-        return in_range(date.fromisoformat(text), text)
-    except QueryError as exc:  # (a ValueError too: first)
-        raise argparse.ArgumentTypeError(str(exc)) from None
+        day = date.fromisoformat(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a date (YYYY-MM-DD)") from None
+    why = out_of_range(day, text)
+    if why:
+        raise argparse.ArgumentTypeError(why)
+    return day
 
 
 GLOBAL_WITH_VALUE = {"--home", "--profile", "--today", "--hermes-version"}
@@ -128,6 +129,21 @@ def main(argv: list[str] | None = None) -> int:
     safe_streams()
     Parser.json_wanted = "--json" in argv
     args = parser.parse_args(argv)
+    early = getattr(args, "early", None)  # a command that may answer before hmc is loaded (status --short)
+    if early is not None:
+        try:
+            done = early(args)
+        except (BrokenPipeError, KeyboardInterrupt):
+            quiet_stdout()
+            return 0
+        except Exception:  # noqa: BLE001 - a shortcut: the command's full run below says what's wrong
+            done = None
+        if done is not None:
+            return done
+    import gc
+
+    from tui.cli.common import CliContext, CliError, ReaderGone, os_error_text, say
+
     reveal = bool(getattr(args, "reveal", False))
     ctx = CliContext(home=args.home, profile=args.profile, today=args.today, init=args.init,
                      hermes_version=args.hermes_version, reveal=reveal)

@@ -3,17 +3,89 @@ state.db summary."""
 
 from __future__ import annotations
 
-from core.store.memory import usage, usage_label, percent
-from tui.cli.common import CliContext
+import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover
+    from tui.cli.common import CliContext
+# Nothing heavy at the top: `hmc status --short` runs on every shell prompt, and a summary that
+# checks out is printed before the rest of hmc is imported (short_from_summary: tui.cli.main's `early`).
 
 
 def register(sub) -> None:
-    p = sub.add_parser("status", help="usage, drift, pending count and state.db summary")
-    p.add_argument("--json", action="store_true", help="machine-readable output")
-    p.set_defaults(run=run)
+    p = sub.add_parser("status", help="usage, drift, pending count and state.db summary; --short: one line "
+                                      "for a shell prompt")
+    shape = p.add_mutually_exclusive_group()
+    shape.add_argument("--json", action="store_true", help="machine-readable output")
+    shape.add_argument("--short", action="store_true",
+                       help="one line for a shell prompt or status bar: staged writes, the review when due, "
+                            "a store at 80%% or more, what can't be read (e.g. `hmc ✎3+2 ⚠review 87%%`)")
+    p.add_argument("--format", metavar="FMT",
+                   help="with --short: the line's format, with fields in braces: {pending} {pending_memory} "
+                        "{pending_skills} {pending_total} {review} {full} {memory_percent} {user_percent} "
+                        "{problems} {profile} (default: 'hmc {pending} {review} {full} {problems}')")
+    p.add_argument("--quiet-when-clear", action="store_true",
+                   help="with --short: print nothing when nothing needs attention")
+    p.set_defaults(run=run, early=short_from_summary)
+
+
+def short_from_summary(args) -> int | None:
+    """`status --short` from the summary hmc keeps (core.attention), when every file it came from
+    is as it was: the exit code; None when the figures must be read (then `run` does). tui.cli.main
+    calls it before it imports the rest of hmc."""
+    from datetime import date
+
+    from core import attention
+
+    if not args.short:
+        return None
+    if args.format is not None:
+        attention.check_format(args.format)
+    today = (args.today or date.today()).isoformat()
+    data = attention.load(attention.key(args.home, args.profile, args.hermes_version, today))
+    return None if data is None else print_short(data, args)
+
+
+def print_short(data: dict, args) -> int:
+    from core import attention
+
+    if args.quiet_when_clear and attention.clear(data):
+        return 0
+    sys.stdout.write(attention.line(data, attention.DEFAULT_FORMAT if args.format is None else args.format) + "\n")
+    sys.stdout.flush()
+    return 0
+
+
+def run_short(args, ctx: "CliContext") -> int:
+    """Reads the figures, keeps them as the summary (when nothing changed while they were read),
+    and prints the line. Exit 0 whatever it says (a prompt isn't a check): 2 only when hmc can't
+    read the home at all."""
+    from core import attention
+    from core.home import resolve_home
+    from tui.cli.common import CliError
+
+    fmt = attention.DEFAULT_FORMAT if args.format is None else args.format
+    try:
+        attention.check_format(fmt)
+    except attention.FormatError as exc:
+        raise CliError(str(exc)) from None
+    curator = ctx.curator()
+    paths = attention.paths(curator)
+    checks = attention.before(paths)
+    data = attention.figures(curator)
+    try:  # still the profile a fresh run resolves (active_profile unchanged meanwhile)
+        same = resolve_home(args.home, args.profile, curator.release).root == curator.home.root
+    except Exception:  # noqa: BLE001 - it can't be resolved now: the next run finds out
+        same = False
+    if same and attention.before(paths) == checks:
+        today = curator.today.isoformat()
+        attention.save(attention.key(args.home, args.profile, args.hermes_version, today), data, checks)
+    return print_short(data, args)
 
 
 def gather(curator) -> dict:
+    from core.store.memory import percent, usage, usage_label
+
     home = curator.home
     out = {"home": str(home.root), "profile": home.profile, "config_problems": list(home.config.problems),
            "write_approval": home.config.write_approval, "hermes": curator.hermes.as_dict(), "targets": {}}
@@ -107,7 +179,13 @@ def db_summary(curator) -> dict:
         return {"path": str(path), "exists": True, "error": str(exc)}
 
 
-def run(args, ctx: CliContext) -> int:
+def run(args, ctx: "CliContext") -> int:
+    if args.short:
+        return run_short(args, ctx)
+    if args.format is not None or args.quiet_when_clear:
+        from tui.cli.common import CliError
+
+        raise CliError("--format and --quiet-when-clear go with --short")
     curator = ctx.curator()
     data = gather(curator)
     if args.json:
@@ -176,7 +254,7 @@ def run(args, ctx: CliContext) -> int:
 
 
 
-def setup_lines(ctx: CliContext, setup: dict) -> None:
+def setup_lines(ctx: "CliContext", setup: dict) -> None:
     """The platforms where the agent has no memory tool, and the external provider."""
     grouped: dict[tuple, list[str]] = {}  # platforms sharing a reason, on one line
     for platform, tool in setup["platforms"].items():
