@@ -22,11 +22,12 @@ from __future__ import annotations
 import functools
 import json
 import re
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
-from rich.console import Console
-from rich.segment import Segment
-from rich.text import Text
+if TYPE_CHECKING:  # pragma: no cover
+    from rich.text import Text
+# rich is imported when a Text or the console is first made, not here: a command that prints JSON
+# (`hmc status --json`, `pending list --json`) needs `dumps` only, and rich's console is ~30 ms.
 
 __all__ = ["literal", "visible", "visible_controls", "dumps", "SafeConsole", "UNSAFE", "masked"]
 
@@ -57,6 +58,8 @@ visible_controls = visible  # the name the TUI screens use
 
 def literal(text: object, style: str = "") -> Text:
     """A rich Text holding `text` exactly (markup-looking brackets stay brackets), controls visible."""
+    from rich.text import Text
+
     return Text(visible(text), style=style)
 
 
@@ -73,23 +76,38 @@ def dumps(obj: Any, **kwargs: Any) -> str:
     return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(obj, **kwargs))
 
 
-class SafeConsole(Console):
-    """A rich Console that makes controls visible in every text segment it writes.
+def _safe_console() -> type:
+    """SafeConsole, made when first asked for (tui.literal.SafeConsole: the module's __getattr__)."""
+    from rich.console import Console
+    from rich.segment import Segment
 
-    Styles are rendered by rich from the segment's style, never from its text, so only the
-    text is touched; rich's own control segments (cursor moves) pass unchanged.
-    """
+    class SafeConsole(Console):
+        """A rich Console that makes controls visible in every text segment it writes.
 
-    def _render_buffer(self, buffer: Iterable[Segment]) -> str:
-        safe = (seg if seg.control else Segment(visible(seg.text), seg.style, seg.control) for seg in buffer)
-        return super()._render_buffer(safe)
+        Styles are rendered by rich from the segment's style, never from its text, so only the
+        text is touched; rich's own control segments (cursor moves) pass unchanged.
+        """
 
-    def on_broken_pipe(self) -> None:
-        """The reader went away (`hmc log | head -1`): stop, as a closed pipe stops any CLI tool.
-        rich's own answer is SystemExit(1), the code for refusals and findings: the command's
-        caller (tui.cli.main) ends quietly with 0 instead."""
-        self.quiet = True
-        raise ReaderGone
+        def _render_buffer(self, buffer: Iterable[Segment]) -> str:
+            safe = (seg if seg.control else Segment(visible(seg.text), seg.style, seg.control) for seg in buffer)
+            return super()._render_buffer(safe)
+
+        def on_broken_pipe(self) -> None:
+            """The reader went away (`hmc log | head -1`): stop, as a closed pipe stops any CLI tool.
+            rich's own answer is SystemExit(1), the code for refusals and findings: the command's
+            caller (tui.cli.main) ends quietly with 0 instead."""
+            self.quiet = True
+            raise ReaderGone
+
+    SafeConsole.__module__, SafeConsole.__qualname__ = __name__, "SafeConsole"
+    return SafeConsole
+
+
+def __getattr__(name: str):
+    if name == "SafeConsole":
+        cls = globals()["SafeConsole"] = _safe_console()
+        return cls
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class ReaderGone(Exception):

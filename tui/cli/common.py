@@ -11,20 +11,22 @@ from __future__ import annotations
 
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date, datetime
 from datetime import time as dt_time
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-from rich.text import Text
-
 from core.errors import CliError  # noqa: F401  (re-exported)
 from core.home import create_home, os_error_text  # noqa: F401  (re-exported)
-from tui.literal import ReaderGone, SafeConsole, dumps, literal, visible, visible_controls  # noqa: F401  (re-exported)
+from tui.literal import ReaderGone, dumps, literal, visible, visible_controls  # noqa: F401  (re-exported)
 
 if TYPE_CHECKING:  # pragma: no cover
+    from rich.console import Console
+    from rich.text import Text
+
     from core.scan.mask import Masker
+# rich is imported when the first line of text is printed (CliContext.console): a command that
+# prints only JSON never loads it.
 # core.scan.mask (its filter's pattern compiles on import, ~2 ms) is imported where a message is
 # masked, not here: the TUI imports this module before its first frame and masks nothing there.
 # The commands import Masker and mask_untrusted from core.scan.mask themselves.
@@ -46,9 +48,11 @@ def add_reveal(parser) -> None:
                         help="print secrets the security scan finds instead of masking them (sk-…9f2a)")
 
 
-def new_console() -> Console:
+def new_console() -> "Console":
     """The CLI's console. Its size is looked up once: rich would ask the OS on every print, which
     made listing 17,000 entries take seconds."""
+    from tui.literal import SafeConsole
+
     console = SafeConsole(highlight=False, soft_wrap=True)
     width, height = console.size
     console.width, console.height = width, height
@@ -66,7 +70,7 @@ class CliContext:
     init: bool = False  # --init: use (or create) a folder that isn't a Hermes home yet
     hermes_version: str | None = None  # --hermes-version: whose rules to follow (else detected)
     reveal: bool = False  # --reveal: secrets printed as they are
-    console: Console = field(default_factory=lambda: new_console())
+    _console: "Console | None" = None
     _curator: Any = None
     _mask: Masker | None = None
     json_written: bool = False  # a JSON document went to stdout
@@ -96,6 +100,12 @@ class CliContext:
                 self._check_home(curator.home)
             self._curator = curator
         return self._curator
+
+    @property
+    def console(self) -> "Console":
+        if self._console is None:
+            self._console = new_console()
+        return self._console
 
     def forget_curator(self) -> None:
         """The next curator() opens the home afresh (it was just created, or the home changed)."""
@@ -144,10 +154,12 @@ class CliContext:
         secrets in text are masked."""
         self.console.print(*(masked_text(r, self.mask) for r in renderables))
 
-    def text(self, *parts: str | Text, style: str = "") -> None:
+    def text(self, *parts: "str | Text", style: str = "") -> None:
         """Print one line of untrusted text literally (never as markup), each part masked. A line
         break inside a text part shows as ␊: a title, a chat's name or a path can't start a line
         of its own (what is meant as several lines, an entry's, is printed a line at a time)."""
+        from rich.text import Text
+
         line = Text()
         for part in parts:
             if not isinstance(part, Text):
@@ -164,6 +176,8 @@ def masked_text(renderable: Any, mask: Masker) -> Any:
     """`renderable` with the secrets in its text masked: a string, or a Text run by run (each run
     of one style: a field a command printed, or its label), so a field the command already masked
     is looked up, not scanned again."""
+    from rich.text import Text
+
     if isinstance(renderable, str):
         return mask(renderable)
     if not isinstance(renderable, Text) or mask.reveal:
