@@ -192,13 +192,13 @@ def load(name: str) -> dict | None:
     (no summary, another format, a torn or foreign file, a path changed or changed too close to the
     save)."""
     from core.hmc_cache import framed_body
+    from core.store.atomic import read_regular  # (a FIFO at the summary's path never blocks)
 
     try:
-        with open(summary_path(name), "rb") as f:
-            raw = f.read(MAX_SUMMARY_BYTES + 1)
-    except OSError:
+        raw = read_regular(summary_path(name), MAX_SUMMARY_BYTES)
+    except (OSError, ValueError):
         return None
-    got = framed_body(raw) if len(raw) <= MAX_SUMMARY_BYTES else None
+    got = framed_body(raw)
     if got is None:
         return None
     try:

@@ -7,8 +7,10 @@ file 0600), never in the Hermes home: a line with a SHA-256 and a length, then t
 bytes, whose digest that is: a torn or edited file fails the check, and is never decoded), in
 Python's `marshal` form: the cache's format and parser (VERSION, marshal's and Python's versions,
 the YAML policy and the keys read, PyYAML's installed file), the SHA-256 of config.yaml's bytes, and
-the value read from them. Only plain values are kept (None, booleans, numbers, strings, mappings of
-strings to those): the caller parses anything else every time. Checked, not trusted: any difference
+the value read from them. Each view of the file (`reads`: the memory section's keys, the tool
+settings, the pruning settings, the skills section) has its own file. Only plain values are kept
+(None, booleans, numbers, strings, and lists and mappings of strings to those, at most MAX_DEPTH
+deep): the caller parses anything else (a date, binary) every time. Checked, not trusted: any difference
 (another file content, parser, format; a corrupt, truncated, foreign or oversized file) is a miss,
 and the caller parses config.yaml as it would without the cache. Written atomically but not fsynced,
 and a write that fails is skipped: the cache is safe to delete at any time.
@@ -27,16 +29,18 @@ from pathlib import Path
 from core.hmc_cache import frame, framed_body, hmc_cache
 from core.store.atomic import private_dir, read_regular, write_private
 
-VERSION = 1
+VERSION = 2  # 2: lists and nested mappings are plain; one file per view (reads)
+MAX_DEPTH = 16
 MAX_CACHE_BYTES = 64 * 1024  # a cached value is a few hundred bytes; a larger file is not hmc's
 PLAIN = (type(None), bool, int, float, str)
 
 _PARSER: list = []  # PyYAML's installed file (path, size, mtime), looked up once a process
 
 
-def cache_path(config: Path, policy: str) -> Path:
+def cache_path(config: Path, policy: str, reads: tuple[str, ...] = ()) -> Path:
     digest = hashlib.sha256(str(config).encode("utf-8", "surrogatepass")).hexdigest()[:16]
-    return hmc_cache() / "config" / f"{digest}-{policy}.cache"
+    view = hashlib.sha256("\0".join(reads).encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    return hmc_cache() / "config" / f"{digest}-{policy}-{view}.cache"
 
 
 def _parser() -> list | None:
@@ -63,11 +67,18 @@ def _key(data: bytes, policy: str, reads: tuple[str, ...]) -> dict | None:
             "policy": policy, "reads": list(reads), "parser": parser, "sha256": hashlib.sha256(data).hexdigest()}
 
 
-def is_plain(value: object) -> bool:
-    """A value the cache keeps exactly: None, a bool, an int, a float, a str, or a dict of str to those."""
+def is_plain(value: object, depth: int = 0) -> bool:
+    """A value the cache keeps exactly: None, a bool, an int, a float, a str, or a list or a dict
+    of str to those, MAX_DEPTH deep at most."""
+    if type(value) in PLAIN:
+        return True
+    if depth >= MAX_DEPTH:
+        return False
     if type(value) is dict:
-        return all(type(k) is str and type(v) in PLAIN for k, v in value.items())
-    return type(value) in PLAIN
+        return all(type(k) is str and is_plain(v, depth + 1) for k, v in value.items())
+    if type(value) is list:
+        return all(is_plain(v, depth + 1) for v in value)
+    return False
 
 
 def load(config: Path, data: bytes, policy: str, reads: tuple[str, ...]) -> tuple[object] | None:
@@ -77,7 +88,7 @@ def load(config: Path, data: bytes, policy: str, reads: tuple[str, ...]) -> tupl
         key = _key(data, policy, reads)
         if key is None:
             return None
-        raw = read_regular(cache_path(config, policy), MAX_CACHE_BYTES)
+        raw = read_regular(cache_path(config, policy, reads), MAX_CACHE_BYTES)
         checked = framed_body(raw)
         if checked is None or checked[1] != len(raw):
             return None  # torn, corrupt or edited: not what hmc wrote
@@ -98,7 +109,7 @@ def save(config: Path, data: bytes, policy: str, reads: tuple[str, ...], value: 
         if key is None or not is_plain(value):
             return False
         body = marshal.dumps({"key": key, "value": value}, 4)
-        path = cache_path(config, policy)
+        path = cache_path(config, policy, reads)
         private_dir(path.parent, up_to=hmc_cache())
         write_private(path, frame(body) + body, durable=False)  # atomic, not durable: a cache lost in a crash is written again
     except Exception:  # noqa: BLE001 - an unwritable cache (or any failure of it) costs the next start a parse

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 from core.store.atomic import reason  # noqa: F401  (re-exported: the one wording of an OS error)
 
 if TYPE_CHECKING:  # pragma: no cover
+    from typing import Callable
+
     from core.hermes.release import Release
     from core.hermes.toolsets import ToolSettings
 
@@ -210,6 +212,33 @@ def memory_section(path: Path, data: bytes, release: "Release") -> object:
     return section
 
 
+def config_view(path: Path, release: "Release | None", name: str, view: Callable[[object], object],
+                default: object, decode_errors: str = "strict") -> object:
+    """`view` of config.yaml parsed as load_yaml parses it for `release` (`view` takes the parsed
+    document, and gives a plain value: core.config_cache.is_plain), from hmc's config cache when
+    these exact bytes were seen before (PyYAML isn't even imported), else parsed and cached.
+    `default` when the file can't be read, decoded or parsed (read_config names why). `name` tells
+    the views apart."""
+    from core import config_cache
+    from core.store.atomic import read_regular
+
+    try:
+        data = read_regular(path, MAX_CONFIG_BYTES)
+    except Exception:  # noqa: BLE001 - missing, special or oversized
+        return default
+    yaml11 = release is not None and release.boolean_store_flags  # load_yaml's policy
+    policy, reads = ("yaml11" if yaml11 else "safe"), (name, decode_errors)
+    hit = config_cache.load(path, data, policy, reads)
+    if hit is not None:
+        return hit[0]
+    try:
+        value = view(load_yaml(data.decode("utf-8", decode_errors), release))
+    except Exception:  # noqa: BLE001 - malformed
+        return default
+    config_cache.save(path, data, policy, reads, value)
+    return value
+
+
 def read_config(path: Path, release: "Release | None" = None) -> Config:
     """config.yaml with defaults, read as `release` reads it; every problem is kept as a sentence.
 
@@ -351,31 +380,12 @@ def create_home(path) -> list:
         raise CliError(os_error_text(exc, "create")) from None
 
 
-_TOOL_SETTINGS: dict[tuple, "ToolSettings"] = {}  # (path, release, the file's bytes' digest) -> settings
-
-
 def read_tool_settings(path: Path, release: "Release | None" = None) -> "ToolSettings":
     """config.yaml's tool and provider settings (core.hermes.toolsets), read as `release` parses the
-    file, parsed once per content (a review, a status line and a why read them again and again). A
-    file read_config can't use gives none: read_config already names why."""
-    import hashlib
-
+    file, through the config cache (config_view). A file read_config can't use gives none:
+    read_config already names why."""
     from core.hermes.release import NEWEST
     from core.hermes.toolsets import ToolSettings
-    from core.store.atomic import read_regular
 
-    release = release or NEWEST
-    try:
-        data = read_regular(path, MAX_CONFIG_BYTES)
-    except Exception:  # noqa: BLE001 - missing, special or oversized: read_config's problems say so
-        return ToolSettings()
-    key = (str(path), release.name, hashlib.sha256(data).digest())
-    if key not in _TOOL_SETTINGS:
-        try:
-            settings = ToolSettings.of(load_yaml(data.decode("utf-8"), release))
-        except Exception:  # noqa: BLE001 - malformed: read_config's problems say so
-            settings = ToolSettings()
-        if len(_TOOL_SETTINGS) > 64:
-            _TOOL_SETTINGS.clear()
-        _TOOL_SETTINGS[key] = settings
-    return _TOOL_SETTINGS[key]
+    plain = config_view(path, release or NEWEST, "tool-settings", lambda data: ToolSettings.of(data).to_plain(), None)
+    return ToolSettings.from_plain(plain)

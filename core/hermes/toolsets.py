@@ -100,6 +100,22 @@ class ToolSettings:
             agent_ok=agent is MISSING or agent is None or isinstance(agent, dict),
         )
 
+    _FIELDS = ("disabled", "platforms", "provider")
+
+    def to_plain(self) -> dict:
+        """The settings as plain values (core.config_cache keeps them): the fields set, and agent_ok."""
+        out: dict = {name: getattr(self, name) for name in self._FIELDS if getattr(self, name) is not MISSING}
+        out["agent_ok"] = self.agent_ok
+        return out
+
+    @classmethod
+    def from_plain(cls, plain: object) -> "ToolSettings":
+        """to_plain's value back (anything else: no settings)."""
+        if not isinstance(plain, dict) or not isinstance(plain.get("agent_ok", True), bool):
+            return cls()
+        return cls(**{name: plain[name] for name in cls._FIELDS if name in plain},
+                   agent_ok=plain.get("agent_ok", True))
+
 
 def problems(settings: ToolSettings, release: "Release") -> list[str]:
     """The tool settings a person should fix: values of the wrong type, and what the release makes

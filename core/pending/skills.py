@@ -56,7 +56,7 @@ from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 from typing import Iterator, Sequence
 
-from core.home import as_flag, load_yaml
+from core.home import as_flag
 from core.pending import claims, skill_undo
 from core.pending.claims import CLAIM_MARK  # noqa: F401  (re-exported)
 from core.pending.skill_plan import BATCH, Planner
@@ -172,11 +172,14 @@ class SkillQueue:
         return shared if shared is not None else self._read_config()
 
     def _read_config(self) -> dict:
-        try:
-            data = load_yaml(read_regular(self.home / "config.yaml", 1 << 20).decode("utf-8", "replace"))
-        except (OSError, ValueError, RecursionError):
-            return {}
-        section = data.get("skills") if isinstance(data, dict) else None
+        """config.yaml's skills section (PyYAML's safe policy), through hmc's config cache."""
+        from core.home import config_view
+
+        def view(data: object) -> dict:
+            section = data.get("skills") if isinstance(data, dict) else None
+            return section if isinstance(section, dict) else {}
+
+        section = config_view(self.home / "config.yaml", None, "skills-section", view, {}, decode_errors="replace")
         return section if isinstance(section, dict) else {}
 
     def guard_reason(self) -> str | None:

@@ -54,16 +54,18 @@ class Pruning:
 
 
 def settings(config_path: Path, release) -> tuple[bool, int]:
-    """(auto_prune, retention_days) from config.yaml as `release` reads them (defaults on any problem)."""
-    from core.home import MAX_CONFIG_BYTES, load_yaml
-    from core.store.atomic import read_regular
+    """(auto_prune, retention_days) from config.yaml as `release` reads them (defaults on any problem),
+    through hmc's config cache (core.home.config_view)."""
+    from core.home import config_view
+
+    def view(data: object) -> dict | None:
+        section = data.get("sessions") if isinstance(data, dict) else None
+        if not isinstance(section, dict):
+            return None
+        return {key: section[key] for key in ("auto_prune", "retention_days") if key in section}
 
     enabled_default = release >= (0, 22)
-    try:
-        data = load_yaml(read_regular(config_path, MAX_CONFIG_BYTES).decode("utf-8"), release)
-    except Exception:  # noqa: BLE001 - missing, unreadable or malformed: Hermes's defaults
-        return enabled_default, DEFAULT_RETENTION_DAYS
-    section = data.get("sessions") if isinstance(data, dict) else None
+    section = config_view(config_path, release, "sessions-pruning", view, None)
     if not isinstance(section, dict):
         return enabled_default, DEFAULT_RETENTION_DAYS
     enabled = bool(section["auto_prune"]) if "auto_prune" in section else enabled_default

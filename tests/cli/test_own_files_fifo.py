@@ -113,6 +113,18 @@ def test_a_timeline_cache_that_is_a_fifo(home, which):
     assert hmc(home, "memory", "list", "--target", "memory", "--at", "2026-11-01")[0] == 0
 
 
+@pytest.mark.parametrize("kind", ["fifo", "socket", "folder", "loop"])
+def test_a_status_summary_that_is_a_special_file(home, kind):
+    from core import attention
+
+    rc, line, _ = hmc(home, "status", "--short")
+    assert rc == 0 and line.startswith("hmc ")
+    [summary] = (Path(os.environ["XDG_CACHE_HOME"]) / "hmc" / "attention").iterdir()
+    special(summary, kind)
+    assert attention.load(summary.name[:-6]) is None
+    assert hmc(home, "status", "--short") == (0, line, "")  # read again, the summary left as it is
+
+
 def test_settings_that_are_a_fifo(home):
     special(settings_path())
     rc, out, err = hmc(home, "review")

@@ -34,13 +34,15 @@ CONFIGS = [
     "- a\n- b\n",
     "just a string\n",
     "model: x\nskills:\n  write_approval: true\n",
+    "memory:\n  memory_char_limit: [1, 2]\n",  # lists and nested mappings are kept as they are
+    "memory:\n  write_approval: {a: 1, b: [x, {c: null}]}\n",
     "memory:\n  memory_char_limit: 10\n  memory_char_limit: 20\n",  # 0.22 refuses the repeated key
 ]
 NOT_PLAIN = [  # values the cache doesn't keep: parsed every time
     "memory:\n  memory_char_limit: 2024-01-01\n",
-    "memory:\n  memory_char_limit: [1, 2]\n",
-    "memory:\n  write_approval: {a: 1}\n",
     "memory:\n  user_char_limit: !!binary aGk=\n",
+    "memory:\n  write_approval: [2024-01-01]\n",  # a date inside a list
+    "memory:\n  write_approval: " + "[" * 20 + "]" * 20 + "\n",  # deeper than the cache keeps
 ]
 
 
@@ -151,7 +153,7 @@ def damage_every_way(good: bytes) -> dict[str, bytes]:
         "signed-list": signed([1, 2]),
         "signed-not-marshal": (lambda d: f"{hashlib.sha256(d).hexdigest()} {len(d)}\n".encode() + d)(b"\xffnot"),
         "signed-other-key": signed({"key": dict(key, sha256="0" * 64), "value": {"memory_char_limit": 1}}),
-        "signed-non-plain": signed({"key": key, "value": {"memory_char_limit": [1]}}),
+        "signed-non-plain": signed({"key": key, "value": {"memory_char_limit": b"1"}}),
         "signed-unknown-key": signed({"key": key, "value": {"memory_char_limt": 1}}),
         "signed-unknown-string": signed({"key": key, "value": "something else"}),
         "signed-no-value": signed({"key": key}),
