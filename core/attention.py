@@ -71,7 +71,7 @@ def paths(curator: "Curator") -> list[str]:
 
     home = curator.home
     out = [home.base / "active_profile", home.base / "profiles", home.root / MARKER, home.memories,
-           home.config_path, home.pending_dir, home.pending_dir.parent / "skills", state_dir(home.root) / FILE,
+           home.config_path, home.pending_dir, home.skills_pending_dir, state_dir(home.root) / FILE,
            *(store.path for store in curator.stores.values())]
     return [str(p) for p in out]
 

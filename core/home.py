@@ -76,6 +76,10 @@ class HermesHome:
         return self.root / "pending" / "memory"
 
     @property
+    def skills_pending_dir(self) -> Path:
+        return self.root / "pending" / "skills"
+
+    @property
     def config_path(self) -> Path:
         return self.root / "config.yaml"
 
@@ -378,6 +382,22 @@ def create_home(path) -> list:
         return init_home(path)
     except OSError as exc:
         raise CliError(os_error_text(exc, "create")) from None
+
+
+def skills_section(path: Path) -> dict:
+    """config.yaml's skills section (PyYAML's safe policy, undecodable bytes replaced), through
+    hmc's config cache; {} when it is missing or isn't a mapping."""
+    def view(data: object) -> dict:
+        section = data.get("skills") if isinstance(data, dict) else None
+        return section if isinstance(section, dict) else {}
+
+    section = config_view(path, None, "skills-section", view, {}, decode_errors="replace")
+    return section if isinstance(section, dict) else {}
+
+
+def skills_write_approval(section: dict) -> bool:
+    """skills.write_approval of a skills section (skills_section), as Hermes reads the flag."""
+    return bool(as_flag(section.get("write_approval", False)))
 
 
 def read_tool_settings(path: Path, release: "Release | None" = None) -> "ToolSettings":

@@ -76,15 +76,12 @@ class PendingQueue:
     # -- reading -------------------------------------------------------------------------------
 
     def _names(self) -> list[os.DirEntry]:
+        from core.pending.staged import names, problem
+
         try:
-            with os.scandir(self.folder) as it:
-                return [e for e in it if e.name.endswith(".json") and not e.name.startswith(".")]
-        except FileNotFoundError:
-            return []
-        except NotADirectoryError:
-            raise PendingError(f"{self.folder} is not a folder") from None
+            return names(self.folder)
         except OSError as exc:
-            raise PendingError(f"can't list {self.folder}: {exc.strerror or exc}") from None
+            raise PendingError(problem(self.folder, exc)) from None
 
     def token(self) -> tuple:
         """Changes whenever a record is added, removed or rewritten (names, mtimes, sizes)."""

@@ -125,11 +125,12 @@ class SkillQueue:
         return sorted(out, key=lambda r: (r.broken is not None, r.created_at, r.id))
 
     def _names(self) -> list[str]:
+        from core.pending.staged import names
+
         try:
-            names = sorted(os.listdir(self.folder))
-        except OSError:
+            return sorted(e.name for e in names(self.folder))
+        except OSError:  # not a folder, or unreadable: nothing hmc can list (the records stay Hermes's)
             return []
-        return [n for n in names if n.endswith(".json") and not n.startswith(".")]
 
     def token(self) -> tuple:
         """Changes when a record is staged, rewritten, claimed or removed (names, sizes, mtimes)."""
@@ -172,15 +173,9 @@ class SkillQueue:
         return shared if shared is not None else self._read_config()
 
     def _read_config(self) -> dict:
-        """config.yaml's skills section (PyYAML's safe policy), through hmc's config cache."""
-        from core.home import config_view
+        from core.home import skills_section
 
-        def view(data: object) -> dict:
-            section = data.get("skills") if isinstance(data, dict) else None
-            return section if isinstance(section, dict) else {}
-
-        section = config_view(self.home / "config.yaml", None, "skills-section", view, {}, decode_errors="replace")
-        return section if isinstance(section, dict) else {}
+        return skills_section(self.home / "config.yaml")
 
     def guard_reason(self) -> str | None:
         """Why hmc must leave skill approvals to Hermes (None when it may approve)."""
@@ -197,7 +192,9 @@ class SkillQueue:
         return None
 
     def write_approval(self) -> bool:
-        return bool(as_flag(self._skills_config().get("write_approval", False)))
+        from core.home import skills_write_approval
+
+        return skills_write_approval(self._skills_config())
 
     # -- planning ---------------------------------------------------------------------------
 

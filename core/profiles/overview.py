@@ -94,15 +94,17 @@ def files(curator: "Curator") -> Files:
             problems.append(f"{store.name}: {snap.error}")
         gauges[target] = Gauge(None if snap.error else usage(snap.entries), store.limit, store.enabled,
                                len(snap.entries))
+    from core.pending import staged  # (counted by name: neither queue's machinery is loaded)
+
     pending = skills = None
     try:
-        pending = curator.pending.count()
-    except Exception as exc:  # noqa: BLE001 - an unreadable queue is named, the row goes on
-        problems.append(f"pending: {exc}")
+        pending = staged.count(curator.home.pending_dir)
+    except OSError as exc:  # an unreadable queue is named, the row goes on
+        problems.append(f"pending: {staged.problem(curator.home.pending_dir, exc)}")
     try:
-        skills = curator.pending_skills.count()
-    except Exception as exc:  # noqa: BLE001
-        problems.append(f"pending skills: {exc}")
+        skills = staged.count(curator.home.skills_pending_dir)
+    except OSError:  # as the skills queue counts: a folder it can't list holds nothing it can show
+        skills = 0
     review, due = _review(curator, gauges)
     return Files(gauges, pending, skills, review, due, tuple(problems))
 

@@ -75,4 +75,4 @@ def test_the_probe_sees_heavy_imports(home):
     """The guard can fail: a full `status` imports what the short one must not."""
     done, loaded = modules("--home", str(home), "status", "--json")
     assert done.returncode == 0
-    assert {"core.curator", "core.store.memory", "core.pending.queue"} <= set(heavy(loaded))
+    assert {"core.curator", "core.store.memory", "core.scan.scanner"} <= set(heavy(loaded))

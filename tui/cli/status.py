@@ -148,19 +148,21 @@ def doctor_summary(curator) -> dict | None:
 
 
 def pending_summary(curator) -> dict:
-    """Both queues: `count` (and `error`) are pending/memory's, `skills` is pending/skills/'s, `total` both."""
-    from core.pending.queue import PendingError
-    from core.pending.skills import SkillPendingError
+    """Both queues: `count` (and `error`) are pending/memory's, `skills` is pending/skills/'s, `total` both.
+    Counted by name (core.pending.staged), as the queues count: neither queue's machinery is loaded."""
+    from core.home import skills_section, skills_write_approval
+    from core.pending import staged
 
+    home = curator.home
     try:
-        out = {"count": curator.pending.count()}
-    except PendingError as exc:  # an unreadable pending folder
-        out = {"count": 0, "error": str(exc)}
-    skills = curator.pending_skills
+        out = {"count": staged.count(home.pending_dir)}
+    except OSError as exc:  # an unreadable pending folder
+        out = {"count": 0, "error": staged.problem(home.pending_dir, exc)}
     try:
-        out["skills"] = {"count": skills.count(), "write_approval": skills.write_approval()}
-    except (SkillPendingError, OSError) as exc:
-        out["skills"] = {"count": 0, "write_approval": False, "error": str(exc)}
+        skills = staged.count(home.skills_pending_dir)
+    except OSError:  # as the skills queue counts: nothing it can list
+        skills = 0
+    out["skills"] = {"count": skills, "write_approval": skills_write_approval(skills_section(home.config_path))}
     out["total"] = out["count"] + out["skills"]["count"]
     return out
 
