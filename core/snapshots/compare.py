@@ -47,13 +47,13 @@ class StoreDiff:
 
 def diff(target: str, loaded: Sequence[str], now: Sequence[str]) -> StoreDiff:
     """Entries added, removed and changed between a snapshot and the files now."""
-    from rapidfuzz import fuzz
-
     now_set, loaded_set = set(now), set(loaded)
     added = [e for e in now if e not in loaded_set]
     removed = [e for e in loaded if e not in now_set]
     changed = []
-    for old in list(removed):
+    if removed and added:  # (rapidfuzz, ~15 ms to import, only when an entry may have changed)
+        from rapidfuzz import fuzz
+    for old in list(removed) if added else ():
         best = max(added, key=lambda new: fuzz.ratio(old, new), default=None)
         if best is not None and fuzz.ratio(old, best) >= SIMILAR:
             changed.append((old, best))
