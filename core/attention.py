@@ -39,6 +39,7 @@ VERSION = 1
 FULL_AT = 80  # a store at or above this share of its limit is shown (the guides: keep it under 80%)
 RACY_NS = 2_000_000_000  # paths changed this close to the save are read again next time
 MAX_SUMMARY_BYTES = 64 * 1024  # a summary is well under 2 KB; anything larger isn't hmc's
+KEEP_DAYS = 3  # a summary unused this long (another day's, a home gone) is removed when another is saved
 DEFAULT_FORMAT = "hmc {pending} {review} {full} {problems}"
 
 # --format's fields: name -> what it shows
@@ -233,7 +234,26 @@ def save(name: str, data: dict, checks: Iterable[tuple[str, tuple | None]]) -> N
         private_dir(os.path.dirname(path))
         write_private(path, frame(body) + body, durable=False)
     except OSError:
-        pass  # a cache that can't be written: the next run reads everything again
+        return  # a cache that can't be written: the next run reads everything again
+    _forget_old(os.path.dirname(path))
+
+
+def _forget_old(folder: str) -> None:
+    """Removes the summaries not written for KEEP_DAYS. The day is part of a summary's key, so each
+    home and profile gets a new one every day: without this the folder would grow a file a day.
+    Today's are never that old."""
+    cutoff = time.time() - KEEP_DAYS * 86400
+    try:
+        with os.scandir(folder) as it:
+            old = [e.path for e in it if e.name.endswith(".cache") and e.is_file(follow_symlinks=False)
+                   and e.stat(follow_symlinks=False).st_mtime < cutoff]
+    except OSError:
+        return
+    for path in old:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
 
 
 def before(paths: Iterable[str]) -> list[tuple[str, tuple | None]]:

@@ -217,3 +217,15 @@ def test_a_closed_pipe_ends_quietly(home):
     done = subprocess.run(f"'{sys.executable}' -m tui.cli --home '{home}' --today {TODAY} status --short | true",
                           shell=True, capture_output=True, text=True, env=env, timeout=60)
     assert done.returncode == 0 and done.stderr == ""
+
+
+def test_old_summaries_are_removed_when_another_is_saved(home):
+    short(home, profile="ops")
+    [old] = summaries()
+    week_ago = os.stat(old).st_mtime - 7 * 86400
+    os.utime(old, (week_ago, week_ago))
+    stray = old.with_name("not-a-summary.txt")
+    stray.write_text("x", encoding="utf-8")
+    os.utime(stray, (week_ago, week_ago))
+    short(home)  # another profile's line: a new summary, and the week-old one goes
+    assert len(summaries()) == 1 and summaries()[0] != old and stray.exists()
