@@ -235,7 +235,7 @@ def _update(conn: sqlite3.Connection, columns: frozenset[str], obj: dict, cached
     # read again: the live sessions, and the counted ones with a message since
     again = set(tally.live)
     if last_message:
-        touched = [r[0] for r in conn.execute("SELECT DISTINCT session_id FROM messages WHERE id > ?",
+        touched = [r[0] for r in conn.execute("SELECT DISTINCT session_id FROM messages NOT INDEXED WHERE id > ?",
                                               (last_message,))]
         for i in range(0, len(touched), BATCH):
             part = touched[i:i + BATCH]

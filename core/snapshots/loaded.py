@@ -173,6 +173,13 @@ class Reader:
                 parent if isinstance(parent, str) else None, str(chat) if chat is not None else "", got[0], got[1])))
         return rowids, out
 
+    def starts(self, where: str = "", params: Sequence = ()) -> list[tuple[float | None, Loaded | None]]:
+        """(start, what it loaded) of each session `where` selects, oldest first: nothing else of the
+        row is read (the attribution's windows, core.timeline.attribution: thousands of sessions)."""
+        loaded = self._loaded(where, params)
+        return [(_epoch(started), loaded(ref, body)[0]) for started, ref, body in self.conn.execute(
+            f"SELECT s.started_at, {self._prompt} FROM sessions s {where} ORDER BY s.started_at, s.id", params)]
+
     def tally(self, into: "Tally", where: str = "", params: Sequence = (),
               should_stop: Callable[[], bool] | None = None) -> bool:
         """Adds the sessions `where` selects to `into` (False: stopped first). A settled session is
@@ -326,6 +333,16 @@ def sessions(conn: sqlite3.Connection, session_columns: frozenset[str],
         where, params = ("WHERE s.started_at <= ?", (high,)) if low is None else \
             ("WHERE s.started_at > ? AND s.started_at <= ?", (low, high))
     return Reader(conn, session_columns).rows(where, params)[1]
+
+
+def started_between(conn: sqlite3.Connection, session_columns: frozenset[str], low: float | None, high: float,
+                    catalog: Catalog | None = None) -> list[tuple[float | None, Loaded | None]]:
+    """(start, what it loaded) of each session started in (low, high] (low None: from the first),
+    oldest first. `catalog`: prompts already parsed (a build's earlier windows, the summary's
+    catalog: core.snapshots.cache), kept for the next call."""
+    where, params = ("WHERE s.started_at <= ?", (high,)) if low is None else \
+        ("WHERE s.started_at > ? AND s.started_at <= ?", (low, high))
+    return Reader(conn, session_columns, catalog).starts(where, params)
 
 
 def _prompts(conn: sqlite3.Connection, hashes: Iterable[str]) -> dict[str, object]:

@@ -57,7 +57,8 @@ class Evidence:
     waiting: frozenset[str] = frozenset()  # record ids still in the queue (not approved yet)
     sources: dict[str, str] = field(default_factory=dict)  # session id -> its source
     reviews: Callable[[], Sequence[tuple[float, str]]] = lambda: ()  # the review's writes (time, session)
-    loads: Callable[[float | None, float], Sequence] = lambda low, high: ()  # sessions started in (low, high]
+    # (start, what it loaded: core.snapshots.blocks.Loaded or None) of each session started in (low, high], oldest first
+    loads: Callable[[float | None, float], Sequence[tuple]] = lambda low, high: ()
     pruned_before: float | None = None  # Hermes pruned the sessions inactive before this
     shown: Callable[[str, str], str] = lambda target, text: text  # an entry as the prompt shows it (blocked: its notice)
     # (target, text as shown, before) -> (start of the session before, start of the first session that
@@ -119,14 +120,24 @@ class _Attributor:
         self._loads: dict[tuple, list] = {}  # a window's sessions, read once (an observation's rows share it)
         self.lookbacks = 0
 
-    def loads(self, low: float | None, high: float, target: str) -> list[tuple[float, frozenset]]:
-        """(start, the entries it loaded of `target`, as shown) of each session started in (low, high]
-        that loaded that store, oldest first."""
+    def loads(self, low: float | None, high: float, target: str) -> list[tuple[float, float, frozenset]]:
+        """The sessions started in (low, high] that loaded that store, oldest first, as runs of
+        consecutive sessions that loaded the same entries of `target` (as shown): (the first one's
+        start, the last one's, those entries). Thousands of sessions are a few hundred runs."""
         got = self._loads.get((low, high, target))
         if got is None:
-            got = self._loads[(low, high, target)] = [
-                (s.started_at, frozenset(s.loaded.entries(target))) for s in self.ev.loads(low, high)
-                if s.loaded is not None and s.started_at is not None]
+            shown: dict[int, frozenset] = {}  # by snapshot
+            got = self._loads[(low, high, target)] = []
+            for start, loaded in self.ev.loads(low, high):
+                if loaded is None or start is None:
+                    continue
+                entries = shown.get(id(loaded))
+                if entries is None:
+                    entries = shown[id(loaded)] = frozenset(loaded.entries(target))
+                if got and got[-1][2] == entries:
+                    got[-1] = (got[-1][0], start, entries)
+                else:
+                    got.append((start, start, entries))
         return got
 
     def bracket(self, target: str, changes: Sequence[tuple], low: float | None, high: float
@@ -139,18 +150,17 @@ class _Attributor:
         olds = {show(target, b) for b, a in changes if b is not None and a is None}
         if low is None or not news and not olds:
             return low, high
-        for k, (start, shown) in enumerate(self.loads(low, high, target)):
-            has_all = news <= shown and not (olds & shown)
-            if has_all:
+        for k, (first, last, shown) in enumerate(self.loads(low, high, target)):
+            if news <= shown and not (olds & shown):
                 if k == 0 and len(news) == 1 and not olds and self.lookbacks < MAX_LOOKBACKS:
                     # already loaded by the window's first session: the text is older than the history
                     # thought (a change no call counted); when did a session first load it?
                     self.lookbacks += 1
-                    found = self.ev.first_loading(target, next(iter(news)), start)
+                    found = self.ev.first_loading(target, next(iter(news)), first)
                     if found is not None:
                         return found
-                return low, min(high, start)  # sessions come oldest first: the first to load it
-            low = start if low is None else max(low, start)
+                return low, min(high, first)  # sessions come oldest first: the first to load it
+            low = last if low is None else max(low, last)
         return low, high
 
     def approved(self, target: str, changes: Sequence[tuple], at: float) -> Call | None:

@@ -432,12 +432,24 @@ def _evidence(curator: "Curator", harvest) -> Evidence:
         except Exception:  # noqa: BLE001 - an unreadable state.db narrows nothing
             return None
 
+    shared: list = []  # the catalog of parsed prompts, shared by every window of this build
+
+    def catalog():
+        if not shared:
+            try:  # the loaded-memory summary's: a prompt it parsed before isn't parsed again
+                shared.append(curator.snapshots().catalog)
+            except Exception:  # noqa: BLE001 - no usable summary: prompts are parsed here, once a build
+                from core.snapshots.catalog import Catalog
+
+                shared.append(Catalog())
+        return shared[0]
+
     def loads(low, high):
-        from core.snapshots.loaded import sessions
+        from core.snapshots.loaded import started_between
 
         try:
             return curator.sessions.read_with(
-                lambda conn, schema: sessions(conn, schema.session_columns, started=(low, high)))
+                lambda conn, schema: started_between(conn, schema.session_columns, low, high, catalog()))
         except Exception:  # noqa: BLE001 - an unreadable state.db narrows nothing
             return ()
 
