@@ -170,8 +170,17 @@ async def test_escape_returns_with_the_selection_kept(home, make_app, db_untouch
         await pilot.press("escape")
         results = screen.query_one(ResultsList)
         assert screen.view == "results" and results.has_focus and results.highlighted == 2
-        await pilot.press("escape")
-        assert screen.query_one("#search-query", Input).has_focus
+        keys = [b.binding.action for b in screen.active_bindings.values() if b.enabled and b.binding.show]
+        assert "back" not in keys and "leave_query" not in keys  # the footer offers no Escape on the list
+        since = screen.query_one("#filter-since", Input)
+        since.focus()
+        await pilot.pause()
+        await pilot.press("escape")  # a filter's text box is left the same way as the query's
+        assert results.has_focus and since.value == ""
+        await pilot.press("escape", "escape", "1")  # Esc never moves into a text box: 1 switches mode
+        await pilot.pause()
+        assert screen.query_one("#search-query", Input).value == "deploy"
+        assert pilot.app.current_mode == "memory"
 
 
 async def test_escape_leaves_the_search_box_so_mode_keys_work(home, make_app, db_untouched):
@@ -202,7 +211,9 @@ async def test_escape_in_an_empty_box_with_no_results_still_frees_the_keyboard(h
         await pilot.press("escape")
         assert screen.results.has_focus
         assert any("Left the search box" in str(n.message) for n in app._notifications)
-        await pilot.press("escape")  # and back into the box
+        await pilot.press("escape")  # stays on the list (/ goes back to the box)
+        assert screen.results.has_focus
+        await pilot.press("slash")
         assert screen.query_one("#search-query", Input).has_focus
         await pilot.press("escape", "q")
         await pilot.pause()

@@ -89,7 +89,8 @@ With an empty query the list shows recent sessions.
 **n**/**N** next/previous match in that session · **e** expands a tool call or output ·
 **ctrl+o** searches every profile (when there are several) · **c** copies the session link · **m** promotes the message to MEMORY.md or USER.md ·
 **l** shows what the session knew: the memory it loaded when it started, and what changed since ·
-**Esc** in the box moves to the results, where **1**-**5** switch modes and **q** quits ·
+**Esc** in the box moves to the results, where **1**-**5** switch modes and **q** quits (Esc there
+stays there: **/** goes back to the box) ·
 **Esc** in a transcript goes back to the results (the selection kept), or to memory mode when
 it was opened by memory mode's **o** (to the entry's history when opened from there) · **/** jumps to
 the search box · **ctrl+y** searches the first suggestion under a search that found little.
@@ -98,8 +99,7 @@ the search box · **ctrl+y** searches the first suggestion under a search that f
         Binding("escape", "leave_query", "Leave box", id="search.leave",
                 tooltip="Leave the search box for the results list, where 1-5 switch modes and q quits"),
         Binding("escape", "back", "Back", id="search.back",
-                tooltip="Transcript: back to the results (selection kept), or to memory mode after its o; "
-                        "results: back to the search box"),
+                tooltip="Transcript: back to the results (selection kept), or to memory mode after its o"),
         Binding("slash", "focus_query", "Search box", id="search.box", show=False, priority=True,
                 tooltip="Jump to the search box (what you type right behind / goes into it)"),
         Binding("down", "to_results", "Results", id="search.results", show=False,
@@ -606,14 +606,17 @@ the search box · **ctrl+y** searches the first suggestion under a search that f
 
     # -- actions ---------------------------------------------------------------------------------------
     def hidden(self, action: str) -> bool:
-        """Escape leaves the box or goes back, never both; ↓ to the results only from the box."""
+        """Escape leaves a text box (the query, since, until) for the results, or goes back from a
+        transcript; on the results list it does nothing (it never moves into a text box: a mode key
+        typed after it would land in the query). ↓ to the results only from the query box."""
         in_transcript = self.view == "transcript"
         focused = self.focused
-        in_query = isinstance(focused, Input) and focused.id == "search-query" and not in_transcript
+        in_box = isinstance(focused, Input) and not in_transcript
+        in_query = in_box and focused.id == "search-query"
         if action == "leave_query":
-            return not in_query
+            return not in_box
         if action == "back":
-            return in_query
+            return not in_transcript
         if action == "to_results":
             return not (in_query and bool(self.results.items))
         return False
@@ -685,8 +688,6 @@ the search box · **ctrl+y** searches the first suggestion under a search that f
                 return
             self.show_results()
             self.results.focus()
-            return
-        self.query_one("#search-query", Input).focus()
 
 
     def _roles(self) -> str | None:
