@@ -118,7 +118,7 @@ def commands(app) -> list[Command]:
     out: list[Command] = []
     for mode in MODES:
         out.append(Command(f"go: {VERBS[f'app.{mode}']}", f"Switch to {mode} mode (key {MODES.index(mode) + 1})",
-                           lambda m=mode: app.action_mode(m)))
+                           lambda m=mode: app.action_mode(m), key=str(MODES.index(mode) + 1)))
     current = app.current_mode
     screens = list(mode_classes().items()) + [(mode, mode_screen(mode)) for mode in SUBMODES]
     for mode, cls in screens:
@@ -139,7 +139,7 @@ def commands(app) -> list[Command]:
             where = "pending mode's skills tab" if mode == "skills" else f"{mode} mode"
             help_text += f"  (key {keys}{'' if mode == current else f' in {where}'})"
             out.append(Command(f"{cls.AREA}: {VERBS.get(bid, binding.description)}", help_text,
-                               lambda m=mode, a=binding.action: app.run_in_mode(m, a), reason is None))
+                               lambda m=mode, a=binding.action: app.run_in_mode(m, a), reason is None, key=keys))
     out.extend(history_commands(app))
     out.append(Command("app: Why did Hermes forget…", "Trace a fact through memory, the queue, the history, past "
                        "sessions, config.yaml and every profile (as hmc why)", app.action_why))
@@ -148,7 +148,7 @@ def commands(app) -> list[Command]:
     out.append(Command("app: Change theme", "Pick a theme; hmc saves it in its config.toml", app.search_themes))
     out.append(Command("app: Show settings", "hmc's config.toml: every value, where it comes from, the problems "
                        "(as hmc config)", app.action_settings))
-    out.append(Command("app: Show help and keys for this screen", "? on any screen", app.action_help))
+    out.append(Command("app: Show help and keys for this screen", "? on any screen", app.action_help, key="?"))
     others = [name for name in profiles(app) if name != app.curator.home.profile]
     for name in others:
         out.append(Command(f"app: Switch profile to {name}", f"Curate the {name} profile",
@@ -161,7 +161,7 @@ def commands(app) -> list[Command]:
                            lambda: app.notify(reason, title="Not now", severity="warning", timeout=4,
                                               markup=False), False))
     out.append(Command("app: Quit hmc", "q (asks first if a dialog holds text you typed)",
-                       lambda: app.run_worker(app.action_quit(), exit_on_error=False)))
+                       lambda: app.run_worker(app.action_quit(), exit_on_error=False), key="q"))
     return out
 
 
@@ -172,7 +172,7 @@ def history_commands(app) -> list[Command]:
     on_timeline = isinstance(app.screen, TimelineScreen)
     key = app_keys(app, next(b for b in app.BINDINGS if b.id == "app.timeline"))
     out = [Command("history: Show timeline", f"Every write to MEMORY.md and USER.md, newest first  (key {key})",
-                   app.action_timeline)]
+                   app.action_timeline, key=key)]
     for binding in TimelineScreen.BINDINGS:
         if binding.id not in VERBS:
             continue
@@ -181,7 +181,7 @@ def history_commands(app) -> list[Command]:
         help_text = f"Not now: {reason}" if reason else (binding.tooltip or binding.description)
         help_text += f"  (key {app_keys(app, binding)}{where})"
         out.append(Command(f"history: {VERBS[binding.id]}", help_text,
-                           lambda a=binding.action: _on_timeline(app, a), reason is None))
+                           lambda a=binding.action: _on_timeline(app, a), reason is None, key=app_keys(app, binding)))
     return out
 
 

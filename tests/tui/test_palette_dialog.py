@@ -38,7 +38,8 @@ async def test_it_opens_with_every_command_the_ones_that_apply_first(demo_home, 
         available = [command.available for command, _ in dialog.hits]
         assert available == sorted(available, reverse=True)  # what applies now first
         assert options.highlighted == 0
-        assert listed(app)[0] == titles[0] == "go: Go to memory mode"
+        assert titles[0] == "go: Go to memory mode"
+        assert listed(app)[0].split() == ["go:", "Go", "to", "memory", "mode", "1"]  # its key on its row
         assert help_line(app) == "Switch to memory mode (key 1)"
         assert dialog.focused is dialog.query_one("#palette-input")
 
@@ -48,7 +49,7 @@ async def test_typing_narrows_and_enter_switches_mode(demo_home, make_app):
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(app, pilot)
         await open_palette(pilot, *"go to pending")
-        assert listed(app)[0] == "go: Go to pending mode"
+        assert listed(app)[0].split() == ["go:", "Go", "to", "pending", "mode", "2"]
         assert help_line(app) == "Switch to pending mode (key 2)"
         await pilot.press("enter")
         assert await until(pilot, lambda: app.current_mode == "pending")
@@ -95,7 +96,7 @@ async def test_no_match_says_so_and_enter_does_nothing(demo_home, make_app):
         assert app.screen is dialog and app.current_mode == "memory"
         await pilot.press(*["backspace"] * 8, *"quit")  # back to a match
         await pilot.pause()
-        assert listed(app)[0] == "app: Quit hmc"
+        assert listed(app)[0] == "app: Quit hmc  q"
 
 
 async def test_a_click_runs_the_command(demo_home, make_app):
@@ -116,7 +117,7 @@ async def test_the_review_export_runs_from_the_palette_and_writes_its_file(demo_
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(app, pilot)
         await open_palette(pilot, *"export the review")
-        assert listed(app)[0] == "review: Export the review as Markdown"
+        assert listed(app)[0].rsplit("  ", 1)[0] == "review: Export the review as Markdown"
         await pilot.press("enter")
         assert await until(pilot, lambda: list(reports_dir(app.curator).glob("review-*.md")))
         assert app.current_mode == "review"
@@ -157,6 +158,39 @@ def test_a_hostile_title_is_literal_with_its_matches_marked():
     assert content.plain == "[b]x[/b] ␛[2J  (not now)"
     marked = {span.start for span in content.spans if "underline" in str(span.style)}
     assert marked == {1, 2, 3}
+
+
+def test_each_row_ends_with_its_key_lined_up_and_literal():
+    from tui.screens.palette_dialog import key_column
+
+    rows = [(Command("memory: Move to profile", "", lambda: None, key="M"), ()),
+            (Command("app: Quit hmc", "", lambda: None, key="q"), ()),
+            (Command("app: Change theme", "", lambda: None), ()),
+            (Command("pending: Approve all", "", lambda: None, available=False, key="[b]A\x1b"), ())]
+    width = key_column(rows)
+    shown_rows = [shown_title(c, o, width).plain for c, o in rows]
+    assert shown_rows[2] == "app: Change theme"  # no key, nothing added
+    assert shown_rows[0].endswith("  M") and shown_rows[1].endswith("  q")
+    assert shown_rows[3].endswith("(not now)  [b]A␛")  # a key is shown literally too
+    assert len({len(r) - len(r.rstrip().split()[-1]) for r in (shown_rows[0], shown_rows[1], shown_rows[3])}) == 1
+
+
+async def test_the_keys_on_the_rows_are_the_keys_that_work(demo_home, make_app):
+    app = make_app(demo_home, poll=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        await open_palette(pilot, *"move to profile")
+        assert listed(app)[0].split()[-1] == "M"
+        await pilot.press("escape")
+        await pilot.pause()
+        await open_palette(pilot, *"show timeline")
+        assert listed(app)[0].split()[-1] == "t"
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.press("t")  # the key the row named opens what the command opens
+        from tui.screens.timeline import TimelineScreen
+
+        assert await until(pilot, lambda: isinstance(app.screen, TimelineScreen))
 
 
 def test_ranking_prefers_what_applies_now_and_a_whole_word_run():
@@ -244,7 +278,7 @@ async def test_enter_twice_runs_the_command_once(demo_home, make_app):
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(app, pilot)
         await open_palette(pilot, *"approve all")
-        assert listed(app)[0] == "pending: Approve all"
+        assert listed(app)[0].split() == ["pending:", "Approve", "all", "A"]
         app.post_message(events.Key("enter", "\r"))
         app.post_message(events.Key("enter", "\r"))
         dialog = await until_dialog(pilot, ConfirmDialog)

@@ -45,6 +45,7 @@ class Command:
     help: str
     callback: Callable[[], object]
     available: bool = True
+    key: str = ""  # its key, shown at the end of its row ("M", "ctrl+p"), where it has one
 
 
 def ranked(commands: Iterable[Command], query: str,
@@ -103,8 +104,12 @@ def placements(query: str, title: str) -> int:
     return ways[-1]
 
 
-def shown_title(command: Command, offsets: Sequence[int] = ()) -> Content:
-    """The title, literally (never markup), its matched characters marked, "(not now)" dimmed."""
+KEY_COLUMN_AT_MOST = 56  # where the keys' column starts, at most (a longer title pushes its own key)
+
+
+def shown_title(command: Command, offsets: Sequence[int] = (), width: int = 0) -> Content:
+    """The title, literally (never markup), its matched characters marked, "(not now)" dimmed, and
+    its key at the end, dimmed, the keys of a list lined up after `width` characters."""
     title = visible(command.title)
     content = Content(title)
     for offset in offsets:
@@ -112,7 +117,17 @@ def shown_title(command: Command, offsets: Sequence[int] = ()) -> Content:
             content = content.stylize(MATCH_STYLE, offset, offset + 1)
     if not command.available:
         content = content.append(Content.styled(NOT_NOW, "dim"))
+    if command.key:
+        gap = max(2, width - content.cell_length + 2)
+        content = content.append(Content.styled(" " * gap + visible(command.key), "dim bold"))
     return content
+
+
+def key_column(hits: Sequence[tuple[Command, Sequence[int]]]) -> int:
+    """Where the keys of these rows line up: after the longest title (its "(not now)" too), at most
+    KEY_COLUMN_AT_MOST."""
+    longest = max((len(visible(c.title)) + (0 if c.available else len(NOT_NOW)) for c, _ in hits), default=0)
+    return min(longest, KEY_COLUMN_AT_MOST)
 
 
 class CommandList(OptionList, can_focus=False):
@@ -133,8 +148,9 @@ class PaletteDialog(Dialog[None]):
 ## The command palette
 Every action of every mode by its verb ("pending: Approve all"), from anywhere. Type to narrow the
 list (the letters in order: "apall" finds "Approve all"); **Up**/**Down** move, **Enter** runs the
-highlighted command (a click runs one too), **Esc** closes. One that can't apply now is marked
-"(not now)" and its help line says why; running it says so too.
+highlighted command (a click runs one too), **Esc** closes. A command's key is at the end of its
+row (its help line says in which mode). One that can't apply now is marked "(not now)" and its help
+line says why; running it says so too.
 """
     BINDINGS = [
         Binding("enter", "run", "Run", id="palette.run", priority=True, tooltip="Run the highlighted command"),
@@ -164,7 +180,8 @@ highlighted command (a click runs one too), **Esc** closes. One that can't apply
     def _options(self) -> list[Option]:
         if not self.hits:
             return [Option(Content.styled(NO_MATCH, "dim italic"), disabled=True)]
-        return [Option(shown_title(command, offsets)) for command, offsets in self.hits]
+        width = key_column(self.hits)
+        return [Option(shown_title(command, offsets, width)) for command, offsets in self.hits]
 
     def _help_line(self, index: int | None) -> Text:
         if index is None or not 0 <= index < len(self.hits):
