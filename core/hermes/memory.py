@@ -184,9 +184,27 @@ def drift_message(file_name: str, backup: str, release: "Release" = NEWEST) -> s
             "then retry. This guard exists to prevent silent data loss (issue #26045).")
 
 
+_SHOWN: dict[tuple, dict[str, str]] = {}  # (target, release) -> {entry: as shown} of its last call
+
+
 def prompt_entries(target: str, entries: Sequence[str], release: "Release" = NEWEST) -> list[str]:
-    """The entries as the release shows them in the prompt: a blocked one is its `[BLOCKED: …]` notice."""
-    return [hermes_scan.blocked_notice(e, FILE_NAMES[target], release) or e for e in entries]
+    """The entries as the release shows them in the prompt: a blocked one is its `[BLOCKED: …]` notice.
+    Each entry's verdict is kept from one call to the next for the same store and release (a screen
+    shows a store again after every change: of 15,000 entries, one is new), only for the entries of
+    the last call (memory stays as large as one store)."""
+    key = (target, release)
+    last, now = _SHOWN.get(key, {}), {}
+    out = []
+    for e in entries:
+        shown = now.get(e)
+        if shown is None:
+            shown = last.get(e)
+            if shown is None:
+                shown = hermes_scan.blocked_notice(e, FILE_NAMES[target], release) or e
+            now[e] = shown
+        out.append(shown)
+    _SHOWN[key] = now
+    return out
 
 
 def prompt_block(target: str, entries: Sequence[str], limit: int, release: "Release" = NEWEST) -> str:

@@ -143,19 +143,39 @@ def pattern_ids(table: str) -> tuple[str, ...]:
 
 
 def invisible_set(release: "Release") -> frozenset[str]:
-    return INVISIBLE_T0 if release.scan == "t0" else INVISIBLE
+    return _invisible(release.scan)
+
+
+def _invisible(scan: str) -> frozenset[str]:
+    return INVISIBLE_T0 if scan == "t0" else INVISIBLE
+
+
+MEMO_CHARS = 4096  # texts up to this long have their verdict kept (an entry is at most a few thousand)
 
 
 def threat_ids(text: str, release: "Release") -> list[str]:
-    """Every id the release's scan reports for this text: invisible characters first, then patterns."""
+    """Every id the release's scan reports for this text: invisible characters first, then patterns.
+    The verdict depends on the text and the release's table only, and is kept for short texts: a
+    screen that shows a store again asks about the same entries (15,000 of them, each ~0.1 ms)."""
     if not text:
         return []
-    bounded = release.scan in BOUNDED
+    if len(text) <= MEMO_CHARS:
+        return list(_threat_ids_kept(text, release.scan))
+    return list(_threat_ids(text, release.scan))
+
+
+@lru_cache(maxsize=8192)
+def _threat_ids_kept(text: str, scan: str) -> tuple[str, ...]:
+    return _threat_ids(text, scan)
+
+
+def _threat_ids(text: str, scan: str) -> tuple[str, ...]:
+    bounded = scan in BOUNDED
     text = text[:MAX_SCAN_CHARS if bounded else UNBOUNDED_SCAN_CHARS]
-    found = [f"invisible_unicode_U+{ord(c):04X}" for c in sorted(set(text) & invisible_set(release))]
+    found = [f"invisible_unicode_U+{ord(c):04X}" for c in sorted(set(text) & _invisible(scan))]
     matched = unicodedata.normalize("NFKC", text) if bounded else text
-    found += [pid for pid, rx in compiled(release.scan) if rx.search(matched)]
-    return found
+    found += [pid for pid, rx in compiled(scan) if rx.search(matched)]
+    return tuple(found)
 
 
 def refusal(text: str, release: "Release") -> str | None:

@@ -20,10 +20,19 @@ class Hanging:
 
     NUMBER_WIDTH = 3
 
-    def __init__(self, number: int, body: Text) -> None:
+    def __init__(self, number: int, body: Text, wraps: dict | None = None) -> None:
         self.number = number
         self.body = body
+        # the body's lines by width, shared by every row showing the same body (EntryList keeps them
+        # from one show to the next: a store shown again wraps only its new or changed entries)
+        self._wraps: dict[int, list] = wraps if wraps is not None else {}
         self._by_width: dict[int, tuple[Text, int]] = {}  # the list measures and paints each row several times
+
+    def _lines(self, console, width: int) -> list:
+        lines = self._wraps.get(width)
+        if lines is None:
+            lines = self._wraps[width] = list(self.body.wrap(console, width, overflow="fold"))
+        return lines
 
     def _wrapped(self, console, max_width: int) -> tuple[Text, int]:
         """The row at `max_width` cells, and its number of lines."""
@@ -31,7 +40,7 @@ class Hanging:
         width = max(1, max_width - indent)
         cached = self._by_width.get(width)
         if cached is None:
-            lines = self.body.wrap(console, width, overflow="fold")
+            lines = self._lines(console, width)
             out = Text(no_wrap=True)
             for i, line in enumerate(lines):
                 if i:
@@ -43,7 +52,9 @@ class Hanging:
         return cached
 
     def height(self, console, max_width: int) -> int:
-        return self._wrapped(console, max_width)[1]
+        if self._by_width:
+            return self._wrapped(console, max_width)[1]
+        return max(1, len(self._lines(console, max(1, max_width - self.NUMBER_WIDTH - 1))))
 
     def __rich_console__(self, console, options):
         yield self._wrapped(console, options.max_width)[0].copy()  # rendering may change a Text in place
@@ -66,6 +77,11 @@ class HangingVisual(RichVisual):
 def entry_prompt(number: int, entry: str, limit: int, marks: Sequence[str] = (), origin: str | None = None) -> Hanging:
     """`  3 text…  (123)`: wrapped and multi-line entries keep a hanging indent; `origin` (where the
     entry came from, "added 12 Oct · telegram") goes on a muted line under it."""
+    return Hanging(number, entry_body(entry, limit, marks, origin))
+
+
+def entry_body(entry: str, limit: int, marks: Sequence[str] = (), origin: str | None = None) -> Text:
+    """An entry's row without its number: the text literally, its size, its marks, its origin line."""
     body = Text(visible_controls(entry))
     size = len(entry)
     body.append(f"  ({size:,})", style="bold red" if size > limit else "dim")
@@ -74,7 +90,7 @@ def entry_prompt(number: int, entry: str, limit: int, marks: Sequence[str] = (),
     if origin:
         body.append("\n")
         body.append(visible_controls(masked(origin)), style="dim italic")
-    return Hanging(number, body)
+    return body
 
 
 class EntryList(HmcList):
@@ -117,7 +133,7 @@ class EntryList(HmcList):
         self.clear_options()
         marks = marks or {}
         self.numbers = list(range(len(entries))) if only is None else [i for i in only if 0 <= i < len(entries)]
-        options = self._options_for(entries, limit, marks, self.numbers, origins or {})
+        options = self._options_for(entries, limit, marks, self.numbers, origins or {}, self._wraps_kept())
         count = (self.first_paint(entries) if only is None and getattr(self, "_shown", False) is False
                  and old in (None, 0) else 0)
         self._shown = True
@@ -154,15 +170,32 @@ class EntryList(HmcList):
         if generation == self._generation:  # not replaced meanwhile
             self.add_options(options)
 
-    @staticmethod
-    def _options_for(entries: Sequence[str], limit: int, marks: dict[int, list[str]], numbers: Sequence[int],
-                     origins: dict[str, str]) -> list:
+    def _wraps_kept(self) -> dict:
+        """The bodies shown last time and their wrapped lines, by what makes a body (an entry, over
+        its limit or not, its marks and origin): the rows of this show take theirs from it, and what
+        no row takes is dropped (memory stays as large as one store's rows). A store shown again
+        after one entry changed builds and wraps that entry's row only."""
+        kept = getattr(self, "_wraps", None)
+        if kept is None:
+            kept = self._wraps = {}
+        return kept
+
+    def _options_for(self, entries: Sequence[str], limit: int, marks: dict[int, list[str]], numbers: Sequence[int],
+                     origins: dict[str, str], kept: dict) -> list:
         options: list[Option | None] = []
+        now: dict = {}
         for n, i in enumerate(numbers):
             entry = entries[i]
             if n:
                 options.append(None)  # a rule between entries keeps multi-line entries apart
-            options.append(Option(entry_prompt(i + 1, entry, limit, marks.get(i, ()), origins.get(entry)), id=f"e{i}"))
+            mark, origin = tuple(marks.get(i, ())), origins.get(entry)
+            key = (entry, len(entry) > limit, mark, origin)
+            made = now.get(key) or kept.get(key)
+            if made is None:
+                made = (entry_body(entry, limit, mark, origin), {})
+            now[key] = made
+            options.append(Option(Hanging(i + 1, *made), id=f"e{i}"))
+        self._wraps = now
         return options
 
     def entry_at(self, row: int | None) -> int | None:
