@@ -35,7 +35,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from core.curator import Curator
 
-VERSION = 1
+VERSION = 2  # 2: each store's percent is kept as computed (core.hermes.memory.percent), not recomputed
 FULL_AT = 80  # a store at or above this share of its limit is shown (the guides: keep it under 80%)
 RACY_NS = 2_000_000_000  # paths changed this close to the save are read again next time
 MAX_SUMMARY_BYTES = 64 * 1024  # a summary is well under 2 KB; anything larger isn't hmc's
@@ -79,12 +79,14 @@ def paths(curator: "Curator") -> list[str]:
 
 def figures(curator: "Curator") -> dict:
     """The figures of the curator's profile, as the profiles view reads them."""
+    from core.hermes.memory import percent
     from core.profiles.overview import files
 
     part = files(curator)
     return {
         "profile": curator.home.profile,
-        "stores": {t: {"used": g.chars, "limit": g.limit, "loaded": g.loaded} for t, g in part.gauges.items()},
+        "stores": {t: {"percent": None if g.chars is None else percent(g.chars, g.limit)}  # None: unreadable
+                   for t, g in part.gauges.items()},
         "pending": part.pending, "skills": part.skills,
         "review_due": part.review_due, "problems": list(part.problems),
     }
@@ -116,10 +118,7 @@ def fields(data: dict) -> dict[str, object]:
 
 
 def _share(store: dict) -> int | None:
-    if not store or store.get("used") is None:
-        return None
-    used, limit = store["used"], store["limit"]
-    return 0 if limit <= 0 else min(100, int(used / limit * 100))
+    return store.get("percent") if store else None
 
 
 def clear(data: dict) -> bool:
@@ -279,7 +278,7 @@ def _valid(data: object) -> bool:
     for target, store in data["stores"].items():
         if not (isinstance(target, str) and isinstance(store, dict)):
             return False
-        used, limit = store.get("used"), store.get("limit")
-        if not (used is None or type(used) is int and used >= 0) or type(limit) is not int:
+        share = store.get("percent")
+        if not (share is None or type(share) is int and 0 <= share <= 100):
             return False
     return True

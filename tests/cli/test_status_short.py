@@ -174,7 +174,7 @@ def test_profiles_have_their_own_lines(home):
     assert len(summaries()) == 3
 
 
-@pytest.mark.parametrize("damage", ["garbage", "truncated", "shape", "empty"])
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "shape", "percent", "empty"])
 def test_a_damaged_summary_is_read_again(home, damage):
     line = short(home)
     [path] = summaries()
@@ -185,13 +185,16 @@ def test_a_damaged_summary_is_read_again(home, damage):
         path.write_bytes(raw[: len(raw) // 2])
     elif damage == "empty":
         path.write_bytes(b"")
-    else:  # a frame that checks out around figures of the wrong shape
+    else:  # a frame that checks out around figures of the wrong shape or range
         import marshal
 
         from core.hmc_cache import frame, framed_body
 
         obj = marshal.loads(framed_body(raw)[0])
-        obj["data"]["pending"] = "13"
+        if damage == "percent":
+            obj["data"]["stores"]["memory"]["percent"] = 150  # a share no store can have
+        else:
+            obj["data"]["pending"] = "99"  # a string: if it were used, the line would say ✎99
         body = marshal.dumps(obj)
         path.write_bytes(frame(body) + body)
     assert short(home) == line
