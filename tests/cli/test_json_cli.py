@@ -1,5 +1,5 @@
-"""#21 "The CLI": every subcommand the README lists takes --json (shapes documented in README's
-command-line section); `hmc status` counts both queues; `pending --help` mentions skills."""
+"""#21 "The CLI": every subcommand docs/cli.md lists takes --json (shapes documented there);
+`hmc status` counts both queues; `pending --help` mentions skills."""
 
 from __future__ import annotations
 
@@ -30,9 +30,9 @@ def home(tmp_path) -> Path:
 
 
 def readme_commands() -> list[list[str]]:
-    """Each `hmc WORD [WORD]` line of the README's command-line block (the subcommand words)."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    block = text.split("## The command line", 1)[1].split("```sh", 1)[1].split("```", 1)[0]
+    """Each `hmc WORD [WORD]` line of docs/cli.md's block of every command (the subcommand words)."""
+    text = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    block = text.split("## All commands at a glance", 1)[1].split("```sh", 1)[1].split("```", 1)[0]
     out = []
     for line in block.splitlines():
         m = re.match(r"hmc ([a-z]+)(?: ([a-z]+))?", line.strip())
@@ -44,7 +44,7 @@ def readme_commands() -> list[list[str]]:
     return out
 
 
-def test_the_readme_lists_the_commands_checked_here():
+def test_the_cli_reference_lists_the_commands_checked_here():
     commands = readme_commands()
     for expected in (["status"], ["memory", "add"], ["memory", "prompt"], ["pending", "approval"], ["rollback"],
                      ["config"], ["config", "set"], ["log"]):
@@ -52,7 +52,7 @@ def test_the_readme_lists_the_commands_checked_here():
 
 
 @pytest.mark.parametrize("words", readme_commands(), ids=" ".join)
-def test_every_subcommand_the_readme_lists_takes_json(words):
+def test_every_subcommand_the_cli_reference_lists_takes_json(words):
     result = hmc(*words, "--help", today=None)
     assert result.returncode == 0, result.stderr
     assert "--json" in result.stdout, f"`hmc {' '.join(words)}` has no --json"

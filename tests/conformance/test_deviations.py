@@ -2,7 +2,7 @@
 release does (the oracle) and what hmc does instead. Where a release has nothing to differ from
 (e.g. no consolidation cap before 0.18), the test says so and is counted n/a.
 
-These are the rows of README's "Where hmc differs from Hermes" table."""
+These are the rows of docs/releases.md's "Where hmc differs from Hermes" tables."""
 
 from __future__ import annotations
 

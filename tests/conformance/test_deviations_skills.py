@@ -1,6 +1,7 @@
 """Where hmc's skill approvals differ from the release on purpose, each side asserted exactly (rows of
-README's "Where hmc differs from Hermes" table): file modes on an approved write, and names and
-categories Hermes's checks let through with a line break or spaces that end up in a folder name."""
+docs/releases.md's "Where hmc differs from Hermes" tables): file modes on an approved write, and
+names and categories Hermes's checks let through with a line break or spaces that end up in a
+folder name."""
 
 from __future__ import annotations
 
