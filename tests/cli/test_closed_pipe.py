@@ -11,13 +11,12 @@ import sys
 
 import pytest
 
-from core.demo.build import build_demo_home
 from tests.cli.runner import ROOT
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    return build_demo_home(tmp_path_factory.mktemp("pipe") / "home")
+def demo(demo_module):
+    return demo_module
 
 
 COMMANDS = [

@@ -27,8 +27,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.demo.build import build_demo_home
 from core.store.memory import serialize
+from tests.cli.conftest import copy_home
 
 ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 30  # seconds per command: a hang fails the case instead of the suite
@@ -133,8 +133,8 @@ def make_hostile(home: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def hostile_base(tmp_path_factory) -> tuple[Path, str]:
-    home = build_demo_home(tmp_path_factory.mktemp("hostile") / "home")
+def hostile_base(demo_template, tmp_path_factory) -> tuple[Path, str]:
+    home = copy_home(demo_template, tmp_path_factory.mktemp("hostile") / "home")
     make_hostile(home)
     sid = sqlite3.connect(f"file:{home / 'state.db'}?mode=ro&immutable=1", uri=True).execute(
         "SELECT id FROM sessions ORDER BY started_at LIMIT 1").fetchone()[0]

@@ -8,13 +8,12 @@ import json
 
 import pytest
 
-from core.demo.build import build_demo_home
 from tui.cli.main import main
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    return build_demo_home(tmp_path_factory.mktemp("json") / "home")
+def demo(demo_module):
+    return demo_module
 
 
 def doc(capsys, demo, *args):

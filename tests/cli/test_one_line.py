@@ -9,15 +9,14 @@ import sqlite3
 
 import pytest
 
-from core.demo.build import build_demo_home
 from tests.cli.runner import hmc
 
 FAKE = "checked against your Hermes: 56/56"
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    return build_demo_home(tmp_path_factory.mktemp("one-line") / "home")
+def demo(demo_module):
+    return demo_module
 
 
 def lines_of(out) -> list[str]:

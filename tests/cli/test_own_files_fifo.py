@@ -17,7 +17,6 @@ from pathlib import Path
 
 import pytest
 
-from core.demo.build import build_demo_home
 from core.settings import settings_path
 from core.store.journal import JOURNAL, LOCK, state_dir
 from core.timeline import cache as tl_cache
@@ -26,16 +25,9 @@ ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 30  # seconds: a hang fails the case (it is never how long a command should take)
 
 
-@pytest.fixture(scope="module")
-def demo(tmp_path_factory) -> Path:
-    return build_demo_home(tmp_path_factory.mktemp("fifo") / "home")
-
-
 @pytest.fixture
-def home(demo, tmp_path) -> Path:
-    out = tmp_path / "home"
-    shutil.copytree(demo, out, symlinks=True)
-    return out
+def home(demo_copy) -> Path:
+    return demo_copy
 
 
 def hmc(home: Path, *args: str) -> tuple[int, str, str]:

@@ -6,26 +6,17 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from pathlib import Path
 
 import pytest
 
-from core.demo.build import build_demo_home
 from core.demo.content import CONTENU_REPO
 from tests.cli.runner import hmc
 
 
-@pytest.fixture(scope="module")
-def demo_base(tmp_path_factory) -> Path:
-    return build_demo_home(tmp_path_factory.mktemp("demo") / "home")
-
-
 @pytest.fixture
-def home(demo_base, tmp_path) -> Path:
-    copy = tmp_path / "home"
-    shutil.copytree(demo_base, copy)
-    return copy
+def home(demo_copy) -> Path:
+    return demo_copy
 
 
 def memory(home: Path, profile: str) -> str:

@@ -11,26 +11,17 @@ from __future__ import annotations
 import errno
 import json
 import os
-import shutil
 
 import pytest
 
-from core.demo.build import build_demo_home
 from tui.cli.main import main
 
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 
 
-@pytest.fixture(scope="module")
-def template(tmp_path_factory):
-    return build_demo_home(tmp_path_factory.mktemp("ro") / "home")
-
-
 @pytest.fixture
-def home(template, tmp_path):
-    copy = tmp_path / "home"
-    shutil.copytree(template, copy, symlinks=True)
-    return copy
+def home(demo_copy):
+    return demo_copy
 
 
 def read_only(monkeypatch, root) -> None:
@@ -135,10 +126,10 @@ BOUNDS = [
 
 
 @pytest.mark.parametrize("args", BOUNDS, ids=" ".join)
-def test_numbers_and_days_out_of_range_are_a_usage_error(capsys, template, args):
+def test_numbers_and_days_out_of_range_are_a_usage_error(capsys, demo_module, args):
     head = [] if args[0] == "--today" else ["--today", "2026-11-15"]
     try:
-        code = main(["--home", str(template), *head, *args])
+        code = main(["--home", str(demo_module), *head, *args])
     except SystemExit as exc:  # argparse's own refusal
         code = exc.code
     out, err = capsys.readouterr()

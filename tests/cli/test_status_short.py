@@ -17,22 +17,14 @@ from pathlib import Path
 import pytest
 
 from core import attention
-from core.demo.build import build_demo_home
 from tests.cli.runner import hmc
 
 TODAY = "2026-11-15"
 
 
-@pytest.fixture(scope="module")
-def demo_base(tmp_path_factory) -> Path:
-    return build_demo_home(tmp_path_factory.mktemp("demo") / "home")
-
-
 @pytest.fixture
-def home(demo_base, tmp_path) -> Path:
-    copy = tmp_path / "home"
-    shutil.copytree(demo_base, copy)
-    return copy
+def home(demo_copy) -> Path:
+    return demo_copy
 
 
 def short(home: Path, *args: str, profile: str | None = None) -> str:
