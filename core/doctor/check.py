@@ -22,7 +22,7 @@ from core.doctor import cases as C
 from core.hermes import probe
 from core.hermes.memory import prompt_block
 from core.hermes.release import Release, VersionError, for_version, parse_version
-from core.store.atomic import read_regular
+from core.store.atomic import read_regular, read_small  # noqa: F401  (read_small: re-exported)
 
 SHOWN = 90  # characters of each side a difference line shows (around the first difference)
 
@@ -92,13 +92,6 @@ class Verdict:
         kw = {k: v for k, v in data.items() if k in known}
         kw["differences"] = [Difference(**d) for d in data.get("differences") or []]
         return cls(**kw)
-
-
-def read_small(path: Path, max_bytes: int) -> bytes:
-    """A small regular file (a checkout's pyproject.toml, a command's first line): never a FIFO."""
-    from core.store.atomic import read_regular
-
-    return read_regular(path, max_bytes, head=True)
 
 
 CHECKED = ("hermes", "doctor", "store", "pending", "sessions", "timeline")  # the code a verdict vouches for

@@ -12,13 +12,16 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from core.doctor.cases import AREA_NAMES
-from core.doctor.check import Verdict, hmc_digest, read_small
 from core.hermes import probe
-from core.store.atomic import read_regular, write_private
+from core.store.atomic import read_regular, read_small, write_private
 from core.store.journal import private_state_folder, state_root
+
+if TYPE_CHECKING:  # pragma: no cover
+    from core.doctor.check import Verdict
+# The check (its cases, the driver's protocol) is imported where a remembered verdict is read or
+# written: `hmc status` asks for_home on every run, and most homes have no Hermes hmc can run.
 
 INDEX = "index.json"
 MAX_BYTES = 1 << 20
@@ -73,6 +76,8 @@ MAX_DIFFERENCES = 1_000
 def problem(data: dict) -> str | None:
     """What is wrong with a remembered verdict, field by field (None: every field is as hmc writes it,
     each text no longer than hmc writes it: a 100,000-character case was printed whole in a refusal)."""
+    from core.doctor.cases import AREA_NAMES
+
     if data.get("status") not in ("agree", "differ"):
         return "its status"
     for key in ("version", "python", "hmc_digest"):
@@ -135,6 +140,8 @@ def load(python: str | Path, version: str) -> Remembered:
     changed since (else no verdict: the check is due again). A file hmc can't read back exactly as it
     wrote it (any field of another type or shape, a status its counts contradict, JSON nested past
     the parser's depth) is ignored, and the second item says which file and what is wrong."""
+    from core.doctor.check import Verdict, hmc_digest
+
     index_path = folder() / INDEX
     index = _read_json(index_path) if index_path.exists() else {}
     if index is None:
@@ -172,6 +179,8 @@ def differences_for(verdict: Verdict | None, write: str) -> list[str]:
     byte-order mark before entry 1)"."""
     if verdict is None or verdict.status != "differ":
         return []
+    from core.doctor.cases import AREA_NAMES
+
     out = []
     for area in WRITES[write]:
         cases = [d.case for d in verdict.differences if d.area == area]

@@ -17,14 +17,17 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from core.hermes.oneline import one_line
 from core.hermes.release import COMMANDS, _dist_versions, _site_packages, found_version
+
+if TYPE_CHECKING:  # pragma: no cover
+    import subprocess
+# subprocess and tempfile are imported where the driver runs: `hmc status` and the TUI only find
+# Hermes (find), and every command that shows the doctor's verdict would pay for them.
 
 DRIVER = Path(__file__).with_name("driver.py")
 TIMEOUT = 45.0  # the whole probe: the doctor's cases take a few seconds
@@ -184,6 +187,9 @@ def run(installed: Installed, requests: list[dict], scratch: Path, *, timeout: f
     it returns or raises, nothing the driver started is left running (its process group is
     stopped). Should hmc itself be gone first (killed, its terminal closed), the driver stops its
     group and removes `cleanup` (a scratch folder `hmc-doctor-…`, scratch_dir's) by itself."""
+    import subprocess
+    import tempfile
+
     scratch = Path(scratch)
     for sub in ("user", "hermes-home", "cwd", "driver"):
         (scratch / sub).mkdir(parents=True, exist_ok=True)
@@ -226,6 +232,7 @@ def _exchange(proc: subprocess.Popen, data: bytes, timeout: float, should_stop: 
     MAX_OUTPUT bytes. Once the driver has exited, only EXIT_GRACE more: a child of Hermes that
     kept the driver's stdout open is not waited for."""
     import select
+    import subprocess
     import time
 
     deadline = time.monotonic() + timeout
@@ -305,6 +312,7 @@ def _stop(proc: subprocess.Popen) -> None:
     """Stop the driver's whole process group (Hermes may have started children, and they may
     outlive the driver), then reap the driver."""
     import signal
+    import subprocess
 
     try:
         os.killpg(proc.pid, signal.SIGKILL)
@@ -324,4 +332,6 @@ def _stop(proc: subprocess.Popen) -> None:
 
 
 def scratch_dir() -> Path:
+    import tempfile
+
     return Path(tempfile.mkdtemp(prefix="hmc-doctor-"))

@@ -164,6 +164,12 @@ class LockBusy(OSError):
     """Another process held the lock for the whole timeout."""
 
 
+def read_small(path: Path, max_bytes: int) -> bytes:
+    """A small regular file's first `max_bytes` (a checkout's pyproject.toml, a command's first
+    line): never a FIFO. The reader core.hermes.probe.find is given."""
+    return read_regular(path, max_bytes, head=True)
+
+
 def open_lock(path: str | Path, mode: int = PRIVATE_FILE) -> int:
     """Open (creating) a lock file without following a symbolic link; the caller closes it."""
     flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)

@@ -76,3 +76,27 @@ def test_the_probe_sees_heavy_imports(home):
     done, loaded = modules("--home", str(home), "status", "--json")
     assert done.returncode == 0
     assert {"core.curator", "core.store.memory", "core.scan.scanner"} <= set(heavy(loaded))
+
+
+# What each read-only command a script runs often must not load (issue 35: "each subcommand loads its
+# own modules"). What it does load is its own work: the curator and the stores, state.db's reader,
+# and the scanner where a string it prints may hold a secret (the masker) or an entry is inspected.
+SLIM = {
+    ("status", "--json"): ("rich", "textual", "core.doctor.check", "core.doctor.cases", "subprocess",
+                           "core.pending.queue", "core.pending.inspection", "core.review", "core.timeline"),
+    ("pending", "list", "--json"): ("rich.text", "rich.console", "textual", "core.doctor", "core.sessions.search",
+                                    "core.review", "core.timeline"),
+    ("memory", "list", "--json"): ("rich", "textual", "core.doctor", "core.pending", "core.review", "core.timeline"),
+    ("sessions", "--json"): ("rich", "textual", "core.doctor", "core.pending", "core.review", "core.timeline"),
+    ("profiles", "--json"): ("rich", "textual", "core.doctor.check", "core.doctor.cases", "subprocess",
+                             "core.pending.queue", "core.timeline"),
+}
+
+
+@pytest.mark.parametrize("words", list(SLIM), ids=" ".join)
+def test_each_read_only_command_imports_only_what_it_needs(home, words):
+    done, loaded = modules("--home", str(home), "--today", "2026-11-15", *words)
+    assert done.returncode == 0, done.stderr
+    json.loads(done.stdout)
+    extra = [m for m in loaded if any(m == h or m.startswith(h + ".") for h in SLIM[words])]
+    assert extra == [], f"`hmc {' '.join(words)}` imported {extra}"

@@ -10,6 +10,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -97,7 +98,7 @@ def test_a_check_hmc_stops_ends_at_once_and_leaves_nothing(tmp_path):
 def test_the_doctor_stopped_removes_its_scratch_folder(tmp_path, monkeypatch):
     monkeypatch.setenv("TMPDIR", str(tmp_path / "tmp"))
     (tmp_path / "tmp").mkdir()
-    monkeypatch.setattr(probe.tempfile, "tempdir", None)  # TMPDIR read again
+    monkeypatch.setattr(tempfile, "tempdir", None)  # TMPDIR read again
     driver = fake(tmp_path, "sleep 300\n")
     started = time.monotonic()
     with pytest.raises(ProbeStopped):

@@ -18,7 +18,12 @@ from tui.cli.common import CliContext, CliError, add_reveal, visible
 
 
 def register(sub) -> None:
-    p = sub.add_parser("doctor", help="check hmc against the Hermes installed here, and say where they differ")
+    p = sub.add_parser("doctor", help="check hmc against the Hermes installed here, and say where they differ",
+                       description="Check hmc against the Hermes installed here: hmc runs its driver in Hermes's "
+                       "own Python, offline, on scratch homes (your files are never touched), and compares what "
+                       "Hermes does with what hmc would do. Exit 0 when every check agrees, 1 when something "
+                       "differs, 2 when Hermes can't be found or run. The verdict is remembered for `hmc status`, "
+                       "the TUI and the writes that depend on an area that differs.")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     add_reveal(p)
     p.set_defaults(run=run)

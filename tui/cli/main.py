@@ -120,7 +120,22 @@ def build_parser(modules: list[str] | None = None) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for name in COMMAND_MODULES if modules is None else modules:
         importlib.import_module(f"tui.cli.{name}").register(sub)
+    describe(parser)
     return parser
+
+
+def describe(parser: argparse.ArgumentParser) -> None:
+    """Every subcommand's --help opens with a description: its own, else the line its parent's list
+    shows for it (as a sentence), so that `hmc memory add --help` says what the command does."""
+    for action in parser._actions:
+        if not isinstance(action, argparse._SubParsersAction):
+            continue
+        said = {choice.dest: choice.help for choice in action._choices_actions}
+        for name, child in action.choices.items():
+            line = said.get(name)
+            if not child.description and line:
+                child.description = line[:1].upper() + line[1:] + ("" if line.endswith(".") else ".")
+            describe(child)
 
 
 def main(argv: list[str] | None = None) -> int:

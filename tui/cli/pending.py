@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from rich.text import Text
+from typing import TYPE_CHECKING, Any
 
 from core import timefmt
 from core.pending.config_edit import read_write_approval
@@ -13,6 +11,10 @@ from core.pending.queue import ApproveRefused, Inspection, PendingError, inline_
 from core.scan.mask import Masker
 from tui.cli.common import (CliContext, CliError, add_reveal, batch_exit, list_document, literal, os_error_text, plainly,
                             queue_json, set_approval)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from rich.text import Text
+# rich is imported by the functions that print text: `pending list --json` never loads it.
 
 
 def register(sub) -> None:
@@ -224,6 +226,8 @@ def masked_obj(obj: Any, ins: Inspection, reveal: bool) -> Any:
 
 
 def status_text(ins: Inspection) -> Text:
+    from rich.text import Text
+
     if ins.already_in_memory:
         return Text("✓ already in memory", style="cyan")
     if ins.unpinned_ok:
@@ -247,6 +251,8 @@ def cmd_list(args, ctx: CliContext, curator, queue) -> int:
         ctx.json(list_document("memory", [queue_json("memory", queue.folder, approval, len(records))],
                                [record_json(queue, i, dups, args.reveal) for i in inspections]))
         return 0
+    from rich.text import Text
+
     head = f"{len(records)} staged write{'s' if len(records) != 1 else ''} in {curator.home.display()}/pending/memory"
     head += f" · write approval {'on' if approval else 'off'}"
     if records:
@@ -323,6 +329,8 @@ def broken_exit(record) -> int:
 
 
 def show(ctx: CliContext, queue, ins: Inspection, dups: dict[str, str], reveal: bool) -> None:
+    from rich.text import Text
+
     r = ins.record
     when = "staged" if r.dated else "file modified"
     if r.broken:
@@ -410,6 +418,8 @@ def show(ctx: CliContext, queue, ins: Inspection, dups: dict[str, str], reveal: 
 
 
 def cmd_approve(args, ctx: CliContext, curator, queue) -> int:
+    from rich.text import Text
+
     every = [i for i in args.ids if i.lower() == "all"]
     if every and len(args.ids) > 1:
         raise CliError("give either `all` or record ids, not both", 2)

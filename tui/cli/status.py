@@ -14,7 +14,11 @@ if TYPE_CHECKING:  # pragma: no cover
 
 def register(sub) -> None:
     p = sub.add_parser("status", help="usage, drift, pending count and state.db summary; --short: one line "
-                                      "for a shell prompt")
+                                      "for a shell prompt",
+                       description="What hmc sees in the Hermes home: the release whose rules it follows, both "
+                       "stores' usage and drift, the staged writes, state.db's sessions and the doctor's verdict. "
+                       "--short prints one line for a shell prompt or a status bar. Exit 2 when a store or a "
+                       "pending folder can't be read (--short: only when the home can't be read at all).")
     shape = p.add_mutually_exclusive_group()
     shape.add_argument("--json", action="store_true", help="machine-readable output")
     shape.add_argument("--short", action="store_true",
