@@ -54,8 +54,8 @@ def diff_pair(a: str, b: str) -> tuple[Text, Text]:
 
 
 def inline_diff(a: str, b: str, base: str = "") -> Text:
-    """`b` as one text with what changed from `a` in place: each removed part struck through in red
-    just before the part that replaced it, in green ("Node ~~20~~22")."""
+    """`b` as one text with what changed from `a` in place: each removed part struck through in red,
+    then an arrow and the part that replaced it, in green ("Node ~~20~~→22": never "2022")."""
     out = Text(style=base)
     for op, pa, pb in _opcodes(a, b):
         if op == "equal":
@@ -63,6 +63,8 @@ def inline_diff(a: str, b: str, base: str = "") -> Text:
             continue
         if pa:
             out.append(pa, style=STRUCK if pa.strip() else "")
+        if pa.strip() and pb.strip():
+            out.append("→", style="dim")
         if pb:
             out.append(pb, style=ADDED if pb.strip() else "")
     return out
