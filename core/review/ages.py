@@ -36,6 +36,21 @@ class Age:
     action: str | None = None  # add, replace, batch; hmc's edit, approve…
     source: str | None = None  # the agent's session source (cli, telegram…)
     added: bool | None = None  # the write added the entry (True) or rewrote it (False); None: unknown
+    who: str = ""  # the writer in memory mode's words (core.timeline.view.who): telegram, cli, hmc…
+
+    @property
+    def known_day(self) -> date | None:
+        """The day the text was written, when the history knows it (None for SEEN: only "by then")."""
+        return self.day() if self.basis == WRITE else None
+
+    def written(self) -> str:
+        """'written 5 Aug 2026 (telegram)' or, for a text no recorded write explains, 'there by 5 Aug
+        2026 (no recorded call)': when the history first shows it, so maybe earlier."""
+        day = self.day()
+        if day is None:
+            return "date unknown"
+        who = f" ({self.who})" if self.who else ""
+        return f"{'written' if self.basis == WRITE else 'there by'} {short_date(day)}{who}"
 
     def day(self) -> date | None:
         moment = local_datetime(self.since)
@@ -90,7 +105,9 @@ def _age(write: "Write", basis: str, text: str | None = None) -> Age:
     (a batch can do either)."""
     added = next((before is None for before, after in write.changes if after == text), None) \
         if text is not None else None
-    return Age(float(write.timestamp), basis, write.by, write.action, write.source, added)
+    from core.timeline.view import who
+
+    return Age(float(write.timestamp), basis, write.by, write.action, write.source, added, who(write))
 
 
 def ages_from(timeline: "Timeline") -> dict[tuple[str, str], Age]:

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-__all__ = ["FoundDate", "find_dates", "newest", "MONTHS"]
+__all__ = ["FoundDate", "find_dates", "newest", "resolve_relative", "MONTHS"]
 
 ABSOLUTE, RELATIVE, SINCE, NO_YEAR = "date", "relative", "since", "no-year"
 YEAR_MIN, YEAR_MAX = 1900, 2100
@@ -41,10 +41,15 @@ class FoundDate:
         return self.value
 
     @property
+    def iso(self) -> str:
+        """"2026-04-15" / "2026-04" / "2026": the date at its precision, as an entry can say it."""
+        fmt = {"day": "%Y-%m-%d", "month": "%Y-%m", "year": "%Y"}[self.precision]
+        return f"{self.value.year:04d}" + self.value.strftime(fmt)[4:]
+
+    @property
     def label(self) -> str:
         """"2026-04-15" / "2026-04" / "2026", prefixed with "~" when relative."""
-        fmt = {"day": "%Y-%m-%d", "month": "%Y-%m", "year": "%Y"}[self.precision]
-        return ("~" if self.kind == RELATIVE else "") + self.value.strftime(fmt)
+        return ("~" if self.kind == RELATIVE else "") + self.iso
 
 
 # --------------------------------------------------------------------------- vocabulary
@@ -561,3 +566,19 @@ def newest(dates: list[FoundDate], kinds: tuple[str, ...] = (ABSOLUTE,)) -> Foun
     """The date whose period ends last among `kinds` (None when there is none)."""
     pool = [d for d in dates if d.kind in kinds]
     return max(pool, key=lambda d: d.last_day, default=None)
+
+
+def resolve_relative(text: str, saved: date | None) -> tuple[list[FoundDate], str] | None:
+    """The relative phrases of `text` read against `saved`, the day it was written, and the text with
+    each replaced by the date it meant (ISO, at the phrase's precision: "yesterday" saved on
+    2026-11-05 is 2026-11-04, "last month" 2026-10, "last year" 2025). None when the day isn't known
+    or the text has no relative phrase."""
+    if saved is None:
+        return None
+    found = [f for f in find_dates(text, saved) if f.kind == RELATIVE]
+    if not found:
+        return None
+    out = text
+    for f in reversed(found):  # from the end: earlier spans stay valid
+        out = out[:f.start] + f.iso + out[f.end:]
+    return found, out

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 
 from core.review import textnorm as tn
 from core.review.ages import SEEN, Age, Ages, entry_ages, short_date
-from core.review.dates import ABSOLUTE, NO_YEAR, RELATIVE, find_dates, newest
+from core.review.dates import ABSOLUTE, NO_YEAR, RELATIVE, find_dates, newest, resolve_relative
 from core.review.duplicates import compare, specifics
 from core.store.atomic import read_regular
 from core.store.memory import FILE_NAMES, TARGETS, percent, usage, usage_label
@@ -69,6 +69,12 @@ class Finding:
     fact: str | None = None  # `unsaved`: what the user asked to keep (what the review offers to add)
     profile: str | None = None  # `cross-profile`: the other profile holding the same fact
     other_text: str | None = field(default=None, repr=False)  # `cross-profile`: its entry there (raw)
+    ages: tuple[Age | None, ...] = ()  # `conflicting`: when each entry got its text (None: not known)
+    saved: date | None = None  # `relative-date`: the day the entry was written (when the history knows it)
+    resolved: tuple[tuple[str, str], ...] = ()  # `relative-date`: (phrase, the ISO date it meant then)
+    fix: str | None = field(default=None, repr=False)  # `relative-date`: the entry with those dates (raw)
+    passage: str | None = field(default=None, repr=False)  # redundant-*: the source's matching lines (raw)
+    passage_lines: tuple[int, int] | None = None  # their 1-based first and last line in the source
 
     @property
     def key(self) -> str:
@@ -110,7 +116,34 @@ class Finding:
             data["fact"] = self.fact
         if self.profile is not None:
             data["profile"] = self.profile
+        if self.ages:
+            data["written"] = [_written_json(t, i, a) for t, i, a in zip(self.targets, self.entries, self.ages)]
+        if self.saved is not None:
+            data["saved"] = self.saved.isoformat()
+            data["resolved"] = [{"phrase": mask_secrets(p, *self.texts), "date": d} for p, d in self.resolved]
+        if self.passage is not None:
+            data["passage"] = mask_secrets(self.passage)
+            data["passage_lines"] = list(self.passage_lines or ())
         return data
+
+
+def _written_json(target: str, index: int, age: Age | None) -> dict:
+    """When one entry of a pair got its text: `date` null when the history doesn't know; `exact`
+    false for a text no recorded write explains (the history shows it by then: maybe earlier)."""
+    day = age.day() if age is not None else None
+    return {"target": target, "index": index, "number": index + 1,
+            "date": day.isoformat() if day else None, "exact": bool(age and age.basis != SEEN and day),
+            "by": (age.who or age.by) if age is not None and day else None}
+
+
+def written_words(refs: Sequence[tuple[str, int]], ages: Sequence[Age | None]) -> str:
+    """'memory #3 written 5 Aug 2026 (telegram); memory #7 written 5 Nov 2026 (hmc)': when each entry
+    of a pair got its text (core.review.ages, the history memory mode's origin lines read). A date
+    the history doesn't know is said to be unknown, never guessed."""
+    said = [age.written() if age is not None else "date unknown" for age in ages]
+    if all(s == "date unknown" for s in said):
+        return "(when each was written is unknown: the history in state.db doesn't show it)"
+    return "; ".join(f"{target} #{index + 1} {s}" for (target, index), s in zip(refs, said))
 
 
 # ------------------------------------------------------------------------------ scanner access
@@ -202,7 +235,9 @@ def drift_findings(target: str, snap: "Snapshot") -> list[Finding]:
     return []
 
 
-def pair_findings(items: Sequence[Entry]) -> list[Finding]:
+def pair_findings(items: Sequence[Entry], ages: Ages | None = None) -> list[Finding]:
+    """Duplicates, near-duplicates and conflicts among `items`; a conflict says when each entry was
+    written (from `ages`; "date unknown" without them), so "which one is true?" can be answered."""
     out: list[Finding] = []
     first_copy: dict[str, int] = {}
     for n, (_, _, text) in enumerate(items):
@@ -223,11 +258,23 @@ def pair_findings(items: Sequence[Entry]) -> list[Finding]:
                 detail += " — stored in both MEMORY.md and USER.md"
             elif verdict.kind == "similar":
                 detail += "; merge them into one entry"
-            elif verdict.kind == "conflicting":
-                detail += "; which one is true?"
+            written: tuple[Age | None, ...] = ()
+            if verdict.kind == "conflicting":
+                written = tuple(ages.get(t, x) if ages is not None else None for t, x in ((ta, xa), (tb, xb)))
+                detail += "; which one is true? " + written_words(((ta, ia), (tb, ib)), written)
             out.append(Finding(verdict.kind, severity, target, (ia, ib), verdict.kind,
-                               mask_secrets(detail, xa, xb, scan_text=False), (ta, tb), (xa, xb)))
+                               mask_secrets(detail, xa, xb, scan_text=False), (ta, tb), (xa, xb),
+                               ages=written))
     return out
+
+
+def _human(found) -> str:
+    """A resolved date as people read it: '4 Nov 2026', 'Oct 2026', '2025'."""
+    if found.precision == "day":
+        return short_date(found.value)
+    if found.precision == "month":
+        return f"{short_date(found.value).split(' ', 1)[1]}"
+    return str(found.value.year)
 
 
 def _age(days: int) -> str:
@@ -238,7 +285,12 @@ def _age(days: int) -> str:
     return f"{days} days"
 
 
-def date_findings(target: str, index: int, text: str, today: date, stale_days: int = STALE_DAYS) -> list[Finding]:
+def date_findings(target: str, index: int, text: str, today: date, stale_days: int = STALE_DAYS,
+                  age: Age | None = None) -> list[Finding]:
+    """`relative-date` and `stale`. With the entry's `age` (core.review.ages) from the write that
+    produced its text, a relative phrase is also read against the day it was saved: the finding
+    offers the entry with the dates it meant (`fix`). A text the history only shows by some day
+    (SEEN) has no known saved day: no offer."""
     out: list[Finding] = []
     found = find_dates(text, today)
     if not found:
@@ -247,10 +299,19 @@ def date_findings(target: str, index: int, text: str, today: date, stale_days: i
     relative = [f for f in found if f.kind == RELATIVE]
     if relative:
         phrases = ", ".join(f'"{f.text}"' for f in relative[:3])
-        out.append(Finding("relative-date", "warning", target, (index,), "relative-date",
-                           mask_secrets(f"{phrases} is relative: it meant a day when it was saved "
-                                        "and means another one now; write the date instead", text),
-                           *ref))
+        detail = f"{phrases} is relative: it meant a day when it was saved and means another one now; "
+        saved = age.known_day if age is not None else None
+        resolution = resolve_relative(text, saved)
+        if resolution is not None and saved is not None:
+            meant, fix = resolution
+            said = ", ".join(f'"{f.text}" meant {_human(f)}' for f in meant[:3])
+            detail += f"saved {short_date(saved)}, so {said}: write the date instead"
+            out.append(Finding("relative-date", "warning", target, (index,), "relative-date",
+                               mask_secrets(detail, text), *ref, saved=saved,
+                               resolved=tuple((f.text, f.iso) for f in meant), fix=fix))
+        else:
+            out.append(Finding("relative-date", "warning", target, (index,), "relative-date",
+                               mask_secrets(detail + "write the date instead", text), *ref))
     yearless = [f for f in found if f.kind == NO_YEAR]
     if yearless and not relative:
         out.append(Finding("relative-date", "info", target, (index,), "no-year",
@@ -325,6 +386,7 @@ class Source:
     kind: str  # "redundant-skill" | "redundant-context"
     windows: tuple[tuple[str, frozenset[str]], ...]
     vocabulary: frozenset[str] = frozenset()  # every token of the file (a quick pre-check)
+    lines: tuple[str, ...] = ()  # the file's lines as written (the windows are cut from them)
 
 
 def _split_window(chunk: str) -> list[str]:
@@ -380,7 +442,38 @@ def _source(path: Path, label: str, kind: str) -> Source | None:
 def source_of(text: str, label: str, kind: str) -> Source:
     windows = _windows(text)
     vocabulary = frozenset().union(*(w for _, w in windows)) if windows else frozenset()
-    return Source(label, kind, windows, vocabulary)
+    return Source(label, kind, windows, vocabulary, tuple(ln.rstrip() for ln in text.splitlines()[:5000]))
+
+
+PASSAGE_AROUND = 1  # lines of the source shown before and after the matching ones
+PASSAGE_MOST = 7  # lines a passage shows at most (a long matching paragraph is cut around its best line)
+PASSAGE_WIDTH = 160  # characters of a line shown at most
+
+
+def passage_of(source: Source, chunk: str, best: str) -> tuple[str, tuple[int, int]] | None:
+    """The lines of `source` a matching window came from, with PASSAGE_AROUND lines either side (not
+    past a blank line, which ends a section), cut to PASSAGE_MOST lines around `best` (the window's
+    line sharing most words), each line clipped; and their 1-based first and last line numbers."""
+    from core.scan.mask import clip
+
+    parts = _split_window(chunk)
+    stripped = [ln.strip() for ln in source.lines]
+    start = next((i for i in range(len(stripped) - len(parts) + 1)
+                  if stripped[i:i + len(parts)] == parts), None)
+    if start is None:
+        return None
+    end = start + len(parts)  # exclusive
+    focus = start + parts.index(best) if best in parts else start
+    if end - start > PASSAGE_MOST:  # a long paragraph: the lines around its best one
+        start = max(start, min(focus - PASSAGE_MOST // 2, end - PASSAGE_MOST))
+        end = start + PASSAGE_MOST
+    for _ in range(PASSAGE_AROUND):
+        if end - start < PASSAGE_MOST and start > 0 and stripped[start - 1]:
+            start -= 1
+        if end - start < PASSAGE_MOST and end < len(stripped) and stripped[end]:
+            end += 1
+    lines = [clip(ln, PASSAGE_WIDTH) if len(ln) > PASSAGE_WIDTH else ln for ln in source.lines[start:end]]
+    return "\n".join(lines), (start + 1, end)
 
 
 def load_sources(root: Path, context: Sequence[tuple[str, str]] = ()) -> list[Source]:
@@ -484,8 +577,10 @@ def redundancy_findings(target: str, index: int, text: str, sources: Sequence[So
         detail = (f'largely restates {source.label} ("{excerpt}", {round(score * 100)}% of its '
                   f"words); Hermes already loads that file as context{where}")
     detail = mask_secrets(detail, text, chunk)
+    passage = passage_of(source, chunk, line)
     return [Finding(source.kind, "warning", target, (index,), source.kind, detail, (target,), (text,),
-                    source.label)]
+                    source.label, passage=passage[0] if passage else None,
+                    passage_lines=passage[1] if passage else None)]
 
 
 # -- vague and verbose
@@ -599,7 +694,8 @@ def review_entries(stores: dict[str, tuple[Sequence[str], int]], today: date,
         for i, text in enumerate(entries[:MAX_REVIEW_ENTRIES]):
             items.append((target, i, text))
             findings += scanner_findings(target, i, text, release)
-            dated = date_findings(target, i, text, today, stale_days)
+            dated = date_findings(target, i, text, today, stale_days,
+                                  ages.get(target, text) if ages is not None else None)
             findings += dated
             if ages is not None and not any(f.kind == "stale" for f in dated):
                 old = old_finding(target, i, text, ages.get(target, text), today, old_days)
@@ -609,7 +705,7 @@ def review_entries(stores: dict[str, tuple[Sequence[str], int]], today: date,
             for f in (vague_finding(target, i, text), verbose_finding(target, i, text)):
                 if f:
                     findings.append(f)
-    findings += pair_findings(items[:MAX_PAIR_ENTRIES])
+    findings += pair_findings(items[:MAX_PAIR_ENTRIES], ages)
     if len(items) > MAX_PAIR_ENTRIES:
         findings.append(Finding("capacity", "info", "memory+user", rule="too-many-to-compare", detail=(
             f"{len(items):,} entries in all: near-duplicates and conflicts were looked for among the "

@@ -45,20 +45,42 @@ class StoreDiff:
         return ", ".join(parts) or "the same"
 
 
+def pair_changed(removed: Sequence[str], added: Sequence[str], cutoff: float = SIMILAR) -> list[tuple[str, str]]:
+    """(old, new) for each removed entry that reads as an added one rewritten (rapidfuzz ratio >=
+    `cutoff`): the most similar pairs first, each entry in one pair at most. Ties go to file order
+    (the earlier removed entry, then the earlier added one), so the pairing never depends on chance.
+    Returned in the removed entries' order."""
+    if not removed or not added:
+        return []
+    from rapidfuzz import fuzz  # (~15 ms to import: only when an entry may have changed)
+
+    scored = []
+    for i, old in enumerate(removed):
+        for j, new in enumerate(added):
+            score = fuzz.ratio(old, new, score_cutoff=cutoff)
+            if score:
+                scored.append((-score, i, j))
+    scored.sort()
+    used_old: set[int] = set()
+    used_new: set[int] = set()
+    pairs: dict[int, int] = {}
+    for _, i, j in scored:
+        if i not in used_old and j not in used_new:
+            used_old.add(i)
+            used_new.add(j)
+            pairs[i] = j
+    return [(removed[i], added[pairs[i]]) for i in sorted(pairs)]
+
+
 def diff(target: str, loaded: Sequence[str], now: Sequence[str]) -> StoreDiff:
     """Entries added, removed and changed between a snapshot and the files now."""
     now_set, loaded_set = set(now), set(loaded)
     added = [e for e in now if e not in loaded_set]
     removed = [e for e in loaded if e not in now_set]
-    changed = []
-    if removed and added:  # (rapidfuzz, ~15 ms to import, only when an entry may have changed)
-        from rapidfuzz import fuzz
-    for old in list(removed) if added else ():
-        best = max(added, key=lambda new: fuzz.ratio(old, new), default=None)
-        if best is not None and fuzz.ratio(old, best) >= SIMILAR:
-            changed.append((old, best))
-            removed.remove(old)
-            added.remove(best)
+    changed = pair_changed(removed, added)
+    for old, new in changed:
+        removed.remove(old)
+        added.remove(new)
     return StoreDiff(target, tuple(added), tuple(removed), tuple(changed))
 
 

@@ -123,3 +123,18 @@ def usage_series(tl: Timeline, target: str, limit: int, *, today: date | None = 
         buckets.append(Bucket(week, chars, peak, len(ws), _grew(ws)))
         week += timedelta(days=7)
     return UsageSeries(target, limit, tuple(buckets))
+
+
+def common_weeks(series: Sequence[UsageSeries]) -> list[date]:
+    """One time axis for several stores: every week from the earliest first week of any of them to
+    the latest last one, so a column means the same week in each (a store whose history starts later
+    has no bucket for the weeks before it)."""
+    starts = [s.buckets[0].start for s in series if s.buckets]
+    ends = [s.buckets[-1].start for s in series if s.buckets]
+    if not starts:
+        return []
+    week, last, out = min(starts), max(ends), []
+    while week <= last:
+        out.append(week)
+        week += timedelta(days=7)
+    return out

@@ -202,10 +202,10 @@ def moment_label(when: datetime) -> str:
     return f"{day_text}, end of day" if when.time() == dt_time.max else f"{day_text} {when.strftime('%H:%M')}"
 
 
-def travel_diff(past: dict[str, tuple[str, ...]], now: dict[str, tuple[str, ...]]) -> dict[str, tuple[list[str], list[str]]]:
-    """Per target: (entries added since, entries gone since), in file order."""
-    out = {}
-    for target in past:
-        then, current = past[target], now.get(target, ())
-        out[target] = ([e for e in current if e not in set(then)], [e for e in then if e not in set(current)])
-    return out
+def travel_diff(past: dict[str, tuple[str, ...]], now: dict[str, tuple[str, ...]]):
+    """Per target, the stores then against now (core.snapshots.compare.StoreDiff): entries added
+    since, gone since, and changed (an entry then and the one now that reads as it rewritten, paired
+    by the similarity `hmc session --memory` uses), in file order."""
+    from core.snapshots.compare import diff
+
+    return {target: diff(target, past[target], now.get(target, ())) for target in past}

@@ -188,3 +188,59 @@ def test_review_flags_a_lone_section_line_left_by_a_doubled_separator(tmp_path):
     data = json.loads(hmc(root, "review", "--json").stdout)
     drift = [f for f in data["findings"] if f["kind"] == "drift"]
     assert len(drift) == 1 and drift[0]["severity"] == "info" and "lone § line" in drift[0]["detail"]
+
+
+# -- decision aids (issue 36): written dates, the relative date resolved, the skill passage -------------------
+
+def history_home(tmp_path) -> Path:
+    from tests.core.test_timeline import Db, add
+
+    root = make_home(tmp_path / "hist", [])
+    db = Db(root / "state.db")
+    db.session("s-tg", "telegram")
+    db.session("s-cli", "cli")
+    db.call("s-tg", add("SSH port for staging is 2222."))  # 21 Sep 2026
+    db.minute += 45 * 24 * 60
+    db.call("s-cli", add("SSH port for staging is 3000."))  # 5 Nov 2026
+    db.call("s-cli", add("Yesterday we moved the staging DB to Postgres 16."))
+    (root / "memories" / "MEMORY.md").write_text(serialize(
+        ["SSH port for staging is 2222.", "SSH port for staging is 3000.",
+         "Yesterday we moved the staging DB to Postgres 16."]), encoding="utf-8")
+    skill = root / "skills" / "deploy" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text(f"# Deploy\n\nSteps:\n1. Deploy harbor-web with kubectl apply -f k8s/web.yaml in prod, key {fake_key()}.\n"
+                     "2. Watch the rollout.\n", encoding="utf-8")
+    (root / "memories" / "USER.md").write_text(serialize(["Deploy harbor-web with kubectl apply -f k8s/web.yaml in prod."]),
+                                                encoding="utf-8")
+    return root
+
+
+def test_people_see_when_each_side_was_written_the_real_date_and_the_skill_lines(tmp_path):
+    root = history_home(tmp_path)
+    out = hmc(root, "review").stdout
+    assert "which one is true? memory #1 written 21 Sep 2026 (telegram); memory #2 written 5 Nov 2026 (cli)" in out
+    assert 'saved 5 Nov 2026, so "Yesterday" meant 4 Nov 2026' in out
+    assert "skills/deploy/SKILL.md, lines 3-5:" in out
+    assert "   4 │ 1. Deploy harbor-web with kubectl apply -f k8s/web.yaml in prod" in out
+    assert fake_key() not in out  # the passage is masked like every untrusted text
+
+
+def test_json_gives_the_written_dates_the_resolved_date_and_the_passage(tmp_path):
+    root = history_home(tmp_path)
+    data = json.loads(hmc(root, "review", "--json").stdout)
+    by_kind = {f["kind"]: f for f in data["findings"]}
+    assert [(w["number"], w["date"], w["by"]) for w in by_kind["conflicting"]["written"]] == [
+        (1, "2026-09-21", "telegram"), (2, "2026-11-05", "cli")]
+    relative = by_kind["relative-date"]
+    assert relative["saved"] == "2026-11-05" and relative["resolved"] == [{"phrase": "Yesterday", "date": "2026-11-04"}]
+    skill = by_kind["redundant-skill"]
+    assert skill["passage_lines"] == [3, 5] and "Watch the rollout." in skill["passage"]
+    assert fake_key() not in json.dumps(data)
+
+
+def test_without_history_the_dates_are_unknown_and_nothing_is_resolved(home):
+    data = json.loads(hmc(home, "review", "--json").stdout)
+    by_kind = {f["kind"]: f for f in data["findings"]}
+    assert [w["date"] for w in by_kind["conflicting"]["written"]] == [None, None]
+    assert "when each was written is unknown" in by_kind["conflicting"]["detail"]
+    assert "saved" not in by_kind["relative-date"] and "resolved" not in by_kind["relative-date"]

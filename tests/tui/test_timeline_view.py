@@ -95,5 +95,14 @@ def test_bad_moments_say_what_is_wrong(text, why):
 def test_moment_labels_and_the_diff_with_now():
     assert moment_label(datetime.combine(date(2026, 10, 12), dt_time.max)) == "12 Oct 2026, end of day"
     assert moment_label(datetime(2026, 10, 12, 9, 30)) == "12 Oct 2026 09:30"
-    assert travel_diff({"memory": ("a", "b"), "user": ()}, {"memory": ("b", "c"), "user": ()}) == {
-        "memory": (["c"], ["a"]), "user": ([], [])}
+    diff = travel_diff({"memory": ("a", "b"), "user": ()}, {"memory": ("b", "c"), "user": ()})
+    assert (diff["memory"].added, diff["memory"].removed, diff["memory"].changed) == (("c",), ("a",), ())
+    assert diff["user"].same
+
+
+def test_the_travel_diff_pairs_an_entry_that_changed():
+    then = ("Node 20 via fnm on this machine.", "Deploys go through staging first.")
+    now = ("Node 22 via fnm on this machine.", "Deploys go through staging first.", "Brand new fact about Vite.")
+    d = travel_diff({"memory": then}, {"memory": now})["memory"]
+    assert d.changed == (("Node 20 via fnm on this machine.", "Node 22 via fnm on this machine."),)
+    assert d.added == ("Brand new fact about Vite.",) and d.removed == ()

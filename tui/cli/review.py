@@ -198,6 +198,14 @@ def _print(ctx, curator, findings, kept_keys, last, n_kept, show_all) -> None:
                 row.append(f"{target} #{index + 1}: ", style="dim")
                 row.append(literal(_preview(R.mask_secrets(text))))
                 ctx.print(row)
+            if f.passage is not None:  # the lines of the skill or context file it restates
+                first, last = f.passage_lines or (0, 0)
+                ctx.print(Text(f"         {f.source}, line{'' if first == last else 's'} "
+                               f"{first}{'' if first == last else f'-{last}'}:", style="dim"))
+                for n, line in enumerate(R.mask_secrets(f.passage).split("\n"), first):
+                    row = Text(f"         {n:>4} │ ", style="dim")
+                    row.append(literal(mask_untrusted(line)))
+                    ctx.print(row)
     ctx.print()
     by_sev = [(s, sum(1 for f in findings if f.severity == s)) for s in reversed(R.SEVERITIES)]
     summary = ", ".join(f"{n} {s}" for s, n in by_sev if n)

@@ -418,6 +418,10 @@ Secrets stay masked here.
             days = getattr(self.app.settings, "old_days", R.OLD_DAYS)
             text.append(f"Old: its text hasn't changed in more than {days} days (hmc's [review] old_days), "
                         "by the history in state.db, dated or not. Stale is about dates written in it.\n")
+        if finding.kind == "relative-date" and finding.fix is not None:
+            dates = ", ".join(d for _, d in finding.resolved[:3])
+            text.append(f"e write the date instead (the editor opens with {dates} in place, to check) · d remove · y keep")
+            return text
         text.append(HINTS.get(finding.kind, ""))
         return text
 
@@ -435,6 +439,12 @@ Secrets stay masked here.
             left, right = diff_pair(masked(xa), masked(xb))
             return [(f"{ta} #{ia + 1} · {len(xa):,} chars", left),
                     (f"{tb} #{ib + 1} · {len(xb):,} chars", right)]
+        if len(refs) == 1 and finding.passage is not None:  # the entry, and the lines it restates
+            target, index, text = refs[0]
+            first, last = finding.passage_lines or (0, 0)
+            lines = f"line {first}" if first == last else f"lines {first}–{last}"
+            return [(f"{target} #{index + 1} · {len(text):,} chars", literal(masked(text))),
+                    (literal(f"{finding.source or '?'} · {lines}"), literal(masked(finding.passage)))]
         if len(refs) == 1:
             target, index, text = refs[0]
             shown = masked(text)
@@ -722,7 +732,9 @@ Secrets stay masked here.
         if ref is None:
             return
         target, _, text = ref
-        result = await self.app.push_screen_wait(EditEntryDialog(self.app.curator, target, text))
+        # a relative date whose saved day is known: the editor opens with the dates it meant in place
+        initial = finding.fix if finding.kind == "relative-date" and finding.fix is not None else None
+        result = await self.app.push_screen_wait(EditEntryDialog(self.app.curator, target, text, initial=initial))
         if result is None:
             return
         if result.text in (text, visible(text)):

@@ -15,6 +15,7 @@ from textual.widgets import Button, Input, Label, Static
 from core.store.memory import FILE_NAMES
 from tui.literal import literal, visible_controls
 from tui.screens.base import Dialog
+from tui.widgets.sidebyside import inline_diff
 
 
 class MomentDialog(Dialog[datetime | None]):
@@ -81,24 +82,29 @@ class MomentDialog(Dialog[datetime | None]):
         self.dismiss(None)
 
 
-def diff_body(changes: dict[str, tuple[list[str], list[str]]], label: str) -> Text:
-    """What changed between then and now, per file: `+` added since, `-` gone since (literal)."""
+def diff_body(changes: dict, label: str) -> Text:
+    """What changed between then and now, per file (core.timeline.view.travel_diff): `-` gone since,
+    `~` changed (the entry now, with what was there then struck through), `+` added since (literal)."""
     out = Text()
-    for target, (added, gone) in changes.items():
+    for target, d in changes.items():
         if out:
             out.append("\n\n")
         out.append(FILE_NAMES[target], style="bold")
-        if not added and not gone:
+        if d.same:
             out.append(": no change since then", style="dim")
             continue
-        out.append(f": {len(added)} added since, {len(gone)} gone since (or changed)", style="dim")
-        for text in gone:
+        out.append(f": {len(d.added)} added since, {len(d.changed)} changed, {len(d.removed)} gone", style="dim")
+        for text in d.removed:
             out.append("\n- ", style="bold red")
             out.append(visible_controls(text), style="red")
-        for text in added:
+        for old, new in d.changed:
+            out.append("\n~ ", style="bold yellow")
+            out.append_text(inline_diff(old, new))
+        for text in d.added:
             out.append("\n+ ", style="bold green")
             out.append(visible_controls(text), style="green")
-    out.append(f"\n\n- was there on {label}, gone now · + there now, not then", style="dim")
+    out.append(f"\n\n- was there on {label}, gone now · ~ changed since (struck: then) · + there now, not then",
+               style="dim")
     return out
 
 

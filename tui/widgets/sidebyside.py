@@ -19,6 +19,7 @@ from tui.literal import visible_controls
 REMOVED = "bold red underline"
 ADDED = "bold green underline"
 MARKED = "bold reverse"
+STRUCK = "red strike"
 _TOKENS = re.compile(r"\s+|[^\W_]+|.", re.UNICODE)
 
 
@@ -28,14 +29,19 @@ def _tokens(text: str) -> list[str]:
             for t in (list(tok) if any("\u3040" <= c <= "\u9fff" for c in tok) else [tok])]
 
 
-def diff_pair(a: str, b: str) -> tuple[Text, Text]:
-    """`a` with what `b` lacks highlighted, and `b` with what `a` lacks highlighted."""
+def _opcodes(a: str, b: str):
+    """(op, the part of `a`, the part of `b`) word by word (controls made visible first)."""
     a, b = visible_controls(a), visible_controls(b)
     ta, tb = _tokens(a), _tokens(b)
-    left, right = Text(), Text()
     matcher = difflib.SequenceMatcher(None, ta, tb, autojunk=False)
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
-        pa, pb = "".join(ta[i1:i2]), "".join(tb[j1:j2])
+        yield op, "".join(ta[i1:i2]), "".join(tb[j1:j2])
+
+
+def diff_pair(a: str, b: str) -> tuple[Text, Text]:
+    """`a` with what `b` lacks highlighted, and `b` with what `a` lacks highlighted."""
+    left, right = Text(), Text()
+    for op, pa, pb in _opcodes(a, b):
         if op == "equal":
             left.append(pa)
             right.append(pb)
@@ -45,6 +51,23 @@ def diff_pair(a: str, b: str) -> tuple[Text, Text]:
         if pb:
             right.append(pb, style=ADDED if pb.strip() else "")
     return left, right
+
+
+def inline_diff(a: str, b: str, base: str = "") -> Text:
+    """`b` as one text with what changed from `a` in place: each removed part struck through in red,
+    then an arrow and the part that replaced it, in green ("Node ~~20~~→22": never "2022")."""
+    out = Text(style=base)
+    for op, pa, pb in _opcodes(a, b):
+        if op == "equal":
+            out.append(pa)
+            continue
+        if pa:
+            out.append(pa, style=STRUCK if pa.strip() else "")
+        if pa.strip() and pb.strip():
+            out.append("→", style="dim")
+        if pb:
+            out.append(pb, style=ADDED if pb.strip() else "")
+    return out
 
 
 def mark_spans(text: str, spans: Sequence[tuple[int, int]], style: str = MARKED) -> Text:
@@ -79,7 +102,7 @@ class SideBySide(Horizontal):
             body = self.query_one(f"#side-body-{i}", Static)
             if i < len(panels):
                 title, text = panels[i]
-                box.border_title = title.plain if isinstance(title, Text) else title
+                box.border_title = title  # a Text is shown literally; a str title is markup (ours only)
                 body.update(text)
                 box.set_class(False, "-hidden")
                 box.scroll_home(animate=False)
