@@ -611,3 +611,31 @@ async def test_the_search_screen_never_shows_a_token_a_session_holds(hermes_home
         title = str(screen.query_one("#transcript-title", Static).render())
         assert "glsa_" in title and token not in title
         assert not any(token in t or token[5:20] in t for t in rows + shown), rows + shown
+
+
+@pytest.mark.parametrize("reading", [False, True], ids=["from-the-box", "from-a-transcript"])
+async def test_a_palette_profile_switch_leaves_the_keyboard_in_the_query_box(demo_home, make_app, reading):
+    """ctrl+p, "Switch profile to ops": the keys typed next go to the query box, where the cursor
+    shows. From a transcript, the switch closes it (it was the other profile's) and the focus went
+    nowhere: `t` opened the timeline while the box looked focused."""
+    from tui.screens.timeline import TimelineScreen
+
+    app = make_app(demo_home)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_search(pilot)
+        await type_query(pilot, "migration")
+        if reading:
+            await pilot.press("escape", "enter")  # the results, then the first hit's session
+            await settle(pilot)
+            assert screen.view == "transcript" and screen.focused is screen.transcript
+        await pilot.press("ctrl+p", *"switch profile to ops")
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        box = screen.query_one("#search-query", Input)
+        assert app.curator.home.profile == "ops" and app.screen is screen and screen.view == "results"
+        assert screen.focused is box and box.has_focus
+        await pilot.press("t")
+        await settle(pilot)
+        assert app.screen is screen and not isinstance(app.screen, TimelineScreen)
+        assert box.value == "migrationt"
