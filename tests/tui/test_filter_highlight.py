@@ -1,5 +1,5 @@
 """The `/` filter line shows its prompt, and every row it keeps highlights the words typed, found by
-the rule that kept the row (tui.filter_match): case-folded, as literal Text ranges, never markup.
+the rule that kept the row (tui.widgets.filter_match): case-folded, as literal Text ranges, never markup.
 Clearing the filter removes the highlight."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from textual.widgets import OptionList
 
 from tests.core.pending_support import build_home, two_staged_writes
 from tests.tui.helpers import settle, shown, until
-from tui.filter_match import MATCH_STYLE, filter_words, highlight, match_spans, matches
+from tui.widgets.filter_match import MATCH_STYLE, filter_words, highlight, match_spans, matches
 from tui.widgets.filter_bar import FilterBar
 
 HOSTILE = "Use [bold]pnpm[/] for web, [red]never[/red] PNPM 7 ([link=https://x]here[/link])"

@@ -160,14 +160,14 @@ class ModeScreen(OneFrame, Screen):
         self.apply_filter()
 
     def matches_filter(self, *texts: str) -> bool:
-        """Every word typed in the filter appears (case-folded) in one of `texts` (tui.filter_match)."""
-        from tui.filter_match import matches
+        """Every word typed in the filter appears (case-folded) in one of `texts` (tui.widgets.filter_match)."""
+        from tui.widgets.filter_match import matches
 
         return matches(self.filter_words(), *texts)
 
     def filter_words(self) -> tuple[str, ...]:
-        """The filter's words, as the rows it keeps highlight them (tui.filter_match)."""
-        from tui.filter_match import filter_words
+        """The filter's words, as the rows it keeps highlight them (tui.widgets.filter_match)."""
+        from tui.widgets.filter_match import filter_words
 
         return filter_words(self.filter_text)
 

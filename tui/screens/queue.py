@@ -263,7 +263,7 @@ class QueueScreen(ModeScreen):
             lst.add_option(Option(Text(f" None of the {len(self.rows)} staged writes matches the filter "
                                        "(/ then Esc clears it).", style="dim"), id="empty", disabled=True))
             return
-        from tui.filter_match import highlight
+        from tui.widgets.filter_match import highlight
 
         words = self.filter_words()  # what the filter matched, shown in each row it keeps
         lst.add_options([Option(highlight(lines[n], words), id=f"{self.QUEUE.option}-{n}") for n in self.shown_rows])

@@ -83,10 +83,10 @@ def entry_prompt(number: int, entry: str, limit: int, marks: Sequence[str] = (),
 def entry_body(entry: str, limit: int, marks: Sequence[str] = (), origin: str | None = None,
                words: Sequence[str] = ()) -> Text:
     """An entry's row without its number: the text literally, its size, its marks, its origin line.
-    `words`: a filter's words, highlighted where the entry's text has them (tui.filter_match)."""
+    `words`: a filter's words, highlighted where the entry's text has them (tui.widgets.filter_match)."""
     body = Text(visible_controls(entry))
     if words:
-        from tui.filter_match import highlight
+        from tui.widgets.filter_match import highlight
 
         body = highlight(body, words)
     size = len(entry)

@@ -36,7 +36,7 @@ def _short(text: str, width: int = DETAIL_WIDTH) -> str:
 
 def finding_row(finding, selected: bool, kept: bool, words: Sequence[str] = ()) -> RenderableType:
     """`☑ WARN memory #5 ↔ #14`, then the detail indented below it (wrapped lines stay indented);
-    `words`: a filter's words, highlighted in the detail (tui.filter_match)."""
+    `words`: a filter's words, highlighted in the detail (tui.widgets.filter_match)."""
     head = Text(no_wrap=True, overflow="ellipsis")
     head.append("☑ " if selected else "☐ ", style="bold" if selected else "dim")
     head.append(SEVERITY_TAG.get(finding.severity, finding.severity[:4]),
@@ -46,7 +46,7 @@ def finding_row(finding, selected: bool, kept: bool, words: Sequence[str] = ()) 
         head.append("  kept", style="italic dim")
     detail = Text(_short(finding.detail), style="dim" if kept else "")
     if words:
-        from tui.filter_match import highlight
+        from tui.widgets.filter_match import highlight
 
         detail = highlight(detail, words)
     return Group(head, Padding(detail, (0, 0, 0, INDENT)))

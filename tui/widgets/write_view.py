@@ -28,8 +28,8 @@ class OneLine:
         self.text = text
 
     def marked(self, words) -> "OneLine":
-        """This line with a filter's words highlighted where it has them (tui.filter_match)."""
-        from tui.filter_match import highlight
+        """This line with a filter's words highlighted where it has them (tui.widgets.filter_match)."""
+        from tui.widgets.filter_match import highlight
 
         return OneLine(highlight(self.text, words)) if words else self
 
