@@ -639,3 +639,39 @@ async def test_a_palette_profile_switch_leaves_the_keyboard_in_the_query_box(dem
         await settle(pilot)
         assert app.screen is screen and not isinstance(app.screen, TimelineScreen)
         assert box.value == "migrationt"
+
+
+@pytest.fixture
+def forms_home(hermes_home) -> Path:
+    """A home whose state.db holds several forms of the same words (tests/core/test_sessions_stems.py)."""
+    from tests.core.test_sessions_stems import FORMS
+
+    (hermes_home / "memories").mkdir(parents=True)
+    build_db(hermes_home / "state.db", extra=[("s-forms", "cli", FORMS)])
+    return hermes_home
+
+
+async def test_few_hits_offer_the_stem_and_ctrl_y_searches_it(forms_home, make_app):
+    """`миграция` finds one message and misses `миграцию`: the status offers `миграц*` (never
+    searched by itself), and ctrl+y puts it in the box and searches it."""
+    before = fingerprint(forms_home / "state.db")
+    async with make_app(forms_home).run_test(size=(120, 36)) as pilot:
+        screen = await open_search(pilot)
+        await type_query(pilot, "миграция", keys=True)
+        results = screen.query_one(ResultsList)
+        assert len(results.items) == 1
+        assert "Few hits — try миграц* (finds миграцию, 2 messages)  — ctrl+y searches the first" in status(screen)
+        await pilot.press("ctrl+y")
+        await settle(pilot, 0.25)  # past the typing debounce
+        assert screen.query_one("#search-query", Input).value == "миграц*"
+        assert len(results.items) == 2 and "Few hits" not in status(screen)
+    assert fingerprint(forms_home / "state.db") == before
+
+
+@pytest.mark.parametrize("query", ['"миграция"', "миграция OR invoices", "数据库迁移"])
+async def test_no_stem_for_a_phrase_an_operator_or_chinese(forms_home, make_app, query):
+    async with make_app(forms_home).run_test(size=(120, 36)) as pilot:
+        screen = await open_search(pilot)
+        await type_query(pilot, query)
+        assert screen.query_one(ResultsList).items
+        assert "Few hits" not in status(screen)

@@ -475,11 +475,13 @@ the search box · **ctrl+y** searches the first suggestion under a search that f
                                     **filters)
             elapsed = time.perf_counter() - started
             suggestions: tuple = ()
-            from core.sessions.suggest import FEW_HITS, suggestions_for
+            from core.sessions.suggest import FEW_HITS, STEM_FEW_HITS, hits_found, suggestions_for
 
             pruned = None
-            if not append and len(result.hits) < FEW_HITS and not worker.is_cancelled:
-                suggestions = tuple(suggestions_for(self.db.path, query))
+            found = hits_found(len(result.hits), result.has_more, result.total)
+            if not append and found < STEM_FEW_HITS and not worker.is_cancelled:
+                suggestions = tuple(suggestions_for(self.db.path, query, hits=found))
+            if not append and found < FEW_HITS and not worker.is_cancelled:
                 pruned = self.app.curator.pruning().short(short_date)
             if not worker.is_cancelled:
                 self.post_message(HitsLoaded(token, result, elapsed, append, suggestions, pruned))
