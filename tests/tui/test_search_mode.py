@@ -9,7 +9,7 @@ from textual.widgets import Input, Static
 
 from core.demo.build import demo_entries
 from core.store.memory import serialize
-from tests.core.sessions_fixtures import MARKUP, Msg, build_db, fingerprint, message_id
+from tests.core.sessions_fixtures import MARKUP, Msg, build_db, fingerprint
 from tui.screens.dialogs import EditEntryDialog
 from tui.screens.search import SearchScreen
 from tui.widgets.results import ResultsList, plain
@@ -262,7 +262,7 @@ def test_wrapped_rows_hang_under_their_text():
 async def test_copy_link(home, make_app, db_untouched):
     async with make_app(home).run_test(size=(120, 36)) as pilot:
         app = pilot.app
-        screen = await open_search(pilot)
+        await open_search(pilot)
         await type_query(pilot, "needle")
         await pilot.press("down", "c")
         assert app.clipboard == f"@session:default/{LONG_SID}"
