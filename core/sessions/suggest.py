@@ -1,7 +1,13 @@
 """What the word index knows near a query that found little: near spellings from the index's own
-vocabulary (`postgrse` → `postgres`) and prefix matches (`signature` → `signature*`, which finds
-`signatures`). They are offered to the person, never applied silently: Hermes's `session_search`
-would search the words as typed.
+vocabulary (`postgrse` → `postgres`), prefix matches (`signature` → `signature*`, which finds
+`signatures`) and, for a query of plain words, stems (`миграция` → `миграц*`, which finds
+`миграцию`: the index has no stemming, core.sessions.stems). They are offered to the person, never
+applied silently: Hermes's `session_search` would search the words as typed.
+
+When: spellings and prefixes under FEW_HITS hits, stems under STEM_FEW_HITS (a search that found a
+handful may well be missing the other forms of its words; one with a page of hits is not short of
+any). A stem is offered only when the index holds a form of the word that the word (and `word*`)
+misses, and one stem per word: the longest such.
 
 The vocabulary is read through an `fts5vocab` table in the connection's TEMP schema, on a
 connection opened read-only (`mode=ro`): nothing is written to state.db. Each look-up is a range
@@ -21,16 +27,17 @@ from core.sessions.query import QueryError, parse_query
 
 MAX_SCAN = 50_000  # vocabulary rows read for one word's near spellings at the most
 MIN_WORD = 3  # shorter words have too many neighbours to be worth suggesting
-FEW_HITS = 3  # a first page with fewer hits than this gets suggestions (the TUI and `hmc search` alike)
+FEW_HITS = 3  # a search with fewer hits than this gets spellings and prefixes (the TUI and `hmc search` alike)
+STEM_FEW_HITS = 20  # a search of plain words with fewer hits than this gets stems
 
 
 @dataclass(frozen=True)
 class Suggestion:
-    kind: str  # "spelling" | "prefix"
+    kind: str  # "spelling" | "prefix" | "stem"
     word: str  # the word as typed (case folded)
-    text: str  # what to search instead: a word, or `word*`
+    text: str  # what to search instead: a word, `word*`, or `stem*`
     messages: int  # messages the suggestion would match (the index's document count)
-    example: str = ""  # for a prefix: a term it finds (`signatures`)
+    example: str = ""  # for a prefix or a stem: a term it finds (`signatures`; for a stem, one the word misses)
 
     def to_json(self) -> dict:
         return {"kind": self.kind, "word": self.word, "text": self.text, "messages": self.messages,
@@ -49,6 +56,35 @@ def query_words(query: str) -> list[str]:
             word = term.text.casefold()
             if len(word) >= MIN_WORD and word not in words:
                 words.append(word)
+    return words
+
+
+def hits_found(hits: int, has_more: bool, total: int | None) -> float:
+    """How many hits a search found, as far as it is known: its count, else its page's hits (a page
+    with more after it: many)."""
+    if total is not None:
+        return total
+    return float("inf") if has_more else hits
+
+
+def plain_words(query: str) -> list[str]:
+    """The words of a query made only of plain words (ANDed), case folded, in order; none for a
+    query with a phrase, a prefix, OR, NOT or parentheses (stemming it wouldn't be clearly right)."""
+    from core.sessions.query import And, Term
+
+    try:
+        parsed = parse_query(query)
+    except QueryError:
+        return []
+    node = parsed.node
+    terms = node.items if isinstance(node, And) else (node,)
+    if not all(isinstance(t, Term) and t.kind == "word" and not t.phrase and not t.prefix for t in terms):
+        return []
+    words = []
+    for term in terms:
+        word = term.text.casefold()
+        if word.isalpha() and word not in words:
+            words.append(word)
     return words
 
 
@@ -109,12 +145,45 @@ def suggest(conn: sqlite3.Connection, words: list[str], limit: int = 4) -> list[
     return out[:limit]
 
 
-def suggestions_for(path: Path, query: str, immutable: bool | None = None, limit: int = 4) -> list[Suggestion]:
-    """Suggestions for `query` on the state.db at `path` (none when it has no word index).
+def stem_suggestions(conn: sqlite3.Connection, words: list[str]) -> list[Suggestion]:
+    """For each word, its longest stem (core.sessions.stems) under which the index holds a form
+    that neither the word nor `word*` finds, as `stem*`."""
+    from core.sessions.stems import indexed, stems
+
+    out: list[Suggestion] = []
+    for word in words:
+        own = indexed(word)
+        for stem in stems(word):
+            key = indexed(stem)
+            rows = conn.execute(
+                "SELECT term, doc FROM temp.hmc_vocab WHERE term >= ? AND term < ? ORDER BY doc DESC LIMIT 1000",
+                (key, _next(key))).fetchall()
+            missed = [(term, doc) for term, doc in rows if not term.startswith(own)]
+            if missed:  # the example: the form nearest the word (the longest start in common), then the most used
+                example = min(missed, key=lambda row: (-_common_start(row[0], own), -row[1], row[0]))[0]
+                out.append(Suggestion("stem", word, stem + "*", sum(doc for _, doc in rows), example))
+                break
+    return out
+
+
+def _common_start(a: str, b: str) -> int:
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def suggestions_for(path: Path, query: str, immutable: bool | None = None, limit: int = 4,
+                    hits: float = 0) -> list[Suggestion]:
+    """Suggestions for `query` on the state.db at `path` (none when it has no word index), for a
+    search that found `hits` (hits_found): stems first, then spellings, then prefixes.
     `immutable`: open as hmc's readers do (None: decide as they do: a WAL database with no
     sidecars is read immutable, so SQLite creates no -shm beside it)."""
-    words = query_words(query)
-    if not words:
+    words = query_words(query) if hits < FEW_HITS else []
+    stemmed = plain_words(query) if hits < STEM_FEW_HITS else []
+    if not words and not stemmed:
         return []
     if immutable is None:
         immutable = _reads_immutable(Path(path))
@@ -124,7 +193,7 @@ def suggestions_for(path: Path, query: str, immutable: bool | None = None, limit
     if conn is None:
         return []
     try:
-        return suggest(conn, words, limit)
+        return (stem_suggestions(conn, stemmed) + suggest(conn, words, limit))[:limit]
     except sqlite3.Error:
         return []
     finally:

@@ -220,3 +220,27 @@ def test_a_secret_a_snippet_cuts_is_masked_from_the_whole_message(tmp_path, word
     assert hits and hits[0].secrets == (key,)
     row = plain(hit_prompt(hits[0], 0.0), width=300)
     assert not [p for p in pieces if p in row]
+
+
+def test_few_hits_offer_the_stem_never_searched_silently(tmp_path):
+    """`миграция` misses `миграцию` (the index has no stemming): the output offers `миграц*` as a
+    query to run, in text and in JSON, and the hits are the query's own."""
+    from tests.core.test_sessions_stems import FORMS
+
+    home = tmp_path / "hermes"
+    build_db(home / "state.db", extra=[("s-forms", "cli", FORMS)])
+    before = fingerprint(home / "state.db")
+    out = hmc(home, "search", "миграция")
+    assert out.returncode == 0, out.stderr
+    assert "1 of 1 hit (1-1)" in out.stdout  # the query's own hit: the stem is not applied
+    assert "try: миграц* — the stem of миграция, which also finds миграцию" in out.stdout
+    assert "hmc search 'миграц*'" in out.stdout  # quoted for a shell: * would be a glob
+    data = json.loads(hmc(home, "search", "миграция", "--json").stdout)
+    assert [h["role"] for h in data["hits"]] == ["assistant"]  # "Миграция готова", not "…миграцию…"
+    assert data["suggestions"] == [{"kind": "stem", "word": "миграция", "text": "миграц*", "messages": 2,
+                                    "example": "миграцию"}]
+    for query in ('"миграция"', "миграц*", "миграция OR invoices", "数据库迁移"):  # no stem offered
+        data = json.loads(hmc(home, "search", query, "--json").stdout)
+        assert "suggestions" in data and all(s["kind"] != "stem" for s in data["suggestions"]), query
+        assert "try: " not in hmc(home, "search", query).stdout or query == "миграц*"
+    assert fingerprint(home / "state.db") == before

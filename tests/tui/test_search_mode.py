@@ -9,7 +9,7 @@ from textual.widgets import Input, Static
 
 from core.demo.build import demo_entries
 from core.store.memory import serialize
-from tests.core.sessions_fixtures import MARKUP, Msg, build_db, fingerprint, message_id
+from tests.core.sessions_fixtures import MARKUP, Msg, build_db, fingerprint
 from tui.screens.dialogs import EditEntryDialog
 from tui.screens.search import SearchScreen
 from tui.widgets.results import ResultsList, plain
@@ -262,7 +262,7 @@ def test_wrapped_rows_hang_under_their_text():
 async def test_copy_link(home, make_app, db_untouched):
     async with make_app(home).run_test(size=(120, 36)) as pilot:
         app = pilot.app
-        screen = await open_search(pilot)
+        await open_search(pilot)
         await type_query(pilot, "needle")
         await pilot.press("down", "c")
         assert app.clipboard == f"@session:default/{LONG_SID}"
@@ -611,3 +611,67 @@ async def test_the_search_screen_never_shows_a_token_a_session_holds(hermes_home
         title = str(screen.query_one("#transcript-title", Static).render())
         assert "glsa_" in title and token not in title
         assert not any(token in t or token[5:20] in t for t in rows + shown), rows + shown
+
+
+@pytest.mark.parametrize("reading", [False, True], ids=["from-the-box", "from-a-transcript"])
+async def test_a_palette_profile_switch_leaves_the_keyboard_in_the_query_box(demo_home, make_app, reading):
+    """ctrl+p, "Switch profile to ops": the keys typed next go to the query box, where the cursor
+    shows. From a transcript, the switch closes it (it was the other profile's) and the focus went
+    nowhere: `t` opened the timeline while the box looked focused."""
+    from tui.screens.timeline import TimelineScreen
+
+    app = make_app(demo_home)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_search(pilot)
+        await type_query(pilot, "migration")
+        if reading:
+            await pilot.press("escape", "enter")  # the results, then the first hit's session
+            await settle(pilot)
+            assert screen.view == "transcript" and screen.focused is screen.transcript
+        await pilot.press("ctrl+p", *"switch profile to ops")
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        box = screen.query_one("#search-query", Input)
+        assert app.curator.home.profile == "ops" and app.screen is screen and screen.view == "results"
+        assert screen.focused is box and box.has_focus
+        await pilot.press("t")
+        await settle(pilot)
+        assert app.screen is screen and not isinstance(app.screen, TimelineScreen)
+        assert box.value == "migrationt"
+
+
+@pytest.fixture
+def forms_home(hermes_home) -> Path:
+    """A home whose state.db holds several forms of the same words (tests/core/test_sessions_stems.py)."""
+    from tests.core.test_sessions_stems import FORMS
+
+    (hermes_home / "memories").mkdir(parents=True)
+    build_db(hermes_home / "state.db", extra=[("s-forms", "cli", FORMS)])
+    return hermes_home
+
+
+async def test_few_hits_offer_the_stem_and_ctrl_y_searches_it(forms_home, make_app):
+    """`миграция` finds one message and misses `миграцию`: the status offers `миграц*` (never
+    searched by itself), and ctrl+y puts it in the box and searches it."""
+    before = fingerprint(forms_home / "state.db")
+    async with make_app(forms_home).run_test(size=(120, 36)) as pilot:
+        screen = await open_search(pilot)
+        await type_query(pilot, "миграция", keys=True)
+        results = screen.query_one(ResultsList)
+        assert len(results.items) == 1
+        assert "Few hits — try миграц* (finds миграцию, 2 messages)  — ctrl+y searches the first" in status(screen)
+        await pilot.press("ctrl+y")
+        await settle(pilot, 0.25)  # past the typing debounce
+        assert screen.query_one("#search-query", Input).value == "миграц*"
+        assert len(results.items) == 2 and "Few hits" not in status(screen)
+    assert fingerprint(forms_home / "state.db") == before
+
+
+@pytest.mark.parametrize("query", ['"миграция"', "миграция OR invoices", "数据库迁移"])
+async def test_no_stem_for_a_phrase_an_operator_or_chinese(forms_home, make_app, query):
+    async with make_app(forms_home).run_test(size=(120, 36)) as pilot:
+        screen = await open_search(pilot)
+        await type_query(pilot, query)
+        assert screen.query_one(ResultsList).items
+        assert "Few hits" not in status(screen)

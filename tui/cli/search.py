@@ -164,11 +164,13 @@ def run_search(args, ctx: CliContext) -> int:
     mask = Masker(args.reveal)
     total = None if result.total is None else f"{result.total:,}{'+' if result.total_capped else ''}"
     suggestions = []
-    from core.sessions.suggest import FEW_HITS, suggestions_for
+    from core.sessions.suggest import FEW_HITS, STEM_FEW_HITS, hits_found, suggestions_for
 
     pruned = None  # few hits: say when Hermes pruned the sessions they could have been in
-    if not args.all_profiles and not result.offset and len(result.hits) < FEW_HITS:
-        suggestions = suggestions_for(db.path, query)
+    found = hits_found(len(result.hits), result.has_more, result.total)
+    if not args.all_profiles and not result.offset and found < STEM_FEW_HITS:
+        suggestions = suggestions_for(db.path, query, hits=found)
+    if not args.all_profiles and not result.offset and found < FEW_HITS:
         pruned = curator.pruning()
     if args.json:
         data = {
@@ -251,13 +253,21 @@ def print_pruning(ctx: CliContext, pruned) -> None:
 
 def print_suggestions(ctx: CliContext, query: str, suggestions: list, mask: Masker) -> None:
     """What the word index knows near the query, as queries to run (never run in its place)."""
+    import shlex
+
     from core.sessions.suggest import suggested_query
 
-    for hint in suggestions:
+    for hint in suggestions:  # the command quoted as a shell needs it (`*` would be a glob)
+        if hint.kind == "stem":  # few hits: the word's other forms, which the index can't find by itself
+            ctx.text("try: ", literal(mask(hint.text), "bold"),
+                     f" — the stem of {mask(hint.word)}, which also finds {mask(hint.example)}: in "
+                     f"{hint.messages:,} message{'s' if hint.messages != 1 else ''} · hmc search ",
+                     literal(mask(shlex.quote(suggested_query(query, hint)))), style="yellow")
+            continue
         what = "a near spelling" if hint.kind == "spelling" else f"a prefix (finds {hint.example})"
         ctx.text("the index knows ", literal(mask(hint.text), "bold"),
                  f": {what}, in {hint.messages:,} message{'s' if hint.messages != 1 else ''} · try: hmc search ",
-                 literal(mask(suggested_query(query, hint))), style="yellow")
+                 literal(mask(shlex.quote(suggested_query(query, hint)))), style="yellow")
 
 
 # ── hmc session ──────────────────────────────────────────────────────────────

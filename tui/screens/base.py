@@ -160,12 +160,16 @@ class ModeScreen(OneFrame, Screen):
         self.apply_filter()
 
     def matches_filter(self, *texts: str) -> bool:
-        """Every word typed in the filter appears (case-folded) in one of `texts`."""
-        words = self.filter_text.casefold().split()
-        if not words:
-            return True
-        haystack = "\n".join(texts).casefold()
-        return all(word in haystack for word in words)
+        """Every word typed in the filter appears (case-folded) in one of `texts` (tui.widgets.filter_match)."""
+        from tui.widgets.filter_match import matches
+
+        return matches(self.filter_words(), *texts)
+
+    def filter_words(self) -> tuple[str, ...]:
+        """The filter's words, as the rows it keeps highlight them (tui.widgets.filter_match)."""
+        from tui.widgets.filter_match import filter_words
+
+        return filter_words(self.filter_text)
 
     def apply_filter(self) -> None:
         """Show only what matches `filter_text` (subclasses with a filter line)."""

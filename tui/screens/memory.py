@@ -162,7 +162,8 @@ every action by name.
                      "; Tab switches files).")
             note = usage_note(store.figures(snap), short=self.app.size.height < 30) if self._notes_on else None
             self.query_one(f"#pane-{t}", StorePane).show(snap, store.limit, store.enabled, self.marks_for(snap.entries),
-                                                         title, origins, empty, only, note)
+                                                         title, origins, empty, only, note,
+                                                         self.filter_words() if only is not None else ())
         self.update_bindings()
         unscanned = [e for t in TARGETS for e in self.entries_shown(t)
                      if e not in self._scan_cache and e not in self._scanning]

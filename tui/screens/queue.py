@@ -263,7 +263,10 @@ class QueueScreen(ModeScreen):
             lst.add_option(Option(Text(f" None of the {len(self.rows)} staged writes matches the filter "
                                        "(/ then Esc clears it).", style="dim"), id="empty", disabled=True))
             return
-        lst.add_options([Option(lines[n], id=f"{self.QUEUE.option}-{n}") for n in self.shown_rows])
+        from tui.widgets.filter_match import highlight
+
+        words = self.filter_words()  # what the filter matched, shown in each row it keeps
+        lst.add_options([Option(highlight(lines[n], words), id=f"{self.QUEUE.option}-{n}") for n in self.shown_rows])
         self.highlight_record(keep, min(old or 0, len(self.shown_rows) - 1))
 
     def hidden_by_filter(self) -> str:

@@ -323,7 +323,8 @@ Secrets stay masked here.
         lst = self.query_one(FindingsList)
         current = self._follow or (lst.current.key if lst.current is not None else None)
         self._follow = None
-        lst.show(visible, self.marked, kept, keep_key=current)  # or the next one in its place
+        lst.show(visible, self.marked, kept, keep_key=current,  # or the next one in its place
+                 words=self.filter_words())
         self.update_summary(findings, kept)
         self.show_detail(lst.current)
         self.refresh_bindings()
@@ -540,7 +541,7 @@ Secrets stay masked here.
             return
         self.marked ^= {finding.key}
         lst = self.query_one(FindingsList)
-        lst.show(self.findings, self.marked, self.kept, keep_key=finding.key)
+        lst.show(self.findings, self.marked, self.kept, keep_key=finding.key, words=self.filter_words())
         # move on, so space, space, space marks a run of findings (the summary line says how many are
         # marked and what d and y do with them: a toast per key would pile up)
         lst.action_cursor_down()

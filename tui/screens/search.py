@@ -221,7 +221,10 @@ the search box · **ctrl+y** searches the first suggestion under a search that f
             bar.height = 1
 
     def _profile_maybe_changed(self, _=None) -> None:
-        """Another profile (so another state.db) is being curated: start over on it."""
+        """Another profile (so another state.db) is being curated: start over on it. A transcript
+        open from the other profile closes, and the keyboard goes to the query box, which the same
+        query now searches the new profile with: the hidden transcript (or nothing) would keep it
+        while the box showed the cursor, and a letter typed there would act as a shortcut."""
         if self.app.curator is self._curator:
             return
         self._curator = self.app.curator
@@ -229,8 +232,11 @@ the search box · **ctrl+y** searches the first suggestion under a search that f
         self.session_info = None
         self._dbs = {}
         self.show_profiles_switch()
-        if self.view == "transcript":
+        left_transcript = self.view == "transcript"
+        if left_transcript:
             self.show_results()
+        if left_transcript or self.focused is None:
+            self.set_focus(self.query_one("#search-query", Input))
         self.load_sources()
         self.start_search()
 
@@ -469,11 +475,13 @@ the search box · **ctrl+y** searches the first suggestion under a search that f
                                     **filters)
             elapsed = time.perf_counter() - started
             suggestions: tuple = ()
-            from core.sessions.suggest import FEW_HITS, suggestions_for
+            from core.sessions.suggest import FEW_HITS, STEM_FEW_HITS, hits_found, suggestions_for
 
             pruned = None
-            if not append and len(result.hits) < FEW_HITS and not worker.is_cancelled:
-                suggestions = tuple(suggestions_for(self.db.path, query))
+            found = hits_found(len(result.hits), result.has_more, result.total)
+            if not append and found < STEM_FEW_HITS and not worker.is_cancelled:
+                suggestions = tuple(suggestions_for(self.db.path, query, hits=found))
+            if not append and found < FEW_HITS and not worker.is_cancelled:
                 pruned = self.app.curator.pruning().short(short_date)
             if not worker.is_cancelled:
                 self.post_message(HitsLoaded(token, result, elapsed, append, suggestions, pruned))

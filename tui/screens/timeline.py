@@ -241,8 +241,9 @@ edit dialog instead. **Esc** goes back.
         self.shown = [row[3] for row in reversed(rows)]
         source_of = {id(r): s for r, s in self.refused}
         lst.clear_options()
-        lst.add_options([Option(refusal_row(x, source_of.get(id(x))) if is_refusal(x) else write_row(x), id=f"w{i}")
-                         for i, x in enumerate(self.shown)])
+        words = self.filter_words()  # what the filter matched, shown in each row it keeps
+        lst.add_options([Option((refusal_row(x, source_of.get(id(x))) if is_refusal(x) else write_row(x)).marked(words),
+                                id=f"w{i}") for i, x in enumerate(self.shown)])
         total = len(self.timeline.writes)
         title = Text("History", style="bold")
         title.append(f"  ·  {len(writes):,} of {total:,} write{'s' if total != 1 else ''}", style="dim")

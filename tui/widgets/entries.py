@@ -80,9 +80,15 @@ def entry_prompt(number: int, entry: str, limit: int, marks: Sequence[str] = (),
     return Hanging(number, entry_body(entry, limit, marks, origin))
 
 
-def entry_body(entry: str, limit: int, marks: Sequence[str] = (), origin: str | None = None) -> Text:
-    """An entry's row without its number: the text literally, its size, its marks, its origin line."""
+def entry_body(entry: str, limit: int, marks: Sequence[str] = (), origin: str | None = None,
+               words: Sequence[str] = ()) -> Text:
+    """An entry's row without its number: the text literally, its size, its marks, its origin line.
+    `words`: a filter's words, highlighted where the entry's text has them (tui.widgets.filter_match)."""
     body = Text(visible_controls(entry))
+    if words:
+        from tui.widgets.filter_match import highlight
+
+        body = highlight(body, words)
     size = len(entry)
     body.append(f"  ({size:,})", style="bold red" if size > limit else "dim")
     for mark in marks:
@@ -121,10 +127,11 @@ class EntryList(HmcList):
 
     def show(self, entries: Sequence[str], limit: int, marks: dict[int, list[str]] | None = None,
              keep: int | None = None, origins: dict[str, str] | None = None, empty: str = "",
-             only: Sequence[int] | None = None) -> None:
+             only: Sequence[int] | None = None, words: Sequence[str] = ()) -> None:
         """Replace the options, keeping the highlight where it was (or on `keep`); with no entries,
         one muted line `empty` says what that means and what to do. `only`: the indexes of the
-        entries to list (a filter), each keeping its number; the rows map back with `entry_at`.
+        entries to list (a filter), each keeping its number; the rows map back with `entry_at`;
+        `words`: the filter's words, highlighted in each entry listed.
 
         The first time, only the entries that can show are laid out before the first frame (an
         OptionList measures every option, on screen or not); the others are added just after it."""
@@ -133,7 +140,8 @@ class EntryList(HmcList):
         self.clear_options()
         marks = marks or {}
         self.numbers = list(range(len(entries))) if only is None else [i for i in only if 0 <= i < len(entries)]
-        options = self._options_for(entries, limit, marks, self.numbers, origins or {}, self._wraps_kept())
+        options = self._options_for(entries, limit, marks, self.numbers, origins or {}, self._wraps_kept(),
+                                    tuple(words))
         count = (self.first_paint(entries) if only is None and getattr(self, "_shown", False) is False
                  and old in (None, 0) else 0)
         self._shown = True
@@ -181,7 +189,7 @@ class EntryList(HmcList):
         return kept
 
     def _options_for(self, entries: Sequence[str], limit: int, marks: dict[int, list[str]], numbers: Sequence[int],
-                     origins: dict[str, str], kept: dict) -> list:
+                     origins: dict[str, str], kept: dict, words: tuple[str, ...] = ()) -> list:
         options: list[Option | None] = []
         now: dict = {}
         for n, i in enumerate(numbers):
@@ -189,10 +197,10 @@ class EntryList(HmcList):
             if n:
                 options.append(None)  # a rule between entries keeps multi-line entries apart
             mark, origin = tuple(marks.get(i, ())), origins.get(entry)
-            key = (entry, len(entry) > limit, mark, origin)
+            key = (entry, len(entry) > limit, mark, origin, words)
             made = now.get(key) or kept.get(key)
             if made is None:
-                made = (entry_body(entry, limit, mark, origin), {})
+                made = (entry_body(entry, limit, mark, origin, words), {})
             now[key] = made
             options.append(Option(Hanging(i + 1, *made), id=f"e{i}"))
         self._wraps = now

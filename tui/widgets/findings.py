@@ -34,8 +34,9 @@ def _short(text: str, width: int = DETAIL_WIDTH) -> str:
     return cut.rstrip(" ,;:—-") + "…"
 
 
-def finding_row(finding, selected: bool, kept: bool) -> RenderableType:
-    """`☑ WARN memory #5 ↔ #14`, then the detail indented below it (wrapped lines stay indented)."""
+def finding_row(finding, selected: bool, kept: bool, words: Sequence[str] = ()) -> RenderableType:
+    """`☑ WARN memory #5 ↔ #14`, then the detail indented below it (wrapped lines stay indented);
+    `words`: a filter's words, highlighted in the detail (tui.widgets.filter_match)."""
     head = Text(no_wrap=True, overflow="ellipsis")
     head.append("☑ " if selected else "☐ ", style="bold" if selected else "dim")
     head.append(SEVERITY_TAG.get(finding.severity, finding.severity[:4]),
@@ -44,6 +45,10 @@ def finding_row(finding, selected: bool, kept: bool) -> RenderableType:
     if kept:
         head.append("  kept", style="italic dim")
     detail = Text(_short(finding.detail), style="dim" if kept else "")
+    if words:
+        from tui.widgets.filter_match import highlight
+
+        detail = highlight(detail, words)
     return Group(head, Padding(detail, (0, 0, 0, INDENT)))
 
 
@@ -64,8 +69,10 @@ class FindingsList(HmcList):
         super().__init__(**kwargs)
         self._rows: list[object | None] = []  # Finding for a finding row, None for a heading
 
-    def show(self, findings: Sequence, selected: set[str], kept: set[str], keep_key: str | None = None) -> None:
-        """Replace the rows; keep the highlight on `keep_key`, or on the finding that followed it.
+    def show(self, findings: Sequence, selected: set[str], kept: set[str], keep_key: str | None = None,
+             words: Sequence[str] = ()) -> None:
+        """Replace the rows; keep the highlight on `keep_key`, or on the finding that followed it;
+        `words`: the filter's words, highlighted in each row.
 
         When `keep_key` is gone (kept, fixed), the cursor lands on the next finding that is still
         listed (the previous one at the end), so it stays in the same place.
@@ -84,7 +91,7 @@ class FindingsList(HmcList):
             options.append(Option(heading(kind, items), id=f"h-{kind}", disabled=True))
             rows.append(None)
             for f in items:
-                options.append(Option(finding_row(f, f.key in selected, f.key in kept), id=f"f-{f.key}"))
+                options.append(Option(finding_row(f, f.key in selected, f.key in kept, words), id=f"f-{f.key}"))
                 rows.append(f)
         self._rows = rows
         self.add_options(options)

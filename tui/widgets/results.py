@@ -243,14 +243,19 @@ def hits_status(result, count: int, rows: int, active_filters: Sequence[str], el
         if elapsed >= 0.5:  # only worth saying when it was slow (and keeps snapshots stable)
             line.append(f" · {elapsed:.1f} s")
         line.append("  ·  Enter opens · n/N step through matches · c copies the link · m to memory", style="dim")
-    if suggestions:
-        line.append("\nThe index knows: ", style="bold")
-        for n, hint in enumerate(suggestions):
+    stems = [hint for hint in suggestions if hint.kind == "stem"]  # first (core.sessions.suggest)
+    known = [hint for hint in suggestions if hint.kind != "stem"]
+    for label, hints in (("Few hits — try ", stems), ("The index knows: ", known)):
+        if not hints:
+            continue
+        line.append("\n" + label, style="bold")
+        for n, hint in enumerate(hints):
             line.append(" · " if n else "")
             line.append_text(literal(hint.text, "bold yellow"))
-            near = f"{hint.example}, " if hint.example else ""
+            near = f"{'finds ' if hint.kind == 'stem' else ''}{hint.example}, " if hint.example else ""
             line.append(f" ({near}{hint.messages:,} message{'s' if hint.messages != 1 else ''})", style="dim")
-        line.append("  — ctrl+y searches the first", style="dim")
+        if hints[0] is suggestions[0]:
+            line.append("  — ctrl+y searches the first", style="dim")
     if pruned:
         line.append(f"\n{pruned}", style="dim")
     return line

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Sequence
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -35,8 +37,10 @@ class StorePane(Vertical):
         return self.query_one(EntryList)
 
     def show(self, snap: Snapshot, limit: int, enabled: bool, marks: dict[int, list[str]], title: str,
-             origins: dict[str, str] | None = None, empty: str = "", only=None, note: str | None = None) -> None:
-        """`note`: one muted line under the gauge (why the prompt's label differs from the gauge)."""
+             origins: dict[str, str] | None = None, empty: str = "", only=None, note: str | None = None,
+             words: Sequence[str] = ()) -> None:
+        """`note`: one muted line under the gauge (why the prompt's label differs from the gauge);
+        `only` and `words`: the entries a filter keeps and its words, highlighted in them."""
         gauge = self.query_one(CapacityGauge)
         gauge.set_title(Text(title, style="bold"))
         gauge.update(snap.usage, limit)
@@ -73,4 +77,4 @@ class StorePane(Vertical):
         elif notes:
             notes.first().display = False
         self.set_class(bool(snap.error or snap.drift), "-problem")
-        self.entry_list.show(snap.entries, limit, marks, origins=origins, empty=empty, only=only)
+        self.entry_list.show(snap.entries, limit, marks, origins=origins, empty=empty, only=only, words=words)

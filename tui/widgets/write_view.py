@@ -27,6 +27,12 @@ class OneLine:
     def __init__(self, text: Text) -> None:
         self.text = text
 
+    def marked(self, words) -> "OneLine":
+        """This line with a filter's words highlighted where it has them (tui.widgets.filter_match)."""
+        from tui.widgets.filter_match import highlight
+
+        return OneLine(highlight(self.text, words)) if words else self
+
     def __rich_console__(self, console, options):
         out = self.text.copy()
         out.truncate(max(1, options.max_width), overflow="ellipsis")
