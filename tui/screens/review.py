@@ -84,6 +84,7 @@ class MergeDialog(EntryEditor[MergeResult | None]):
         Binding("escape", "cancel", "Cancel", id="merge.cancel", tooltip="Close without merging"),
         Binding("ctrl+t", "switch_target", "Other file", id="merge.target",
                 tooltip="Put the merged entry in the other file (entries from both files only)"),
+        EntryEditor.EDITOR_BINDING,
     ]
     PREFIX = "merge"
     VERB = "merge"
