@@ -49,7 +49,9 @@ def register(sub) -> None:
                        "that can never apply: a broken or malformed file, a pinned entry that changed, no or "
                        "several matching entries, empty text, a batch that would empty the file. It keeps "
                        "scanner hits (a person decides), writes over the limit (memory may shrink), a disabled "
-                       "target and a drifted file (a repair fixes it).")
+                       "target and a drifted file (a repair fixes it). With --subsystem skills it keeps "
+                       "scanner hits and the writes Hermes may still apply (a patch only its fuzzy matcher "
+                       "finds, \\t/\\r escapes it rewrites, its skills guard).")
     q.add_argument("ids", nargs="+", metavar="ID", help="record ids, `all`, or `invalid`")
     q.add_argument("--json", action="store_true", help="machine-readable output")
     add_reveal(q)
