@@ -22,6 +22,7 @@ from tui.literal import UNSAFE, literal, masked, visible
 from tui.widgets.gauge import CapacityGauge
 from tui.screens.base import Dialog
 from tui.widgets.lists import HmcList
+from core.plural import counted
 
 
 ResultT = TypeVar("ResultT")
@@ -444,7 +445,7 @@ class EditEntryDialog(EntryEditor[EditResult | None]):
         if not store.enabled:
             problems.append(f"{store.label} is disabled in config.yaml")
         used = usage(after)
-        line = Text(f"{len(text):,} chars · {FILE_NAMES[self.target]} after saving: {usage_label(used, store.limit)}")
+        line = Text(f"{counted(len(text), 'char')} · {FILE_NAMES[self.target]} after saving: {usage_label(used, store.limit)}")
         return EntryStatus(line, used, store.limit, tuple(problems))
 
     def result(self, text: str) -> EditResult:
