@@ -35,6 +35,7 @@ from tui.screens.dialogs import ConfirmDialog
 from tui.screens.queue import Queue, QueueScreen, queue_bindings, short_ago
 from tui.screens.skill_edit import EDITABLE, SkillEditDialog
 from tui.widgets.skill_diff import SkillDiff, build
+from core.plural import counted
 
 STATUS = {
     "broken": "✗ broken file", "malformed": "✗ malformed", "missing": "✗ missing", "exists": "✗ exists",
@@ -42,6 +43,11 @@ STATUS = {
     "escapes": "✗ path escapes", "unreadable": "✗ unreadable", "pinned": "✗ pinned", "scanner": "⚠ scanner hit",
     "guarded": "✗ Hermes guard", "needs-hermes": "✗ needs Hermes",
 }
+
+
+# the status column's width: its longest possible word, whatever the queue holds (it jumped when a
+# record with a long status came or went)
+STATUS_WIDTH = max(len(w) for w in [*STATUS.values(), "✓ ready", "✗ can't apply"])
 
 
 def status_of(ins: SkillInspection) -> tuple[str, str]:
@@ -228,7 +234,7 @@ secrets · **w** skill write approval on/off in config.yaml · **m** the memory 
     def _widths(self) -> tuple[int, int, int, int, int, bool]:
         """(id, age, action, name, status) widths and whether the age is short, for the list width."""
         width = max(40, (self.query_one("#skills-list").size.width or self.app.size.width) - 3)
-        status = max([len(status_of(r.ins)[0]) for r in self.rows] + [8]) + 2
+        status = STATUS_WIDTH + 2
         name = min(max([len(r.name) for r in self.rows] + [6]) + 2, 26)
         short = width < 110
         age = 5 if short else 15
@@ -370,7 +376,7 @@ secrets · **w** skill write approval on/off in config.yaml · **m** the memory 
         ops = ins.operations() if r.action == "batch" else []
         labels = [op_label(i, len(ops), a, n, fp) for i, a, n, fp, done in ops for _c in done]
         if ops:  # a batch: its ops, all applied or none
-            files.append(f"{len(ops)} operations, applied all or none:\n", style="bold")
+            files.append(f"{counted(len(ops), 'operation')}, applied all or none:\n", style="bold")
             for i, a, n, fp, _done in ops:
                 files.append_text(shown(op_label(i, len(ops), a, n, fp) + "\n", "dim"))
         if changes:
