@@ -214,7 +214,8 @@ class PendingScreen(QueueScreen):
 ## Pending
 The writes Hermes staged for approval (`pending/memory/`), oldest first. The lower pane shows what
 approving the highlighted one would do to the file: the whole entry a replace overwrites, usage now
-and after, scanner findings, and why a record can't apply.
+and after, scanner findings, and why a record can't apply. `auto` before a summary: Hermes's
+background review staged it (Hermes shows `[auto]`).
 **y** approve · **n** reject (**u** brings it back) · **e** edit the text, then approve · **A** approve
 all · **R** reject all · **x** clear those that can never apply (broken, malformed, entry changed, no
 or several matches, empty text, empties the file; scanner hits, over-limit writes, a disabled target or
