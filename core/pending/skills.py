@@ -66,7 +66,7 @@ from core.pending.skill_records import (
 )
 from core.pending.skill_records import (  # noqa: F401  (re-exported: the reason kinds and limits)
     ACTIONS, AMBIGUOUS, EXISTS, MALFORMED, MAX_SKILL_CONTENT_CHARS, MAX_SKILL_FILE_BYTES, MAX_WALK, MISSING,
-    HERMES_MAY_APPLY, NEEDS_HERMES, NO_MATCH, PINNED, TOO_LARGE, UNREADABLE, FileChange, Frontmatter,
+    NEEDS_HERMES, NO_MATCH, PINNED, TOO_LARGE, UNREADABLE, FileChange, Frontmatter,
 )
 from core.pending.skill_tree import TreeView
 from core.pending.skill_undo import SkillUndo, SkillUndoRefused

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from core.pending import skills as sk
+from core.pending.skill_records import HERMES_MAY_APPLY
 from core.pending.skills import SkillApproveRefused, SkillPendingError, SkillQueue
 
 
@@ -415,7 +416,7 @@ def test_never_applies_only_where_neither_hmc_nor_hermes_can(home, tmp_path):
         ins = q.inspect(q.get(stage(home, payload)))
         assert ins.kind == kind, (payload, ins.reason)
         assert ins.never_applies is never, (kind, ins.reason)
-        if kind in sk.HERMES_MAY_APPLY:
+        if kind in HERMES_MAY_APPLY:
             assert "Hermes" in ins.reason  # the detail says so, and `x` agrees
 
 
