@@ -108,7 +108,7 @@ def binding_ids(app) -> set[str]:
 
     classes = list(mode_classes().values()) + [mode_screen(m) for m in SUBMODES] + [SkillEditDialog,
         dialogs.ChoiceDialog, dialogs.ConfirmDialog, dialogs.EditEntryDialog, dialogs.ApproveEditDialog, dialogs.TextDialog,
-        dialogs.PickDialog, help_screen.HelpDialog, Dialog, MergeDialog, TimelineScreen, EntryHistoryScreen, PaletteDialog]
+        dialogs.PickDialog, dialogs.EditorTextArea, help_screen.HelpDialog, Dialog, MergeDialog, TimelineScreen, EntryHistoryScreen, PaletteDialog]
     for cls in classes:
         ids |= {b.id for b in cls.BINDINGS if getattr(b, "id", None)}
     return ids

@@ -47,6 +47,22 @@ UNWRITABLE = "unwritable"  # the OS refused to write the home (read-only, no per
 TOO_LARGE = "too-large"  # a record beyond hmc's limits (MAX_OPS operations)
 UNPINNED = "unpinned"  # 0.22+: a replace/remove/patch staged without a pin; the release won't approve it
 
+# What both interfaces call each reason (the TUI's status column, `hmc pending list`): one wording,
+# from here. A record Hermes's own scan refuses is "Hermes blocks" everywhere (not "hermes-scan").
+REASON_WORDS = {
+    BROKEN: "broken file", MALFORMED: "malformed", DISABLED: "target off", UNREADABLE: "unreadable",
+    DRIFT: "file drifted", PIN_CHANGED: "entry changed", NO_MATCH: "no match", AMBIGUOUS: "ambiguous",
+    EMPTY: "empty text", EMPTIES_STORE: "empties file", LIMIT: "over limit", SCANNER: "scanner hit",
+    CHANGED: "changed", REFUSED: "refused", HERMES_SCAN: "Hermes blocks", TOO_LARGE: "too large",
+    UNPINNED: "unpinned",
+}
+
+
+def reason_label(kind: str | None) -> str:
+    """`✗ over limit`, `⚠ scanner hit` (the one reason a person may confirm past)."""
+    return ("⚠ " if kind == SCANNER else "✗ ") + REASON_WORDS.get(kind or "", kind or "can't apply")
+
+
 # The reasons no later change to memory can cure: `reject_invalid` clears these and only these.
 # Not limit (memory may shrink), disabled (config can change), drift/unreadable (a repair fixes the
 # file), scanner and empties-store (a person decides: Hermes would write them), refused/changed

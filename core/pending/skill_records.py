@@ -52,6 +52,10 @@ SCANNER = "scanner"  # hmc's scanner found something (forcible)
 GUARDED = "guarded"  # skills.guard_agent_created / external_dirs on: Hermes must approve
 NEEDS_HERMES = "needs-hermes"  # only Hermes's fuzzy patch matcher could apply it
 
+# Refusals Hermes's own `/skills approve` may still get past (hmc is stricter on purpose, see
+# core.pending.skills): its fuzzy patch matcher, its rewriting of \t/\r escapes, its skills guard.
+HERMES_MAY_APPLY = frozenset({NO_MATCH, NEEDS_HERMES, GUARDED})
+
 
 class SkillPendingError(Exception):
     """A skill record can't be found, claimed or applied; the message says why."""
@@ -202,6 +206,13 @@ class SkillInspection:
     @property
     def forcible(self) -> bool:
         return self.kind == SCANNER
+
+    @property
+    def never_applies(self) -> bool:
+        """Neither hmc (not even forced) nor Hermes can apply it: what `x` and `hmc pending reject
+        invalid --subsystem skills` clear. A scanner hit is the person's call, and a refusal Hermes
+        may still get past (HERMES_MAY_APPLY: its detail says so) stays for Hermes to apply."""
+        return not self.can_apply and not self.forcible and self.kind not in HERMES_MAY_APPLY
 
     def operations(self) -> list[tuple[int, str, str, str, list[FileChange]]]:
         """A batch's ops: (index, action, skill, file path, the changes it makes: [] when refused)."""

@@ -23,6 +23,7 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 
+from core.plural import counted
 from core.review import textnorm as tn
 from core.review.ages import SEEN, Age, Ages, entry_ages, short_date
 from core.review.dates import ABSOLUTE, NO_YEAR, RELATIVE, find_dates, newest, resolve_relative
@@ -853,7 +854,7 @@ def markdown_report(curator: "Curator", findings: Sequence[Finding]) -> str:
             continue
         snap = store.last
         name = "MEMORY.md" if target == "memory" else "USER.md"
-        lines.append(f"- {name}: {len(snap.entries)} entries, "
+        lines.append(f"- {name}: {counted(len(snap.entries), 'entry', 'entries')}, "
                      f"{usage_label(usage(snap.entries), store.limit)}")
     lines.append("")
     if not findings:

@@ -67,6 +67,25 @@ def _mask_one(secret: str) -> str:
     return scanner.mask(secret)
 
 
+def finding_detail(finding, text: str, reveal: bool = False) -> str:
+    """A finding's detail as the command line and the TUI show it (one wording, from here): a secret
+    named once (the scanner's detail quotes it masked; `reveal` shows it there as it is), and a
+    finding Hermes's own scan blocks saying so once, in the scanner's words (HERMES_NOTE)."""
+    from core.scan import scanner
+
+    detail = str(finding.detail)
+    if getattr(finding, "secret", False) and 0 <= finding.start < finding.end <= len(text):
+        found = text[finding.start:finding.end]
+        masked = scanner.mask(found)
+        if masked in detail:
+            detail = detail.replace(masked, found) if reveal else detail
+        else:  # the detail quotes the secret as the scan normalised it: name it as it is in the text
+            detail += " " + (found if reveal else masked)
+    if getattr(finding, "hermes_blocks", False) and scanner.HERMES_NOTE not in detail:
+        detail += f"; {scanner.HERMES_NOTE}"
+    return detail
+
+
 class Masker:
     """Masks secrets (`sk-…9f2a`) in untrusted strings; `reveal=True` leaves them as they are.
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from core.home import tilde
 from core.store.memory import FILE_NAMES
+from core.plural import counted
 from core.timefmt import local_time
 from core.review.facts import Fact
 from core.why.trace import Trace, trace
@@ -73,7 +74,7 @@ def _when(ts) -> str:
 
 
 def _n(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
+    return counted(count, word)
 
 
 def _in_memory(t: Trace) -> Cause:

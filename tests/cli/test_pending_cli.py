@@ -183,3 +183,33 @@ def test_show_a_broken_record_exits_2_with_the_reason_on_stderr(home):
     assert out.returncode == 2 and "JSON cut short" in out.stderr
     data = json.loads(out.stdout)
     assert data["broken"] and data["never_applies"] and not data["can_apply"]
+
+
+def openai_key() -> str:
+    rnd = random.Random(36)
+    return "sk-proj-" + "".join(rnd.choice(ascii_letters + digits) for _ in range(40))
+
+
+def test_show_names_a_secret_once_masked_and_once_revealed(home):
+    from core.scan.scanner import mask
+
+    key = openai_key()
+    stage(home, content=f"Sandbox API key is {key} (rotate monthly)", rid="0000000f")
+    out = hmc(home, "pending", "show", "0000000f")
+    [line] = [x for x in out.stdout.splitlines() if x.startswith("scanner ")]
+    assert line.count(mask(key)) == 1 and key not in out.stdout  # was "… sk-…xxxx sk-…xxxx"
+    out = hmc(home, "pending", "show", "0000000f", "--reveal")
+    [line] = [x for x in out.stdout.splitlines() if x.startswith("scanner ")]
+    assert line.count(key) == 1 and mask(key) not in line
+
+
+def test_a_record_hermes_blocks_is_said_one_way(home):
+    from core.scan.scanner import HERMES_NOTE
+
+    listed = hmc(home, "pending", "list").stdout
+    [row] = [x for x in listed.splitlines() if x.startswith("0000000d")]
+    assert "✗ Hermes blocks · never applies" in row and "hermes-scan" not in row and "scanner hit" not in row
+    out = hmc(home, "pending", "show", "0000000d")
+    findings = [x for x in out.stdout.splitlines() if x.startswith("scanner ")]
+    assert findings and all(x.count(HERMES_NOTE) == 1 for x in findings)
+    assert "(Hermes blocks this)" not in out.stdout and "also flags the new text" not in out.stdout

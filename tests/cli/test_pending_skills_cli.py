@@ -156,3 +156,19 @@ def test_config_edit_skills_section():
         edit_text("skills: 3\n", True, "skills")
     with pytest.raises(ValueError):
         edit_text("", True, "other")
+
+
+def test_reject_invalid_keeps_a_patch_hermess_fuzzy_matcher_may_still_apply(home):
+    stage(home, "1000000f", {"action": "patch", "name": "alpha", "old_string": "Use  the blue",
+                             "new_string": "Use the red"}, 5)
+    out = hmc(home, "pending", "show", "1000000f", "--subsystem", "skills")
+    assert "fuzzy matcher may still find it" in out.stdout
+    assert "Hermes may still apply it (`reject invalid` keeps it)" in " ".join(out.stdout.split())
+    shown = json.loads(hmc(home, "pending", "show", "1000000f", "--subsystem", "skills", "--json").stdout)
+    assert shown["reason_kind"] == "no-match" and shown["never_applies"] is False
+    out = hmc(home, "pending", "show", "1000000c", "--subsystem", "skills")
+    assert "can never apply (`reject invalid` clears it)" in " ".join(out.stdout.split())
+    out = hmc(home, "pending", "reject", "invalid", "--subsystem", "skills")
+    assert out.returncode == 0 and "rejected 1000000c" in out.stdout and "1000000f" not in out.stdout
+    assert (home / "pending" / "skills" / "1000000f.json").exists()
+    assert (home / "pending" / "skills" / "1000000b.json").exists()  # a scanner hit: the person decides

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from core.pending import skills as sk
+from core.pending.skill_records import HERMES_MAY_APPLY
 from core.pending.skills import SkillApproveRefused, SkillPendingError, SkillQueue
 
 
@@ -388,3 +389,39 @@ def test_two_processes_approving_the_same_queue_apply_each_record_once(home, tmp
     text = (home / "skills" / "alpha" / "SKILL.md").read_text()
     assert text.count("button") == 1 and list((home / "pending" / "skills").iterdir()) == []
     assert len(text.split("button", 1)[1].split(".", 1)[0]) == n  # n marks: none applied twice
+
+
+# -- what `x` / `reject invalid` clears: only what can never apply ----------------------------------
+
+
+def test_never_applies_only_where_neither_hmc_nor_hermes_can(home, tmp_path):
+    """A refusal whose detail says Hermes may still apply it (its fuzzy patch matcher, its escape
+    rewriting) is not invalid; nor is a scanner hit (the person decides) or a write that can apply."""
+    (home / "skills" / "alpha" / "references" / "t.md").write_text("a\tb\n")
+    q = queue(home, tmp_path)
+    cases = [
+        ({"action": "create", "name": "Bad Name", "content": skill_md("x")}, sk.INVALID, True),
+        ({"action": "explode", "name": "alpha"}, sk.MALFORMED, True),
+        ({"action": "patch", "name": "alpha", "old_string": "e", "new_string": "E"}, sk.AMBIGUOUS, True),
+        ({"action": "write_file", "name": "alpha", "file_path": "../x.md", "file_content": "x"}, sk.ESCAPES, True),
+        ({"action": "patch", "name": "alpha", "old_string": "Use the  blue", "new_string": "Use the green"},
+         sk.NO_MATCH, False),
+        ({"action": "patch", "name": "alpha", "file_path": "references/t.md", "old_string": "a\tb",
+          "new_string": "a\\tc"}, sk.NEEDS_HERMES, False),
+        ({"action": "write_file", "name": "alpha", "file_path": "references/k.md",
+          "file_content": "OPENAI_API_KEY=sk-proj-" + "Xq7Lm2Pz9Rt4Vb8Nc1Kd6Hs3Jf5Gw0Ya2Ue" + "\n"}, sk.SCANNER, False),
+        ({"action": "edit", "name": "alpha", "content": skill_md("alpha", "v2")}, None, False),
+    ]
+    for payload, kind, never in cases:
+        ins = q.inspect(q.get(stage(home, payload)))
+        assert ins.kind == kind, (payload, ins.reason)
+        assert ins.never_applies is never, (kind, ins.reason)
+        if kind in HERMES_MAY_APPLY:
+            assert "Hermes" in ins.reason  # the detail says so, and `x` agrees
+
+
+def test_a_guarded_write_never_counts_as_invalid(home, tmp_path):
+    (home / "config.yaml").write_text("skills:\n  guard_agent_created: true\n")
+    q = queue(home, tmp_path)
+    ins = q.inspect(q.get(stage(home, {"action": "edit", "name": "alpha", "content": skill_md("alpha", "v2")})))
+    assert ins.kind == sk.GUARDED and not ins.never_applies

@@ -7,7 +7,9 @@ from textual.widgets import OptionList, Static
 
 from core.curator import open_curator
 from core.demo.build import DEMO_TODAY, MALFORMED_ID, PENDING_IDS, build_demo_home
-from tui.screens.pending import Columns, PendingScreen, short_ago, status_label
+from tests.core.pending_support import stage
+from tests.tui.helpers import until
+from tui.screens.pending import STATUS_WIDTHS, Columns, PendingScreen, short_ago, status_label
 from tui.widgets.footer import KeyFooter
 
 
@@ -32,10 +34,10 @@ def test_status_names_the_hidden_reason_and_the_missing_pin(demo_queue):
 
 
 def test_columns_give_way_so_the_summary_keeps_30_cells():
-    wide = Columns.fit(117, 18, 16)
-    assert wide.by and not wide.short_age and wide.summary >= 30
-    narrow = Columns.fit(77, 18, 16)
-    assert not narrow.by and narrow.short_age and narrow.summary >= 30
+    wide = Columns.fit(117, *STATUS_WIDTHS)
+    assert not wide.short_age and not wide.short_status and wide.summary >= 30
+    narrow = Columns.fit(77, *STATUS_WIDTHS)
+    assert narrow.short_age and narrow.short_status and narrow.summary >= 30
     assert [short_ago(x) for x in ("2 weeks ago", "just now", "in 3 days", "1 month ago")] == ["2w", "now", "+3d", "1mo"]
 
 
@@ -88,3 +90,90 @@ async def test_a_broken_record_says_its_reason_once_and_dates_from_the_file(demo
         # 0.22.2 refuses for want of a pin, this file
         assert {i.id for i, _ in screen.rows if i.never_applies} == {
             PENDING_IDS["stale_pin"], PENDING_IDS["scanner"], PENDING_IDS["replace_unpinned"], MALFORMED_ID}
+
+
+def summary_start(screen) -> int:
+    header = screen.query_one("#pending-columns", Static)
+    return header.styles.padding.left + str(header.render()).index("summary")
+
+
+async def test_the_status_column_keeps_its_width_when_a_long_status_comes(demo_home, make_app):
+    """A record with two reasons (a scanner hit over the limit) widened the status column for every
+    row, and the summaries jumped right."""
+    app = make_app(demo_home)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("2")
+        await pilot.pause()
+        screen = app.screen
+        lst = screen.query_one("#pending-list", OptionList)
+        before, first_row = summary_start(screen), lst.get_option_at_index(0).prompt.plain
+        key = "sk-proj-" + "Xq7Lm2Pz9Rt4Vb8Nc1Kd6Hs3Jf5Gw0Ya2Ue"
+        stage(demo_home, content=f"Paylane live key {key} " + "and a long note " * 30, rid="0fffffff")
+        assert await until(pilot, lambda: any(ins.id == "0fffffff" for ins, _ in screen.rows))
+        await pilot.pause()
+        ins = next(ins for ins, _ in screen.rows if ins.id == "0fffffff")
+        assert status_label(ins)[0] == "✗ scan · limit"
+        assert summary_start(screen) == before and lst.get_option_at_index(0).prompt.plain == first_row
+        row = next(lst.get_option_at_index(i).prompt.plain for i in range(lst.option_count)
+                   if lst.get_option_at_index(i).prompt.plain.startswith(" 0fffffff"))
+        assert row[before - 1] == " " and "✗ scan · limit" in row[:before]
+
+
+def test_no_status_is_wider_than_the_column(demo_queue):
+    full, short = STATUS_WIDTHS
+    for ins in demo_queue.inspect_all():
+        assert len(status_label(ins)[0]) <= full and len(status_label(ins, short=True)[0]) <= short
+
+
+async def test_the_background_reviews_records_are_marked_auto_beside_their_text(demo_home, make_app):
+    """No `by` column (it only ever held [auto]): the mark sits before the summary, as in the skills tab."""
+    app = make_app(demo_home)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("2")
+        await pilot.pause()
+        screen = app.screen
+        assert " by " not in str(screen.query_one("#pending-columns", Static).render())
+        lst = screen.query_one("#pending-list", OptionList)
+        start = summary_start(screen)
+        for i, (ins, same) in enumerate(screen.rows):
+            summary = lst.get_option_at_index(i).prompt.plain[start:]
+            assert summary.startswith("auto ") == ins.record.auto, (ins.id, summary)
+            assert "[auto]" not in lst.get_option_at_index(i).prompt.plain
+
+
+async def open_record(app, pilot, rid: str):
+    await pilot.press("2")
+    await pilot.pause()
+    screen = app.screen
+    screen.query_one("#pending-list", OptionList).highlighted = [ins.id for ins, _ in screen.rows].index(rid)
+    await pilot.pause()
+    return screen
+
+
+async def test_a_secret_is_named_once_masked_and_once_revealed(demo_home, make_app):
+    from core.scan.scanner import mask
+
+    app = make_app(demo_home)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_record(app, pilot, PENDING_IDS["secret"])
+        ins = screen.current
+        [key] = {s.text[f.start:f.end] for s in ins.scanned for f in s.findings if f.secret}
+        findings = str(screen.query_one("#detail-findings").render())
+        assert findings.count(mask(key)) == 1 and key not in findings and "(v reveals)" in findings
+        await pilot.press("v")
+        await pilot.pause()
+        findings = str(screen.query_one("#detail-findings").render())
+        assert findings.count(key) == 1 and mask(key) not in findings
+
+
+async def test_a_record_hermes_blocks_is_said_one_way(demo_home, make_app):
+    from core.scan.scanner import HERMES_NOTE
+
+    app = make_app(demo_home)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_record(app, pilot, PENDING_IDS["scanner"])
+        status = str(screen.query_one("#detail-status").render())
+        assert ".." not in status and "also flags" not in status
+        findings = str(screen.query_one("#detail-findings").render()).replace("\n", " ")
+        assert findings.count(HERMES_NOTE) == 2  # one per finding, in the scanner's words
+        assert "Hermes blocks this entry" not in findings

@@ -207,16 +207,28 @@ async def test_A_never_writes_past_a_scan_hit(demo_home, make_app):
     assert "00aa00aa" in staged(demo_home) and not (demo_home / "skills/tideway-release/references").exists()
 
 
-async def test_x_clears_the_writes_that_cannot_apply(demo_home, make_app):
+async def test_x_clears_the_writes_that_can_never_apply(demo_home, make_app):
+    """The stale patch's detail says Hermes's fuzzy matcher may still apply it: `x` keeps it."""
     app = make_app(demo_home)
     async with app.run_test(size=(120, 36)) as pilot:
-        await open_skills(app, pilot)
+        screen = await open_skills(app, pilot, IDS["patch_stale"])
+        detail = str(screen.query_one("#skill-status").render())
+        assert "fuzzy matcher may still find it" in detail and "x keeps it, for Hermes" in detail
         await pilot.press("x")
         dialog = await until_dialog(pilot, ConfirmDialog)
-        assert IDS["escape"] in dialog.body.plain and IDS["patch_stale"] in dialog.body.plain
+        assert IDS["escape"] in dialog.body.plain and IDS["patch_stale"] not in dialog.body.plain
+        assert "Hermes may still apply" in dialog.body.plain
         await pilot.press("y")
         await settle(app, pilot)
-    assert len(staged(demo_home)) == 5 and IDS["escape"] not in staged(demo_home)
+    assert len(staged(demo_home)) == 6 and IDS["escape"] not in staged(demo_home)
+    assert IDS["patch_stale"] in staged(demo_home)
+
+
+async def test_an_invalid_writes_detail_says_x_clears_it(demo_home, make_app):
+    app = make_app(demo_home)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_skills(app, pilot, IDS["escape"])
+        assert "x clears every write that can never apply" in str(screen.query_one("#skill-status").render())
 
 
 async def test_w_toggles_only_the_skills_write_approval_line(demo_home, make_app):

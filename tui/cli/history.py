@@ -10,6 +10,7 @@ from core import timefmt
 from core.store.memory import TARGETS, ScanRefused, StoreError, Unwritable
 from core.scan.mask import Masker
 from tui.cli.common import CliContext, CliError, add_reveal, literal, plainly, say, unreadable
+from core.plural import counted
 
 
 def register(sub) -> None:
@@ -299,7 +300,7 @@ def run_rollback(args, ctx: CliContext) -> int:
         return 0
     ctx.text(f"rolled back {w.id} ({w.action}, {when(w.timestamp)}, {who(w)}):")
     _change_lines(ctx, mask, undo, indent="  ")
-    ctx.text(f"{curator.stores[w.target].name}: {result.label}, {len(result.after)} entries "
+    ctx.text(f"{curator.stores[w.target].name}: {result.label}, {counted(len(result.after), 'entry', 'entries')} "
              "(hmc's undo can undo this rollback)")
     return 0
 

@@ -9,6 +9,7 @@ from core.store.memory import TARGETS, Op, ScanRefused, StoreError, Unwritable, 
 from core.scan.mask import Masker
 from tui.cli.common import (CliContext, CliError, add_reveal, literal, plainly, refuse_if_rules_differ, say,
                             unreadable, visible)
+from core.plural import counted
 
 
 def register(sub) -> None:
@@ -112,7 +113,7 @@ def run(args, ctx: CliContext) -> int:
         return 0
     for message in result.messages:
         ctx.text(mask(plainly(message, store)))
-    ctx.text(f"{store.name}: {result.label}, {len(result.after)} entries")
+    ctx.text(f"{store.name}: {result.label}, {counted(len(result.after), 'entry', 'entries')}")
     return 0
 
 

@@ -8,7 +8,8 @@ from core import timefmt
 from core.pending.config_edit import read_write_approval
 from core.store.memory import TARGETS
 from core.pending.queue import ApproveRefused, Inspection, PendingError, inline_diff
-from core.scan.mask import Masker
+from core.pending.records import HERMES_SCAN, reason_label
+from core.scan.mask import Masker, finding_detail
 from tui.cli.common import (CliContext, CliError, add_reveal, batch_exit, list_document, literal, os_error_text, plainly,
                             queue_json, set_approval)
 
@@ -51,7 +52,9 @@ def register(sub) -> None:
                        "that can never apply: a broken or malformed file, a pinned entry that changed, no or "
                        "several matching entries, empty text, a batch that would empty the file. It keeps "
                        "scanner hits (a person decides), writes over the limit (memory may shrink), a disabled "
-                       "target and a drifted file (a repair fixes it).")
+                       "target and a drifted file (a repair fixes it). With --subsystem skills it keeps "
+                       "scanner hits and the writes Hermes may still apply (a patch only its fuzzy matcher "
+                       "finds, \\t/\\r escapes it rewrites, its skills guard).")
     q.add_argument("ids", nargs="+", metavar="ID", help="record ids, `all`, or `invalid`")
     q.add_argument("--json", action="store_true", help="machine-readable output")
     add_reveal(q)
@@ -234,8 +237,8 @@ def status_text(ins: Inspection) -> Text:
         return Text("✓ can apply (unpinned)", style="yellow")
     if ins.can_apply:
         return Text("✓ can apply", style="green")
-    label = {"scanner": "⚠ scanner", "pin-changed": "✗ entry changed"}.get(ins.reason_kind or "", f"✗ {ins.reason_kind}")
-    if ins.scanner_hit and not ins.forcible:
+    label = reason_label(ins.reason_kind)
+    if ins.scanner_hit and not ins.forcible and ins.reason_kind != HERMES_SCAN:  # (the scan is the reason)
         label += " · scanner hit"
     if ins.never_applies:
         label += " · never applies"
@@ -360,7 +363,7 @@ def show(ctx: CliContext, queue, ins: Inspection, dups: dict[str, str], reveal: 
         line = Text("✗ can't apply: " if not ins.forcible else "⚠ needs confirmation: ",
                     style="bold red" if not ins.forcible else "bold yellow")
         line.append_text(literal(masked(plain_reason(ins), ins, reveal)))
-        if ins.scanner_hit and not ins.forcible:
+        if ins.scanner_hit and not ins.forcible and ins.reason_kind != HERMES_SCAN:
             line.append(" (the security scan also flags the new text)")
         if not ins.forcible:
             line.append(" · can never apply (`reject invalid` clears it)" if ins.never_applies
@@ -405,12 +408,7 @@ def show(ctx: CliContext, queue, ins: Inspection, dups: dict[str, str], reveal: 
             detail = str(f.detail)
             line = Text(f"scanner {f.severity.upper()} " + ("" if detail.startswith(f.rule) else f"{f.rule}: "),
                         style="bold yellow")
-            line.append_text(literal(masked(detail, ins, reveal)))
-            if getattr(f, "secret", False):
-                line.append(" ")
-                line.append_text(literal(s.text[f.start:f.end] if reveal else mask(s.text[f.start:f.end])))
-            if getattr(f, "hermes_blocks", False):
-                line.append("  (Hermes blocks this)", style="yellow")
+            line.append_text(literal(masked(finding_detail(f, s.text, reveal), ins, reveal)))
             ctx.print(line)
 
 

@@ -41,7 +41,8 @@ def record_json(ins: SkillInspection, mask: Masker, *, detail: bool = False) -> 
         "subsystem": "skills", "id": mask(r.id), "file": mask(r.file), "created_at": r.created_at or None,
         "origin": r.origin, "auto": r.auto, "action": mask(r.action) or None, "name": mask(r.name) or None,
         "summary": mask(r.summary), "can_apply": ins.can_apply, "reason_kind": ins.kind,
-        "reason": mask(ins.reason) if ins.reason else None, "forcible": ins.forcible, "broken": mask(r.broken),
+        "reason": mask(ins.reason) if ins.reason else None, "forcible": ins.forcible,
+        "never_applies": ins.never_applies, "broken": mask(r.broken),
         "skill_dir": mask(ins.skill_dir) or None,
         "files": _files(ins.changes, mask),
     }
@@ -144,6 +145,9 @@ def cmd_show(args, ctx: CliContext, curator) -> int:
         line = Text("⚠ needs confirmation: " if ins.forcible else "✗ can't apply: ",
                     style="bold yellow" if ins.forcible else "bold red")
         line.append_text(literal(mask(ins.reason or "")))
+        if not ins.forcible:
+            line.append(" · can never apply (`reject invalid` clears it)" if ins.never_applies
+                        else " · Hermes may still apply it (`reject invalid` keeps it)", style="dim")
         ctx.print(line)
     if ins.skill_dir:
         ctx.text("skill folder: ", literal(mask(ins.skill_dir)))
@@ -247,7 +251,7 @@ def cmd_reject(args, ctx: CliContext, curator) -> int:
     queue = queue_for(curator)
     if words in (["all"], ["invalid"]):
         targets = [i.id for i in inspections(queue)
-                   if words == ["all"] or (not i.can_apply and i.kind not in ("scanner", "guarded"))]
+                   if words == ["all"] or i.never_applies]
     else:
         targets = list(args.ids)
     done, failed = [], []

@@ -20,6 +20,7 @@ from core.sessions.snippets import one_line
 from core.scan.mask import Masker
 from tui.cli.common import CliContext, CliError, add_reveal, count_arg, literal
 from tui.literal import masked_spans
+from core.plural import counted
 
 MAX_WINDOW = 200
 
@@ -368,7 +369,7 @@ def run_session(args, ctx: CliContext) -> int:
     ctx.print(head)
     meta = f"{info.source} · started {timefmt.local_time(info.started_at) if info.started_at else '?'}"
     if info.message_count is not None:
-        meta += f" · {info.message_count:,} messages"
+        meta += f" · {counted(info.message_count, 'message')}"
     ctx.text(meta + f" · {link}", style="dim")
     if info.source in HIDDEN_SOURCES:
         ctx.text(f"({info.source} sessions are hidden from search unless --all)", style="dim")

@@ -7,6 +7,7 @@ from core import timefmt
 from core.sessions.db import DatabaseError
 from tui.cli.common import CliContext, CliError, count_arg
 from core.timefmt import short_date
+from core.plural import counted
 
 DEFAULT_LIMIT = 20
 
@@ -85,7 +86,7 @@ def run(args, ctx: CliContext) -> int:
         if usage is None:
             ctx.text(f"    loaded: not known ({s.unknown})", style="dim")
         else:
-            parts = [f"{t} {u['entries']} entries {u['chars']:,}/{u['limit']:,}" if u else f"{t} nothing"
+            parts = [f"{t} {counted(u['entries'], 'entry', 'entries')} {u['chars']:,}/{u['limit']:,}" if u else f"{t} nothing"
                      for t, u in usage.items()]
             ctx.text("    loaded: " + " · ".join(parts) + (f" — {s.title}" if s.title else ""), style="dim")
     for x in stale if args.stale else stale[:3]:

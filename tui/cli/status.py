@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 from typing import TYPE_CHECKING
+from core.plural import counted, noun
 
 if TYPE_CHECKING:  # pragma: no cover
     from tui.cli.common import CliContext
@@ -217,7 +218,7 @@ def run(args, ctx: "CliContext") -> int:
     for problem in data["config_problems"]:
         ctx.text(f"config: {problem}", style="yellow")
     for target, info in data["targets"].items():
-        line = f"{curator.stores[target].name:<10} {info['entries']:>3} entries  {info['label']}"
+        line = f"{curator.stores[target].name:<10} {info['entries']:>3} {noun(info['entries'], 'entry', 'entries'):<7}  {info['label']}"
         if info["error"]:
             line += f"  unreadable: {info['error']}"
         elif info["drift"]:
@@ -244,7 +245,7 @@ def run(args, ctx: "CliContext") -> int:
     elif db.get("error"):
         ctx.text(f"state.db   {db['error']}")
     else:
-        ctx.text(f"state.db   {db.get('sessions', 0):,} sessions, {db.get('messages', 0):,} messages")
+        ctx.text(f"state.db   {counted(db.get('sessions', 0), 'session')}, {counted(db.get('messages', 0), 'message')}")
     for chat in data["stale_sessions"]:
         where = f"{chat['source']} · {chat['chat']}" if chat["chat"] else chat["source"]
         changes = "; ".join(f"{t}: {len(c['added'])} added, {len(c['changed'])} changed, {len(c['removed'])} removed"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 from dataclasses import dataclass
 from typing import Iterator, Sequence, TypeVar
 
@@ -21,6 +22,7 @@ from tui.literal import UNSAFE, literal, masked, visible
 from tui.widgets.gauge import CapacityGauge
 from tui.screens.base import Dialog
 from tui.widgets.lists import HmcList
+from core.plural import counted
 
 
 ResultT = TypeVar("ResultT")
@@ -45,6 +47,32 @@ class SafeTextArea(TextArea):
                 self.cursor_location = cursor
             except ValueError:
                 self.move_cursor(self.document.end)
+
+
+def _text_area_keys_but(*keys: str) -> list[Binding]:
+    """TextArea's bindings (its scroll container's, then its own, which win) without `keys`."""
+    from dataclasses import replace
+
+    by_key: dict[str, Binding] = {}
+    for cls in reversed(TextArea.__mro__):
+        for binding in cls.__dict__.get("BINDINGS", ()):
+            if isinstance(binding, Binding):
+                for key in binding.key.split(","):
+                    if key.strip() not in keys:
+                        by_key[key.strip()] = replace(binding, key=key.strip())
+    return list(by_key.values())
+
+
+class EditorTextArea(SafeTextArea, inherit_bindings=False):
+    """The text box of the entry editors: ctrl+a selects all the text (typing then replaces it;
+    home still goes to the line's start), as in most editors, and ctrl+e is left to the dialog
+    (the text in $VISUAL / $EDITOR; end still goes to the line's end). TextArea binds both to
+    line moves; its keys are taken without them, so the dialog's ctrl+e shows in the footer in the
+    place its BINDINGS give it."""
+
+    BINDINGS = _text_area_keys_but("ctrl+a", "ctrl+e") + [
+        Binding("ctrl+a", "select_all", "Select all", show=False, id="text.select_all",
+                tooltip="Select all the text (typing replaces it)")]
 
 
 class QuestionDialog(Dialog[ResultT]):
@@ -164,7 +192,8 @@ def planned(store, ops: Sequence[Op]) -> tuple[list[str] | None, str | None]:
 
 class EntryEditor(Dialog[ResultT]):
     """What the edit and merge dialogs share: the text, a live status (count, usage after saving, why
-    it can't be saved), a gauge, the scanner's findings, and Save / Cancel / ctrl+t (other file).
+    it can't be saved), a gauge, the scanner's findings, and Save / Cancel / ctrl+t (other file) /
+    ctrl+e (the text in $VISUAL or $EDITOR: what comes back is put in the box, checked as typed).
 
     Subclasses say what the text would do (`status`), what saving returns (`result`), which file
     ctrl+t moves to (`other_target`), and name their widgets `<PREFIX>-title`, `-text`, `-count`,
@@ -177,6 +206,8 @@ class EntryEditor(Dialog[ResultT]):
     SAVE_ID = "save"
     CANCEL_ID = "cancel"
     MOST_FINDINGS = 5
+    EDITOR_BINDING = Binding("ctrl+e", "external_editor", "Editor", id="edit.external_editor",
+                             tooltip="Edit the text in $VISUAL / $EDITOR; it comes back here to check and save")
 
     def __init__(self, curator, target: str, initial: str) -> None:
         super().__init__()
@@ -224,7 +255,7 @@ class EntryEditor(Dialog[ResultT]):
         with Vertical(classes=f"dialog {prefix}-dialog edit-dialog"):
             yield Label(self._title(), id=f"{prefix}-title", classes="dialog-title")
             yield from self.compose_note()
-            yield SafeTextArea(self.initial, id=f"{prefix}-text", soft_wrap=True, show_line_numbers=False,
+            yield EditorTextArea(self.initial, id=f"{prefix}-text", soft_wrap=True, show_line_numbers=False,
                            tab_behavior="focus")
             yield Static("", id=f"{prefix}-count", markup=False)
             yield CapacityGauge(id=f"{prefix}-gauge")
@@ -281,6 +312,38 @@ class EntryEditor(Dialog[ResultT]):
         self.target = self.other_target()
         self.query_one(f"#{self.PREFIX}-title", Label).update(self._title())
         self.update_status()
+
+    # -- ctrl+e: the person's own editor ---------------------------------------------------------
+
+    def editor_file_name(self) -> str:
+        """The temporary file's name (its suffix picks the editor's syntax)."""
+        return "entry.md"
+
+    def run_editor(self, argv: list[str]) -> int:
+        """Run the editor command with the terminal handed to it, and return its exit status. The
+        seam the tests replace: a headless app can't suspend."""
+        with self.app.suspend():
+            return subprocess.call(argv)
+
+    def action_external_editor(self) -> None:
+        """The text in the person's editor; what it saves replaces the box's text as one edit
+        (ctrl+z brings the old text back) and is checked as typed text is. Nothing is saved here."""
+        from textual.app import SuspendNotSupported
+
+        from core.external_editor import edit_text
+
+        area = self.query_one(TextArea)
+        try:
+            edited = edit_text(area.text, self.run_editor, name=self.editor_file_name())
+        except SuspendNotSupported:
+            self.notify("This terminal can't be handed over to an editor; nothing changed.",
+                        severity="warning", markup=False)
+            return
+        self.notify(edited.message, severity="information" if edited.ok else "warning", markup=False)
+        if edited.text is not None:
+            area.replace(edited.text, area.document.start, area.document.end)
+            area.move_cursor(area.document.end)
+        area.focus()
 
     def action_save(self) -> None:
         if not self._can_save:
@@ -341,6 +404,7 @@ class EditEntryDialog(EntryEditor[EditResult | None]):
         Binding("escape", "cancel", "Cancel", id="edit.cancel", tooltip="Close without saving"),
         Binding("ctrl+t", "switch_target", "Other file", id="edit.target",
                 tooltip="Save into the other store (MEMORY.md / USER.md)"),
+        EntryEditor.EDITOR_BINDING,
     ]
 
     def __init__(self, curator, target: str, original: str | None = None, *, initial: str | None = None,
@@ -381,7 +445,7 @@ class EditEntryDialog(EntryEditor[EditResult | None]):
         if not store.enabled:
             problems.append(f"{store.label} is disabled in config.yaml")
         used = usage(after)
-        line = Text(f"{len(text):,} chars · {FILE_NAMES[self.target]} after saving: {usage_label(used, store.limit)}")
+        line = Text(f"{counted(len(text), 'char')} · {FILE_NAMES[self.target]} after saving: {usage_label(used, store.limit)}")
         return EntryStatus(line, used, store.limit, tuple(problems))
 
     def result(self, text: str) -> EditResult:

@@ -17,23 +17,18 @@ from core import timefmt
 from core.pending.config_edit import read_write_approval
 from core.store.memory import FILE_NAMES, Op, preview
 from core.pending.queue import ApproveRefused, Inspection, PendingError, inspect_ops
+from core.pending.records import HERMES_SCAN, REASON_WORDS, reason_label
+from core.scan.mask import finding_detail
 from tui.literal import literal, visible_controls
 from tui.screens.dialogs import ApproveEditDialog, ConfirmDialog
 from tui.screens.queue import Queue, QueueScreen, queue_bindings, short_ago
 from tui.widgets.diff import EntryDiff
 from tui.widgets.gauge import CapacityGauge
 
-STATUS = {
-    "broken": "✗ broken file", "malformed": "✗ malformed", "disabled": "✗ target off", "unreadable": "✗ unreadable",
-    "drift": "✗ file drifted", "pin-changed": "✗ entry changed", "no-match": "✗ no match",
-    "ambiguous": "✗ ambiguous", "empty": "✗ empty text", "empties-store": "✗ empties file", "limit": "✗ over limit",
-    "scanner": "⚠ scanner hit", "changed": "✗ changed", "refused": "✗ refused",
-    "hermes-scan": "✗ Hermes blocks", "too-large": "✗ too large", "unpinned": "✗ unpinned",
-}
 # Narrow lists: the same words, shorter
 SHORT = {"scanner hit": "scan", "over limit": "limit", "unpinned": "no pin", "target off": "off",
-         "Hermes blocks": "blocked", "too large": "large",
-         "file drifted": "drifted", "entry changed": "changed", "empties file": "empties"}
+         "Hermes blocks": "blocked", "too large": "large", "broken file": "broken", "can't apply": "refused",
+         "file drifted": "drifted", "entry changed": "changed", "empties file": "empties", "empty text": "empty"}
 
 
 def status_parts(ins: Inspection) -> tuple[str, str | None, str]:
@@ -44,7 +39,7 @@ def status_parts(ins: Inspection) -> tuple[str, str | None, str]:
         return "✓ in memory", None, "cyan"
     if ins.can_apply:
         return ("✓ ready", "unpinned", "yellow") if ins.unpinned_ok else ("✓ ready", None, "green")
-    main = STATUS.get(ins.reason_kind or "", "✗ can't apply")
+    main = reason_label(ins.reason_kind)
     if ins.forcible:
         return main, None, "yellow"
     if ins.reason_kind == "hermes-scan":  # the scan is the reason itself: said once
@@ -56,37 +51,60 @@ def status_parts(ins: Inspection) -> tuple[str, str | None, str]:
     return main, None, "red"
 
 
-def status_label(ins: Inspection, short: bool = False) -> tuple[str, str]:
-    """(text, style) for the list's status column, e.g. "✗ scanner hit · over limit"."""
-    main, other, style = status_parts(ins)
+def _shorter(label: str) -> str:
+    mark, word = label[:2], label[2:]
+    return mark + SHORT.get(word, word)
+
+
+def compose_label(main: str, other: str | None, short: bool) -> str:
+    """A status's text: two reasons in the short words (`✗ scan · limit`), so that no label is wider
+    than the column (STATUS_WIDTHS); in a narrow list only the main one (the detail names both)."""
     if short:
-        mark, word = main[:2], main[2:]
-        main = mark + SHORT.get(word, word)
-        other = SHORT.get(other, other) if other else None
-    return (f"{main} · {other}" if other else main), style
+        return _shorter(main)
+    return f"{_shorter(main)} · {SHORT.get(other, other)}" if other else main
+
+
+def status_label(ins: Inspection, short: bool = False) -> tuple[str, str]:
+    """(text, style) for the list's status column, e.g. "✗ Hermes blocks", "✗ scan · limit"."""
+    main, other, style = status_parts(ins)
+    return compose_label(main, other, short), style
+
+
+def _status_widths() -> tuple[int, int]:
+    """The status column's widths (full words, short words): the longest label status_parts can
+    make, whatever the queue holds, so the column never changes width when a record with a long
+    status comes or goes (the columns jumped)."""
+    parts: list[tuple[str, str | None]] = [("✓ in memory", None), ("✓ ready", "unpinned"), ("✓ ready", None),
+                                           (reason_label(None), None)]
+    for kind, word in REASON_WORDS.items():
+        parts += [(reason_label(kind), None), ("✗ scanner hit", word), (reason_label(kind), "scanner hit")]
+    return tuple(max(len(compose_label(m, o, short)) for m, o in parts) for short in (False, True))  # type: ignore
+
+
+STATUS_WIDTHS = _status_widths()
 
 
 @dataclass(frozen=True)
 class Columns:
     """The list's column widths for one width: less important columns give way first so the
-    summary keeps room (the `by` column folds into the summary, then ages and file names shorten,
-    then the status words)."""
+    summary keeps room (ages and file names shorten, then the status words). The status column is
+    as wide as its longest possible label (STATUS_WIDTHS), whatever the queue holds. A record the
+    background review staged is marked `auto` before its summary (there is no `by` column: the
+    origin is one of two, and a column blank on most rows took the summary's room)."""
 
     width: int
-    by: bool = True
     short_age: bool = False
     short_file: bool = False
     short_status: bool = False
     status: int = 17
 
-    ID, AGE, AGE_SHORT, BY, FILE, FILE_SHORT, ACTION = 10, 15, 5, 7, 10, 7, 8
+    ID, AGE, AGE_SHORT, FILE, FILE_SHORT, ACTION = 10, 15, 5, 10, 7, 8
     MIN_SUMMARY = 30
 
     @classmethod
     def fit(cls, width: int, status_full: int, status_short: int) -> "Columns":
-        steps = [dict(), dict(by=False), dict(by=False, short_age=True),
-                 dict(by=False, short_age=True, short_file=True),
-                 dict(by=False, short_age=True, short_file=True, short_status=True)]
+        steps = [dict(), dict(short_age=True), dict(short_age=True, short_file=True),
+                 dict(short_age=True, short_file=True, short_status=True)]
         for flags in steps:
             gap = 1 if flags.get("short_status") else 2
             cols = cls(width, status=(status_short if flags.get("short_status") else status_full) + gap, **flags)
@@ -104,7 +122,7 @@ class Columns:
 
     @property
     def fixed(self) -> int:
-        return self.ID + self.age + (self.BY if self.by else 0) + self.file + self.ACTION + self.status
+        return self.ID + self.age + self.file + self.ACTION + self.status
 
     @property
     def summary(self) -> int:
@@ -112,7 +130,6 @@ class Columns:
 
     def header(self) -> Text:
         out = f"{'id':<{self.ID}}{'age' if self.short_age else 'staged':<{self.age}}"
-        out += f"{'by':<{self.BY}}" if self.by else ""
         return Text(out + f"{'file':<{self.file}}{'action':<{self.ACTION}}{'status':<{self.status}}summary")
 
 
@@ -197,7 +214,8 @@ class PendingScreen(QueueScreen):
 ## Pending
 The writes Hermes staged for approval (`pending/memory/`), oldest first. The lower pane shows what
 approving the highlighted one would do to the file: the whole entry a replace overwrites, usage now
-and after, scanner findings, and why a record can't apply.
+and after, scanner findings, and why a record can't apply. `auto` before a summary: Hermes's
+background review staged it (Hermes shows `[auto]`).
 **y** approve · **n** reject (**u** brings it back) · **e** edit the text, then approve · **A** approve
 all · **R** reject all · **x** clear those that can never apply (broken, malformed, entry changed, no
 or several matches, empty text, empties the file; scanner hits, over-limit writes, a disabled target or
@@ -246,9 +264,7 @@ a drifted file stay) · **o** open the file in memory mode · **p** the raw reco
         """Column widths for the list's current width (rows start one cell in, like the header)."""
         lst = self.query_one("#pending-list", OptionList)
         width = max(40, (lst.size.width or self.app.size.width) - 3)
-        full = max([len(status_label(ins)[0]) for ins, _ in self.rows] + [6])
-        short = max([len(status_label(ins, short=True)[0]) for ins, _ in self.rows] + [6])
-        return Columns.fit(width, full, short)
+        return Columns.fit(width, *STATUS_WIDTHS)
 
     def reload_on(self) -> list:
         return [self.app.pending_changed, self.app.memory_changed]
@@ -327,15 +343,13 @@ a drifted file stay) · **o** open the file in memory mode · **p** the raw reco
             row.append(f"{shown_id[:cols.ID - 1]:<{cols.ID}}", style="bold")
         age = self.queue.age(r)
         row.append(f"{short_ago(age) if cols.short_age else age:<{cols.age}}")
-        if cols.by:
-            row.append(f"{'[auto]' if r.auto else '':<{cols.BY}}", style="magenta")
         file = FILE_NAMES.get(r.target or "", "—")
         row.append(f"{file.removesuffix('.md') if cols.short_file else file:<{cols.file}}")
         action = visible_controls(r.action or "—")
         row.append(f"{action[:cols.ACTION - 1]:<{cols.ACTION}}")
         text, style = status_label(ins, short=cols.short_status)
         row.append(f"{text:<{cols.status}}", style=style)
-        if r.auto and not cols.by:
+        if r.auto:
             row.append("auto ", style="magenta")
         if same_as:
             row.append(f"same change as {same_as} · ", style="dim")
@@ -415,8 +429,10 @@ a drifted file stay) · **o** open the file in memory mode · **p** the raw reco
                       + Text(" (n rejects it; x clears every record that can never apply)."))
             status.add_class("-bad")
         else:
-            line = Text("✗ Can't apply: ") + literal(mask(self.said(ins, ins.reason or "")))
-            if ins.scanner_hit:
+            reason = mask(self.said(ins, ins.reason or ""))
+            also = ins.scanner_hit and ins.reason_kind != HERMES_SCAN  # (a Hermes block is the scan: said once)
+            line = Text("✗ Can't apply: ") + literal(reason.rstrip(".") if also else reason)
+            if also:
                 line.append(". The security scan also flags the new text"
                             + ("." if ins.never_applies else "; y will ask you to confirm once it can apply."))
             elif not ins.never_applies:
@@ -454,14 +470,9 @@ a drifted file stay) · **o** open the file in memory mode · **p** the raw reco
                 detail = str(f.detail)
                 out.append(f"  {f.severity.upper():<8} " + ("" if detail.startswith(f.rule) else f"{f.rule}: "),
                            style="bold")
-                out.append_text(literal(detail))
-                if getattr(f, "secret", False):
-                    out.append("  ")
-                    out.append_text(literal(mask(s.text[f.start:f.end])))
-                    if not self.reveal:
-                        out.append("  (v reveals)", style="dim")
-                if getattr(f, "hermes_blocks", False):
-                    out.append("  · Hermes blocks this entry from the prompt", style="italic")
+                out.append_text(literal(mask(finding_detail(f, s.text, self.reveal))))
+                if getattr(f, "secret", False) and not self.reveal:
+                    out.append("  (v reveals)", style="dim")
         return out
 
     def action_skills_queue(self) -> None:

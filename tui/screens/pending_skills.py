@@ -35,6 +35,7 @@ from tui.screens.dialogs import ConfirmDialog
 from tui.screens.queue import Queue, QueueScreen, queue_bindings, short_ago
 from tui.screens.skill_edit import EDITABLE, SkillEditDialog
 from tui.widgets.skill_diff import SkillDiff, build
+from core.plural import counted
 
 STATUS = {
     "broken": "✗ broken file", "malformed": "✗ malformed", "missing": "✗ missing", "exists": "✗ exists",
@@ -42,18 +43,17 @@ STATUS = {
     "escapes": "✗ path escapes", "unreadable": "✗ unreadable", "pinned": "✗ pinned", "scanner": "⚠ scanner hit",
     "guarded": "✗ Hermes guard", "needs-hermes": "✗ needs Hermes",
 }
-KEEP_ON_CLEAR = ("scanner", "guarded")  # `x` never rejects these (as `hmc pending reject invalid`)
+
+
+# the status column's width: its longest possible word, whatever the queue holds (it jumped when a
+# record with a long status came or went)
+STATUS_WIDTH = max(len(w) for w in [*STATUS.values(), "✓ ready", "✗ can't apply"])
 
 
 def status_of(ins: SkillInspection) -> tuple[str, str]:
     if ins.can_apply:
         return "✓ ready", "green"
     return STATUS.get(ins.kind or "", "✗ can't apply"), "yellow" if ins.forcible else "red"
-
-
-def never_applies(ins: SkillInspection) -> bool:
-    """What `x` clears: the same records as `hmc pending reject invalid --subsystem skills`."""
-    return not ins.can_apply and ins.kind not in KEEP_ON_CLEAR
 
 
 def masker(ins: SkillInspection, reveal: bool) -> Masker:
@@ -103,7 +103,7 @@ class SkillsPendingScreen(QueueScreen):
     # MODE (the header's Pending tab) and AREA are QueueScreen's: this is pending mode's second queue
     QUEUE = Queue("skills", "s", "skills", "skills", "skill write approval", "no skill write waits for approval",
                   "no skill write is selected",
-                  "Clear invalid: every staged skill write can apply (or waits for your decision)")
+                  "Clear invalid: no staged skill write is invalid (each can apply, or waits for you or for Hermes)")
     HELP = """\
 ## Pending — skill writes
 The skill writes Hermes staged for approval (`pending/skills/`, `skills.write_approval: true`), oldest
@@ -113,7 +113,7 @@ description before and after, sizes, the security scan, and why a write can't ap
 **y** approve · **n** reject · **u** undo the newest approval (hmc's journal puts the files back) or
 rejection (while hmc runs) · **e** edit the proposed text, then
 approve · **A** approve all (asks, with the counts; never past a scan hit) · **R** reject all · **x** clear
-those that can't apply (scanner hits and guarded writes stay) · **p** the raw record · **v** reveal
+those that can never apply (scanner hits, and writes Hermes may still apply, stay) · **p** the raw record · **v** reveal
 secrets · **w** skill write approval on/off in config.yaml · **m** the memory queue.
 """
     BINDINGS = queue_bindings("pending.skills", {
@@ -122,7 +122,7 @@ secrets · **w** skill write approval on/off in config.yaml · **m** the memory 
         "edit": "Change the proposed SKILL.md, file or replacement, then approve it",
         "approve_all": "Approve every skill write that can apply, oldest first; the rest stay with their reasons",
         "reject_all": "Delete every staged skill write (asks first)",
-        "reject_invalid": "Reject the skill writes that can't apply; scanner hits and guarded writes stay",
+        "reject_invalid": "Reject the skill writes that can never apply; scanner hits and writes Hermes may still apply stay",
         "raw": "The record file exactly as Hermes wrote it",
         "reveal": "Show or mask the secrets found",
         "toggle_approval": "Turn skill write approval on or off (only the skills.write_approval line changes)",
@@ -234,7 +234,7 @@ secrets · **w** skill write approval on/off in config.yaml · **m** the memory 
     def _widths(self) -> tuple[int, int, int, int, int, bool]:
         """(id, age, action, name, status) widths and whether the age is short, for the list width."""
         width = max(40, (self.query_one("#skills-list").size.width or self.app.size.width) - 3)
-        status = max([len(status_of(r.ins)[0]) for r in self.rows] + [8]) + 2
+        status = STATUS_WIDTH + 2
         name = min(max([len(r.name) for r in self.rows] + [6]) + 2, 26)
         short = width < 110
         age = 5 if short else 15
@@ -350,8 +350,10 @@ secrets · **w** skill write approval on/off in config.yaml · **m** the memory 
             cls = "-bad"
         else:
             status, cls = Text("✗ Can't apply: ") + shown(ins.reason or ""), "-bad"
-            if ins.kind != GUARDED:
-                status.append(" (n rejects it; x clears every write that can't apply).")
+            if ins.never_applies:
+                status.append(" (n rejects it; x clears every write that can never apply).")
+            elif ins.kind != GUARDED:
+                status.append(" (n rejects it; x keeps it, for Hermes).")
         facts = Text()
         if ins.skill_dir:
             facts.append("folder  ", style="bold")
@@ -374,7 +376,7 @@ secrets · **w** skill write approval on/off in config.yaml · **m** the memory 
         ops = ins.operations() if r.action == "batch" else []
         labels = [op_label(i, len(ops), a, n, fp) for i, a, n, fp, done in ops for _c in done]
         if ops:  # a batch: its ops, all applied or none
-            files.append(f"{len(ops)} operations, applied all or none:\n", style="bold")
+            files.append(f"{counted(len(ops), 'operation')}, applied all or none:\n", style="bold")
             for i, a, n, fp, _done in ops:
                 files.append_text(shown(op_label(i, len(ops), a, n, fp) + "\n", "dim"))
         if changes:
@@ -434,7 +436,7 @@ secrets · **w** skill write approval on/off in config.yaml · **m** the memory 
     # -- what can apply now ------------------------------------------------------------------------
 
     def never_applies(self, ins: SkillInspection) -> bool:
-        return never_applies(ins)
+        return ins.never_applies
 
     def why_not_edit(self, ins: SkillInspection) -> str | None:
         if ins.record.broken or ins.record.action not in EDITABLE:
@@ -640,10 +642,10 @@ secrets · **w** skill write approval on/off in config.yaml · **m** the memory 
     @work(exclusive=True, group="queue-write")
     async def action_reject_invalid(self) -> None:
         await self.ready.wait()
-        bad = [r.ins for r in self.rows if never_applies(r.ins)]
+        bad = [r.ins for r in self.rows if r.ins.never_applies]
         if not bad:
             return
-        body = Text(f"Reject the {len(bad)} staged skill write{'s' if len(bad) != 1 else ''} that can't apply?\n\n")
+        body = Text(f"Reject the {len(bad)} staged skill write{'s' if len(bad) != 1 else ''} that can never apply?\n\n")
         for ins in bad[:8]:
             body.append(f"  {visible(ins.id)}  ", style="bold")
             reason = masker(ins, False)(ins.reason or "")
@@ -651,7 +653,8 @@ secrets · **w** skill write approval on/off in config.yaml · **m** the memory 
             body.append("\n")
         if len(bad) > 8:
             body.append(f"  … and {len(bad) - 8} more\n", style="dim")
-        body.append("\nKept: scanner hits (your decision) and writes Hermes's own guard must decide.\n")
+        body.append("\nKept: scanner hits (your decision) and writes Hermes may still apply (its fuzzy patch "
+                    "matcher, its skills guard: approve those in Hermes).\n")
         body.append("u brings back the last one rejected.", style="dim")
         if not await self.app.push_screen_wait(ConfirmDialog("Clear invalid skill writes", body, yes="Reject them",
                                                              danger=True)):

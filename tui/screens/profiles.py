@@ -24,6 +24,7 @@ from tui.screens.base import ModeScreen, OneFrame
 from tui.widgets.footer import KeyFooter
 from tui.widgets.header import HmcHeader
 from tui.widgets.lists import HmcList
+from core.plural import noun
 
 
 def gauge_text(gauge) -> Text:
@@ -60,7 +61,7 @@ def row_prompt(row, current: str, now: float) -> Text:
     pending = "?" if row.pending is None else str(row.pending)
     skills = "?" if row.skills is None else str(row.skills)
     second = Text("    ")
-    second.append(f"{pending} pending · {skills} skills", style="bold yellow" if row.pending or row.skills else "dim")
+    second.append(f"{pending} pending · {skills} {noun(row.skills or 0, 'skill')}", style="bold yellow" if row.pending or row.skills else "dim")
     second.append("  ·  ", style="dim")
     second.append(row.review, style="yellow" if row.review_due else "dim")
     if not row.sessions_known:

@@ -34,6 +34,7 @@ from tui.widgets.gauge import CapacityGauge
 from tui.widgets.header import HmcHeader
 from tui.widgets.sidebyside import SideBySide, diff_pair, mark_spans
 from tui.widgets.work_progress import WorkProgress
+from core.plural import counted
 
 REPORTS = "reports"
 
@@ -84,6 +85,7 @@ class MergeDialog(EntryEditor[MergeResult | None]):
         Binding("escape", "cancel", "Cancel", id="merge.cancel", tooltip="Close without merging"),
         Binding("ctrl+t", "switch_target", "Other file", id="merge.target",
                 tooltip="Put the merged entry in the other file (entries from both files only)"),
+        EntryEditor.EDITOR_BINDING,
     ]
     PREFIX = "merge"
     VERB = "merge"
@@ -145,7 +147,7 @@ class MergeDialog(EntryEditor[MergeResult | None]):
 
     def status(self, text: str) -> EntryStatus:
         (_, _, xa), (_, _, xb) = self.refs
-        line = Text(f"{len(text):,} chars")
+        line = Text(counted(len(text), "char"))
         saved = len(xa) + len(xb) + 3 - len(text)  # the two entries and their § delimiter
         n = abs(saved)
         line.append(f" · {'saves' if saved >= 0 else 'adds'} {n:,} char{'' if n == 1 else 's'}",
@@ -417,7 +419,7 @@ Secrets stay masked here.
         text = Text(style="dim")
         if finding.kind == "old":
             days = getattr(self.app.settings, "old_days", R.OLD_DAYS)
-            text.append(f"Old: its text hasn't changed in more than {days} days (hmc's [review] old_days), "
+            text.append(f"Old: its text hasn't changed in more than {counted(days, 'day')} (hmc's [review] old_days), "
                         "by the history in state.db, dated or not. Stale is about dates written in it.\n")
         if finding.kind == "relative-date" and finding.fix is not None:
             dates = ", ".join(d for _, d in finding.resolved[:3])
@@ -655,7 +657,7 @@ Secrets stay masked here.
         total = sum(p.total for p in found)
         self.app.clear_notifications()  # "Reviewing every profile…" is answered by the dialog
         choice = await self.app.push_screen_wait(PickDialog(
-            f"Open findings by profile: {total} in {len(found)} profiles", rows,
+            f"Open findings by profile: {total} in {counted(len(found), 'profile')}", rows,
             note="Kept findings are left out, as in this list. Enter reviews that profile (every mode follows it)."))
         if choice is None or found[choice].profile == self.app.curator.home.profile:
             return

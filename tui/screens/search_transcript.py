@@ -23,6 +23,7 @@ from core.sessions.search import (
 from core.sessions.snippets import one_line
 from tui.literal import literal, masked, visible
 from tui.widgets.transcript import Transcript
+from core.plural import counted
 
 WINDOW = 15  # messages each side of a hit when a transcript opens
 CHUNK = 30  # messages fetched when scrolling past the loaded window
@@ -130,7 +131,7 @@ class TranscriptSide:
         if info.started_at:
             line.append(f"  {timefmt.local_time(info.started_at)}", style="dim")
         if info.message_count is not None:
-            line.append(f"  ·  {info.message_count:,} messages", style="dim")
+            line.append(f"  ·  {counted(info.message_count, 'message')}", style="dim")
         line.append(f"  ·  {visible(session_link(self.session_profile or self.app.curator.home.profile, info.id))}",
                     style="dim")
         position = transcript.hit_position()

@@ -30,6 +30,7 @@ class SkillEditDialog(EntryEditor[str | None]):
     BINDINGS = [
         Binding("ctrl+s", "save", "Approve", id="skilledit.save", tooltip="Approve the write with this text"),
         Binding("escape", "cancel", "Cancel", id="skilledit.cancel", tooltip="Close without approving"),
+        EntryEditor.EDITOR_BINDING,
     ]
 
     def __init__(self, queue, record, *, title: str) -> None:
@@ -65,6 +66,15 @@ class SkillEditDialog(EntryEditor[str | None]):
             out.append(f"  {f.severity.upper():<9}", style="bold")
             out.append_text(literal(str(f.detail) + "\n"))
         return out
+
+    def editor_file_name(self) -> str:
+        """SKILL.md, the written file's own name, or the patched file's suffix (the editor's syntax)."""
+        base = str(self.record.payload.get("file_path") or "").replace("\\", "/").rsplit("/", 1)[-1]
+        if self.key == "content":
+            return "SKILL.md"
+        if self.key == "file_content":
+            return base
+        return "replacement" + (("." + base.rsplit(".", 1)[1]) if "." in base.strip(".") else ".md")
 
     def result(self, text: str) -> str:
         return text

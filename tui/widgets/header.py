@@ -8,6 +8,7 @@ from textual import events
 from textual.widget import Widget
 
 from tui.literal import visible_controls
+from core.plural import noun
 
 MODES = (("1", "memory", "Memory", "Mem"), ("2", "pending", "Pending", "Pend"), ("3", "search", "Search", "Srch"),
          ("4", "review", "Review", "Rev"), ("5", "profiles", "Profiles", "Prof"))
@@ -77,7 +78,7 @@ class HmcHeader(Widget):
         else:  # fixed width: the tabs don't jump
             right.append(f"{shown} pending", style="bold yellow" if count else "dim")
             right.append(" · ", style="dim")
-            right.append(f"{shown_skills:>2} skills", style="bold yellow" if skills else "dim")
+            right.append(f"{shown_skills:>2} {noun(skills or 0, 'skill'):<6}", style="bold yellow" if skills else "dim")
         right.append(" · ", style="dim")
         review = state["review"]
         if short_review and review.startswith("review due"):

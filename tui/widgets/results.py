@@ -19,6 +19,7 @@ from core import timefmt
 from core.sessions.search import DEMOTED_SOURCES, HIDDEN_SOURCES, Hit, SessionInfo
 from core.sessions.snippets import Span, one_line
 from tui.literal import literal, masked, masked_spans, visible_controls
+from core.plural import counted
 
 ROLE_STYLE = {"user": "bold green", "assistant": "bold blue", "tool": "magenta", "system": "dim"}
 MATCH_STYLE = "bold reverse"
@@ -147,7 +148,7 @@ def session_prompt(info: SessionInfo, now: float) -> Text:
     line.append(visible_controls(masked(info.source or "?")), style=source_style(info.source))
     line.append(f"  started {when(info.started_at, now)}", style="dim")
     if info.message_count is not None:
-        line.append(f"  ·  {info.message_count:,} messages", style="dim")
+        line.append(f"  ·  {counted(info.message_count, 'message')}", style="dim")
     if info.last_active and info.started_at and info.last_active - info.started_at > 3600:
         line.append(f"  ·  active {timefmt.ago(info.last_active, now)}", style="dim")
     return Group(top, hanging(line))

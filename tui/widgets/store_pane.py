@@ -13,6 +13,7 @@ from core.store.memory import FILE_NAMES, Snapshot
 from tui.literal import literal
 from tui.widgets.entries import EntryList
 from tui.widgets.gauge import CapacityGauge
+from core.plural import counted
 
 
 class StorePane(Vertical):
@@ -56,7 +57,7 @@ class StorePane(Vertical):
         if not enabled:
             problems.append("⚠ Disabled in config.yaml: Hermes ignores this store and hmc won't write it.")
         if snap.usage > limit:
-            problems.append(f"⚠ Over the limit by {snap.usage - limit:,} chars: Hermes refuses every add until it shrinks.")
+            problems.append(f"⚠ Over the limit by {counted(snap.usage - limit, 'char')}: Hermes refuses every add until it shrinks.")
         banners = self.query(".pane-banner")
         if problems:
             text = literal("\n".join(problems))
