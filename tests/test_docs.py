@@ -223,7 +223,12 @@ def bindings() -> list[tuple[str, str, str, str]]:
 
     out = []
     for cls in bound_classes():
+        textuals = {(key.strip(), b.action) for base in cls.__mro__ if base.__module__.startswith("textual.")
+                    for b in base.__dict__.get("BINDINGS", ()) if isinstance(b, Binding)
+                    for key in b.key.split(",")}  # a Textual widget's own keys kept as they are (TextArea's moves)
         for binding in cls.__dict__["BINDINGS"]:
+            if binding.id is None and all((k.strip(), binding.action) in textuals for k in binding.key.split(",")):
+                continue
             assert isinstance(binding, Binding), (cls, binding)  # hmc's bindings are Binding objects with ids
             screen = f"{cls.__module__}.{cls.__qualname__}"
             assert binding.id, f"{screen}: the binding {binding.key!r} has no id (config.toml's [keys] needs one)"

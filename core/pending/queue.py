@@ -450,9 +450,10 @@ class PendingQueue:
 
     def reject_invalid(self, ids: Iterable[str] | None = None) -> Report:
         """Reject every record that can never apply (`Inspection.never_applies`: broken, malformed,
-        pin changed, no match, ambiguous, empty text, would empty the file), or only those of `ids`
-        that still never can. Kept: scanner hits (a person decides), over the limit (memory may
-        shrink), a disabled target, a drifted or unreadable file (a repair fixes it)."""
+        too large, pin changed, no match, ambiguous, empty text, blocked by Hermes's scan, unpinned),
+        or only those of `ids` that still never can. Kept: hmc's scanner hits and a batch that would
+        empty the file (a person decides), over the limit (memory may shrink), a disabled target, a
+        drifted or unreadable file (a repair fixes it)."""
         wanted = set(ids) if ids is not None else None
         done, failed = [], []
         for ins in self.inspect_all():

@@ -296,6 +296,14 @@ def test_refused_batch_that_empties_the_store(home, queue):
     assert refusal(home, queue, rid)[0].reason_kind == P.EMPTIES_STORE
 
 
+
+def test_reject_invalid_keeps_a_batch_that_would_empty_the_store(home, queue):
+    """Emptying a store is a person's decision (it can be forced), not a write that can never apply:
+    `invalid` keeps it, as its help and the TUI's confirmation say."""
+    rid = stage(home, "batch", target="user", operations=[
+        {"action": "remove", "old_text": u, "matched_entry": u} for u in USER])
+    assert queue.reject_invalid().done == () and pending_files(home) == [f"{rid}.json"]
+
 # -- approving -------------------------------------------------------------------------------------
 
 

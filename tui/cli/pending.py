@@ -49,10 +49,11 @@ def register(sub) -> None:
     add_reveal(q)
     q = ops.add_parser("reject", help="delete records (ID …, all, or invalid: those that can never apply)",
                        description="Delete records; hmc keeps a copy of each. `invalid` rejects only the records "
-                       "that can never apply: a broken or malformed file, a pinned entry that changed, no or "
-                       "several matching entries, empty text, a batch that would empty the file. It keeps "
-                       "scanner hits (a person decides), writes over the limit (memory may shrink), a disabled "
-                       "target and a drifted file (a repair fixes it). With --subsystem skills it keeps "
+                       "that can never apply: a broken, malformed or oversized record, a pinned entry that changed, "
+                       "no or several matching entries, empty text, text Hermes's own scan blocks, a "
+                       "destructive write staged without a pin (0.22+). It keeps hmc's scanner hits and a "
+                       "batch that would empty the file (a person decides), writes over the limit (memory "
+                       "may shrink), a disabled target and a drifted file (a repair fixes it). With --subsystem skills it keeps "
                        "scanner hits and the writes Hermes may still apply (a patch only its fuzzy matcher "
                        "finds, \\t/\\r escapes it rewrites, its skills guard).")
     q.add_argument("ids", nargs="+", metavar="ID", help="record ids, `all`, or `invalid`")

@@ -654,9 +654,11 @@ a drifted file stay) · **o** open the file in memory mode · **p** the raw reco
         if len(bad) > 8:
             body.append(f"  … and {len(bad) - 8} more\n", style="dim")
         kept = sum(1 for ins, _ in self.rows if not ins.can_apply and not ins.never_applies)
-        body.append("\nNever applies: a broken or malformed file, a pinned entry that changed, no or several "
-                    "matching entries, empty text, or a batch that would empty the file.\n")
-        body.append(f"Kept{f' ({kept})' if kept else ''}: scanner hits (your decision), over the limit "
+        body.append("\nNever applies: a broken, malformed or oversized record, a pinned entry that changed, no "
+                    "or several matching entries, empty text, text Hermes's scan blocks, or a destructive "
+                    "write staged without a pin.\n")
+        body.append(f"Kept{f' ({kept})' if kept else ''}: scanner hits and a batch that would empty the "
+                    "file (your decision), over the limit "
                     "(memory may shrink), a disabled target or a drifted file (a repair fixes it).\n")
         body.append("u brings back the last one rejected.", style="dim")
         if not await self.app.push_screen_wait(ConfirmDialog("Clear invalid writes", body, yes="Reject them", danger=True)):
