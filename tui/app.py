@@ -255,6 +255,7 @@ class CuratorApp(App):
         """hmc's own settings as `hmc config` shows them: the file, every value and its source, the
         problems (the palette's "app: Show settings")."""
         from core.settings import describe, view_lines
+        from tui.guide import about
         from tui.screens.dialogs import TextDialog
 
         view = describe(self.settings.path)
@@ -275,9 +276,9 @@ class CuratorApp(App):
             else:
                 parts.append(literal(text, styles.get(kind, "")))
         body = Group(*parts)
-        self.push_screen(TextDialog("hmc settings (config.toml)", body,
-                                    note="ctrl+p → Change theme saves the theme here; the rest: edit the file, "
-                                         "or `hmc config set KEY VALUE`."))
+        self.push_screen(about("settings", TextDialog(
+            "hmc settings (config.toml)", body,
+            note="ctrl+p → Change theme saves the theme here; the rest: edit the file, or `hmc config set KEY VALUE`.")))
 
     def action_doctor(self) -> None:
         """Run `hmc doctor` in a worker; its result replaces the notice."""
@@ -317,6 +318,7 @@ class CuratorApp(App):
         naming the difference ("memory": an entry edit; "approve": a staged record). Must run in a
         worker (it may wait for a dialog)."""
         from core.doctor.verdict import differences_for
+        from tui.guide import about
         from tui.screens.dialogs import ConfirmDialog
 
         _installed, verdict = self.doctor_verdict()
@@ -328,8 +330,8 @@ class CuratorApp(App):
         body = Text("\n".join(f"• {line}" for line in lines))
         body.append("\n\nhmc would write by its rules for Hermes " + self.curator.release.name
                     + ", which your Hermes was shown not to follow here (hmc doctor lists each case).")
-        ok = bool(await self.push_screen_wait(ConfirmDialog("Your Hermes differs here", body,
-                                                            yes="Write anyway", danger=True)))
+        ok = bool(await self.push_screen_wait(about("doctor", ConfirmDialog("Your Hermes differs here", body,
+                                                                            yes="Write anyway", danger=True))))
         if not ok:
             self.notify("Nothing was written.", title="Cancelled", markup=False)
         return ok
