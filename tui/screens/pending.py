@@ -415,9 +415,11 @@ a drifted file stay) · **o** open the file in memory mode · **p** the raw reco
                       + Text(" (n rejects it; x clears every record that can never apply)."))
             status.add_class("-bad")
         else:
-            line = Text("✗ Can't apply: ") + literal(mask(self.said(ins, ins.reason or "")))
-            if ins.scanner_hit:
-                line.append(". The security scan also flags the new text"
+            said = mask(self.said(ins, ins.reason or ""))
+            line = Text("✗ Can't apply: ") + literal(said)
+            if ins.scanner_hit:  # the release's refusal is a sentence that may end with its own period
+                line.append(("" if said.rstrip().endswith((".", "!", "?")) else ".")
+                            + " The security scan also flags the new text"
                             + ("." if ins.never_applies else "; y will ask you to confirm once it can apply."))
             elif not ins.never_applies:
                 line.append(" (may apply later: x keeps it).")
