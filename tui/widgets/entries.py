@@ -8,7 +8,7 @@ from rich.text import Text
 from textual.visual import RichVisual
 from textual.widgets.option_list import Option
 
-from tui.literal import masked, visible_controls
+from tui.literal import fitting, masked, visible_controls
 from tui.widgets.lists import HmcList
 
 
@@ -82,7 +82,7 @@ def entry_prompt(number: int, entry: str, limit: int, marks: Sequence[str] = (),
 
 def entry_body(entry: str, limit: int, marks: Sequence[str] = (), origin: str | None = None) -> Text:
     """An entry's row without its number: the text literally, its size, its marks, its origin line."""
-    body = Text(visible_controls(entry))
+    body = Text(fitting(entry))  # the pane's border stays in line (a ZWJ emoji is counted one way only)
     size = len(entry)
     body.append(f"  ({size:,})", style="bold red" if size > limit else "dim")
     for mark in marks:
