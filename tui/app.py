@@ -25,6 +25,7 @@ from tui.modes import MODE_SCREENS, mode_screen
 # needs the stores (faster start, see tests/bench/bench_startup.py).
 
 POLL_SECONDS = 0.5  # the default; config.toml's poll_interval changes it
+INFO_SECONDS = 3.0  # how long a toast that only informs stays, unless it says (Textual's default: 5)
 AFTER_FIRST_FRAME = 0.05  # seconds between the first frame and the work that repaints after it
 OTHER_CSS = Path(__file__).with_name("screens.tcss")  # the styles of every screen but the first (memory mode)
 PREBUILD_AFTER = 0.5  # seconds after the first frame before the other modes' screens are built (its
@@ -203,7 +204,7 @@ class CuratorApp(App):
         elif said is not None:
             self.notify(said[0], title="Profiles", severity="warning", timeout=12, markup=False)
         if lines:
-            self.notify("\n".join(lines), title="Waiting for you", timeout=6, markup=False)
+            self.notify("\n".join(lines), title="Waiting for you", timeout=4, markup=False)
 
     def settings_notice(self) -> None:
         problems = self.setting_problems + self.unknown_key_ids()
@@ -368,7 +369,12 @@ class CuratorApp(App):
                markup: bool = False) -> None:
         """Every toast is literal: data in it (entries, file names, summaries) can't be markup or escapes.
 
-        Screens and widgets call this too (Widget.notify forwards here), so `markup` is ignored."""
+        Screens and widgets call this too (Widget.notify forwards here), so `markup` is ignored. A toast
+        covers what is under it (the bottom of USER.md's pane, a dialog's last lines): one that only
+        informs goes after INFO_SECONDS unless it says how long; warnings and errors stay Textual's 5 s.
+        Over a dialog, information toasts are not drawn at all (screens.tcss)."""
+        if timeout is None and severity == "information":
+            timeout = INFO_SECONDS
         super().notify(visible(message), title=visible(title), severity=severity, timeout=timeout, markup=False)
 
     # -- leaving -----------------------------------------------------------------------------------
