@@ -96,6 +96,8 @@ async def test_at_80x24_nothing_of_the_help_is_cut(keys, screen_name, page, demo
             painted = " ".join(line.strip() for line in shown(widget).splitlines() if line.strip())
             assert painted == text  # wrapped if need be, never cut
             assert widget.region.right <= dialog.query_one(".help-dialog").content_region.right
+        if screen_name == "MemoryScreen":  # long names and ids wrap: what a key does keeps room to be read
+            assert "Switch between MEMORY.md" in shown(dialog.query_one("#help-keys"))
 
 
 def test_every_screen_and_dialog_has_a_page_or_takes_the_one_below():

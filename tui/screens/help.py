@@ -39,10 +39,11 @@ def key_table(screen: Screen) -> Table:
     room for); greyed when it can't apply, with the reason, and the binding id that config.toml's
     [keys] takes. No widget navigation."""
     table = Table.grid(padding=(0, 2))
+    # at 80 columns the long names and ids wrap, so the explanation keeps room to be read
     table.add_column(style="bold", no_wrap=True)
-    table.add_column(no_wrap=True)
-    table.add_column(style="dim", ratio=1)
-    table.add_column(style="dim italic", no_wrap=True)
+    table.add_column(max_width=18)
+    table.add_column(style="dim", ratio=1, min_width=24)
+    table.add_column(style="dim italic", max_width=20)
     app = screen.app
     rows: dict[tuple[int, str], list] = {}
     for key, active in screen.active_bindings.items():
