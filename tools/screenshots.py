@@ -45,7 +45,25 @@ async def render(shot: Shot, out: Path) -> None:
         app = build_app(home, shot)
         async with app.run_test(size=shot.size, notifications=True) as pilot:  # as the snapshot tests
             await drive(pilot, shot)
-            app.save_screenshot(str(out))
+            save(app, out)
+
+
+def save(app, out: Path) -> None:
+    """The app's screen as an SVG at `out`, that reads the same in a browser and in librsvg."""
+    app.save_screenshot(str(out))
+    out.write_text(spaces_kept(out.read_text(encoding="utf-8")), encoding="utf-8")
+
+
+def spaces_kept(svg: str) -> str:
+    """Rich writes each run of same-styled cells as one <text> whose spaces are NBSPs (&#160;).
+    librsvg (rsvg-convert, many previewers) drops a run's leading and trailing spaces unless the
+    document says its whitespace is preserved: "a add" rendered "aadd", "11 Aug · cli" lost its
+    gaps. xml:space="preserve" on the root element says it for every text; browsers render the
+    same either way, and the NBSPs stay (a browser would collapse plain spaces in a run)."""
+    if 'xml:space="preserve"' in svg[:svg.find(">")]:
+        return svg
+    start = svg.index("<svg")
+    return svg[:start] + '<svg xml:space="preserve"' + svg[start + len("<svg"):]
 
 
 def main(argv: list[str]) -> int:

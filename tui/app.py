@@ -25,6 +25,7 @@ from tui.modes import MODE_SCREENS, mode_screen
 # needs the stores (faster start, see tests/bench/bench_startup.py).
 
 POLL_SECONDS = 0.5  # the default; config.toml's poll_interval changes it
+INFO_SECONDS = 3.0  # how long a toast that only informs stays, unless it says (Textual's default: 5)
 AFTER_FIRST_FRAME = 0.05  # seconds between the first frame and the work that repaints after it
 OTHER_CSS = Path(__file__).with_name("screens.tcss")  # the styles of every screen but the first (memory mode)
 PREBUILD_AFTER = 0.5  # seconds after the first frame before the other modes' screens are built (its
@@ -203,7 +204,7 @@ class CuratorApp(App):
         elif said is not None:
             self.notify(said[0], title="Profiles", severity="warning", timeout=12, markup=False)
         if lines:
-            self.notify("\n".join(lines), title="Waiting for you", timeout=6, markup=False)
+            self.notify("\n".join(lines), title="Waiting for you", timeout=4, markup=False)
 
     def settings_notice(self) -> None:
         problems = self.setting_problems + self.unknown_key_ids()
@@ -255,6 +256,7 @@ class CuratorApp(App):
         """hmc's own settings as `hmc config` shows them: the file, every value and its source, the
         problems (the palette's "app: Show settings")."""
         from core.settings import describe, view_lines
+        from tui.guide import about
         from tui.screens.dialogs import TextDialog
 
         view = describe(self.settings.path)
@@ -275,9 +277,9 @@ class CuratorApp(App):
             else:
                 parts.append(literal(text, styles.get(kind, "")))
         body = Group(*parts)
-        self.push_screen(TextDialog("hmc settings (config.toml)", body,
-                                    note="ctrl+p → Change theme saves the theme here; the rest: edit the file, "
-                                         "or `hmc config set KEY VALUE`."))
+        self.push_screen(about("settings", TextDialog(
+            "hmc settings (config.toml)", body,
+            note="ctrl+p → Change theme saves the theme here; the rest: edit the file, or `hmc config set KEY VALUE`.")))
 
     def action_doctor(self) -> None:
         """Run `hmc doctor` in a worker; its result replaces the notice."""
@@ -317,6 +319,7 @@ class CuratorApp(App):
         naming the difference ("memory": an entry edit; "approve": a staged record). Must run in a
         worker (it may wait for a dialog)."""
         from core.doctor.verdict import differences_for
+        from tui.guide import about
         from tui.screens.dialogs import ConfirmDialog
 
         _installed, verdict = self.doctor_verdict()
@@ -328,8 +331,8 @@ class CuratorApp(App):
         body = Text("\n".join(f"• {line}" for line in lines))
         body.append("\n\nhmc would write by its rules for Hermes " + self.curator.release.name
                     + ", which your Hermes was shown not to follow here (hmc doctor lists each case).")
-        ok = bool(await self.push_screen_wait(ConfirmDialog("Your Hermes differs here", body,
-                                                            yes="Write anyway", danger=True)))
+        ok = bool(await self.push_screen_wait(about("doctor", ConfirmDialog("Your Hermes differs here", body,
+                                                                            yes="Write anyway", danger=True))))
         if not ok:
             self.notify("Nothing was written.", title="Cancelled", markup=False)
         return ok
@@ -366,7 +369,12 @@ class CuratorApp(App):
                markup: bool = False) -> None:
         """Every toast is literal: data in it (entries, file names, summaries) can't be markup or escapes.
 
-        Screens and widgets call this too (Widget.notify forwards here), so `markup` is ignored."""
+        Screens and widgets call this too (Widget.notify forwards here), so `markup` is ignored. A toast
+        covers what is under it (the bottom of USER.md's pane, a dialog's last lines): one that only
+        informs goes after INFO_SECONDS unless it says how long; warnings and errors stay Textual's 5 s.
+        Over a dialog, information toasts are not drawn at all (screens.tcss)."""
+        if timeout is None and severity == "information":
+            timeout = INFO_SECONDS
         super().notify(visible(message), title=visible(title), severity=severity, timeout=timeout, markup=False)
 
     # -- leaving -----------------------------------------------------------------------------------

@@ -56,6 +56,16 @@ def visible(text: object) -> str:
 visible_controls = visible  # the name the TUI screens use
 
 
+def fitting(text: object) -> str:
+    """`visible(text)` for a line that must fit its box in every terminal: U+200D (zero width
+    joiner) shown as `\\u200d`. Rich counts emoji joined by it (woman + laptop, a family of three)
+    as one 2-cell picture; a terminal that doesn't join them (tmux, xterm, most Linux ones) paints
+    each part (4 or 6 cells), pushing the box's right border out of line. Shown like the other
+    invisible characters, every terminal paints the emoji on either side as Rich counts them, and
+    the joiner Hermes's scan blocks the entry for is in sight."""
+    return visible(text).replace("\u200d", "\\u200d")
+
+
 def literal(text: object, style: str = "") -> Text:
     """A rich Text holding `text` exactly (markup-looking brackets stay brackets), controls visible."""
     from rich.text import Text

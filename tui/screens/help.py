@@ -39,10 +39,11 @@ def key_table(screen: Screen) -> Table:
     room for); greyed when it can't apply, with the reason, and the binding id that config.toml's
     [keys] takes. No widget navigation."""
     table = Table.grid(padding=(0, 2))
+    # at 80 columns the long names and ids wrap, so the explanation keeps room to be read
     table.add_column(style="bold", no_wrap=True)
-    table.add_column(no_wrap=True)
-    table.add_column(style="dim", ratio=1)
-    table.add_column(style="dim italic", no_wrap=True)
+    table.add_column(max_width=18)
+    table.add_column(style="dim", ratio=1, min_width=24)
+    table.add_column(style="dim italic", max_width=20)
     app = screen.app
     rows: dict[tuple[int, str], list] = {}
     for key, active in screen.active_bindings.items():
@@ -90,26 +91,32 @@ class HelpDialog(Dialog[None]):
     ]
 
     def __init__(self, screen: Screen) -> None:
+        from tui.guide import guide_page
+
         super().__init__()
         self.target = screen
         # read while `screen` is still on top: what can apply depends on it (mode keys, t and /
         # don't apply while a dialog is on top, and this dialog will be)
         self.keys = key_table(screen)
+        self.page = guide_page(screen, screen.app.screen_stack)
 
     def compose(self) -> ComposeResult:
         mode = getattr(self.target, "MODE", "")
         heading = f"Help — {mode} mode" if mode else "Help — this dialog" if isinstance(self.target, Dialog) else "Help"
         with Vertical(classes="dialog help-dialog"):
             yield Label(Text(heading, style="bold"), classes="dialog-title")
+            if self.page:
+                yield Static(Text.assemble("Guide: ", (self.page, "bold")), id="help-guide")
             with VerticalScroll(id="help-body"):
+                # the keys first (what help is opened for); the caption wraps rather than being cut
+                yield Static(Text("Keys · greyed: can't apply now · last column: the id config.toml's [keys] remaps",
+                                  style="bold"), classes="help-keys-title")
+                yield Static(self.keys, id="help-keys")
                 help_text = getattr(self.target, "HELP", "") or ""
                 if help_text:
-                    yield ComposedMarkdown(help_text.strip())
-                yield Label(Text("Keys (greyed: can't apply right now; the last column is the binding id that "
-                                 "config.toml's [keys] remaps)", style="bold"), classes="help-keys-title")
-                yield Static(self.keys, id="help-keys")
-            yield Label(Text("Esc closes · j/k scroll, g/G top and end · ctrl+p finds any action of any mode by name",
-                             style="dim"))
+                    yield ComposedMarkdown(help_text.strip(), id="help-text")
+            yield Static(Text("Esc closes · j/k, g/G scroll · ctrl+p: any action of any mode by name",
+                              style="dim"), id="help-caption")
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -26,4 +26,6 @@ def report_text(lines: list[tuple[str, str]]) -> Text:
 
 def loaded_memory_dialog(session, lines: list[tuple[str, str]], when: str) -> TextDialog:
     title = f"What {session.where} knew — loaded {when}"
-    return TextDialog(title, report_text(lines), note=NOTE)
+    from tui.guide import about
+
+    return about("loaded memory", TextDialog(title, report_text(lines), note=NOTE))

@@ -616,7 +616,10 @@ the search box · **ctrl+y** searches the first suggestion under a search that f
     def hidden(self, action: str) -> bool:
         """Escape leaves a text box (the query, since, until) for the results, or goes back from a
         transcript; on the results list it does nothing (it never moves into a text box: a mode key
-        typed after it would land in the query). ↓ to the results only from the query box."""
+        typed after it would land in the query). ↓ to the results only from the query box. A transcript
+        opened from memory mode (an entry's origin or history) was opened at a call, not from the
+        search: n/N (no matches to step through) and ^r (the search's filters) are not offered there,
+        nor, while no session is open in it (origin not found), the keys that act on a session."""
         in_transcript = self.view == "transcript"
         focused = self.focused
         in_box = isinstance(focused, Input) and not in_transcript
@@ -627,6 +630,13 @@ the search box · **ctrl+y** searches the first suggestion under a search that f
             return not in_transcript
         if action == "to_results":
             return not (in_query and bool(self.results.items))
+        if in_transcript and self.from_memory:
+            if action == "hit":
+                return not self.transcript.hit_ids
+            if action == "clear_filters":
+                return True
+            if action in ("expand", "copy_link", "promote", "why", "loaded"):
+                return self.session_info is None
         return False
 
     def why_not(self, action: str) -> str | None:

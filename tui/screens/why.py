@@ -100,8 +100,10 @@ def why_dialog(answer) -> TextDialog:
     from core.scan.mask import clip  # mask first, then cut
 
     shown = answer.fact if len(answer.fact) <= 60 else clip(masked(answer.fact), 59)
-    return TextDialog(f"Why doesn't Hermes know “{visible_controls(masked(shown))}”? · profile {answer.profile}",
-                      Group(answer_table(answer)), note=NOTE)
+    from tui.guide import about
+
+    return about("why", TextDialog(f"Why doesn't Hermes know “{visible_controls(masked(shown))}”? · profile "
+                                   f"{answer.profile}", Group(answer_table(answer)), note=NOTE))
 
 
 def fact_of(message_text: str) -> str:

@@ -8,7 +8,7 @@ from rich.text import Text
 from textual.visual import RichVisual
 from textual.widgets.option_list import Option
 
-from tui.literal import masked, visible_controls
+from tui.literal import fitting, masked, visible_controls
 from tui.widgets.lists import HmcList
 
 
@@ -84,7 +84,7 @@ def entry_body(entry: str, limit: int, marks: Sequence[str] = (), origin: str | 
                words: Sequence[str] = ()) -> Text:
     """An entry's row without its number: the text literally, its size, its marks, its origin line.
     `words`: a filter's words, highlighted where the entry's text has them (tui.widgets.filter_match)."""
-    body = Text(visible_controls(entry))
+    body = Text(fitting(entry))  # the pane's border stays in line (a ZWJ emoji is counted one way only)
     if words:
         from tui.widgets.filter_match import highlight
 
