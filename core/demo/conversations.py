@@ -17,7 +17,7 @@ FILES = {
                 "tideway/models/invoice.py", "tideway/services/export.py", "tideway/db/session.py"),
     "harbor-web": ("src/app/invoices/page.tsx", "src/lib/api.ts", "vite.config.ts",
                    "src/components/PayoutsTable.tsx", "src/app/layout.tsx"),
-    "lighthouse-bot": ("bot/alerts.py", "bot/handlers/status.py", "deploy/lighthouse-bot.service",
+    "lighthouse-bot": ("bot/alerts.py", "bot/handlers/status.py", "systemd/lighthouse-bot.service",
                        "bot/telegram_client.py"),
 }
 TESTS = ("tests/api/test_invoices.py::test_list_paginates",
@@ -108,17 +108,104 @@ KANBAN_TASKS = (
     ("Kanban #157: invoice CSV export columns",
      "Card #157 (To do): the accounting team wants `external_ref` and `paid_at` in the CSV export.",
      "Estimated at 2 points; depends on the `invoices.external_ref` migration. Moved to Ready."),
+    ("Kanban #118: flaky payout sync test",
+     "Card #118 (To do): `test_payout_sync_resumes` fails about once a week on CI. Find out why.",
+     "It relies on wall-clock time crossing a minute boundary. Proposed fix: freeze time in the test. "
+     "Moved to Ready, 1 point."),
+    ("Kanban #131: dunning email wording",
+     "Card #131 (Review): support says the second dunning email sounds threatening. Suggest wording.",
+     "Draft attached to the card: softer subject line, the amount and due date first, the link to pay "
+     "before any mention of suspension. Back to Review."),
+    ("Kanban #149: archive old webhook events",
+     "Card #149 (To do): `webhook_events` has 9 million rows. Decide what to keep.",
+     "Keep 90 days in the table, move older rows to a monthly Parquet file in the archive bucket. "
+     "Estimated at 3 points."),
+    ("Kanban #163: harbor-web preview cleanup",
+     "Card #163 (In progress): preview deploys of merged PRs are never deleted. Clean them up.",
+     "A nightly job deletes previews whose PR is closed for more than 2 days; 64 old previews removed. "
+     "Moved to Done."),
 )
-SUBAGENT_TASK = ("Subtask: list every call site of `verify_signature` in tideway and report which "
-                 "ones pass the raw request body.")
-SUBAGENT_RESULT = ("3 call sites: `tideway/billing/webhooks.py:88` (raw body, OK), "
-                   "`tideway/billing/replay.py:41` (re-serialised JSON - signature will fail), "
-                   "`tests/billing/test_webhooks.py:17` (raw body, OK).")
-TOOL_SESSION = ("Tool run: tideway.tools.reconcile --day 2 days ago",
-                "reconcile: 412 payouts, 412 invoices matched, 0 mismatches")
-COMPACTION_SUMMARY = ("[Context summary] Earlier in this session: the user asked about {recall}; we "
-                      "looked at `{file}` and ran the tests ({n} passed). Open question: whether to "
-                      "backfill `{table}.{col}` before the release.")
+SUBAGENT_TASKS = (
+    ("Subtask: list every call site of `verify_signature` in tideway and report which ones pass the "
+     "raw request body.",
+     "3 call sites: `tideway/billing/webhooks.py:88` (raw body, OK), `tideway/billing/replay.py:41` "
+     "(re-serialised JSON - signature will fail), `tests/billing/test_webhooks.py:17` (raw body, OK)."),
+    ("Subtask: find every place in tideway that formats an amount with `float`.",
+     "4 places: the CSV export, the dunning email, the admin invoice list and one test helper. The "
+     "PDF already uses `Decimal`."),
+    ("Subtask: list the environment variables harbor-web reads and whether each one is documented.",
+     "17 variables; 14 documented in `.env.example`. Missing there: `SENTRY_RELEASE`, "
+     "`PREVIEW_BASIC_AUTH` and `FEATURE_REPORTS_V2`."),
+    ("Subtask: check which lighthouse-bot commands have no test.",
+     "`/mute`, `/rerun` and `/lang` have no test; the other five commands each have at least one."),
+)
+SUBAGENT_TASK, SUBAGENT_RESULT = SUBAGENT_TASKS[0]
+
+
+def tool_session(day: str, payouts: int, missing: int) -> tuple[str, str]:
+    """A `hermes tool` run of the reconciliation: its title (the command) and its output."""
+    matched = payouts - missing
+    return (f"Tool run: tideway.tools.reconcile --day {day}",
+            f"reconcile {day}: {payouts} payouts, {matched} invoices matched, {missing} mismatches")
+
+COMPACTION_SUMMARY = ("[Context summary] Earlier in this session the user asked: {ask} The agent worked "
+                      "on it with {calls} tool calls and answered; the conversation goes on from there.")
+
+# ------------------------------------------------------------------------------------------
+# The agent's tool work between a question and its answer in the hand-written sessions
+# (dialogues.py, story_talk.py): (tool, arguments, outputs) per project, with the slots above.
+
+WORK = {
+    "tideway": (
+        ("read_file", {"path": "{file}"}, ("{line}\tasync def list_invoices(session: AsyncSession, "
+                                            "customer_id: int, limit: int = 50):\n{line1}\t    stmt = "
+                                            "select(Invoice).where(Invoice.customer_id == customer_id)",
+                                            "{line}\tdef verify_signature(payload: bytes, header: str, "
+                                            "secret: str) -> None:\n{line1}\t    ts, sig = parse_header(header)")),
+        ("terminal", {"command": "git status --short"}, (" M {file}\n?? scratch/notes-{date}.md", " M {file}")),
+        ("terminal", {"command": "git diff --stat"}, (" {file} | {count} +++++++++---\n 1 file changed, "
+                                                      "{count} insertions(+), 3 deletions(-)",)),
+        ("terminal", {"command": "uv run pytest -q -x"}, ("{n} passed in {secs}s",
+                                                          "{n} passed, 2 skipped in {secs}s")),
+        ("terminal", {"command": "uv run alembic current"},
+         ("INFO  [alembic.runtime.migration] Context impl PostgresqlImpl.\n{rev} (head)",)),
+        ("search_files", {"pattern": "{col}", "path": "tideway/"},
+         ("{file}:{line}:    {col}: Mapped[str | None]\n{file}:{line4}:        .order_by(Invoice.{col})",)),
+        ("terminal", {"command": "uv run ruff check tideway"}, ("All checks passed!",)),
+        ("terminal", {"command": "git log --oneline -3"},
+         ("{rev} (HEAD -> {branch}) wip\n{prevrev} Merge pull request #{pr} from ines/{branch}",)),
+    ),
+    "harbor-web": (
+        ("read_file", {"path": "{file}"}, ("{line}\texport function PayoutsTable({{ rows }}: Props) {{\n"
+                                            "{line1}\t  const sorted = useMemo(() => sortRows(rows), [rows])",
+                                            "{line}\texport default defineConfig({{\n{line1}\t  plugins: [react()],")),
+        ("terminal", {"command": "pnpm vitest run"}, (" Test Files  {count} passed\n      Tests  {n} passed\n"
+                                                      "   Duration  {secs}s",)),
+        ("terminal", {"command": "pnpm lint"}, ("> harbor-web@0.1.0 lint\n> eslint .\n",)),
+        ("terminal", {"command": "pnpm typecheck"}, ("> harbor-web@0.1.0 typecheck\n> tsc --noEmit\n",
+                                                     "src/lib/api.ts({line},7): error TS2322: Type 'string | "
+                                                     "undefined' is not assignable to type 'string'.")),
+        ("terminal", {"command": "git status --short"}, (" M {file}",)),
+        ("search_files", {"pattern": "useQuery", "path": "src/"},
+         ("src/app/invoices/page.tsx:{line}:  const {{ data }} = useQuery({{ queryKey: ['invoices', page] }})\n"
+          "src/components/PayoutsTable.tsx:{ms2}:  const payouts = useQuery(payoutsQuery(filters))",)),
+        ("terminal", {"command": "pnpm build"}, ("vite v6.0.3 building for production...\n✓ {n} modules "
+                                                 "transformed.\n✓ built in {secs}s",)),
+    ),
+    "lighthouse-bot": (
+        ("read_file", {"path": "{file}"}, ("{line}\tasync def status(update: Update, ctx: Context) -> None:\n"
+                                            "{line1}\t    checks = await gather_checks(ctx.bot_data)",)),
+        ("terminal", {"command": "systemctl status lighthouse-bot --no-pager"},
+         ("● lighthouse-bot.service - lighthouse ops bot\n     Active: active (running) since {date} {time}:00 UTC",)),
+        ("terminal", {"command": "journalctl -u lighthouse-bot -n 20 --no-pager"},
+         ("{date}T{time}:00 lighthouse-bot[812]: INFO polling ok\n{date}T{time}:30 lighthouse-bot[812]: "
+          "INFO /status answered in {ms2} ms",)),
+        ("terminal", {"command": "uv run pytest -q"}, ("{count} passed in {secs}s",)),
+        ("terminal", {"command": "git status --short"}, (" M {file}",)),
+        ("search_files", {"pattern": "ALERT_RULES", "path": "bot/"},
+         ("bot/alerts.py:{line}:ALERT_RULES = load_rules(CONFIG_PATH)",)),
+    ),
+}
 
 # ------------------------------------------------------------------------------------------
 # Story lines: the scripted messages around memory writes (per language)
@@ -208,9 +295,11 @@ STAGED = {"en": "Staged for your approval (write approval is on): see /memory pe
 
 # Where the rare benchmark term is planted ({term} is core.demo.build.RARE_TERM).
 PLANT = {
-    ("user", "en"): "Let's call the export batch job {term} in the logs, so it's easy to grep.",
-    ("user", "fr"): "On appelle le job d'export {term} dans les logs, c'est facile à grepper.",
-    ("assistant", "en"): "Done - every log line of the export job now carries the tag {term}.",
+    ("user", "en"): ("Let's call the export batch job {term} in the logs, so it's easy to grep.",
+                     "While we're at it: tag the slow-query log lines with {term} too, same as the export job."),
+    ("user", "fr"): ("On appelle le job d'export {term} dans les logs, c'est facile à grepper.",),
+    ("assistant", "en"): ("Done - every log line of the export job now carries the tag {term}.",
+                          "The Vite build's log lines now carry {term} as well, like the export job's."),
 }
 PLANT_ACK = {"en": "Sounds good, I'll use that tag.", "fr": "Ça marche, j'utilise ce tag."}
 
