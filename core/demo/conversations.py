@@ -312,6 +312,13 @@ REASONING = (
     "Two options; the cheaper one keeps the migration fast. Mention the backfill separately.",
 )
 
+# The reasoning a model shows before some answers of the hand-written sessions (about any subject).
+TALK_REASONING = (
+    "Answer the question asked first; details after, and only those that change what the user does next.",
+    "Look before answering: read the code or run the command rather than guess from the names.",
+    "Keep it short, the user reads this between other things. Say what changed and how it was checked.",
+)
+
 LONG_ANSWER = (
     "Short answer: never print untrusted text with markup enabled.\n\n"
     "Longer answer, because this bites in three places in tideway:\n\n"

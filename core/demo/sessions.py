@@ -446,7 +446,8 @@ class SessionPlanner:
             for size in pads:
                 self._step(conv, size - 1, active)
             if conv.count < target:
-                reasoning = V.REASONING[int(r.random() * len(V.REASONING))] if r.random() < 0.2 else None
+                reasoning = V.TALK_REASONING[int(r.random() * len(V.TALK_REASONING))] if r.random() < 0.2 \
+                    else None
                 conv.add("assistant", answer, 3 + r.random() * 22, finish="stop", reasoning=reasoning,
                          active=active)
 
@@ -510,8 +511,9 @@ class SessionPlanner:
     def _plant(self, conv: _Conv, role: str, room: int = 2) -> None:
         lang = "fr" if conv.p.lang == "fr" and role == "user" else "en"
         texts = V.PLANT[(role, lang)]  # each place says it its own way
-        text = texts[self.used.get(f"plant:{role}:{lang}", 0) % len(texts)].format(term=RARE_TERM)
-        self.used[f"plant:{role}:{lang}"] = self.used.get(f"plant:{role}:{lang}", 0) + 1
+        done = self.plants.get((role, lang), 0)
+        text = texts[done % len(texts)].format(term=RARE_TERM)
+        self.plants[(role, lang)] = done + 1
         conv.add(role, text, 30 + conv.r.random() * 60, finish="stop" if role == "assistant" else None)
         if role == "user" and room >= 2:
             conv.add("assistant", V.PLANT_ACK[lang], 6.0, finish="stop")
@@ -523,7 +525,7 @@ class SessionPlanner:
         self.hand = {"memory": [], "user": []}  # and what the user typed into the files by hand
         self.staged: dict[str, tuple[str, dict]] = {}  # a staged write's pending id -> (target, arguments)
         self.reviews: list[tuple[float, str]] = []  # the background review's memory writes: (time, session)
-        self.used: dict[str, int] = {}  # the rare term's plants so far, per (role, language)
+        self.plants: dict[tuple[str, str], int] = {}  # the rare term's plants so far, per (role, language)
         approval_on = self.day0 - APPROVAL_ON_DAYS * 86400
         out: list[Plan] = []
         by_key: dict[str, Plan] = {}
