@@ -96,8 +96,9 @@ STORY_TALK: dict[str, list[tuple[str, str]]] = {
          "rolling deploy and the smoke tests."),
     ],
     "s09": [
-        ("I pushed a typo fix straight to main in tideway, the CI is running on it now.",
-         "The push went through because main isn't protected on that repo. The CI run on it passed."),
+        ("Did you just push the typo fix straight to main in tideway? The CI is running on main.",
+         "Yes, I pushed it to main: the branch isn't protected on that repo, so nothing stopped it. The CI "
+         "run on it passed."),
         ("Turn on branch protection for main: PRs only, one review, CI green.",
          "Branch protection is on for main in tideway and harbor-web: PR required, one approval, "
          "the CI checks required, no force pushes."),
@@ -192,12 +193,12 @@ STORY_TALK: dict[str, list[tuple[str, str]]] = {
          "The CI image and `.nvmrc` files are on Node 22 now; the CI run on the branch is green."),
     ],
     "s16": [
+        ("The Vite build of harbor-web is green on CI. Anything left before we merge the switch?",
+         "Nothing blocking: the build and the 318 tests pass with Vite, and the production bundle is 12% "
+         "smaller. The embedded widget still builds with Webpack until the release."),
         ("After the Vite switch, the dev server doesn't pick up `.env.local` changes.",
          "Vite reads env files at startup only; a restart is needed. I added a small plugin that "
          "restarts the dev server when an env file changes."),
-        ("Can we delete the old Webpack config now?",
-         "Not until the release: the legacy config is still what the release build uses for the "
-         "embedded widget. After the release it can go."),
     ],
     "s17": [
         ("Open the PR on fix/escape-markup then.",
