@@ -154,56 +154,68 @@ COMPACTION_SUMMARY = ("[Context summary] Earlier in this session the user asked:
 # ------------------------------------------------------------------------------------------
 # The agent's tool work between a question and its answer in the hand-written sessions
 # (dialogues.py, story_talk.py): (tool, arguments, outputs) per project, with the slots above.
+# Outputs are as long as the real ones (a listing, a test run's summary), so a search for a word
+# finds the people's sentences before the tool traffic that happens to hold it.
+
+_PYTEST = ("============================= test session starts ==============================\n"
+           "platform linux -- Python 3.12.7, pytest-8.3.3, pluggy-1.5.0\n"
+           "rootdir: /home/ines/code/{project}\nconfigfile: pyproject.toml\n"
+           "plugins: asyncio-0.24.0, respx-0.21.1, cov-6.0.0\ncollected {n} items\n\n"
+           "tests/api ........................................................ [ 31%]\n"
+           "tests/billing .................................................... [ 58%]\n"
+           "tests/models ...................................... [ 77%]\n"
+           "tests/services ......................................... [100%]\n\n"
+           "============================= {n} passed in {secs}s =============================")
+_LISTING = ("{line}\t    async with session.begin():\n{line1}\t        row = await session.get(Model, key)\n"
+            "{line2}\t        if row is None:\n{line3}\t            raise NotFound(key)\n"
+            "{line4}\t        row.updated_at = utcnow()\n{line5}\t    log.info(\"updated\", key=key)\n"
+            "{line6}\t    return row")
+_VITEST = (" RUN  v2.1.5 /home/ines/code/harbor-web\n\n ✓ src/lib/format.test.ts ({ms2} tests)\n"
+           " ✓ src/lib/schemas.test.ts (14 tests)\n ✓ src/components/Table.test.tsx (9 tests)\n"
+           " ✓ src/app/page.test.tsx (6 tests)\n\n Test Files  {count} passed ({count})\n"
+           "      Tests  {n} passed ({n})\n   Start at  {time}:12\n   Duration  {secs}s")
 
 WORK = {
     "tideway": (
-        ("read_file", {"path": "{file}"}, ("{line}\tasync def list_invoices(session: AsyncSession, "
-                                            "customer_id: int, limit: int = 50):\n{line1}\t    stmt = "
-                                            "select(Invoice).where(Invoice.customer_id == customer_id)",
-                                            "{line}\tdef verify_signature(payload: bytes, header: str, "
-                                            "secret: str) -> None:\n{line1}\t    ts, sig = parse_header(header)")),
-        ("terminal", {"command": "git status --short"}, (" M {file}\n?? scratch/notes-{date}.md", " M {file}")),
-        ("terminal", {"command": "git diff --stat"}, (" {file} | {count} +++++++++---\n 1 file changed, "
-                                                      "{count} insertions(+), 3 deletions(-)",)),
-        ("terminal", {"command": "uv run pytest -q -x"}, ("{n} passed in {secs}s",
-                                                          "{n} passed, 2 skipped in {secs}s")),
-        ("terminal", {"command": "uv run alembic current"},
-         ("INFO  [alembic.runtime.migration] Context impl PostgresqlImpl.\n{rev} (head)",)),
-        ("search_files", {"pattern": "{col}", "path": "tideway/"},
-         ("{file}:{line}:    {col}: Mapped[str | None]\n{file}:{line4}:        .order_by(Invoice.{col})",)),
-        ("terminal", {"command": "uv run ruff check tideway"}, ("All checks passed!",)),
-        ("terminal", {"command": "git log --oneline -3"},
-         ("{rev} (HEAD -> {branch}) wip\n{prevrev} Merge pull request #{pr} from ines/{branch}",)),
+        ("read_file", {"path": "{file}", "offset": "{line}", "limit": "40"}, (_LISTING,)),
+        ("terminal", {"command": "uv run pytest -q -p no:randomly"}, (_PYTEST,)),
+        ("terminal", {"command": "uv run ruff check . && uv run mypy tideway"},
+         ("All checks passed!\nSuccess: no issues found in {count} source files",)),
+        ("terminal", {"command": "uv run alembic history -r-3:"},
+         ("{prevrev} -> {rev} (head), {count} rows check\n{ms2}a1c0e3 -> {prevrev}, index on "
+          "customer_id and paid_at\n5f1c2a9e0b7d -> {ms2}a1c0e3, initial schema",)),
+        ("terminal", {"command": "git diff --stat HEAD~1"},
+         (" {file}                     | {count} ++++++++++++-----\n tests/conftest.py          "
+          "         |  6 ++++--\n tests/fixtures/paylane_payloads.json  | {ms2} +++++++++\n CHANGELOG.md        "
+          "                  |  2 +\n docs/operations.md                    |  4 ++--\n 5 files changed, "
+          "{n} insertions(+), 9 deletions(-)",)),
     ),
     "harbor-web": (
-        ("read_file", {"path": "{file}"}, ("{line}\texport function PayoutsTable({{ rows }}: Props) {{\n"
-                                            "{line1}\t  const sorted = useMemo(() => sortRows(rows), [rows])",
-                                            "{line}\texport default defineConfig({{\n{line1}\t  plugins: [react()],")),
-        ("terminal", {"command": "pnpm vitest run"}, (" Test Files  {count} passed\n      Tests  {n} passed\n"
-                                                      "   Duration  {secs}s",)),
-        ("terminal", {"command": "pnpm lint"}, ("> harbor-web@0.1.0 lint\n> eslint .\n",)),
-        ("terminal", {"command": "pnpm typecheck"}, ("> harbor-web@0.1.0 typecheck\n> tsc --noEmit\n",
-                                                     "src/lib/api.ts({line},7): error TS2322: Type 'string | "
-                                                     "undefined' is not assignable to type 'string'.")),
-        ("terminal", {"command": "git status --short"}, (" M {file}",)),
-        ("search_files", {"pattern": "useQuery", "path": "src/"},
-         ("src/app/invoices/page.tsx:{line}:  const {{ data }} = useQuery({{ queryKey: ['invoices', page] }})\n"
-          "src/components/PayoutsTable.tsx:{ms2}:  const payouts = useQuery(payoutsQuery(filters))",)),
-        ("terminal", {"command": "pnpm build"}, ("vite v6.0.3 building for production...\n✓ {n} modules "
-                                                 "transformed.\n✓ built in {secs}s",)),
+        ("read_file", {"path": "{file}", "offset": "{line}", "limit": "40"},
+         ("{line}\texport function Section({{ title, children }}: Props) {{\n{line1}\t  const id = useId()\n"
+          "{line2}\t  return (\n{line3}\t    <section aria-labelledby={{id}}>\n{line4}\t      <h2 id={{id}}>"
+          "{{title}}</h2>\n{line5}\t      {{children}}\n{line6}\t    </section>",)),
+        ("terminal", {"command": "pnpm vitest run --reporter=verbose"}, (_VITEST,)),
+        ("terminal", {"command": "pnpm typecheck && pnpm eslint . --max-warnings 0"},
+         ("> harbor-web@0.1.0 typecheck /home/ines/code/harbor-web\n> tsc --noEmit\n\n"
+          "> harbor-web@0.1.0 eslint /home/ines/code/harbor-web\n> eslint . --max-warnings 0",)),
+        ("terminal", {"command": "pnpm next build --no-lint"},
+         ("   ▲ Next.js 15.0.3\n   Creating an optimized production build ...\n ✓ Compiled successfully\n"
+          " ✓ Collecting page data\n ✓ Generating static pages ({count}/{count})\n\nRoute (app)  Size  "
+          "First Load JS\n┌ ○ /  {ms2} kB  1{ms2} kB\n└ ƒ /reports  {count} kB  1{count} kB",)),
     ),
     "lighthouse-bot": (
-        ("read_file", {"path": "{file}"}, ("{line}\tasync def status(update: Update, ctx: Context) -> None:\n"
-                                            "{line1}\t    checks = await gather_checks(ctx.bot_data)",)),
-        ("terminal", {"command": "systemctl status lighthouse-bot --no-pager"},
-         ("● lighthouse-bot.service - lighthouse ops bot\n     Active: active (running) since {date} {time}:00 UTC",)),
-        ("terminal", {"command": "journalctl -u lighthouse-bot -n 20 --no-pager"},
-         ("{date}T{time}:00 lighthouse-bot[812]: INFO polling ok\n{date}T{time}:30 lighthouse-bot[812]: "
-          "INFO /status answered in {ms2} ms",)),
-        ("terminal", {"command": "uv run pytest -q"}, ("{count} passed in {secs}s",)),
-        ("terminal", {"command": "git status --short"}, (" M {file}",)),
-        ("search_files", {"pattern": "ALERT_RULES", "path": "bot/"},
-         ("bot/alerts.py:{line}:ALERT_RULES = load_rules(CONFIG_PATH)",)),
+        ("read_file", {"path": "{file}", "offset": "{line}", "limit": "40"}, (_LISTING,)),
+        ("terminal", {"command": "systemctl status lighthouse-bot --no-pager -n 5"},
+         ("● lighthouse-bot.service - lighthouse ops bot\n     Loaded: loaded (/etc/systemd/system/"
+          "lighthouse-bot.service; enabled)\n     Active: active (running) since {date} {time}:00 UTC\n"
+          "   Main PID: 812 (python)\n      Tasks: 4 (limit: 4915)\n     Memory: {ms2}.4M",)),
+        ("terminal", {"command": "uv run pytest -q"},
+         ("============================= test session starts ==============================\n"
+          "platform linux -- Python 3.12.7, pytest-8.3.3, pluggy-1.5.0\nrootdir: /home/ines/code/lighthouse-bot\n"
+          "collected {count} items\n\ntests/test_alerts.py ....................... [ 41%]\n"
+          "tests/test_commands.py .......................... [ 88%]\ntests/test_schedule.py ...... [100%]\n\n"
+          "============================= {count} passed in {secs}s =============================",)),
     ),
 }
 

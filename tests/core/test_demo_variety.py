@@ -72,7 +72,8 @@ def test_no_user_message_is_said_in_two_sessions(db):
     assert {text[:60]: len(sids) for text, sids in seen.items() if len(sids) > 1} == {}
 
 
-@pytest.mark.parametrize("query", ["staging", "deploy", "миграция", "数据库", "Paylane", "préprod"])
+@pytest.mark.parametrize("query", ["staging", "deploy", "миграция", "数据库", "Paylane", "préprod",
+                                   "invoice export"])
 def test_a_page_of_hits_holds_distinct_messages(home, db, query):
     """The first page of hits for a common word shows different messages from different sessions."""
     sessions = SessionDB(home / "state.db")
