@@ -443,8 +443,8 @@ def build_state_db(path: Path, *, sessions: int, messages: int, seed: int = 7, t
     """Build a state.db in Hermes 0.22.2's layout (schema_version 31, core.demo.layout), its rows as
     0.22.2's SessionDB writes them (message uids, display identity and order; unique titles).
 
-    `sessions`/`messages` are exact totals for the ordinary sessions, the fixed story included (29
-    sessions, about 470 messages, so ask for at least ~30 and ~600; smaller raises ValueError).
+    `sessions`/`messages` are exact totals for the ordinary sessions, the fixed story included (31
+    sessions, about 410 messages, so ask for at least ~32 and ~600; smaller raises ValueError).
     `big_session_messages` > 0 adds BIG_SESSION_ID on top, with RARE_TERM once in its middle.
     `progress(done, total)` is called every 50,000 messages and at the end. Refuses an existing
     `path`; builds `<path>.building` and renames it, so a crash never leaves a half-built file.

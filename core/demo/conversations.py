@@ -17,7 +17,7 @@ FILES = {
                 "tideway/models/invoice.py", "tideway/services/export.py", "tideway/db/session.py"),
     "harbor-web": ("src/app/invoices/page.tsx", "src/lib/api.ts", "vite.config.ts",
                    "src/components/PayoutsTable.tsx", "src/app/layout.tsx"),
-    "lighthouse-bot": ("bot/alerts.py", "bot/handlers/status.py", "deploy/lighthouse-bot.service",
+    "lighthouse-bot": ("bot/alerts.py", "bot/handlers/status.py", "systemd/lighthouse-bot.service",
                        "bot/telegram_client.py"),
 }
 TESTS = ("tests/api/test_invoices.py::test_list_paginates",
@@ -108,17 +108,116 @@ KANBAN_TASKS = (
     ("Kanban #157: invoice CSV export columns",
      "Card #157 (To do): the accounting team wants `external_ref` and `paid_at` in the CSV export.",
      "Estimated at 2 points; depends on the `invoices.external_ref` migration. Moved to Ready."),
+    ("Kanban #118: flaky payout sync test",
+     "Card #118 (To do): `test_payout_sync_resumes` fails about once a week on CI. Find out why.",
+     "It relies on wall-clock time crossing a minute boundary. Proposed fix: freeze time in the test. "
+     "Moved to Ready, 1 point."),
+    ("Kanban #131: dunning email wording",
+     "Card #131 (Review): support says the second dunning email sounds threatening. Suggest wording.",
+     "Draft attached to the card: softer subject line, the amount and due date first, the link to pay "
+     "before any mention of suspension. Back to Review."),
+    ("Kanban #149: archive old webhook events",
+     "Card #149 (To do): `webhook_events` has 9 million rows. Decide what to keep.",
+     "Keep 90 days in the table, move older rows to a monthly Parquet file in the archive bucket. "
+     "Estimated at 3 points."),
+    ("Kanban #163: harbor-web preview cleanup",
+     "Card #163 (In progress): preview deploys of merged PRs are never deleted. Clean them up.",
+     "A nightly job deletes previews whose PR is closed for more than 2 days; 64 old previews removed. "
+     "Moved to Done."),
 )
-SUBAGENT_TASK = ("Subtask: list every call site of `verify_signature` in tideway and report which "
-                 "ones pass the raw request body.")
-SUBAGENT_RESULT = ("3 call sites: `tideway/billing/webhooks.py:88` (raw body, OK), "
-                   "`tideway/billing/replay.py:41` (re-serialised JSON - signature will fail), "
-                   "`tests/billing/test_webhooks.py:17` (raw body, OK).")
-TOOL_SESSION = ("Tool run: tideway.tools.reconcile --day 2 days ago",
-                "reconcile: 412 payouts, 412 invoices matched, 0 mismatches")
-COMPACTION_SUMMARY = ("[Context summary] Earlier in this session: the user asked about {recall}; we "
-                      "looked at `{file}` and ran the tests ({n} passed). Open question: whether to "
-                      "backfill `{table}.{col}` before the release.")
+SUBAGENT_TASKS = (
+    ("Subtask: list every call site of `verify_signature` in tideway and report which ones pass the "
+     "raw request body.",
+     "3 call sites: `tideway/billing/webhooks.py:88` (raw body, OK), `tideway/billing/replay.py:41` "
+     "(re-serialised JSON - signature will fail), `tests/billing/test_webhooks.py:17` (raw body, OK)."),
+    ("Subtask: find every place in tideway that formats an amount with `float`.",
+     "4 places: the CSV export, the dunning email, the admin invoice list and one test helper. The "
+     "PDF already uses `Decimal`."),
+    ("Subtask: list the environment variables harbor-web reads and whether each one is documented.",
+     "17 variables; 14 documented in `.env.example`. Missing there: `SENTRY_RELEASE`, "
+     "`PREVIEW_BASIC_AUTH` and `FEATURE_REPORTS_V2`."),
+    ("Subtask: check which lighthouse-bot commands have no test.",
+     "`/mute`, `/rerun` and `/lang` have no test; the other five commands each have at least one."),
+)
+SUBAGENT_TASK, SUBAGENT_RESULT = SUBAGENT_TASKS[0]
+
+
+def tool_session(day: str, payouts: int, missing: int) -> tuple[str, str]:
+    """A `hermes tool` run of the reconciliation: its title (the command) and its output."""
+    matched = payouts - missing
+    return (f"Tool run: tideway.tools.reconcile --day {day}",
+            f"reconcile {day}: {payouts} payouts, {matched} invoices matched, {missing} mismatches")
+
+COMPACTION_SUMMARY = ("[Context summary] Earlier in this session the user asked: {ask} The agent worked "
+                      "on it with {calls} tool calls and answered; the conversation goes on from there.")
+
+# ------------------------------------------------------------------------------------------
+# The agent's tool work between a question and its answer in the hand-written sessions
+# (dialogues.py, story_talk.py): (tool, arguments, outputs) per project, with the slots above.
+# Outputs are as long as the real ones (a listing, a test run's summary), so a search for a word
+# finds the people's sentences before the tool traffic that happens to hold it.
+
+_PYTEST = ("============================= test session starts ==============================\n"
+           "platform linux -- Python 3.12.7, pytest-8.3.3, pluggy-1.5.0\n"
+           "rootdir: /home/ines/code/{project}\nconfigfile: pyproject.toml\n"
+           "plugins: asyncio-0.24.0, respx-0.21.1, cov-6.0.0\ncollected {n} items\n\n"
+           "tests/api ........................................................ [ 31%]\n"
+           "tests/billing .................................................... [ 58%]\n"
+           "tests/models ...................................... [ 77%]\n"
+           "tests/services ......................................... [100%]\n\n"
+           "============================= {n} passed in {secs}s =============================")
+_LISTING = ("{line}\t    async with session.begin():\n{line1}\t        row = await session.get(Model, key)\n"
+            "{line2}\t        if row is None:\n{line3}\t            raise NotFound(key)\n"
+            "{line4}\t        row.updated_at = utcnow()\n{line5}\t    log.info(\"updated\", key=key)\n"
+            "{line6}\t    return row")
+_VITEST = (" RUN  v2.1.5 /home/ines/code/harbor-web\n\n ✓ src/lib/format.test.ts ({ms2} tests)\n"
+           " ✓ src/lib/schemas.test.ts (14 tests)\n ✓ src/components/Table.test.tsx (9 tests)\n"
+           " ✓ src/app/page.test.tsx (6 tests)\n\n Test Files  {count} passed ({count})\n"
+           "      Tests  {n} passed ({n})\n   Start at  {time}:12\n   Duration  {secs}s")
+
+WORK = {
+    "tideway": (
+        ("read_file", {"path": "{file}", "offset": "{line}", "limit": "40"}, (_LISTING,)),
+        ("terminal", {"command": "uv run pytest -q -p no:randomly"}, (_PYTEST,)),
+        ("terminal", {"command": "uv run ruff check . && uv run mypy tideway"},
+         ("All checks passed!\nSuccess: no issues found in {count} source files",)),
+        ("terminal", {"command": "uv run alembic history -r-3:"},
+         ("{prevrev} -> {rev} (head), {count} rows check\n{ms2}a1c0e3 -> {prevrev}, index on "
+          "customer_id and paid_at\n5f1c2a9e0b7d -> {ms2}a1c0e3, initial schema",)),
+        ("terminal", {"command": "git diff --stat HEAD~1"},
+         (" {file}                     | {count} ++++++++++++-----\n tests/conftest.py          "
+          "         |  6 ++++--\n tests/fixtures/paylane_payloads.json  | {ms2} +++++++++\n CHANGELOG.md        "
+          "                  |  2 +\n docs/operations.md                    |  4 ++--\n 5 files changed, "
+          "{n} insertions(+), 9 deletions(-)",)),
+    ),
+    "harbor-web": (
+        ("read_file", {"path": "{file}", "offset": "{line}", "limit": "40"},
+         ("{line}\texport function Section({{ title, children }}: Props) {{\n{line1}\t  const id = useId()\n"
+          "{line2}\t  return (\n{line3}\t    <section aria-labelledby={{id}}>\n{line4}\t      <h2 id={{id}}>"
+          "{{title}}</h2>\n{line5}\t      {{children}}\n{line6}\t    </section>",)),
+        ("terminal", {"command": "pnpm vitest run --reporter=verbose"}, (_VITEST,)),
+        ("terminal", {"command": "pnpm typecheck && pnpm eslint . --max-warnings 0"},
+         ("> harbor-web@0.1.0 typecheck /home/ines/code/harbor-web\n> tsc --noEmit\n\n"
+          "> harbor-web@0.1.0 eslint /home/ines/code/harbor-web\n> eslint . --max-warnings 0",)),
+        ("terminal", {"command": "pnpm next build --no-lint"},
+         ("   ▲ Next.js 15.0.3\n   Creating an optimized production build ...\n ✓ Compiled successfully\n"
+          " ✓ Collecting page data\n ✓ Generating static pages ({count}/{count})\n\nRoute (app)  Size  "
+          "First Load JS\n┌ ○ /  {ms2} kB  1{ms2} kB\n└ ƒ /reports  {count} kB  1{count} kB",)),
+    ),
+    "lighthouse-bot": (
+        ("read_file", {"path": "{file}", "offset": "{line}", "limit": "40"}, (_LISTING,)),
+        ("terminal", {"command": "systemctl status lighthouse-bot --no-pager -n 5"},
+         ("● lighthouse-bot.service - lighthouse ops bot\n     Loaded: loaded (/etc/systemd/system/"
+          "lighthouse-bot.service; enabled)\n     Active: active (running) since {date} {time}:00 UTC\n"
+          "   Main PID: 812 (python)\n      Tasks: 4 (limit: 4915)\n     Memory: {ms2}.4M",)),
+        ("terminal", {"command": "uv run pytest -q"},
+         ("============================= test session starts ==============================\n"
+          "platform linux -- Python 3.12.7, pytest-8.3.3, pluggy-1.5.0\nrootdir: /home/ines/code/lighthouse-bot\n"
+          "collected {count} items\n\ntests/test_alerts.py ....................... [ 41%]\n"
+          "tests/test_commands.py .......................... [ 88%]\ntests/test_schedule.py ...... [100%]\n\n"
+          "============================= {count} passed in {secs}s =============================",)),
+    ),
+}
 
 # ------------------------------------------------------------------------------------------
 # Story lines: the scripted messages around memory writes (per language)
@@ -208,9 +307,11 @@ STAGED = {"en": "Staged for your approval (write approval is on): see /memory pe
 
 # Where the rare benchmark term is planted ({term} is core.demo.build.RARE_TERM).
 PLANT = {
-    ("user", "en"): "Let's call the export batch job {term} in the logs, so it's easy to grep.",
-    ("user", "fr"): "On appelle le job d'export {term} dans les logs, c'est facile à grepper.",
-    ("assistant", "en"): "Done - every log line of the export job now carries the tag {term}.",
+    ("user", "en"): ("Let's call the export batch job {term} in the logs, so it's easy to grep.",
+                     "While we're at it: tag the slow-query log lines with {term} too, same as the export job."),
+    ("user", "fr"): ("On appelle le job d'export {term} dans les logs, c'est facile à grepper.",),
+    ("assistant", "en"): ("Done - every log line of the export job now carries the tag {term}.",
+                          "The Vite build's log lines now carry {term} as well, like the export job's."),
 }
 PLANT_ACK = {"en": "Sounds good, I'll use that tag.", "fr": "Ça marche, j'utilise ce tag."}
 
@@ -221,6 +322,13 @@ REASONING = (
     "the command first.",
     "There may be an earlier session about this; the answer should cite it rather than guess.",
     "Two options; the cheaper one keeps the migration fast. Mention the backfill separately.",
+)
+
+# The reasoning a model shows before some answers of the hand-written sessions (about any subject).
+TALK_REASONING = (
+    "Answer the question asked first; details after, and only those that change what the user does next.",
+    "Look before answering: read the code or run the command rather than guess from the names.",
+    "Keep it short, the user reads this between other things. Say what changed and how it was checked.",
 )
 
 LONG_ANSWER = (

@@ -1,5 +1,7 @@
 """The conversations of the demo state.db: a fixed story (the sessions that wrote the memory
-entries, compression chains, hidden sources, the benchmark anchors) plus seeded filler sessions.
+entries, compression chains, hidden sources, the benchmark anchors) plus the ordinary sessions,
+each one of the hand-written dialogues (core.demo.dialogues) with the agent's tool work around it;
+a database bigger than the dialogues go (the benchmarks') is filled from the intents past them.
 
 `SessionPlanner.plan()` decides every session (ids, sources, languages, times, message counts) and
 renders the story; `generate(plan)` yields lists of message rows in `core.demo.build._MESSAGE_COLS`
@@ -16,7 +18,9 @@ from typing import Iterator
 
 from core.demo import content as C
 from core.demo import conversations as V
+from core.demo.dialogues import DIALOGUES
 from core.demo.intents import INTENTS
+from core.demo.story_talk import STORY_TALK, SUMMARIES
 from core.hermes import memory as hermes_memory
 from core.hermes import scan as hermes_scan
 from core.hermes.release import KNOWN
@@ -82,7 +86,7 @@ class Plan:
     project: str
     start: float
     n: int
-    kind: str = "generic"  # generic | cron | kanban | subagent | tool | big | story
+    kind: str = "generic"  # talk (a dialogue) | generic | cron | kanban | subagent | tool | big | story
     title: str | None = None
     parent: str | None = None
     end_reason: str | None = None
@@ -118,6 +122,9 @@ class _Conv:
         self.count = 0
         self.ctx = 0
         self.exchanges: list[int] = []  # row index where each exchange starts (this chunk)
+        self.talk: Iterator[tuple[str, str]] = iter(())  # a story session's exchanges (STORY_TALK), in order
+        self.key = ""  # a story session's key
+        self.last_step = -1  # the index in WORK of the tool work made last
         plan.stats = {"count": 0, "calls": 0, "input": 0, "output": 0, "reasoning": 0, "api": 0,
                       "last": plan.start}
 
@@ -139,13 +146,18 @@ class _Conv:
         self.rows.append((self.p.sid, role, content, call_id, calls, tool, round(self.t, 3), tokens,
                           finish, reasoning, active, compacted, kind))
 
-    def call(self, name: str, args: dict, preface: str = "") -> str:
-        cid = f"call_{self.r.getrandbits(96):024x}"
+    def call(self, name: str, args: dict, preface: str = "", *, active: int = 1) -> str:
+        return self.calls([(name, args)], preface, active=active)[0]
+
+    def calls(self, steps: list[tuple[str, dict]], preface: str = "", *, active: int = 1) -> list[str]:
+        """One assistant message calling each (tool, arguments) of `steps`; their call ids."""
+        cids = [f"call_{self.r.getrandbits(96):024x}" for _ in steps]
         calls = json.dumps([{"id": cid, "type": "function", "function": {
-            "name": name, "arguments": json.dumps(args, ensure_ascii=False)}}], ensure_ascii=False)
-        self.add("assistant", preface, 2 + self.r.random() * 10, calls=calls, finish="tool_calls")
-        self.p.stats["calls"] += 1
-        return cid
+            "name": name, "arguments": json.dumps(args, ensure_ascii=False)}}
+            for cid, (name, args) in zip(cids, steps)], ensure_ascii=False)
+        self.add("assistant", preface, 2 + self.r.random() * 10, calls=calls, finish="tool_calls", active=active)
+        self.p.stats["calls"] += len(steps)
+        return cids
 
     def take(self) -> list[tuple]:
         rows, self.rows, self.exchanges = self.rows, [], []
@@ -218,8 +230,17 @@ class SessionPlanner:
             plans.append(Plan("", source, "fr" if cron and cron[0] == "weekly" else lang, project,
                               start, 0, source if source in ("cron", "kanban", "subagent", "tool") else "generic",
                               cron=cron))
+        order = list(range(len(DIALOGUES)))
+        r.shuffle(order)
+        for p, i in zip([p for p in plans if p.kind == "generic"], order):
+            p.project, p.lang, p.source, p.title, _ = DIALOGUES[i]
+            p.kind, p.extra["dialogue"] = "talk", i
+        handed = {"kanban": 2, "subagent": 1}  # the story's kanban cards and subagent task come first
+        for p in plans:
+            if p.kind in handed:
+                p.extra["task"], handed[p.kind] = handed[p.kind], handed[p.kind] + 1
         fixed = {"kanban": (2, 6), "tool": (2, 4), "subagent": (6, 16)}
-        free = [p for p in plans if p.kind == "generic"]
+        free = [p for p in plans if p.kind in ("talk", "generic")]
         for p in plans:
             if p.kind == "cron":
                 p.n = 2 + 2 * len(p.cron[6])
@@ -232,10 +253,15 @@ class SessionPlanner:
                 if p.kind in ("cron", *fixed) and rest < 2 * len(free):
                     rest += p.n - 2
                     p.n = 2
-        weights = [r.lognormvariate(0, 0.9) for _ in free]
-        scale = (rest - 2 * len(free)) / sum(weights) if free else 0
-        for p, w in zip(free, weights):
-            p.n = 2 + int(w * scale)
+        # a dialogue gets at least its own turns, and tool work in proportion to them
+        least = [len(DIALOGUES[p.extra["dialogue"]][4]) if p.kind == "talk" else 2 for p in free]
+        if rest < sum(least):  # tiny builds: dialogues are cut short
+            least = [2] * len(free)
+        weights = [r.lognormvariate(0, 0.9 if p.kind == "generic" else 0.5) * (n // 2)
+                   for p, n in zip(free, least)]
+        scale = (rest - sum(least)) / sum(weights) if free else 0
+        for p, w, n in zip(free, weights, least):
+            p.n = n + int(w * scale)
         diff = rest - sum(p.n for p in free)
         i = 0
         while diff > 0 and free:
@@ -243,7 +269,7 @@ class SessionPlanner:
             diff -= 1
             i += 1
         for p in plans:
-            sec_per_msg = 45 if p.kind == "generic" else 20
+            sec_per_msg = 45 if p.kind in ("talk", "generic") else 20
             p.start = min(p.start, self.day0 - p.n * sec_per_msg - 3600)
             p.start = round(p.start, 3)
             p.sid = self._new_id(p.start, p.source, r)
@@ -360,16 +386,14 @@ class SessionPlanner:
         if plan.kind == "cron":
             self._cron(conv)
         elif plan.kind in ("kanban", "tool", "subagent"):
-            title, task, result = {"kanban": V.KANBAN_TASKS[int(r.random() * 2)],
-                                   "tool": V.TOOL_SESSION + (None,),
-                                   "subagent": (None, V.SUBAGENT_TASK, V.SUBAGENT_RESULT)}[plan.kind]
-            plan.title = title if plan.kind != "tool" else V.TOOL_SESSION[0]
-            conv.add("user", task, 0.0)
-            list(self._fill(conv, plan.n - 1))
-            conv.add("assistant", result or "Done.", 5.0, finish="stop")
+            self._background(conv)
         else:
             compact = plan.n >= 30 and r.random() < 0.08
-            list(self._fill(conv, plan.n - compact))
+            if plan.kind == "talk":
+                turns = DIALOGUES[plan.extra["dialogue"]][4]
+                self._talk(conv, list(zip(turns[::2], turns[1::2])), plan.n - compact)
+            else:
+                list(self._fill(conv, plan.n - compact))
             if plan.n >= 8 and r.random() < 0.05 and len(conv.exchanges) > 2:
                 self._rewind(conv, conv.exchanges[1], conv.exchanges[2])
             if compact:
@@ -377,6 +401,77 @@ class SessionPlanner:
             if r.random() < 0.15:
                 plan.title = None  # untitled sessions exist too
         yield conv.take()
+
+    def _background(self, conv: _Conv) -> None:
+        """A kanban card, a `hermes tool` run or a subagent's task: the task, tool work, the result.
+        Each session of a kind has its own task while there are tasks left (`_generic`)."""
+        p, r = conv.p, conv.r
+        if p.kind == "tool":
+            day = datetime.fromtimestamp(p.start, tz=timezone.utc) - timedelta(days=1)
+            payouts = 380 + int(r.random() * 80)
+            title, result = V.tool_session(day.strftime("%Y-%m-%d"), payouts, int(r.random() < 0.2) * 2)
+            task = title
+        else:
+            tasks = V.KANBAN_TASKS if p.kind == "kanban" else V.SUBAGENT_TASKS
+            if p.kind == "subagent":  # a subagent's session has no title of its own
+                title, (task, result) = None, tasks[p.extra["task"] % len(tasks)]
+            else:
+                title, task, result = tasks[p.extra["task"] % len(tasks)]
+        p.title = title
+        conv.add("user", task, 0.0)
+        self._work(conv, p.n - 2)
+        conv.add("assistant", result, 5.0, finish="stop")
+
+    def _talk(self, conv: _Conv, exchanges: list[tuple[str, str]], target: int, *, active: int = 1) -> None:
+        """`exchanges` (user, assistant) with the agent's tool work before each answer, until the
+        session holds exactly `target` messages (the exchanges that don't fit are left out)."""
+        r = conv.r
+        room = target - conv.count
+        if room <= 0:
+            return
+        k = max(1, min(len(exchanges), room // 2))
+        rest = room - 2 * k
+        if rest == 1 and k > 1:
+            k, rest = k - 1, 3
+        if rest == 1:  # three messages for one exchange: the answer never came
+            sizes = [2]
+        else:
+            sizes = [3] * (rest % 2) + [2] * ((rest - 3 * (rest % 2)) // 2)
+        where = [[] for _ in range(k)]
+        for size in sizes:
+            where[int(r.random() * k)].append(size)
+        for (user, answer), pads in zip(exchanges[:k], where):
+            conv.exchanges.append(len(conv.rows))
+            conv.add("user", user, 20 + r.random() * 380 if conv.count else 0.0, active=active)
+            for size in pads:
+                self._step(conv, size - 1, active)
+            if conv.count < target:
+                reasoning = V.TALK_REASONING[int(r.random() * len(V.TALK_REASONING))] if r.random() < 0.2 \
+                    else None
+                conv.add("assistant", answer, 3 + r.random() * 22, finish="stop", reasoning=reasoning,
+                         active=active)
+
+    def _work(self, conv: _Conv, room: int) -> None:
+        """Tool work of exactly `room` messages (0 or at least 2): calls and their results."""
+        while room > 0:
+            size = 3 if room == 3 or (room > 4 and conv.r.random() < 0.15) else 2
+            self._step(conv, size - 1)
+            room -= size
+
+    def _step(self, conv: _Conv, calls: int, active: int = 1) -> None:
+        """One assistant message making `calls` tool calls (the project's WORK), then their results."""
+        r, pool = conv.r, V.WORK[conv.p.project]
+        slots = self._slots(r, conv.p.project, conv.t)
+        first = int(r.random() * (len(pool) - 1))
+        first += first >= conv.last_step  # not the step just made again
+        steps = [pool[(first + i) % len(pool)] for i in range(calls)]
+        conv.last_step = (first + calls - 1) % len(pool)
+        prefaces = V.PREFACE[conv.p.lang]
+        cids = conv.calls([(name, {k: v.format_map(slots) for k, v in args.items()}) for name, args, _ in steps],
+                          prefaces[int(r.random() * len(prefaces))], active=active)
+        for cid, (name, _, outputs) in zip(cids, steps):
+            conv.add("tool", outputs[int(r.random() * len(outputs))].format_map(slots), 0.2 + r.random() * 8,
+                     call_id=cid, tool=name, active=active)
 
     def _cron(self, conv: _Conv) -> None:
         p, r = conv.p, conv.r
@@ -405,9 +500,9 @@ class SessionPlanner:
         """Compact rows before `at` in place and insert the hidden summary the model saw instead."""
         for i in range(at):
             self._set(conv, i, 0, 1)
-        slots = self._slots(conv.r, conv.p.project, conv.t)
         ts = conv.rows[at - 1][6] + 1.5
-        text = V.COMPACTION_SUMMARY.format_map(slots)
+        ask = next(row[2] for row in conv.rows if row[1] == "user")
+        text = V.COMPACTION_SUMMARY.format(ask=ask, calls=sum(row[1] == "tool" for row in conv.rows[:at]))
         conv.rows.insert(at, (conv.p.sid, "user", text, None, None, None, round(ts, 3), len(text) // 4 + 1,
                               None, None, 1, 0, "hidden"))
         conv.count += 1
@@ -415,7 +510,10 @@ class SessionPlanner:
 
     def _plant(self, conv: _Conv, role: str, room: int = 2) -> None:
         lang = "fr" if conv.p.lang == "fr" and role == "user" else "en"
-        text = V.PLANT[(role, lang)].format(term=RARE_TERM)
+        texts = V.PLANT[(role, lang)]  # each place says it its own way
+        done = self.plants.get((role, lang), 0)
+        text = texts[done % len(texts)].format(term=RARE_TERM)
+        self.plants[(role, lang)] = done + 1
         conv.add(role, text, 30 + conv.r.random() * 60, finish="stop" if role == "assistant" else None)
         if role == "user" and room >= 2:
             conv.add("assistant", V.PLANT_ACK[lang], 6.0, finish="stop")
@@ -427,6 +525,7 @@ class SessionPlanner:
         self.hand = {"memory": [], "user": []}  # and what the user typed into the files by hand
         self.staged: dict[str, tuple[str, dict]] = {}  # a staged write's pending id -> (target, arguments)
         self.reviews: list[tuple[float, str]] = []  # the background review's memory writes: (time, session)
+        self.plants: dict[tuple[str, str], int] = {}  # the rare term's plants so far, per (role, language)
         approval_on = self.day0 - APPROVAL_ON_DAYS * 86400
         out: list[Plan] = []
         by_key: dict[str, Plan] = {}
@@ -436,6 +535,10 @@ class SessionPlanner:
                 start = round(by_key[opts["after"]].stats["last"] + 5.0, 3)
             else:
                 start = self._story_start((key, when))
+            if "tool_run" in opts:  # `hermes tool` reconciling the day before: the command is its title
+                day = datetime.fromtimestamp(start, tz=timezone.utc) - timedelta(days=1)
+                title, result = V.tool_session(day.strftime("%Y-%m-%d"), *opts["tool_run"])
+                script = [("say", "user", title), ("say", "assistant", result)]
             sid = when if isinstance(when, str) else self._new_id(start, source, r)
             if isinstance(when, str):
                 self.ids.add(sid)
@@ -446,6 +549,7 @@ class SessionPlanner:
             p.extra["open"] = opts.get("open", False)
             p.extra["loaded"] = self._files()  # memory as the session started
             conv = _Conv(p, r)
+            conv.talk, conv.key = iter(STORY_TALK.get(key, ())), key
             for op in script:
                 # write approval: the interactive CLI asks inline (approved: the write lands), every
                 # other surface stages it
@@ -469,13 +573,14 @@ class SessionPlanner:
 
     def _story_op(self, conv: _Conv, op: tuple, *, staged: bool) -> None:
         kind, r, lang = op[0], conv.r, conv.p.lang
-        if kind == "fill":  # whole exchanges (active=0: the user rewound them)
-            intents = [(i, i["weight"]) for i in self._intents(conv.p.project)]
+        if kind == "fill":  # the session's next exchanges, with tool work (active=0: the user rewound them)
             for _ in range(op[1]):
-                self._exchange(conv, _weighted(r, intents), self._slots(r, conv.p.project, conv.t), 99,
-                               active=op[2] if len(op) > 2 else 1)
-        elif kind == "fillto":
-            list(self._fill(conv, op[1]))
+                self._talk(conv, [next(conv.talk)], conv.count + 2 + 2 * int(r.random() * 3),
+                           active=op[2] if len(op) > 2 else 1)
+        elif kind == "fillto":  # (kind, message count to reach, exchanges to take)
+            self._talk(conv, [next(conv.talk) for _ in range(op[2])], op[1])
+        elif kind == "work":  # tool work only (a subagent's): (kind, messages)
+            self._work(conv, op[1])
         elif kind == "say":
             role, text = op[1], V.STORY_LINES.get(op[2], op[2])
             conv.add(role, text, (20 + r.random() * 100) if conv.count else 0.0,
@@ -483,8 +588,7 @@ class SessionPlanner:
         elif kind == "plant":
             self._plant(conv, op[1])
         elif kind == "summary":
-            text = V.COMPACTION_SUMMARY.format_map(self._slots(r, conv.p.project, conv.t))
-            conv.add("user", text, 0.0 if not conv.count else 2.0, kind="hidden")
+            conv.add("user", SUMMARIES[conv.key], 0.0 if not conv.count else 2.0, kind="hidden")
         elif kind == "compact":
             for i in range(len(conv.rows)):
                 self._set(conv, i, 0, 1)
@@ -674,50 +778,50 @@ STORY = [
        "Running upgrade  -> 5f1c2a9e0b7d, initial schema\n(37 migrations applied)"),
       ("mem", "setup_done", [("batch", "memory", [("add", "stale", None), ("add", "machine_old", None),
                                                    ("add", "tideway", None), ("add", "docker_sudo", None)], None)]),
-      ("fill", 3)], {}),
+      ("fill", 2)], {}),
     ("s02", (104, 13, 30), "cli", "en", "harbor-web", "harbor-web dev setup",
-     [("fill", 2), ("say", "user", "pnpm"), ("mem", "pnpm_ack", _w("pnpm_a", "harbor")), ("fill", 2),
-      ("plant", "assistant"), ("fill", 2)], {}),
+     [("fill", 1), ("say", "user", "pnpm"), ("mem", "pnpm_ack", _w("pnpm_a", "harbor")), ("fill", 1),
+      ("plant", "assistant"), ("fill", 1)], {}),
     ("s03", (95, 9, 5), "cli", "en", "tideway", "Paylane invoice export",
-     [("fill", 2), ("say", "user", "rate"), ("mem", "rate_ack", _w("rate_100", "weasyprint")), ("fill", 3)], {}),
+     [("fill", 1), ("say", "user", "rate"), ("mem", "rate_ack", _w("rate_100", "weasyprint")), ("fill", 2)], {}),
     ("s04", (88, 15, 20), "cli", "fr", "tideway", "Tests async ignorés",
-     [("fill", 1, 0), ("fill", 1), ("say", "user", "pitfall"), ("mem", "pitfall_ack", _w("pitfall")), ("fill", 2)], {}),
+     [("fill", 1, 0), ("fill", 1), ("say", "user", "pitfall"), ("mem", "pitfall_ack", _w("pitfall")), ("fill", 1)], {}),
     ("s05", (80, 18, 40), "telegram", "fr", "tideway", "Préférences de réponse",
-     [("say", "user", "style"), ("mem", "style_ack", _w("style", "peeves", target="user")), ("fill", 2)], {}),
+     [("say", "user", "style"), ("mem", "style_ack", _w("style", "peeves", target="user")), ("fill", 1)], {}),
     ("c1", (72, 9, 30), "cli", "en", "tideway", "Invoice export refactor",
-     [("fill", 9)], {"end": "compression"}),
+     [("fill", 4)], {"end": "compression"}),
     ("c1b", (72, 9, 30), "cli", "en", "tideway", "Invoice export refactor #2",
-     [("summary",), ("fill", 4)], {"after": "c1", "parent": "c1"}),
+     [("summary",), ("fill", 2)], {"after": "c1", "parent": "c1"}),
     ("s06", (70, 10, 15), "telegram", "fr", "harbor-web", "Doc utilisateur en français",
      [("fill", 1), ("say", "user", "french_docs"), ("mem", "french_docs_ack", _w("french")), ("plant", "user"),
       ("fill", 1)], {}),
     ("s07", (66, 14, 0), "cli", "en", "tideway", "Docker without sudo",
      [("say", "user", "docker"),
-      ("mem", "docker_ack", [("remove", "memory", None, "needs sudo"), *_w("docker")]), ("fill", 2)], {}),
+      ("mem", "docker_ack", [("remove", "memory", None, "needs sudo"), *_w("docker")]), ("fill", 1)], {}),
     ("s08", (60, 16, 10), "cli", "en", "tideway", "How to release tideway",
      [("say", "user", "release"), ("mem", "release_ack", _w("release", "ssh"), {"close": "release_close"}),
-      ("fill", 2), ("hand", "memory", "ssh")], {}),
+      ("fill", 1), ("hand", "memory", "ssh")], {}),
     ("s09", (55, 12, 45), "discord", "en", "tideway", "Branch protection",
      [("fill", 1), ("say", "user", "main"), ("mem", "main_ack", _w("main_branch")), ("plant", "user"),
       ("fill", 1)], {}),
     ("s10", (48, 10, 0), "cli", "en", "harbor-web", "harbor-web lint setup",
-     [("fill", 2), ("say", "user", "pnpm_again"), ("mem", "pnpm_again_ack", _w("pnpm_a", "pnpm_b")), ("fill", 1)], {}),
+     [("fill", 1), ("say", "user", "pnpm_again"), ("mem", "pnpm_again_ack", _w("pnpm_a", "pnpm_b")), ("fill", 1)], {}),
     ("s11", (45, 19, 30), "telegram", "en", "lighthouse-bot", "Signature emoji",
      [("say", "user", "signature"),
       ("mem", "signature_ack", _w("emoji", "chat_langs", target="user"), {"close": "signature_close"}),
       ("fill", 1), ("hand", "user", "emoji")], {}),
     ("small", SMALL_SESSION_ID, "cli", "en", "tideway", "Trace slow /invoices endpoint",
-     [("fillto", 49), ("plant", "user"), ("fillto", SMALL_SESSION_MESSAGES)], {}),
+     [("fillto", 49, 3), ("plant", "user"), ("fillto", SMALL_SESSION_MESSAGES, 3)], {}),
     ("k40", (40, 8, 45), "cli", "en", "tideway", "Export backfill",
-     [("fill", 6), ("compact",), ("summary",), ("fill", 4)], {}),
+     [("fill", 3), ("compact",), ("summary",), ("fill", 2)], {}),
     ("c2", (33, 17, 20), "telegram", "fr", "lighthouse-bot", "Alertes disque",
-     [("fill", 6)], {"end": "compression"}),
+     [("fill", 3)], {"end": "compression"}),
     ("c2b", (33, 17, 20), "telegram", "fr", "lighthouse-bot", "Alertes disque #2",
-     [("summary",), ("fill", 3)], {"after": "c2", "parent": "c2"}),
+     [("summary",), ("fill", 2)], {"after": "c2", "parent": "c2"}),
     ("s12", (30, 11, 10), "cli", "en", "tideway", "Paylane limit raised",
-     [("say", "user", "rate_up"), ("mem", "rate_up_ack", _w("rate_1000")), ("fill", 2)], {}),
+     [("say", "user", "rate_up"), ("mem", "rate_up_ack", _w("rate_1000")), ("fill", 1)], {}),
     ("sa1", (30, 11, 40), "subagent", "en", "tideway", None,
-     [("say", "user", V.SUBAGENT_TASK), ("fill", 2), ("say", "assistant", V.SUBAGENT_RESULT)],
+     [("say", "user", V.SUBAGENT_TASK), ("work", 4), ("say", "assistant", V.SUBAGENT_RESULT)],
      {"parent": "s12", "kind": "subagent", "end": "completed"}),
     # a gateway chat never resets by itself (0.22): still open, last used two days ago, on the memory
     # it loaded 25 days ago
@@ -728,8 +832,7 @@ STORY = [
      [("say", "user", V.KANBAN_TASKS[0][1]), ("say", "assistant", V.KANBAN_TASKS[0][2])], {"end": "completed"}),
     ("s14", (23, 20, 10), "discord", "en", "harbor-web", "Intro",
      [("say", "user", "side"), ("mem", "side_ack", _w("laptops", target="user")), ("fill", 1)], {}),
-    ("t1", (18, 5, 30), "tool", "en", "tideway", V.TOOL_SESSION[0],
-     [("say", "user", V.TOOL_SESSION[0]), ("say", "assistant", V.TOOL_SESSION[1])], {"end": "completed"}),
+    ("t1", (18, 5, 30), "tool", "en", "tideway", None, [], {"end": "completed", "tool_run": (412, 0)}),
     ("s15", (15, 9, 0), "cli", "en", "tideway", "Node 22",
      [("say", "user", "node"), ("mem", "node_try", [("patch", "memory", "node_22", "Node 20.11")]),
       ("mem", "node_ack", [("patch", "memory", "node_22", "Node 20")]),
@@ -743,7 +846,7 @@ STORY = [
      [("fill", 1), ("say", "user", "vite"), ("say", "assistant", "vite_ack"), ("review", "memory", "relative"),
       ("plant", "assistant"), ("fill", 1)], {}),
     ("sa2", (12, 15, 0), "subagent", "en", "harbor-web", None,
-     [("say", "user", "Subtask: list the Webpack-only plugins still referenced in harbor-web."), ("fill", 2),
+     [("say", "user", "Subtask: list the Webpack-only plugins still referenced in harbor-web."), ("work", 4),
       ("say", "assistant", "Two left: `svgr-loader` (replace with vite-plugin-svgr) and `webpack-bundle-analyzer`.")],
      {"parent": "s16", "kind": "subagent", "end": "completed"}),
     ("s17", (9, 10, 20), "cli", "en", "tideway", "Escaping Rich markup",
