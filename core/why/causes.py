@@ -200,8 +200,9 @@ def _other_profile(t: Trace) -> Cause:
     stale = [f for f in t.other_entries if f.profile == "profiles/default"]
     others = [f for f in t.other_entries if f.profile != "profiles/default"]
     if stale:
+        real = Path(stale[0].path).parents[3] / "memories"  # <home>/profiles/default/memories/X.md -> <home>/memories
         return Cause("other-profile", "yes", f"It is in {tilde(Path(stale[0].path))}, a stale profiles/default/ folder Hermes "
-                     "never reads: the default profile's memory is <home>/memories.",
+                     f"never reads: the default profile's memory is {tilde(real)}.",
                      tuple(f.to_json() for f in stale), "Add it to the real store (`hmc memory add`) and remove "
                      "the stale profiles/default/ folder, so it stops misleading.")
     if others:

@@ -194,6 +194,7 @@ def test_the_stale_default_profile_folder(tmp_path):
     a = ask(h.build())
     assert top(a)[0] == "other-profile"
     assert "stale profiles/default/ folder Hermes never reads" in a.causes[0].detail
+    assert f"the default profile's memory is {tmp_path / 'memories'}." in a.causes[0].detail  # the real path, no placeholder
 
 
 @pytest.mark.parametrize("config", ["memory:\n  memory_enabled: false\n  user_profile_enabled: false\n",

@@ -19,9 +19,17 @@ async def loaded(pilot) -> None:
 
 
 async def timeline(pilot) -> None:
+    """The timeline with its newest write that R can roll back selected (the screen's own rule: not a
+    refusal, not a change seen only in the files)."""
     await pilot.press("t")
     await loaded(pilot)
-    await pilot.press("down", "down")  # past the two hand edits: an agent write
+    screen = pilot.app.screen
+    writes = screen.query_one("#tl-writes")
+    for row in range(len(screen.shown)):
+        writes.highlighted = row
+        await pilot.pause()
+        if screen.why_not("rollback") is None:
+            break
     await pilot.pause()
 
 

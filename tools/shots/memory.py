@@ -15,9 +15,10 @@ def near_full(home: Path) -> None:
     path = memory_file(home)
     text = path.read_text(encoding="utf-8")
     extra = "Release checklist: bump version, tag, push, then watch the publish job until it is green."
-    while len(text) + 3 + len(extra) < 2200 * 0.97:
+    while len(text) + 3 + len(extra) < 2200 * 0.98:
         text += "\n§\n" + extra
         extra = extra.replace("then", "and then", 1) if "and then" not in extra else extra + "!"
+    text += "\n§\nStaging deploys: Tuesdays only."  # past 95%: the gauge is red
     path.write_text(text, encoding="utf-8")
 
 

@@ -97,7 +97,7 @@ call, hmc, or a change outside both), with what it changed. **Enter** opens the 
         r = refused[-1]
         when = timefmt.local_time(r.call.timestamp) or "?"
         more = f" (and {len(refused) - 1} earlier)" if len(refused) > 1 else ""
-        return f"\nThe tool refused a {r.call.action} of it {when}{more}: {masked(r.said)}"
+        return f"\nThe tool refused a {r.call.action} of it on {when}{more}: {masked(r.said)}"
 
     def _status(self, text: str, error: bool = False) -> None:
         self.query_one("#eh-status", Static).update(literal(text, "bold red" if error else "dim"))
