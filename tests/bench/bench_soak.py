@@ -96,7 +96,7 @@ class Writer:
 
     def entries(self, name: str) -> list[str]:
         text = (self.home / "memories" / name).read_text(encoding="utf-8")
-        return [e.strip() for e in text.split(DELIMITER) if e.strip()] if text.strip() else []
+        return list(dict.fromkeys(e.strip() for e in text.split(DELIMITER) if e.strip()))  # as Hermes reads it
 
     def write(self, name: str, change) -> list[str]:
         """Lock, re-read, change, temp file + fsync + replace: returns the entries written."""
@@ -140,7 +140,7 @@ class Writer:
         def change(entries: list[str]) -> list[str]:
             soak = [e for e in entries if e.startswith("Soak:")]
             kept = [e for e in entries if not e.startswith("Soak:")]
-            return kept + soak[-2:] + [f"Soak: prefers answers {n % 5} lines long"]  # USER.md stays small
+            return kept + soak[-2:] + [f"Soak: prefers answers {n} lines long"]  # USER.md stays small; each text new
 
         return self.write("USER.md", change)
 
@@ -202,13 +202,25 @@ async def soak(home: Path, minutes: float, seed: int, growth: float | None) -> t
                 await press("1")
             await settle(app, pilot)
 
-        async def wait(condition, what: str) -> float:
+        async def wait(condition, what: str, explain=None) -> float:
             began = time.perf_counter()
             while not condition():
                 await pilot.pause(0.01)
                 if time.perf_counter() - began > 120:
-                    raise SystemExit(f"{what} never reached the screen")
+                    raise SystemExit(f"{what} never reached the screen" + (f": {explain()}" if explain else ""))
             return time.perf_counter() - began
+
+        def explain(target: str, entries: list[str]):
+            def say() -> str:
+                screen = app.screen
+                if getattr(screen, "MODE", "") != "memory":
+                    return f"{screen!r} is on screen"
+                listed = screen.query_one(f"#entries-{target}", EntryList)
+                limit = app.curator.stores[target].limit
+                return (f"wanted {usage(entries):,}/{limit:,} and {len(entries)} rows; the gauge paints "
+                        f"{shown(screen.query_one(f'#gauge-{target}'))!r}, the list has {len(listed.numbers)} rows; "
+                        f"the store has {len(app.curator.stores[target].last.entries)} entries")
+            return say
 
         def pane_shows(target: str, entries: list[str], text: str | None) -> bool:
             screen = app.screen
@@ -235,6 +247,10 @@ async def soak(home: Path, minutes: float, seed: int, growth: float | None) -> t
         while (now := time.perf_counter() - started) < end:
             if now >= next_rss:
                 rss.append((now / 60, rss_mb()))
+                recent = sorted(t for at, _, t in samples if at >= now - 60)
+                print(f"   minute {now / 60:4.0f}: RSS {rss[-1][1]:6.1f} MB · {len(recent)} changes in the last minute"
+                      + (f", median {statistics.median(recent) * 1000:.0f} ms, max {recent[-1] * 1000:.0f} ms"
+                         if recent else ""), flush=True)
                 next_rss += 60.0
             if growth is not None and types_at_1 is None and now >= growth * 60:
                 gc.collect()
@@ -245,11 +261,11 @@ async def soak(home: Path, minutes: float, seed: int, growth: float | None) -> t
                 listed = app.screen.query_one("#entries-memory", EntryList)
                 kind, entries, text = writer.memory(listed.entry_at(listed.highlighted) or 0)
                 at = time.perf_counter()
-                took = await wait(lambda: pane_shows("memory", entries, text), kind)
+                took = await wait(lambda: pane_shows("memory", entries, text), kind, explain("memory", entries))
             elif roll < 0.8:
                 kind, entries = "user", writer.user()
                 at = time.perf_counter()
-                took = await wait(lambda: pane_shows("user", entries, None), kind)
+                took = await wait(lambda: pane_shows("user", entries, None), kind, explain("user", entries))
             else:
                 kind, count = "staged", writer.stage()
                 at = time.perf_counter()
