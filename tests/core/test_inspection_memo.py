@@ -91,3 +91,15 @@ def test_the_memo_holds_only_what_the_last_pass_used(tmp_path):
         (home / "pending" / "memory" / f"{rid}.json").unlink()
     queue.inspect_all()
     assert len(queue._inspections) == 2
+
+
+def test_the_entries_a_record_leaves_alone_are_shared_by_every_inspection(tmp_path):
+    """Each inspection lists every entry of its store; an entry kept is one object for all of them."""
+    home = make_home(tmp_path)
+    queue = curator(home).pending
+    for n in range(3):
+        stage(home, content=f"fact number {n}")
+    first, second, third = queue.inspect_all()
+    kept = [c for c in first.changes if c.kind == "kept"]
+    assert len(kept) == len(MEMORY)
+    assert all(a is b is c for a, b, c in zip(kept, second.changes, third.changes))
