@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 import re
+from functools import lru_cache
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -121,6 +122,14 @@ class Inspection:
         ))
 
 
+@lru_cache(maxsize=16384)
+def kept(entry: str) -> EntryChange:
+    """An entry left as it is: one object per entry, shared by every inspection that keeps it (each
+    inspection lists every entry of its store; a queue of 40 records on a 1,000-entry store held
+    40,000 of these)."""
+    return EntryChange("kept", entry, entry)
+
+
 def entry_changes(before: Sequence[str], after: Sequence[str], pairs: dict[str, str] | None = None,
                   patched: set[str] | frozenset[str] = frozenset()) -> list[EntryChange]:
     """Entry-level diff; `pairs` (old entry → new entry, from the replace and patch ops) pairs
@@ -131,7 +140,7 @@ def entry_changes(before: Sequence[str], after: Sequence[str], pairs: dict[str, 
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         olds, news = list(before[i1:i2]), list(after[j1:j2])
         if tag == "equal":
-            out.extend(EntryChange("kept", e, e) for e in olds)
+            out.extend(map(kept, olds))
             continue
         paired: list[EntryChange] = []
         for old in list(olds):
@@ -297,7 +306,7 @@ def inspect_ops(record: PendingRecord, ops: Sequence[Op], target: str | None, sn
         why = f"can't be inspected ({type(exc).__name__}: {preview(printable(str(exc)), 80)})"
     before = tuple(snap.entries) if snap is not None else ()
     return Inspection(record=record, target=target, file=FILE_NAMES.get(target or "", ""), limit=limit,
-                      before=before, after=before, changes=tuple(EntryChange("kept", e, e) for e in before),
+                      before=before, after=before, changes=tuple(map(kept, before)),
                       scanned=(), can_apply=False, reason=f"{record.file}: {why}", reason_kind=BROKEN,
                       already_in_memory=False, group=None, warnings=tuple(record.notes))
 
@@ -311,7 +320,7 @@ def _inspect_ops(record: PendingRecord, ops: Sequence[Op], target: str | None, s
 
     def verdict(kind: str | None, reason: str | None, after: Sequence[str] = before, changes=(), scanned=(),
                 warnings=(), matched=(), already=False) -> Inspection:
-        return Inspection(**base, after=tuple(after), changes=tuple(changes) or tuple(EntryChange("kept", e, e) for e in before),
+        return Inspection(**base, after=tuple(after), changes=tuple(changes) or tuple(map(kept, before)),
                           scanned=tuple(scanned), can_apply=kind is None, reason=reason, reason_kind=kind,
                           already_in_memory=already, warnings=tuple(record.notes) + tuple(warnings),
                           matched=tuple(matched))
@@ -399,3 +408,69 @@ def _inspect_ops(record: PendingRecord, ops: Sequence[Op], target: str | None, s
         return verdict(SCANNER, f"the security scan flagged the new text ({detail}); "
                        "it is written only if you confirm", **ok)
     return verdict(None, None, **ok)
+
+
+# ---------------------------------------------------------------------------------------------
+# Inspections kept from one show to the next
+
+
+class InspectionMemo:
+    """Each record's inspection, kept until what it depends on changes: the record (its contents:
+    a rewritten file is a new record) and its store as the inspection reads it (the entries, and
+    whether the file can be written at all), plus the rules it is inspected by (limit, enabled,
+    release, drift, batch). The pending screen shows the queue again after every change to any
+    file; a new record then costs one inspection, a change to MEMORY.md the records that write it.
+
+    Bounded: `keep_only` (called by `inspect_all` after a full pass) drops what the pass didn't
+    use, and single look-ups beyond `MAX` drop the oldest, so the memo is never larger than one
+    queue's worth of inspections, however long hmc runs beside a busy agent."""
+
+    MAX = 4096
+
+    def __init__(self) -> None:
+        self._kept: dict[tuple, Inspection] = {}
+        self._used: set[tuple] | None = None
+
+    def __len__(self) -> int:
+        return len(self._kept)
+
+    @staticmethod
+    def key(record: PendingRecord, ops: Sequence[Op], target: str | None, snap: Snapshot | None, limit: int,
+            enabled: bool, drift_ok: bool, release: "Release | None", person: bool,
+            batch: bool | None) -> tuple | None:
+        """What an inspection depends on (None: not kept, e.g. a record that can't be hashed)."""
+        store = None if snap is None else (snap.target, snap.entries, snap.exists, snap.error, snap.drift, snap.symlink)
+        key = (record, tuple(ops), target, store, limit, enabled, drift_ok,
+               None if release is None else release.name, person, batch)
+        try:
+            hash(key)
+        except TypeError:
+            return None
+        return key
+
+    def inspect(self, record: PendingRecord, ops: Sequence[Op], target: str | None, snap: Snapshot | None,
+                limit: int, enabled: bool, drift_ok: bool = False, release: "Release | None" = None,
+                person: bool = False, batch: bool | None = None) -> Inspection:
+        """`inspect_ops` with the same arguments, from the memo when nothing it depends on changed."""
+        key = self.key(record, ops, target, snap, limit, enabled, drift_ok, release, person, batch)
+        if key is not None:
+            if self._used is not None:
+                self._used.add(key)
+            kept = self._kept.get(key)
+            if kept is not None:
+                return kept
+        made = inspect_ops(record, ops, target, snap, limit, enabled, drift_ok, release, person=person, batch=batch)
+        if key is not None:
+            if len(self._kept) >= self.MAX:
+                del self._kept[next(iter(self._kept))]
+            self._kept[key] = made
+        return made
+
+    def pass_begins(self) -> None:
+        """A full pass over the queue starts: what it doesn't use is dropped at `pass_ends`."""
+        self._used = set()
+
+    def pass_ends(self) -> None:
+        used, self._used = self._used, None
+        if used is not None:
+            self._kept = {k: v for k, v in self._kept.items() if k in used}

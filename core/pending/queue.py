@@ -34,8 +34,8 @@ from core.pending.approve_all import GROUP_TOKEN, approve_together, approved_by,
 from core.pending.claims import CLAIM_MARK, STALE_CLAIM_SECONDS  # noqa: F401  (re-exported)
 from core.pending.results import Approval, Failure, Report  # noqa: F401  (re-exported)
 from core.pending.inspection import (
-    EntryChange, Inspection, Scanned, _classify, _is_batch, _pin_message, entry_changes, group_key, inline_diff,
-    inspect_ops,
+    EntryChange, Inspection, InspectionMemo, Scanned, _classify, _is_batch, _pin_message, entry_changes, group_key,
+    inline_diff, inspect_ops,
 )
 from core.pending.records import (
     BROKEN, CHANGED, DESTRUCTIVE, ID_RE, LIMIT, MALFORMED, MAX_RECORD_BYTES, NEVER_APPLIES, PIN_CHANGED, REFUSED,
@@ -72,6 +72,7 @@ class PendingQueue:
         self.history = history
         self.now = now
         self._cache: dict[str, tuple[tuple[int, int], PendingRecord]] = {}
+        self._inspections = InspectionMemo()  # each record's inspection until it or its store changes
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -214,15 +215,19 @@ class PendingQueue:
         person = edited is not None or target is not None
         batch = _is_batch(record, person)
         drift_ok = getattr(store, "_drift_allowed", None)
-        return inspect_ops(record, ops, tgt, snapshot, store.limit, store.enabled,
-                           bool(drift_ok(ops, batch)) if callable(drift_ok) else False, store.release,
-                           person=person, batch=batch)
+        return self._inspections.inspect(record, ops, tgt, snapshot, store.limit, store.enabled,
+                                         bool(drift_ok(ops, batch)) if callable(drift_ok) else False, store.release,
+                                         person=person, batch=batch)
 
     def inspect_all(self, records: Sequence[PendingRecord] | None = None) -> list[Inspection]:
         """Inspect many records, reading each target file once."""
         records = self.list() if records is None else records
         snaps = {t: s.read() for t, s in self.stores.items()}
-        return [self.inspect(r, snapshot=snaps.get(r.target or "")) for r in records]
+        self._inspections.pass_begins()
+        try:
+            return [self.inspect(r, snapshot=snaps.get(r.target or "")) for r in records]
+        finally:
+            self._inspections.pass_ends()
 
     @staticmethod
     def groups(inspections: Iterable[Inspection]) -> dict[str, list[str]]:

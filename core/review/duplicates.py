@@ -91,12 +91,17 @@ def _trigrams(tokens: Sequence[str]) -> set[str]:
     return grams
 
 
+@lru_cache(maxsize=4096)  # the review compares each entry with many others: its trigrams once per entry
+def _trigrams_of(tokens: frozenset[str]) -> frozenset[str]:
+    return frozenset(_trigrams(tokens))
+
+
 def _base_score(ta: Sequence[str], tb: Sequence[str]) -> float:
-    sa, sb = set(ta), set(tb)
+    sa, sb = frozenset(ta), frozenset(tb)
     if not sa or not sb:
         return 0.0
     dice = 2 * len(sa & sb) / (len(sa) + len(sb))
-    ga, gb = _trigrams(sa), _trigrams(sb)
+    ga, gb = _trigrams_of(sa), _trigrams_of(sb)
     jac = len(ga & gb) / len(ga | gb)
     return (dice + jac) / 2
 
@@ -156,8 +161,9 @@ _NEGATIONS = frozenset("not no don't doesn't never ne n pas non nunca mai не �
 _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
 
 
-def _numbers(text: str) -> list[str]:
-    return [re.sub(r"[.,]", "", n) for n in _NUMBER.findall(text)]
+@lru_cache(maxsize=4096)  # once per entry, not once per pair it is in
+def _numbers(text: str) -> tuple[str, ...]:
+    return tuple(re.sub(r"[.,]", "", n) for n in _NUMBER.findall(text))
 
 
 @lru_cache(maxsize=8192)

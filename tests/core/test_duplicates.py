@@ -139,3 +139,19 @@ def test_never_raises_on_odd_input():
     for a, b in [("", ""), ("§", "§§"), ("\x1b[31m", "[bold]x[/]"), ("12", "13"), ("不", "不是"),
                  ("a" * 5000, "a" * 4999 + "b")]:
         compare(a, b)
+
+
+def test_an_entry_compared_with_many_has_its_trigrams_made_once(monkeypatch):
+    """The review compares each entry with many others (issue 35: at 1,000 entries the trigrams,
+    made again for every pair, were half the review's time)."""
+    from core.review import duplicates as D
+
+    made = []
+    real = D._trigrams
+    monkeypatch.setattr(D, "_trigrams", lambda tokens: made.append(frozenset(tokens)) or real(tokens))
+    D._trigrams_of.cache_clear()
+    one = "The staging cluster deploys every Tuesday from the release branch"
+    others = [f"Runner {n} builds the nightly export with flag --opt-{n}" for n in range(20)]
+    for other in others:
+        D.similarity(one, other)
+    assert len(made) == len(set(made)) == 21  # each entry's once

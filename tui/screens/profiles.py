@@ -142,7 +142,9 @@ and so is a stale profiles/default/ (Hermes never reads it: the default's memory
             found = discover(curator.home.base, curator.release)
             self.show_rows(found, [overview.placeholder(p.name, str(p.root), p.name == found.active)
                                    for p in found.profiles])
-        self.action_reload()
+            self.action_reload()
+        else:  # a visit again: the rows shown stay until the full read says otherwise (one frame)
+            self.read_rows(quick=False)
 
     def prebuilt(self) -> None:
         self.action_reload()
@@ -169,32 +171,39 @@ and so is a stale profiles/default/ (Hermes never reads it: the default's memory
         self.read_rows()
 
     @work(thread=True, exclusive=True, group="profiles-read", exit_on_error=False)
-    def read_rows(self) -> None:
+    def read_rows(self, quick: bool = True) -> None:
+        """Every profile's row, read off the UI thread; `quick`: the rows from each profile's own
+        files are painted first, before their state.db is read (not on a visit again: the full
+        rows shown already would go back to their partial figures for a frame)."""
         from textual.worker import get_current_worker
 
         from core.profiles import rows
 
         worker = get_current_worker()
 
-        def quick(found, partial: list) -> None:  # every profile's own files: painted before their state.db
+        def first(found, partial: list) -> None:  # every profile's own files: painted before their state.db
             if not worker.is_cancelled:
                 self.app.call_from_thread(self.show_rows, found, partial)
 
-        found, full = rows(self.app.curator, should_stop=lambda: worker.is_cancelled, on_quick=quick)
+        found, full = rows(self.app.curator, should_stop=lambda: worker.is_cancelled, on_quick=first if quick else None)
         if not worker.is_cancelled:
             self.app.call_from_thread(self.show_rows, found, full)
 
     def show_rows(self, found, rows: list) -> None:
         from core.profiles import trap
 
-        self.discovery, previous = found, self.highlighted_row()
-        self.rows = rows
         listing = self.query_one(ProfilesList)
         current = self.app.curator.home.profile
+        now = self.app.curator.now()
+        prompts = [row_prompt(row, current, now) for row in rows]
+        if (rows == self.rows and found == self.discovery and len(prompts) == listing.option_count
+                and all(p == o.prompt for p, o in zip(prompts, listing.options))):
+            return  # what is shown: nothing repaints
+        self.discovery, previous = found, self.highlighted_row()
+        self.rows = rows
         keep = listing.highlighted
         listing.clear_options()
-        now = self.app.curator.now()
-        listing.add_options([Option(row_prompt(row, current, now), id=f"p{i}") for i, row in enumerate(rows)])
+        listing.add_options([Option(prompt, id=f"p{i}") for i, prompt in enumerate(prompts)])
         names = [r.name for r in rows]
         if previous is not None and previous.name in names:
             listing.highlighted = names.index(previous.name)

@@ -187,6 +187,9 @@ def merged_entries(entries: Sequence[str], ops: Sequence[Op]) -> list[str]:
 
 # ------------------------------------------------------------------------------ the screen
 
+OFF_SCREEN_QUIET = 3.0  # seconds without a memory change before a review off screen follows the changes
+
+
 class ReviewScreen(ModeScreen):
     MODE = "review"
     AREA = "review"
@@ -262,6 +265,7 @@ Secrets stay masked here.
     def on_screen_resume(self) -> None:
         # looking is not reviewing: the date is recorded only once nothing at warning or above is
         # left open (see recompute) or when the review is exported
+        self._drop_later()
         self.recompute(unless_same=True)
 
     def prebuilt(self) -> None:
@@ -269,8 +273,27 @@ Secrets stay masked here.
         frame; the visit computes it again and repaints only if the files say otherwise."""
         self.recompute()
 
+    _later = None  # off screen: the recompute waiting for the writes to pause
+
     def on_memory_changed(self, _target: str | None = None) -> None:
+        """On screen, the review follows each change. Off screen, it follows once the changes pause
+        for OFF_SCREEN_QUIET: a live agent writes every few seconds, and reviewing a big store takes
+        seconds of CPU in a thread (one more for every write, the older ones still running) that
+        the screen on show needs to keep up. A visit recomputes anyway (on_screen_resume)."""
+        if self.is_current:
+            self.recompute()
+            return
+        self._drop_later()
+        self._later = self.set_timer(OFF_SCREEN_QUIET, self._recompute_later)
+
+    def _recompute_later(self) -> None:
+        self._later = None
         self.recompute()
+
+    def _drop_later(self) -> None:
+        if self._later is not None:
+            self._later.stop()
+            self._later = None
 
     # -- computing (off the UI thread) -------------------------------------------------------------
 

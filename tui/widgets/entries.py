@@ -137,11 +137,16 @@ class EntryList(HmcList):
         OptionList measures every option, on screen or not); the others are added just after it."""
         old = self.highlighted if keep is None else keep
         self._generation = getattr(self, "_generation", 0) + 1
-        self.clear_options()
         marks = marks or {}
         self.numbers = list(range(len(entries))) if only is None else [i for i in only if 0 <= i < len(entries)]
-        options = self._options_for(entries, limit, marks, self.numbers, origins or {}, self._wraps_kept(),
-                                    tuple(words))
+        options = self._options_for(entries, limit, marks, self.numbers, origins or {}, tuple(words))
+        if entries and self._swap_rows(options):
+            if old is not None:
+                self.highlighted = min(old, len(self.numbers) - 1)
+            return
+        self.clear_options()
+        if options:
+            options[-1]._divider = False  # a row kept from last time that was above others then
         count = (self.first_paint(entries) if only is None and getattr(self, "_shown", False) is False
                  and old in (None, 0) else 0)
         self._shown = True
@@ -166,6 +171,44 @@ class EntryList(HmcList):
         if self.numbers:
             self.highlighted = min(old if old is not None else 0, len(self.numbers) - 1)
 
+    SWAP_AT_MOST = 64  # changed rows a show swaps in place (more: the list is built again)
+
+    def _swap_rows(self, options: list) -> bool:
+        """Show `options` by swapping in the rows that changed, when the list shows as many rows
+        as before and few of them changed (an entry replaced or edited, a scan badge or an origin
+        line arriving): the other rows, their lines and the scroll position stay as they are, and
+        only the rows on screen are painted again. False when the list has to be built again."""
+        rows = options[::2]  # a rule (None) between every two rows
+        shown = self._options
+        if not shown or len(rows) != len(shown) or any(r is None for r in rows):
+            return False
+        changed = [k for k, (was, now) in enumerate(zip(shown, rows)) if was is not now]
+        if len(changed) > self.SWAP_AT_MOST or any(shown[k].disabled or shown[k].id != rows[k].id for k in changed):
+            return False
+        if not changed:
+            return True
+        heights = self._line_cache.heights
+        width = self.scrollable_content_region.width - self._get_left_gutter_width()
+        padding = self.get_component_styles("option-list--option").padding
+        same_heights = bool(heights) and width > 0
+        for k in changed:
+            was, now = shown[k], rows[k]
+            now._divider = was._divider
+            shown[k] = now
+            self._option_to_index.pop(was, None)
+            self._option_to_index[now] = k
+            if now.id is not None:
+                self._id_to_option[now.id] = now
+            if same_heights and (self._get_visual(now).get_height(self.styles, width - padding.width) + now._divider
+                                 != heights.get(k)):
+                same_heights = False
+        if same_heights:
+            self._option_render_cache.clear()  # the rows on screen paint again; the lines stay
+            self.refresh()
+        else:
+            self._clear_caches()  # the lines are counted again (from the rows' kept wraps)
+        return True
+
     def _get_visual(self, option: Option):
         """Textual (8.2.8, pinned) wraps a rich renderable in a RichVisual when an option is first
         measured (OptionList._get_visual, caching it on the option): a Hanging row gets its own,
@@ -178,32 +221,44 @@ class EntryList(HmcList):
         if generation == self._generation:  # not replaced meanwhile
             self.add_options(options)
 
-    def _wraps_kept(self) -> dict:
-        """The bodies shown last time and their wrapped lines, by what makes a body (an entry, over
-        its limit or not, its marks and origin): the rows of this show take theirs from it, and what
-        no row takes is dropped (memory stays as large as one store's rows). A store shown again
-        after one entry changed builds and wraps that entry's row only."""
-        kept = getattr(self, "_wraps", None)
-        if kept is None:
-            kept = self._wraps = {}
-        return kept
-
     def _options_for(self, entries: Sequence[str], limit: int, marks: dict[int, list[str]], numbers: Sequence[int],
-                     origins: dict[str, str], kept: dict, words: tuple[str, ...] = ()) -> list:
+                     origins: dict[str, str], words: tuple[str, ...] = ()) -> list:
+        """The rows of a show: a row showing the same body under the same number as last time is
+        the same Option as then (with its visual and its lines at each width), so showing a store
+        again after one entry changed builds that entry's row only; a row under a new number (an
+        entry above it added or removed) takes the body and wrapped lines of the row that showed
+        it; what no row shows is dropped (memory stays as large as one store's rows). The
+        collector is held off while the rows are gathered: at 15,000 entries its passes
+        over the rows already built cost as much as the gathering itself."""
+        import gc
+
         options: list[Option | None] = []
-        now: dict = {}
-        for n, i in enumerate(numbers):
-            entry = entries[i]
-            if n:
-                options.append(None)  # a rule between entries keeps multi-line entries apart
-            mark, origin = tuple(marks.get(i, ())), origins.get(entry)
-            key = (entry, len(entry) > limit, mark, origin, words)
-            made = now.get(key) or kept.get(key)
-            if made is None:
-                made = (entry_body(entry, limit, mark, origin, words), {})
-            now[key] = made
-            options.append(Option(Hanging(i + 1, *made), id=f"e{i}"))
-        self._wraps = now
+        rows: dict = {}
+        kept_rows = getattr(self, "_rows", None) or {}
+        bodies: dict | None = None  # body -> (Text, wraps) of the rows kept, made at the first new row
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            for n, i in enumerate(numbers):
+                entry = entries[i]
+                if n:
+                    options.append(None)  # a rule between entries keeps multi-line entries apart
+                mark, origin = tuple(marks.get(i, ())), origins.get(entry)
+                key = (entry, len(entry) > limit, mark, origin, words)  # words: the / filter's, highlighted
+                row = kept_rows.get((key, i))
+                if row is None:
+                    if bodies is None:
+                        bodies = {k: (r.prompt.body, r.prompt._wraps) for (k, _), r in kept_rows.items()}
+                    made = bodies.get(key)
+                    if made is None:
+                        made = bodies[key] = (entry_body(entry, limit, mark, origin, words), {})
+                    row = Option(Hanging(i + 1, *made), id=f"e{i}")
+                rows[(key, i)] = row
+                options.append(row)
+        finally:
+            if collecting:
+                gc.enable()
+        self._rows = rows
         return options
 
     def entry_at(self, row: int | None) -> int | None:
