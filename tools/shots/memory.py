@@ -152,7 +152,7 @@ SCENARIOS = [
     Shot("memory-repair-80x24", setup=drifted, press=("r",), size=(80, 24), title="Repair is a yes/no question",
          expect=("Repair MEMORY.md?", "has drifted")),
     Shot("memory-prompt-80x24", press=("p",), size=(80, 24), title="The prompt block at 80x24"),
-    Shot("memory-history-80x24", press=("h",), size=(80, 24), title="Removed entries at 80x24"),
+    Shot("memory-history-80x24", press=("h",), size=(80, 24), title="Removed entries at 80x24 (none yet: hmc has removed nothing here)"),
     Shot("memory-conflict-80x24", press=("e",), settle=external_edit_while_editing, size=(80, 24),
          title="The conflict dialog underlines the differences"),
     Shot("memory-help-80x24", press=("question_mark",), size=(80, 24), title="Help at 80x24"),

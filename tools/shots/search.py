@@ -95,7 +95,7 @@ SCENARIOS = [
     Shot("search-bad-query", press=("3",), settle=search_for('deploy "unclosed'),
          title="A malformed query gets a clear message, never an SQLite error"),
     Shot("search-narrow", press=("3",), settle=search_for('deploy "unclosed'), size=(80, 30),
-         title="At 80 columns the filters take two lines and a long message wraps"),
+         title="At 80 columns the filters take three lines and a long message wraps"),
     Shot("search-no-hits", press=("3",), settle=no_hits, title="No hits names the active filters; ctrl+r clears them"),
     Shot("search-bad-date", press=("3",), settle=bad_date, title="A bad date is flagged as it is typed"),
     Shot("search-origin-not-found", press=("down", "o"), settle=wait,

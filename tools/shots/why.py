@@ -50,7 +50,7 @@ SCENARIOS = [
          title="The classic trap: the fact sits in a stale profiles/default/ folder Hermes never reads",
          expect=("other-profile", "profiles/default")),
     Shot("why-80x24", size=(80, 24), settle=asked("ssh deploy key tideway-prod"),
-         title="Why, at 80x24: in memory now, an old refusal and a queued near-copy explained",
+         title="Why, at 80x24: in memory now first, the other causes below it (j/k scrolls)",
          expect=("in-memory",)),
     Shot("why-from-search", press=("3",), settle=search_for("certificato TLS", then=("down", "w")),
          title="w on a search hit: why isn't this message's fact in memory?", expect=("never-saved",)),
