@@ -304,3 +304,25 @@ async def test_a_patch_record_shows_its_span_and_y_applies_it(hermes_home, make_
         await pilot.press("y")
         await settle(app, pilot)
         assert entries(home)[2] == change.after and pending_files(home) == []
+
+
+async def test_e_edits_a_patch_as_the_whole_entry_it_would_leave(hermes_home, make_app):
+    """e on a patch record is not greyed: the editor holds the entry as the patch would leave it, and
+    the save approves that text (the key was refused by its own availability check)."""
+    home = build_home(hermes_home)
+    old = MEMORY[2]
+    stage(home, "patch", content="helix", old_text="neovim with lazy.nvim", matched_entry=old, rid="0000000f")
+    app = make_app(home, hermes_version="0.22.2")
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_pending(app, pilot, 0)
+        assert screen.why_not_edit(screen.current) is None
+        await pilot.press("e")
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, EditEntryDialog)
+        assert dialog.query_one("TextArea").text == old.replace("neovim with lazy.nvim", "helix")
+        await pilot.press(*"; 2 spaces")
+        await pilot.press("ctrl+s")
+        await settle(app, pilot)
+        assert entries(home)[2] == old.replace("neovim with lazy.nvim", "helix") + "; 2 spaces"
+        assert pending_files(home) == []

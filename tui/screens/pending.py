@@ -487,8 +487,9 @@ a drifted file stay) · **o** open the file in memory mode · **p** the raw reco
         return ins.never_applies
 
     def why_not_edit(self, ins: Inspection) -> str | None:
-        if not (ins.record.usable and len(ins.record.ops) == 1 and ins.record.ops[0].action in ("add", "replace")):
-            return "Edit: only a single add or replace has text to edit"
+        if not (ins.record.usable and len(ins.record.ops) == 1
+                and ins.record.ops[0].action in ("add", "replace", "patch")):
+            return "Edit: only a single add, replace or patch has text to edit"
         return None
 
     def why_not_more(self, action: str, ins: Inspection | None, none: str) -> str | None:
