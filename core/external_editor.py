@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Mapping
 
+from core.store.atomic import read_regular
+
 VARIABLES = ("VISUAL", "EDITOR")  # in this order, as git and most tools read them
 NOT_SET = "Set $VISUAL or $EDITOR to your editor to edit here (e.g. export EDITOR=nano); nothing changed."
 
@@ -78,7 +80,7 @@ def edit_text(text: str, run: Callable[[list[str]], int], *, environ: Mapping[st
         if status != 0:
             return Edited(None, f"The editor exited with status {status}; the text is unchanged.", ok=False)
         try:
-            data = path.read_bytes()
+            data = read_regular(path)  # the one reader: a FIFO or device left in its place can't hang hmc
         except OSError as exc:
             return Edited(None, f"The editor's file couldn't be read back ({exc.strerror or exc}); "
                                 "the text is unchanged.", ok=False)

@@ -1,6 +1,7 @@
 """The Textual app and the command line, in their own rooms, lowest first:
 
 - literal.py: the one literal renderer (untrusted text is never markup, controls made visible);
+- guide.py: which page of the guide (docs/) explains each screen and dialog;
 - widgets/: small, dumb, reusable widgets;
 - screens/: one module per mode, the queue skeleton both pending tabs fill in, and the dialogs;
 - modes.py: each mode's screen class, imported on first use;

@@ -98,7 +98,7 @@ def test_lower_packages_never_import_higher_ones():
 # tui/ in the same form, lower first: the literal renderer, widgets (dumb), screens, the modes, the
 # palette, the app, and the command line on top (it opens the app). Screens and widgets never
 # import the command line, the app or the palette.
-TUI_LAYERS = ("literal", "widgets", "screens", "modes", "palette", "app", "cli")
+TUI_LAYERS = ("literal", "guide", "widgets", "screens", "modes", "palette", "app", "cli")
 
 
 def test_lower_tui_rooms_never_import_higher_ones():

@@ -16,7 +16,8 @@ ROOT = Path(__file__).resolve().parents[2]
 READERS = {"read_text", "read_bytes"}
 # os.open is the reader's own, skill_undo's folder descriptors and exclusive creates, and the CLI's
 # /dev/null opened for writing (stdout pointed there when its reader went away: tui.cli.main)
-OS_OPEN_ALLOWED = {"core/store/atomic.py", "core/pending/skill_undo.py", "tui/cli/main.py"}
+OS_OPEN_ALLOWED = {"core/store/atomic.py", "core/pending/skill_undo.py", "tui/cli/main.py",
+                   "core/external_editor.py"}  # creates the editor's 0600 file (O_EXCL), reads it back by read_regular
 
 
 # runs only inside the user's Hermes interpreter (stdlib and Hermes, no hmc), on scratch homes hmc made

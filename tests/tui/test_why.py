@@ -55,7 +55,10 @@ async def test_w_on_a_search_hit_traces_its_words(demo_home, make_app):
         await pilot.press("3")
         await settle(app, pilot)
         await pilot.press(*"certificato TLS")
-        assert await until(pilot, lambda: len(app.screen.results.items) > 0, timeout=20)
+        # the hits of the whole query, not of a part of it typed so far ("certificat" finds French too)
+        assert await until(pilot, lambda: (getattr(app.screen, "_last_ran", None) or ("",))[0] == "certificato TLS"
+                           and getattr(app.screen, "_slow", None) is None and len(app.screen.results.items) > 0,
+                           timeout=20)
         await pilot.press("down", "w")
         assert await until(pilot, lambda: isinstance(app.screen, TextDialog), timeout=20)
         assert app.screen.title_text.startswith("Why doesn't Hermes know “Ricorda che il certificato TLS")

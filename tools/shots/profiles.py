@@ -24,10 +24,13 @@ def keys(*pressed: str, wait: float = 0.3, dialog: bool = False):
                         break
                     await pilot.pause(0.1)
                 await pilot.pause(0.3)
+                pilot.app.clear_notifications()  # the switch's "Now curating…": timed, so shown or not by load
+                await pilot.pause()
                 return
             await workers_done(pilot.app)
             await pilot.pause(wait)
         await workers_done(pilot.app)
+        pilot.app.clear_notifications()  # the switch's "Now curating…": timed, so shown or not by load
         await pilot.pause(0.2)
 
     return settle
