@@ -13,6 +13,7 @@ import unicodedata
 from functools import lru_cache
 from typing import Iterable, Sequence
 
+from core.ranges import merged
 from core.sessions.query import Term, word_tokens
 
 Span = tuple[str, bool]
@@ -80,17 +81,7 @@ def match_ranges(text: str, terms: Iterable[Term]) -> list[tuple[int, int]]:
     if regex is None or not text:
         return []
     folded, index = fold(text)
-    ranges: list[tuple[int, int]] = []
-    for m in regex.finditer(folded):
-        if m.end() == m.start():
-            continue
-        start = index[m.start()]
-        end = index[m.end() - 1] + 1
-        if ranges and start <= ranges[-1][1]:
-            ranges[-1] = (ranges[-1][0], max(end, ranges[-1][1]))
-        else:
-            ranges.append((start, end))
-    return ranges
+    return merged((index[m.start()], index[m.end() - 1] + 1) for m in regex.finditer(folded) if m.end() > m.start())
 
 
 def spans_from_ranges(text: str, ranges: Sequence[tuple[int, int]]) -> list[Span]:

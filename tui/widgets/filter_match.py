@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterable
 
+from core.ranges import merged
+
 if TYPE_CHECKING:  # pragma: no cover
     from rich.text import Text
 
@@ -50,14 +52,7 @@ def match_spans(words: Iterable[str], text: str) -> list[tuple[int, int]]:
         while at >= 0:
             spans.append((origin[at], origin[at + len(word) - 1] + 1))
             at = haystack.find(word, at + 1)
-    spans.sort()
-    merged: list[tuple[int, int]] = []
-    for start, end in spans:
-        if merged and start <= merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
-        else:
-            merged.append((start, end))
-    return merged
+    return merged(spans)
 
 
 def highlight(text: Text, words: Iterable[str], start: int = 0, end: int | None = None) -> Text:
