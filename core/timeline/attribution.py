@@ -40,6 +40,7 @@ from typing import Callable, Sequence
 from core import timefmt
 from core.sessions.memory_calls import Call
 from core.timeline.model import REVIEW_SOURCE, Divergence, change_summary  # noqa: F401  (REVIEW_SOURCE: also from here)
+from core.timeline.windows import Windows, window_key
 from core.timeline.writes import Writes
 
 # The review's log line comes after its write lands (measured on 0.22.2: the file's mtime 2 ms before
@@ -64,6 +65,7 @@ class Evidence:
     # (target, text as shown, before) -> (start of the session before, start of the first session that
     # loaded it), or None
     first_loading: Callable[[str, str, float], tuple | None] = lambda target, shown, before: None
+    windows: Windows | None = None  # the narrowed windows kept from earlier builds
     _reviews: Sequence[tuple[float, str]] | None = None
 
     def review_writes(self) -> Sequence[tuple[float, str]]:
@@ -144,24 +146,39 @@ class _Attributor:
                 ) -> tuple[float | None, float]:
         """(low, high) narrowed by the sessions that started in it and what they loaded (a window
         open at the start, before the first write the history knows, is left as it is: every
-        session up to then would have to be read)."""
+        session up to then would have to be read). Kept between builds (core.timeline.windows)
+        when the answer came from the window's sessions alone."""
         show = self.ev.shown
         news = {show(target, a) for _, a in changes if a is not None}
         olds = {show(target, b) for b, a in changes if b is not None and a is None}
         if low is None or not news and not olds:
             return low, high
+        kept, key = self.ev.windows, None
+        if kept is not None:
+            key = window_key(target, low, high, news, olds)
+            hit = kept.get(key)
+            if hit is not None:
+                return hit
+        narrowed, alone = self._narrow(target, news, olds, low, high)
+        if key is not None and alone:
+            kept.put(key, narrowed)
+        return narrowed
+
+    def _narrow(self, target: str, news: set, olds: set, low: float, high: float) -> tuple[tuple, bool]:
+        """((low, high) narrowed, whether only the window's sessions gave it)."""
         for k, (first, last, shown) in enumerate(self.loads(low, high, target)):
             if news <= shown and not (olds & shown):
-                if k == 0 and len(news) == 1 and not olds and self.lookbacks < MAX_LOOKBACKS:
+                if k == 0 and len(news) == 1 and not olds:
                     # already loaded by the window's first session: the text is older than the history
                     # thought (a change no call counted); when did a session first load it?
+                    if self.lookbacks >= MAX_LOOKBACKS:
+                        return (low, min(high, first)), False
                     self.lookbacks += 1
                     found = self.ev.first_loading(target, next(iter(news)), first)
-                    if found is not None:
-                        return found
-                return low, min(high, first)  # sessions come oldest first: the first to load it
-            low = last if low is None else max(low, last)
-        return low, high
+                    return (found if found is not None else (low, min(high, first))), False
+                return (low, min(high, first)), True  # sessions come oldest first: the first to load it
+            low = max(low, last)
+        return (low, high), True
 
     def approved(self, target: str, changes: Sequence[tuple], at: float) -> Call | None:
         """The staging call whose record is gone and that makes these changes (the latest one)."""

@@ -414,13 +414,17 @@ def _build(curator: "Curator", cache: bool, route: str | None, trust_cache: bool
             pass
     blame = finish(replay.builder, current, replay.last_ts, now=curator.now(), mtimes=mtimes)
     b = replay.builder
-    gaps = attribute(b.writes, b.outside, b.divergences, _evidence(curator, harvest))
+    evidence = _evidence(curator, harvest, cache)
+    gaps = attribute(b.writes, b.outside, b.divergences, evidence)
+    if evidence.windows is not None:
+        evidence.windows.save(harvest.last_id)
     return Timeline(replay.builder.writes, blame, gaps, stats, curator, refused, refused_sources)
 
 
-def _evidence(curator: "Curator", harvest) -> Evidence:
+def _evidence(curator: "Curator", harvest, cache: bool = True) -> Evidence:
     """What Hermes left of the writes state.db doesn't record (core.timeline.attribution), each
-    source read when first needed."""
+    source read when first needed; with `cache`, the windows narrowed in earlier builds
+    (core.timeline.windows)."""
     from core.timeline import agent_log
 
     def first_loading(target, shown, before):
@@ -457,16 +461,26 @@ def _evidence(curator: "Curator", harvest) -> Evidence:
         waiting = frozenset(name[:-5] for name in os.listdir(curator.home.pending_dir) if name.endswith(".json"))
     except OSError:
         waiting = frozenset()
+    db_path = curator.home.state_db
+    has_db = db_path.is_file()
     pruned = None
-    if harvest.staged or curator.home.state_db.is_file():
+    if harvest.staged or has_db:
         pruned = curator.pruning().cutoff
     from core.hermes.memory import prompt_entries
 
+    windows = None
+    if has_db:
+        from core.timeline import cache as calls_cache
+        from core.timeline.windows import Windows, file_key, windows_path
+
+        key = file_key(db_path, curator.release) if cache else None
+        windows = Windows(windows_path(calls_cache.cache_path(db_path)) if key else None, key or [],
+                          lambda fn: curator.sessions.read_with(lambda conn, schema: fn(conn)))
     return Evidence(staged=dict(harvest.staged), waiting=waiting, sources=harvest.sources,
                     shown=lambda target, text: prompt_entries(target, [text], curator.release)[0],
                     reviews=lambda: agent_log.read(curator.home.root / "logs").writes,
-                    loads=loads if curator.home.state_db.is_file() else (lambda low, high: ()), pruned_before=pruned,
-                    first_loading=first_loading)
+                    loads=loads if has_db else (lambda low, high: ()), pruned_before=pruned,
+                    first_loading=first_loading, windows=windows)
 
 
 __all__ = ["Blame", "Diff", "Divergence", "RollbackConflict", "Timeline", "TimelineError", "Write",
