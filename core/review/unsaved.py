@@ -10,11 +10,17 @@ anyway:
 
 Each finding shows the claim, the user's request and what happened, and carries the request as
 `fact`: the review offers to add it now (through the usual checks) or to keep the finding.
+
+The scan of state.db is kept for the next review in the same process (the TUI reviews again after
+every change to the files) while the database is unchanged: its files' identity, size and time, and
+its last message id. What clears a claim (the files, the queue, the provider) is checked every time.
 """
 
 from __future__ import annotations
 
+import os
 from datetime import date, datetime, time, timedelta
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core.review.decisions import REVIEW_EVERY_DAYS
@@ -22,6 +28,42 @@ from core.scan.mask import clip
 
 if TYPE_CHECKING:  # pragma: no cover
     from core.curator import Curator
+
+_SCANNED: dict[Path, tuple[tuple, list]] = {}  # a database's last scan, by what it was read from
+
+
+def _files(db: Path) -> tuple:
+    """state.db's and its WAL's identity, size and time (a write changes one of them)."""
+    out = []
+    for path in (db, db.with_name(db.name + "-wal")):
+        try:
+            st = os.stat(path)
+        except OSError:
+            out.append(None)
+            continue
+        out.append((st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns))
+    return tuple(out)
+
+
+def _scan(curator: "Curator", moment: float) -> list:
+    """core.sessions.unsaved.scan of the messages since `moment`, kept while the database is as it was."""
+    from core.sessions.unsaved import scan
+
+    db = curator.home.state_db
+
+    def read(conn, schema) -> list:
+        last = conn.execute("SELECT max(id) FROM messages").fetchone()[0]
+        key = (_files(db), last, moment)
+        kept = _SCANNED.get(db)
+        if kept is not None and kept[0] == key:
+            return kept[1]
+        found = scan(conn, since=moment)
+        if _files(db) == key[0]:  # not written while it was read
+            _SCANNED[db] = (key, found)
+        return found
+
+    return curator.sessions.read_with(read)
+
 
 HAPPENED = {"no-call": "made no memory call", "refused": "its memory call was refused",
             "staged": "the write was only staged for approval"}
@@ -31,7 +73,6 @@ def unsaved_findings(curator: "Curator", since: date | None = None) -> list[tupl
     """The `unsaved` findings in the sessions since `since` (default: REVIEW_EVERY_DAYS before today),
     as (rule: the session and message, detail, fact): core.review.findings makes them Findings."""
     from core.hermes.wording import for_person
-    from core.sessions.unsaved import scan
     from core.timefmt import local_time
     from core.review.facts import Fact, FactError
 
@@ -40,7 +81,7 @@ def unsaved_findings(curator: "Curator", since: date | None = None) -> list[tupl
     start = since or (curator.today - timedelta(days=REVIEW_EVERY_DAYS))
     moment = datetime.combine(start, time()).timestamp()
     try:
-        found = curator.sessions.read_with(lambda conn, schema: scan(conn, since=moment))
+        found = _scan(curator, moment)
     except Exception:  # noqa: BLE001 - an unreadable state.db: the status line says why, the review goes on
         return []
     if not found:

@@ -161,3 +161,54 @@ def test_the_review_finding_and_what_clears_it(tmp_path):
     (home / "memories" / "MEMORY.md").write_text("unrelated", encoding="utf-8")
     (home / "config.yaml").write_text("memory:\n  provider: mem0\n", encoding="utf-8")
     assert unsaved() == []  # a provider's own tools may have saved it
+
+
+@pytest.mark.parametrize("change", ["new reply", "redacted", "replaced"])
+def test_the_review_scans_state_db_again_only_when_it_changed(tmp_path, monkeypatch, change):
+    """The scan is kept between reviews in one process (the TUI's) while state.db is as it was; a
+    new message, a redaction in place (no new id) or another database copied over it is read again."""
+    import shutil
+
+    from core.curator import open_curator
+    from core.review import unsaved as review_unsaved
+    from core.review.findings import run_review
+    from core.sessions import unsaved as sessions_unsaved
+
+    home = tmp_path / "home"
+    (home / "memories").mkdir(parents=True)
+    (home / "config.yaml").write_text("memory:\n  memory_enabled: true\n", encoding="utf-8")
+    now = T0 + 86_400
+    db(home, [user("a", "Remember that the staging port is 5433.", now - 3600),
+              reply("a", "Got it, I'll remember that.", now - 3590)]).close()
+    scans = []
+    real = sessions_unsaved.scan
+    monkeypatch.setattr(sessions_unsaved, "scan", lambda *a, **k: scans.append(1) or real(*a, **k))
+
+    def claims():
+        curator = open_curator(home, None, date.fromtimestamp(now), clock=lambda: now)
+        return sorted(f.detail.split('"')[1] for f in run_review(curator) if f.kind == "unsaved")
+
+    assert claims() == ["Got it, I'll remember that."] and len(scans) == 1
+    assert claims() == ["Got it, I'll remember that."] and len(scans) == 1  # unchanged: kept
+    if change == "new reply":
+        conn = sqlite3.connect(home / "state.db")
+        conn.executemany("INSERT INTO messages (session_id, role, content, timestamp) VALUES (?, ?, ?, ?)",
+                         [("a", "user", "And remember I deploy on Fridays.", now - 60),
+                          ("a", "assistant", "Noted, saved.", now - 50)])
+        conn.commit()
+        conn.close()
+        expected = ["Got it, I'll remember that.", "Noted, saved."]
+    elif change == "redacted":
+        conn = sqlite3.connect(home / "state.db")
+        conn.execute("UPDATE messages SET content = 'Sure.' WHERE role = 'assistant'")
+        conn.commit()
+        conn.close()
+        expected = []
+    else:
+        other = tmp_path / "other"
+        other.mkdir()
+        db(other, [user("b", "Remember my cat is Tom.", now - 3600), reply("b", "C'est noté !", now - 3590)]).close()
+        shutil.copyfile(other / "state.db", home / "state.db")
+        expected = ["C'est noté !"]
+    assert claims() == expected and len(scans) == 2
+    assert review_unsaved._SCANNED  # kept again for the next review
