@@ -16,6 +16,7 @@ VERBS = {
     "app.pending": "Go to pending mode",
     "app.search": "Go to search mode",
     "app.review": "Go to review mode",
+    "app.profiles": "Go to profiles mode",
     "app.slash": "Search past sessions (the search box)",
     "app.help": "Show help and keys for this screen",
     "app.quit": "Quit hmc",
@@ -116,9 +117,9 @@ def binding_ids(app) -> set[str]:
 
 def commands(app) -> list[Command]:
     out: list[Command] = []
-    for mode in MODES:
-        out.append(Command(f"go: {VERBS[f'app.{mode}']}", f"Switch to {mode} mode (key {MODES.index(mode) + 1})",
-                           lambda m=mode: app.action_mode(m), key=str(MODES.index(mode) + 1)))
+    for key, mode in enumerate((*MODES, "profiles"), start=1):  # profiles: a view of every profile, no commands of its own here
+        out.append(Command(f"go: {VERBS[f'app.{mode}']}", f"Switch to {mode} mode (key {key})",
+                           lambda m=mode: app.action_mode(m), key=str(key)))
     current = app.current_mode
     screens = list(mode_classes().items()) + [(mode, mode_screen(mode)) for mode in SUBMODES]
     for mode, cls in screens:

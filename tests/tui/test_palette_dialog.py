@@ -54,6 +54,10 @@ async def test_typing_narrows_and_enter_switches_mode(demo_home, make_app):
         await pilot.press("enter")
         assert await until(pilot, lambda: app.current_mode == "pending")
         assert not isinstance(app.screen, PaletteDialog)
+        await open_palette(pilot, *"go to profiles")  # every mode key has its command, 5 too
+        assert listed(app)[0].split() == ["go:", "Go", "to", "profiles", "mode", "5"]
+        await pilot.press("enter")
+        assert await until(pilot, lambda: app.current_mode == "profiles")
 
 
 async def test_down_up_move_the_highlight_and_its_help(demo_home, make_app):
