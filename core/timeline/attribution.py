@@ -146,8 +146,7 @@ class _Attributor:
                 ) -> tuple[float | None, float]:
         """(low, high) narrowed by the sessions that started in it and what they loaded (a window
         open at the start, before the first write the history knows, is left as it is: every
-        session up to then would have to be read). Kept between builds (core.timeline.windows)
-        when the answer came from the window's sessions alone."""
+        session up to then would have to be read). Kept between builds (core.timeline.windows)."""
         show = self.ev.shown
         news = {show(target, a) for _, a in changes if a is not None}
         olds = {show(target, b) for b, a in changes if b is not None and a is None}
@@ -158,27 +157,34 @@ class _Attributor:
             key = window_key(target, low, high, news, olds)
             hit = kept.get(key)
             if hit is not None:
-                return hit
-        narrowed, alone = self._narrow(target, news, olds, low, high)
-        if key is not None and alone:
-            kept.put(key, narrowed)
+                narrowed, searched = hit
+                if not searched:
+                    return narrowed
+                if self.lookbacks < MAX_LOOKBACKS:  # counted as the search it saves: a build says the same
+                    self.lookbacks += 1
+                    return narrowed
+        narrowed, how = self._narrow(target, news, olds, low, high)
+        if key is not None and how is not None:
+            kept.put(key, narrowed, searched=how == "searched")
         return narrowed
 
-    def _narrow(self, target: str, news: set, olds: set, low: float, high: float) -> tuple[tuple, bool]:
-        """((low, high) narrowed, whether only the window's sessions gave it)."""
+    def _narrow(self, target: str, news: set, olds: set, low: float, high: float) -> tuple[tuple, str | None]:
+        """((low, high) narrowed, how: "window" when the window's sessions alone gave it, "searched"
+        when the stored prompts before it were searched too, None when the budget of searches cut
+        it short)."""
         for k, (first, last, shown) in enumerate(self.loads(low, high, target)):
             if news <= shown and not (olds & shown):
                 if k == 0 and len(news) == 1 and not olds:
                     # already loaded by the window's first session: the text is older than the history
                     # thought (a change no call counted); when did a session first load it?
                     if self.lookbacks >= MAX_LOOKBACKS:
-                        return (low, min(high, first)), False
+                        return (low, min(high, first)), None
                     self.lookbacks += 1
                     found = self.ev.first_loading(target, next(iter(news)), first)
-                    return (found if found is not None else (low, min(high, first))), False
-                return (low, min(high, first)), True  # sessions come oldest first: the first to load it
+                    return (found if found is not None else (low, min(high, first))), "searched"
+                return (low, min(high, first)), "window"  # sessions come oldest first: the first to load it
             low = max(low, last)
-        return (low, high), True
+        return (low, high), "window"
 
     def approved(self, target: str, changes: Sequence[tuple], at: float) -> Call | None:
         """The staging call whose record is gone and that makes these changes (the latest one)."""

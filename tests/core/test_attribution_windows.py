@@ -165,3 +165,80 @@ def test_another_releases_rules_dont_use_the_kept_windows(home, reads):
     build_timeline(cur)
     assert reads
 
+
+
+@pytest.fixture()
+def older(tmp_path):
+    """Texts already in the prompts before the history began: s0 (long before the first call) loaded
+    them, and so did the window's first session. Narrowing them searches the stored prompts."""
+    home, db = make_home(tmp_path)
+    db.session("s-chat", "cli")
+    db.call("s-chat", {"action": "add", "target": "memory", "content": OLD})
+    texts = [f"Fact number {n} from before the history." for n in range(20)]
+    conn = sqlite3.connect(db.path)
+    with conn:
+        conn.execute("ALTER TABLE sessions ADD COLUMN system_prompt_hash TEXT")
+        conn.execute("CREATE TABLE system_prompts (hash TEXT PRIMARY KEY, prompt TEXT NOT NULL)")
+        conn.execute("CREATE INDEX idx_sessions_started ON sessions(started_at DESC)")
+        for n, (sid, at, entries) in enumerate((("s-old", T0 - 90_000, texts[:1]), ("s0", T0 - 50_000, texts),
+                                                ("s1", T0 + 6000, [OLD, *texts]), ("s2", T0 + 12000, [OLD, *texts]))):
+            p = prompt(entries)
+            conn.execute("INSERT OR IGNORE INTO system_prompts VALUES (?, ?)", (sha(p), p))
+            conn.execute("INSERT INTO sessions (id, source, started_at, system_prompt_hash) VALUES (?, 'cli', ?, ?)",
+                         (sid, at, sha(p)))
+    conn.close()
+    return home, texts
+
+
+@pytest.fixture()
+def searches(monkeypatch):
+    calls = []
+    real = loaded_module.first_loading
+
+    def counted(*args, **kwargs):
+        calls.append(args[3])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(loaded_module, "first_loading", counted)
+    return calls
+
+
+def notes(home) -> dict:
+    cur = open_curator(home, None, date(2026, 10, 1), clock=Clock(SEEN + 100))
+    return {b.text: b.first_seen.note for b in build_timeline(cur).blame("memory")}
+
+
+def cold_notes(home) -> dict:
+    cur = open_curator(home, None, date(2026, 10, 1), clock=Clock(SEEN + 100))
+    return {b.text: b.first_seen.note for b in build_timeline(cur, cache=False).blame("memory")}
+
+
+def test_an_answer_that_searched_older_prompts_is_kept_and_still_counts_against_the_budget(older, searches):
+    from core.timeline.attribution import MAX_LOOKBACKS
+
+    home, texts = older
+    for n in (1, 20):  # within the budget of searches, and past it
+        write_files(home, [OLD, *texts[:n]])
+        os.utime(home / "memories" / "MEMORY.md", (SEEN, SEEN))
+        searches.clear()
+        first = notes(home)
+        # 20 texts: the first's answer is kept from the first round, and counts as one of the budget's
+        assert len(searches) == (1 if n == 1 else MAX_LOOKBACKS - 1)
+        assert first[texts[0]] == f"written before {when(T0 - 90_000)}, before the history begins, by no recorded call"
+        if n > 1:  # s-old didn't load it, s0 did
+            assert first[texts[1]] == f"written between {when(T0 - 90_000)} and {when(T0 - 50_000)}, by no recorded call"
+        searches.clear()
+        assert notes(home) == first and not searches  # kept: no prompt searched again
+        assert cold_notes(home) == first  # and what a build without caches says, budget included
+
+
+def test_a_session_deleted_before_the_window_searches_again(older, searches):
+    home, texts = older
+    write_files(home, [OLD, texts[0]])
+    os.utime(home / "memories" / "MEMORY.md", (SEEN, SEEN))
+    notes(home)
+    execute(home, ("DELETE FROM sessions WHERE id = 's-old'", ()))  # pruned: s0 is now the first to load it
+    searches.clear()
+    got = notes(home)
+    assert searches and got == cold_notes(home)
+    assert got[texts[0]] == f"written before {when(T0 - 50_000)}, before the history begins, by no recorded call"
