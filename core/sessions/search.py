@@ -97,6 +97,7 @@ class _Filters:
     until: float | None
     include_hidden: bool
     asked_roles: tuple[str, ...] | None = None  # the role filter as Hermes would get it (None: every role)
+    said_only: bool = False  # a plain scan reads the messages' text only, not tool names or call arguments
 
     @property
     def names_tool(self) -> bool:
@@ -252,8 +253,13 @@ class SessionDB(SessionReads):
         offset: int = 0,
         should_stop: Callable[[], bool] | None = None,
         count: bool = False,
+        said_only: bool = False,
     ) -> SearchResult:
         """One page of hits for *query* (raises QueryError, DatabaseError, SearchCancelled).
+
+        *said_only*: a plain scan (words the index can't find) matches the messages' text only, not
+        tool names or call arguments (`hmc why` looks for what was said: a hit found in a call
+        would be dropped after taking a place in the page).
 
         With *count*, ``total`` says how many hits there are in all (counted up to COUNT_CAP:
         ``total_capped`` says there may be more), for "20 of 45 hits"; ``total_partial`` says a
@@ -265,6 +271,8 @@ class SessionDB(SessionReads):
         limit = max(1, min(int(limit), MAX_LIMIT))
         offset = max(0, int(offset))
         filters = self._filters(sources, roles, since, until, include_hidden)
+        if said_only:
+            filters = dataclasses.replace(filters, said_only=True)
 
         def go(conn):
             schema = self._schema_for(conn)
@@ -465,7 +473,8 @@ class SessionDB(SessionReads):
         else:
             snip = "NULL"
             source = "messages m CROSS JOIN sessions s ON s.id = m.session_id"
-            cols = ["m.content"] + [f"m.{c}" for c in ("tool_name", "tool_calls") if c in schema.message_columns]
+            cols = ["m.content"] + [f"m.{c}" for c in ("tool_name", "tool_calls")
+                                    if c in schema.message_columns and not f.said_only]
             pred, like_params = q.like(cols)
             where = [pred]
             params.extend(like_params)

@@ -181,7 +181,7 @@ def search(curator: "Curator", fact: Fact, t: Trace, profile: str | None = None)
 
     db = curator.sessions
     try:
-        result = db.search(fact.query(), roles=("user", "assistant"), limit=MAX_HITS, sort="relevance")
+        result = db.search(fact.query(), roles=("user", "assistant"), limit=MAX_HITS, sort="relevance", said_only=True)
         out = []
         for hit in result.hits:
             text = db.message(hit.message_id).text

@@ -6,7 +6,9 @@ test suite; issue 32's goals).
 
 1. `why(curator, fact)` on a 1,000,000-message state.db, the history's cache warm, against the bare
    FTS5 query for the same words (the search it needs; for words unicode61 doesn't index, Chinese,
-   the bare substring scan): goal (why - the cached history) <= 2x.
+   the bare substring scan of what it needs: the user's and the agent's messages, newest first, 40
+   of them — a scan from the oldest row of every role stops at its first 40 matches, which answers
+   another question in less than half the time): goal (why - the cached history) <= 2x.
    The cached history's own time is printed beside it.
 2. A review of the demo home with the `unsaved` finding against the same review without it:
    goal <= 1.2x.
@@ -69,7 +71,8 @@ def bench_why(home: Path, repeat: int) -> list[tuple]:
         query = parse_query(fact.query())
         if query.needs_substring:  # unicode61 doesn't index these words: the bare substring scan they need
             terms = [t.text for t in query.terms]
-            sql = ("SELECT id FROM messages WHERE " + " OR ".join("content LIKE ?" for _ in terms) + " LIMIT ?")
+            sql = ("SELECT id FROM messages WHERE (" + " OR ".join("content LIKE ?" for _ in terms)
+                   + ") AND role IN ('user', 'assistant') ORDER BY id DESC LIMIT ?")
             args = (*(f"%{t}%" for t in terms), HITS)
         else:
             sql = "SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rank LIMIT ?"

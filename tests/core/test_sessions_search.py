@@ -139,6 +139,23 @@ def test_cjk_and_emoji_are_found(make_db, layout):
     assert contents(db, rocket) == ["launch 🚀 tomorrow, after the deploy"]
 
 
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_said_only_leaves_tool_calls_out_of_a_plain_scan(make_db, layout):
+    """hmc why looks for what was said: a scan for words the index can't find reads the messages'
+    text only, so a memory call holding them doesn't take a place in the page."""
+    import json
+
+    args = json.dumps({"action": "add", "target": "memory", "content": "用户的狗叫 旺财"}, ensure_ascii=False)
+    call = Msg("assistant", "", tool_calls=json.dumps(
+        [{"id": "call_1", "type": "function", "function": {"name": "memory", "arguments": args}}], ensure_ascii=False))
+    said = Msg("user", "我的狗叫 旺财")
+    db = make_db(layout, extra=[("s-dog", "cli", [said, call])])
+    everything = db.search("旺财", roles=("user", "assistant"))
+    assert everything.route == "like" and len(everything.hits) == 2  # a search finds the call too
+    only = db.search("旺财", roles=("user", "assistant"), said_only=True)
+    assert contents(db, only) == ["我的狗叫 旺财"]
+
+
 @pytest.mark.parametrize("layout", INDEXED)
 def test_phrases_prefixes_not_and_accents(make_db, layout):
     db = make_db(layout)
