@@ -377,7 +377,8 @@ Secrets stay masked here.
             for sev, n in by_sev:
                 if n:
                     text.append("  ")
-                    text.append(f"{n} {sev}", style=SEVERITY_STYLE.get(sev, ""))
+                    text.append(counted(n, sev, sev if sev == "info" else None),  # "2 errors", "3 info"
+                                style=SEVERITY_STYLE.get(sev, ""))
         extras = Text()
         if n_kept:
             extras.append(f"{n_kept} kept, " + ("shown (K hides)" if self.show_kept else "hidden (K shows)"),
