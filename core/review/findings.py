@@ -40,6 +40,15 @@ KINDS = ("duplicate", "similar", "conflicting", "stale", "relative-date", "scann
          "drift", "redundant-skill", "redundant-context", "vague", "verbose", "old", "unsaved", "cross-profile",
          "default-trap")
 SEVERITIES = ("info", "warning", "error", "critical")
+
+
+def severity_counts(findings: Iterable["Finding"]) -> list[tuple[str, str]]:
+    """(severity, "2 errors") for each severity present, most severe first: the review's header in
+    the TUI and its summary line on the command line ("1 info", "3 info": info has no plural)."""
+    counts = {s: 0 for s in SEVERITIES}
+    for f in findings:
+        counts[f.severity] = counts.get(f.severity, 0) + 1
+    return [(s, counted(counts[s], s, s if s == "info" else None)) for s in reversed(SEVERITIES) if counts[s]]
 RANK = {s: i for i, s in enumerate(SEVERITIES)}
 KIND_ORDER = {k: i for i, k in enumerate(("drift", "scanner", "capacity", "conflicting", "duplicate",
                                           "unsaved", "default-trap", "cross-profile", "similar", "stale", "relative-date", "redundant-skill",

@@ -103,7 +103,7 @@ def test_check_exit_codes_for_cron(home, tmp_path):
     assert out.returncode == 1 and "at warning or above" in out.stdout
     clean = make_home(tmp_path / "clean", ["Timezone Europe/Paris (CET/CEST)."])
     ok = hmc(clean, "review", "--check")
-    assert ok.returncode == 0 and "0 finding(s)" in ok.stdout
+    assert ok.returncode == 0 and "0 findings" in ok.stdout
     assert json.loads(hmc(clean, "review", "--json", "--check").stdout)["last_review"] is None  # never marks
     # a clean home: any other mode finds the review complete and records it
     assert json.loads(hmc(clean, "review", "--json").stdout)["last_review"] == "2026-11-15"

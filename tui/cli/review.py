@@ -11,6 +11,7 @@ from pathlib import Path
 
 from rich.text import Text
 
+from core.plural import counted
 from core.review.decisions import ReviewStoreError
 from core.scan.mask import mask_untrusted
 from tui.cli.common import CliContext, CliError, literal
@@ -153,7 +154,7 @@ def review_one(args, ctx: CliContext, curator, quiet_json: bool = False):
         ctx.json(document)
     elif args.check:
         worst = R.worst(shown) or "none"
-        ctx.text(f"{len(shown)} finding(s), {len(failing)} at warning or above (worst: {worst})")
+        ctx.text(f"{counted(len(shown), 'finding')}, {len(failing)} at warning or above (worst: {worst})")
     else:
         _print(ctx, curator, shown, kept_keys, last, n_kept, args.all)
         if complete:
@@ -161,7 +162,7 @@ def review_one(args, ctx: CliContext, curator, quiet_json: bool = False):
                      + (" (recorded as today's review)." if marked else "."))
         else:
             n_open = len(R.open_problems(findings, kept_keys))
-            ctx.text(f"{n_open} finding(s) at warning or above still open: fix or keep each "
+            ctx.text(f"{counted(n_open, 'finding')} at warning or above still open: fix or keep each "
                      "(hmc, mode 4) to complete the review" + (" (the export counts as done)." if marked
                                                                 else "."))
     if note and not args.json:
@@ -180,7 +181,7 @@ def _print(ctx, curator, findings, kept_keys, last, n_kept, show_all) -> None:
     ctx.text(f"last review: {_when(last, curator.today)}")
     if not findings:
         ctx.text("Nothing to fix: capacity, duplicates, dates, redundancy and the security scan are clear."
-                 + (f" ({n_kept} kept finding(s) hidden; --all shows them)" if n_kept else ""))
+                 + (f" ({counted(n_kept, 'kept finding')} hidden; --all shows them)" if n_kept else ""))
         return
     for kind, items in R.group_findings(findings):
         ctx.print()
@@ -207,7 +208,6 @@ def _print(ctx, curator, findings, kept_keys, last, n_kept, show_all) -> None:
                     row.append(literal(mask_untrusted(line)))
                     ctx.print(row)
     ctx.print()
-    by_sev = [(s, sum(1 for f in findings if f.severity == s)) for s in reversed(R.SEVERITIES)]
-    summary = ", ".join(f"{n} {s}" for s, n in by_sev if n)
+    summary = ", ".join(words for _, words in R.severity_counts(findings))
     tail = f" · {n_kept} kept" + ("" if show_all else " (hidden; --all shows them)") if n_kept else ""
-    ctx.text(f"{len(findings)} finding(s): {summary}{tail}")
+    ctx.text(f"{counted(len(findings), 'finding')}{': ' + summary if summary else ''}{tail}")

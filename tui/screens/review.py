@@ -372,13 +372,10 @@ Secrets stay masked here.
         elif not shown:
             text.append("Nothing to fix.", style="bold green")
         else:
-            by_sev = [(s, sum(1 for f in shown if f.severity == s)) for s in reversed(R.SEVERITIES)]
-            text.append(f"{len(shown)} finding{'s' if len(shown) != 1 else ''}", style="bold")
-            for sev, n in by_sev:
-                if n:
-                    text.append("  ")
-                    text.append(counted(n, sev, sev if sev == "info" else None),  # "2 errors", "3 info"
-                                style=SEVERITY_STYLE.get(sev, ""))
+            text.append(counted(len(shown), "finding"), style="bold")
+            for sev, words in R.severity_counts(shown):
+                text.append("  ")
+                text.append(words, style=SEVERITY_STYLE.get(sev, ""))
         extras = Text()
         if n_kept:
             extras.append(f"{n_kept} kept, " + ("shown (K hides)" if self.show_kept else "hidden (K shows)"),
