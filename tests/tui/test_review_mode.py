@@ -374,3 +374,33 @@ async def test_a_merge_past_the_limit_shows_the_merged_size_and_says_why_for_a_p
         assert status.split("✗ ", 1)[1] == (f"the merge would leave MEMORY.md at {merged:,}/2,200 chars, "
                                             f"{merged - 2200:,} over its limit: shorten the merged entry")
         assert app.screen.query_one("#merge-save").disabled
+
+
+async def test_the_counts_line_breaks_between_counts_never_inside_one(demo_home, make_app):
+    """'2 info' never ends one line with '2' and starts the next with 'info', at any width, and a
+    resize lays the counts out again."""
+    import re
+
+    from textual.widgets import Static
+
+    from tools.shots.memory import drifted
+
+    drifted(demo_home)  # a critical finding too: five counts, a long line
+    app = make_app(demo_home)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await open_review(app, pilot)
+        summary = app.screen.query_one("#review-summary", Static)
+        wrapped = 0
+        for width in (*range(92, 112, 2), 120, 160):  # past 100 columns the list is a narrow pane
+            await pilot.resize_terminal(width, 36)
+            await settle(app, pilot)
+            lines = str(summary.render()).split("\n")
+            counts = [line for line in lines if "finding" in line or re.match(r"\d", line)]
+            assert counts, lines
+            box = summary.content_region.width
+            assert all(len(line) <= box for line in counts), (width, lines)
+            for line in counts:  # every number is followed by its word on the same line
+                assert not re.search(r"\d\s*$", line), (width, lines)
+            wrapped += len(counts) > 1
+        assert wrapped, "no width made the counts wrap: the test checks nothing"
+        assert len([line for line in str(summary.render()).split("\n") if "finding" in line]) == 1

@@ -354,6 +354,11 @@ Secrets stay masked here.
         self.show_detail(lst.current)
         self.refresh_bindings()
 
+    def on_resize(self, event) -> None:
+        """The counts line breaks between counts at the new width (once the layout has it)."""
+        if self.loaded:
+            self.call_after_refresh(lambda: self.update_summary(self.everything, self.kept))
+
     def apply_filter(self) -> None:
         if self.loaded:
             self.show_findings(self.everything, self.kept)
@@ -373,9 +378,17 @@ Secrets stay masked here.
             text.append("Nothing to fix.", style="bold green")
         else:
             text.append(counted(len(shown), "finding"), style="bold")
+            # a count and its word stay on one line: the line breaks between counts, never inside one
+            width, used = self.query_one("#review-summary", Static).content_region.width, len(text.plain)
             for sev, words in R.severity_counts(shown):
-                text.append("  ")
+                if width and used + 2 + len(words) > width:
+                    text.append("\n")
+                    used = 0
+                else:
+                    text.append("  ")
+                    used += 2
                 text.append(words, style=SEVERITY_STYLE.get(sev, ""))
+                used += len(words)
         extras = Text()
         if n_kept:
             extras.append(f"{n_kept} kept, " + ("shown (K hides)" if self.show_kept else "hidden (K shows)"),
