@@ -38,7 +38,7 @@ def usage_note(figures, short: bool) -> str | None:
     if short:
         return f"Prompt says {figures.prompt_label} (counts {n} [BLOCKED] notice{'s' if n != 1 else ''})"
     return (f"Prompt label {figures.prompt_label}: it counts the [BLOCKED] notice of {n} blocked "
-            f"entr{'y' if n == 1 else 'ies'}; the gauge is the file, which limits check")
+            f"entr{'y' if n == 1 else 'ies'}; the gauge counts the file, as the limit checks do")
 
 
 class MemoryScreen(ModeScreen):
@@ -157,7 +157,7 @@ every action by name.
                 title += "  ·  then"
             origins = self.origin_lines(t) if self.travel_at is None else None  # they describe the entries now
             empty = ("No entries then." if self.travel_at is not None else
-                     f"{FILE_NAMES[t]} is empty: Hermes injects nothing for it. a adds an entry here "
+                     f"{FILE_NAMES[t]} is empty: Hermes injects nothing for it. Press a to add an entry "
                      f"({'what the agent should know about you' if t == 'user' else 'facts, conventions, decisions'}"
                      "; Tab switches files).")
             note = usage_note(store.figures(snap), short=self.app.size.height < 30) if self._notes_on else None
