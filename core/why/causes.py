@@ -133,8 +133,8 @@ def _refused(t: Trace) -> Cause:
         return Cause("refused", "no", "No memory call for it was refused.")
     r = t.refusals[-1]
     if t.entries:
-        return Cause("refused", "no", f"The tool refused a write of it once ({_when(r.call.timestamp)}: "
-                     f"{r.said.rstrip('.')}), but it is in memory now.", tuple({"kind": "refusal", **x.to_json()} for x in t.refusals[-5:]))
+        return Cause("refused", "no", f"It is in memory now, though the tool refused a write of it once "
+                     f"({_when(r.call.timestamp)}: {r.said.rstrip('.')}).", tuple({"kind": "refusal", **x.to_json()} for x in t.refusals[-5:]))
     actions = {
         "limit": "Make room (`hmc review` finds what to merge or drop), then add it: `hmc memory add`.",
         "consolidation-cap": "Make room (`hmc review`), then add it yourself: `hmc memory add`.",
