@@ -675,3 +675,23 @@ async def test_no_stem_for_a_phrase_an_operator_or_chinese(forms_home, make_app,
         await type_query(pilot, query)
         assert screen.query_one(ResultsList).items
         assert "Few hits" not in status(screen)
+
+
+@pytest.mark.parametrize("width", [80, 100, 120, 147, 148, 180])
+async def test_every_filter_is_on_screen_at_any_width_from_the_first_visit(demo_home, make_app, width):
+    """The filter row is laid out for the width the screen opens at (no resize needed): below 130
+    columns (148 with the all-profiles switch, as in the demo) it becomes a grid, and no filter runs
+    past the screen's edge."""
+    app = make_app(demo_home, poll=False)
+    async with app.run_test(size=(width, 36)) as pilot:
+        await pilot.press("3")
+        await pilot.pause(0.3)
+        screen = app.screen
+        assert isinstance(screen, SearchScreen)
+        bar = screen.query_one("#search-filters")
+        shown = [w for w in bar.children if w.display]
+        assert len(shown) == 7  # the demo has several profiles: the all-profiles switch shows
+        for w in shown:
+            assert w.region.right <= width, (w.id, w.region, width)
+        rows = {w.region.y for w in shown}
+        assert len(rows) == (1 if width >= 148 else 3), (width, sorted(rows))

@@ -205,20 +205,16 @@ the search box · **ctrl+y** searches the first suggestion under a search that f
         self.fit_filters(event.size.width)
 
     def fit_filters(self, width: int) -> None:
-        """Below NARROW columns the filter row becomes a 3×2 grid instead of running off screen."""
-        several = self.query_one("#filter-profiles", Checkbox).display
+        """Below NARROW columns the filter row becomes a 3×2 grid (3×3 with the all-profiles switch)
+        instead of running off screen (screens.tcss: -filters-grid; not the app's -narrow, which
+        Textual's breakpoints set and clear by the terminal's width alone)."""
+        several = bool(self.query_one("#filter-profiles", Checkbox).display)
         narrow = width < NARROW + (18 if several else 0)
-        self.set_class(narrow, "-narrow")
-        bar = self.query_one("#search-filters").styles
-        if narrow:
-            bar.layout = "grid"
-            bar.grid_size_columns = 3
-            bar.grid_columns = "26 19 1fr"
-            bar.grid_rows = "1"
-            bar.height = 3 if several else 2
-        else:
-            bar.layout = "horizontal"
-            bar.height = 1
+        if getattr(self, "_fitted", None) == (narrow, several):
+            return  # as it is: no restyle, no extra layout
+        self._fitted = (narrow, several)
+        self.set_class(narrow, "-filters-grid")
+        self.set_class(several, "-several-profiles")
 
     def _profile_maybe_changed(self, _=None) -> None:
         """Another profile (so another state.db) is being curated: start over on it. A transcript
@@ -268,8 +264,9 @@ the search box · **ctrl+y** searches the first suggestion under a search that f
         box.display = len(self.profiles()) > 1
         if not box.display:
             box.value = False
-        if self.size.width:
-            self.fit_filters(self.size.width)
+        width = self.size.width or self.app.size.width  # a screen not laid out yet is the app's width
+        if width:
+            self.fit_filters(width)
 
     def db_for(self, profile: str | None):
         """The state.db of `profile` (None: the profile being curated)."""
