@@ -181,7 +181,7 @@ async def test_an_empty_user_pane_and_an_empty_queue_say_what_to_do(hermes_home,
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(app, pilot)
         text = " ".join(shown(app.screen.query_one("#entries-user")).split())
-        assert "USER.md is empty" in text and "a adds an entry" in text
+        assert "USER.md is empty" in text and "Press a to add an entry" in text
         await pilot.press("2")
         await settle(app, pilot)
         note = " ".join(shown(app.screen.query_one("#pending-list")).split())
