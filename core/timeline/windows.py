@@ -39,8 +39,8 @@ from core.store.atomic import private_dir, read_regular, write_private
 
 VERSION = 2  # 2: answers that searched older prompts are kept too
 MAX_BYTES = 16 * 1024 * 1024
-RESAVE_AFTER_MESSAGES = 20_000
-ALL: list = []  # the sessions with a message since are unknown: every window counts as touched  # a file this far behind is written again, so its check stays short
+RESAVE_AFTER_MESSAGES = 20_000  # a file this far behind is written again, so its check stays short
+ALL: list = []  # the sessions with a message since are unknown: every window counts as touched
 
 
 def windows_path(history_cache: Path) -> Path:
@@ -164,8 +164,9 @@ class Windows:
         message since the file's own mark first)."""
         if self.path is None or not (self.dirty or self.upto is not None and upto - self.upto > RESAVE_AFTER_MESSAGES):
             return
-        if self.upto is not None and upto != self.upto:
-            for key in [k for k, v in self.entries.items() if self._touched(float("-inf") if v[3] else k[1], k[2])]:
+        if self.upto is not None and upto != self.upto:  # what this build checked or made stands as of now
+            for key in [k for k, v in self.entries.items()
+                        if k not in self._checked and self._touched(float("-inf") if v[3] else k[1], k[2])]:
                 del self.entries[key]
         # a searched answer is kept under a print taken now: only those this build checked or made
         self.entries = {k: v for k, v in self.entries.items() if not v[3] or k in self._checked}

@@ -46,6 +46,7 @@ from bench_startup import (  # noqa: E402  (the pty helpers: one copy of them)
     hmc_markers,
     read_chunk,
     sandbox_env,
+    sandboxed,
     spawned,
     tail,
     wait_for_markers,
@@ -225,21 +226,9 @@ def run(runs: int = 10, size: tuple[int, int] = (120, 36), timeout: float = 30.0
     with tempfile.TemporaryDirectory(prefix="hmc-bench-keys-") as folder:
         tmp = Path(folder)
         env = sandbox_env(tmp)
-        saved = {k: os.environ.get(k) for k in ("HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME",
-                                                 "XDG_STATE_HOME", "HERMES_HOME", "HERMES_PROFILE")}
-        try:
-            for key in ("HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME"):
-                os.environ[key] = env[key]  # reading the demo home here must not touch the real user's
-            for key in ("HERMES_HOME", "HERMES_PROFILE"):
-                os.environ.pop(key, None)
+        with sandboxed(env):  # reading the demo home here must not touch the real user's
             demo = build_home(tmp)
             hmc = Subject("hmc --home <demo>", hmc_command(demo), hmc_markers(demo))
-        finally:
-            for key, value in saved.items():
-                if value is None:
-                    os.environ.pop(key, None)
-                else:
-                    os.environ[key] = value
         one_run(hmc, env, tmp, size, timeout)  # warm-up: fills the bytecode cache
         results = []
         for i in range(runs):

@@ -41,7 +41,8 @@ sys.path.insert(0, str(HERE.parents[1]))
 
 from bench_keys import IDLE, START_QUIET, SYNC_START, Terminal  # noqa: E402
 from bench_live import fill  # noqa: E402
-from bench_startup import BenchError, Subject, build_home, hmc_command, hmc_markers, sandbox_env, spawned  # noqa: E402
+from bench_startup import (BenchError, Subject, build_home, hmc_command, hmc_markers, sandbox_env, sandboxed,  # noqa: E402
+                           spawned)
 
 # every mode from memory mode and back: first visits (built ahead or not), then visits again
 KEYS: tuple[tuple[str, bytes], ...] = (
@@ -89,39 +90,29 @@ def main(argv: list[str] | None = None) -> int:
     size = (120, 36)
     tmp = Path(tempfile.mkdtemp(prefix="hmc-bench-modes-"))
     env = sandbox_env(tmp)
-    saved = {k: os.environ.get(k) for k in ("HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME",
-                                             "XDG_STATE_HOME", "HERMES_HOME", "HERMES_PROFILE")}
-    for key in ("HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME"):
-        os.environ[key] = env[key]
-    for key in ("HERMES_HOME", "HERMES_PROFILE"):
-        os.environ.pop(key, None)
     print(f"mode keys, hmc on the demo home at {', '.join(f'{s:,}' for s in args.sizes)} entries, 120x36 pty · "
           f"{os.cpu_count()} CPUs · load {os.getloadavg()[0]:.2f} · {args.runs} runs · goal: 1 frame", flush=True)
     results: dict[int, dict[str, list]] = {}
-    try:
-        demo = build_home(tmp)
-        homes = {}
-        for n in args.sizes:
-            home = tmp / f"home-{n}" / ".hermes"
-            shutil.copytree(demo, home, symlinks=True)
-            if n != 18:
-                fill(home, n)
-            homes[n] = Subject(f"hmc at {n:,} entries", hmc_command(home), hmc_markers(home))
-        one_run(homes[args.sizes[0]], env, tmp, size, args.timeout)  # warm-up: the bytecode cache
-        for _ in range(args.runs):
-            for n in args.sizes:  # sizes alternate: the box's load falls on both alike
-                for label, press in one_run(homes[n], env, tmp, size, args.timeout, args.idle):
-                    results.setdefault(n, {}).setdefault(label, []).append(press)
-    except BenchError as exc:
-        print(f"bench failed: {exc}", file=sys.stderr)
-        return 2
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
-        shutil.rmtree(tmp, ignore_errors=True)
+    with sandboxed(env):  # building the homes here must not touch the real user's folders
+        try:
+            demo = build_home(tmp)
+            homes = {}
+            for n in args.sizes:
+                home = tmp / f"home-{n}" / ".hermes"
+                shutil.copytree(demo, home, symlinks=True)
+                if n != 18:
+                    fill(home, n)
+                homes[n] = Subject(f"hmc at {n:,} entries", hmc_command(home), hmc_markers(home))
+            one_run(homes[args.sizes[0]], env, tmp, size, args.timeout)  # warm-up: the bytecode cache
+            for _ in range(args.runs):
+                for n in args.sizes:  # sizes alternate: the box's load falls on both alike
+                    for label, press in one_run(homes[n], env, tmp, size, args.timeout, args.idle):
+                        results.setdefault(n, {}).setdefault(label, []).append(press)
+        except BenchError as exc:
+            print(f"bench failed: {exc}", file=sys.stderr)
+            return 2
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
     base = min(results)
     print(f"\n{'key':<32}" + "".join(f"{f'{n:,} entries: frames (max)  first  settle':>46}" for n in sorted(results)))
     over = []

@@ -105,6 +105,26 @@ class Subject:
 # The sandbox: a demo home and an environment that never reaches the real user's files
 
 
+@contextmanager
+def sandboxed(env: dict[str, str]):
+    """This process's HOME and XDG folders pointed at `env`'s (no HERMES_HOME or HERMES_PROFILE) while
+    it builds or reads a bench home, so nothing touches the real user's; restored on the way out."""
+    names = ("HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME")
+    saved = {k: os.environ.get(k) for k in (*names, "HERMES_HOME", "HERMES_PROFILE")}
+    try:
+        for key in names:
+            os.environ[key] = env[key]
+        for key in ("HERMES_HOME", "HERMES_PROFILE"):
+            os.environ.pop(key, None)
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
 def sandbox_env(tmp: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("TEXTUAL", "HERMES_", "XDG_")) and k not in SKEWING_VARS}

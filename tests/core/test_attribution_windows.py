@@ -18,20 +18,12 @@ from core.timeline import build_timeline
 from core.timeline import cache as tl_cache
 from core.timeline.windows import windows_path
 from tests.core.snapshot_fixtures import prompt, sha
+from tests.core.test_attribution import Clock
 from tests.core.test_timeline import T0, make_home, write_files
 
 OLD = "Deploys go out on Thursdays."
 NEW = "User keeps the VPN key in 1Password."
 SEEN = T0 + 30_000  # when the files showed the outside add
-
-
-class Clock:
-    def __init__(self, start: float):
-        self.t = start
-
-    def __call__(self) -> float:
-        self.t += 1.0
-        return self.t
 
 
 def when(ts: float) -> str:
@@ -242,3 +234,16 @@ def test_a_session_deleted_before_the_window_searches_again(older, searches):
     got = notes(home)
     assert searches and got == cold_notes(home)
     assert got[texts[0]] == f"written before {when(T0 - 50_000)}, before the history begins, by no recorded call"
+
+
+def test_a_window_holding_a_chat_that_goes_on_is_kept_once_read_again(home, reads):
+    """A session in the window that keeps talking (a long gateway chat) makes the window be read
+    again after its turns, and that answer is kept: the next build without a turn reads nothing."""
+    note(home)
+    execute(home, ("INSERT INTO messages (session_id, role, content, timestamp) VALUES ('s2', 'user', 'hi', ?)",
+                   (SEEN + 50,)))
+    reads.clear()
+    first = note(home)
+    assert reads and first == note(home, cache=False)
+    reads.clear()
+    assert note(home) == first and not reads

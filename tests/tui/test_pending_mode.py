@@ -292,10 +292,16 @@ async def test_on_0_22_an_unpinned_record_is_kept_by_y_and_e_pins_it_to_the_entr
         assert "0000000b.json" not in pending_files(home)
 
 
-async def test_a_patch_record_shows_its_span_and_y_applies_it(hermes_home, make_app):
+def staged_patch(hermes_home) -> tuple[Path, str]:
+    """The demo-like home with one patch record staged on MEMORY entry 3 (neovim → helix)."""
     home = build_home(hermes_home)
     old = MEMORY[2]
     stage(home, "patch", content="helix", old_text="neovim with lazy.nvim", matched_entry=old, rid="0000000f")
+    return home, old
+
+
+async def test_a_patch_record_shows_its_span_and_y_applies_it(hermes_home, make_app):
+    home, old = staged_patch(hermes_home)
     app = make_app(home, hermes_version="0.22.2")
     async with app.run_test(size=(120, 36)) as pilot:
         screen = await open_pending(app, pilot, 0)
@@ -309,9 +315,7 @@ async def test_a_patch_record_shows_its_span_and_y_applies_it(hermes_home, make_
 async def test_e_edits_a_patch_as_the_whole_entry_it_would_leave(hermes_home, make_app):
     """e on a patch record is not greyed: the editor holds the entry as the patch would leave it, and
     the save approves that text (the key was refused by its own availability check)."""
-    home = build_home(hermes_home)
-    old = MEMORY[2]
-    stage(home, "patch", content="helix", old_text="neovim with lazy.nvim", matched_entry=old, rid="0000000f")
+    home, old = staged_patch(hermes_home)
     app = make_app(home, hermes_version="0.22.2")
     async with app.run_test(size=(120, 36)) as pilot:
         screen = await open_pending(app, pilot, 0)
