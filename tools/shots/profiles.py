@@ -15,17 +15,22 @@ def keys(*pressed: str, wait: float = 0.3, dialog: bool = False):
 
     async def settle(pilot) -> None:
         for n, key in enumerate(pressed):
+            last = n == len(pressed) - 1
+            if dialog and last:
+                # the switch's "Now curating…" toast is timed: cleared here, while its screen is the
+                # current one (clearing it under a dialog leaves the screen beneath showing it, or not,
+                # as the load of the box decides)
+                pilot.app.clear_notifications()
+                await pilot.pause()
             await pilot.press(key)
             await pilot.pause(0.1)
-            if dialog and n == len(pressed) - 1:
+            if dialog and last:
                 await pilot.pause(0.5)
                 for _ in range(150):  # a dialog its worker opens after computing (P counts every review)
                     if isinstance(pilot.app.screen, ModalScreen):
                         break
                     await pilot.pause(0.1)
                 await pilot.pause(0.3)
-                pilot.app.clear_notifications()  # the switch's "Now curating…": timed, so shown or not by load
-                await pilot.pause()
                 return
             await workers_done(pilot.app)
             await pilot.pause(wait)
