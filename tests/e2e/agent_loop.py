@@ -43,6 +43,7 @@ MARKER = ".hmc-complete"  # written last: a venv without it is a killed build
 INSTALL_TIMEOUT = 900
 RELEASE_CACHE_ENV = "HMC_TESTS_RELEASE_CACHE"
 SUPPORTED_PYTHONS = ((3, 11), (3, 14))  # the release's Requires-Python: >=3.11,<3.15
+ECHO_WAIT = 5.0  # seconds a typed line may take to show before Enter goes anyway
 DEAD_PROXY = "http://127.0.0.1:9"  # discard port: a client honouring proxies fails fast, locally
 MEMORY_RULE = "═" * 46
 SESSION_ID = re.compile(r"^session_id: (\S+)\s*$", re.M)
@@ -368,9 +369,18 @@ class _Terminal:
             self._buf.extend(data)
 
     def type(self, text: str) -> None:
-        """Type a line, then Enter on its own (a line and its Enter in one write reads as a paste)."""
+        """Type a line, then Enter on its own (a line and its Enter in one read reads as a paste): Enter
+        goes once the line is echoed (a fixed wait let both arrive in one read on a loaded box, and
+        the turn never started), or after ECHO_WAIT if the screen never shows it whole."""
+        start = len(self._buf)
         os.write(self._master, text.encode("utf-8"))
-        time.sleep(0.4)
+        tail = text[-24:]
+        deadline = time.monotonic() + ECHO_WAIT
+        while time.monotonic() < deadline:
+            if tail in ANSI.sub("", bytes(self._buf[start:]).decode("utf-8", "replace")):
+                break
+            time.sleep(0.05)
+        time.sleep(0.2)
         os.write(self._master, b"\r")
 
     def output(self) -> str:

@@ -10,6 +10,7 @@ import pytest
 
 from core.curator import open_curator
 from tools.shots import NOW, TODAY, frozen_clock, steady_cursors  # noqa: F401  (NOW, TODAY for tests)
+from tests.tui.helpers import record_toasts
 from tui.app import CuratorApp
 
 
@@ -58,7 +59,9 @@ def make_app(hermes_home):
     def factory(home: Path | None = None, hermes_version: str | None = None, **kwargs) -> CuratorApp:
         kwargs.setdefault("greet", False)
         curator = open_curator(home or hermes_home, today=TODAY, clock=frozen_clock, hermes_version=hermes_version)
-        return CuratorApp(curator, **kwargs)
+        app = CuratorApp(curator, **kwargs)
+        record_toasts(app)
+        return app
 
     return factory
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tools.shots import workers_done
+from tools.shots import dialog_or_done, workers_done  # noqa: F401  (dialog_or_done: for the tests)
 
 
 async def settle(app, pilot) -> None:
@@ -39,22 +39,36 @@ async def until_dialog(pilot, kind, timeout: float = 10.0):
     raise AssertionError(f"no {kind.__name__} appeared; on top: {pilot.app.screen!r}")
 
 
-async def dialog_or_done(pilot, kind, timeout: float = 10.0):
-    """After a key whose worker may ask first: the dialog of `kind` once it is on top, or None once
-    no worker runs any more (it didn't ask). A fixed pause missed a dialog that came late on a
-    loaded box, and settle() would then wait forever on the worker waiting for its answer."""
-    import time
+def record_toasts(app) -> None:
+    """Keep the app's toasts for toasts(app) as they would be if no time passed: Textual forgets a
+    toast once its time is up, and a loaded box can spend a 3 s toast's time before the test looks.
+    A toast the app itself takes down (cleared, or replaced by a newer one) is gone from it too."""
+    from textual.notifications import Notifications
 
-    app = pilot.app
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if isinstance(app.screen, kind):
-            return app.screen
-        if not any(worker.is_running for worker in app.workers):
-            await pilot.pause()
-            return app.screen if isinstance(app.screen, kind) else None
-        await pilot.pause(0.05)
-    raise AssertionError(f"neither a {kind.__name__} nor the end of the work; on top: {app.screen!r}")
+    class Recorded(Notifications):
+        def __init__(self) -> None:
+            super().__init__()
+            self.raised: dict = {}
+
+        def add(self, notification):
+            self.raised[notification.identity] = notification
+            return super().add(notification)
+
+        def clear(self):
+            self.raised.clear()
+            return super().clear()
+
+        def __delitem__(self, notification) -> None:
+            if not notification.has_expired:  # taken down by the app, not by its time
+                self.raised.pop(notification.identity, None)
+            super().__delitem__(notification)
+
+    app._notifications = Recorded()
+
+
+def toasts(app) -> list:
+    """The toasts the app raised and has not taken down (record_toasts), their time up or not."""
+    return list(app._notifications.raised.values())
 
 
 def shown(widget) -> str:

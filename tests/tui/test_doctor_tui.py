@@ -13,7 +13,7 @@ import pytest
 from core.doctor import verdict as remembered
 from core.doctor.check import Difference, Verdict, hmc_digest
 from core.store.memory import serialize
-from tests.tui.helpers import memory_text, settle, until, until_dialog
+from tests.tui.helpers import memory_text, settle, toasts, until, until_dialog
 from tui.screens.dialogs import ConfirmDialog, EditEntryDialog
 
 
@@ -36,7 +36,7 @@ def home(hermes_home, monkeypatch) -> Path:
 
 
 def notices(app) -> list[str]:
-    return [f"{n.title}: {n.message}" for n in app._notifications]
+    return [f"{n.title}: {n.message}" for n in toasts(app)]
 
 
 async def test_an_unknown_release_gets_a_notice_and_the_check_replaces_it(home, make_app):

@@ -16,7 +16,7 @@ from textual.widgets import TextArea
 from core.external_editor import NOT_SET
 from core.store.memory import serialize
 from tests.core.pending_support import build_home, entries, pending_files, stage
-from tests.tui.helpers import memory_text, settle, shown, until_dialog
+from tests.tui.helpers import memory_text, settle, shown, toasts, until_dialog
 from tui.screens.dialogs import EditEntryDialog, EntryEditor
 from tui.widgets.footer import KeyFooter
 
@@ -55,7 +55,7 @@ def editor(tmp_path, monkeypatch):
 
 
 def notes(app) -> list[str]:
-    return [n.message for n in app._notifications]
+    return [n.message for n in toasts(app)]
 
 
 def status(dialog, prefix: str = "edit") -> str:

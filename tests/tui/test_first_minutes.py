@@ -13,7 +13,7 @@ from textual.widgets import Input, OptionList, Static
 from core.store.memory import serialize
 from tests.core.pending_support import build_home, entries, stage
 from tests.core.sessions_fixtures import Msg, build_db
-from tests.tui.helpers import settle, shown, until, until_dialog
+from tests.tui.helpers import dialog_or_done, settle, shown, toasts, until, until_dialog
 from tools.shots import TODAY, settled, workers_done
 from tui.screens.dialogs import ConfirmDialog, EditEntryDialog
 from tui.screens.review import MergeDialog
@@ -35,7 +35,7 @@ async def wait(pilot, delay: float = 0.0) -> None:
 
 
 def notes(app) -> list:
-    return list(app._notifications)
+    return toasts(app)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -478,8 +478,8 @@ async def test_dialogs_fit_in_24_rows_buttons_included(demo_home, make_app, keys
                     await pilot.pause()
                 continue
             await pilot.press(key)
-        await pilot.pause(0.3)
-        dialog = app.screen
+        dialog = await dialog_or_done(pilot)  # some compute in a thread first ([h] reads the journal)
+        assert dialog is not None, keys
         box = dialog.query_one(".dialog")
         assert box.region.y >= 0 and box.region.bottom <= 24
         for button in dialog.query("Button"):
@@ -509,11 +509,14 @@ async def test_single_click_selects_and_double_click_opens(demo_home, make_app):
         await workers_done(app)  # and the origin and loaded lines (read after it: later with a cold cache)
         await pilot.pause()
         lst = app.screen.query_one("#entries-memory", EntryList)
-        line = lst._index_to_line[1] + 1  # the second entry (a rule line separates entries)
-        await pilot.click(lst, offset=(6, line))
-        await pilot.pause()
-        assert lst.highlighted == 1 and not isinstance(app.screen, EditEntryDialog)
-        await pilot.click(lst, offset=(6, line), times=2)
+
+        def line() -> int:  # the second entry's first line (a rule line separates entries), read at the click:
+            return lst._index_to_line[1] + 1  # a late origin or loaded line moves it
+
+        await pilot.click(lst, offset=(6, line()))
+        assert await until(pilot, lambda: lst.highlighted == 1)
+        assert not isinstance(app.screen, EditEntryDialog)
+        await pilot.click(lst, offset=(6, line()), times=2)
         editor = await until_dialog(pilot, EditEntryDialog)
         assert editor.original == app.curator.stores["memory"].last.entries[1]
 

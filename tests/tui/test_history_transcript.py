@@ -4,7 +4,7 @@ so n/N (next and previous match) are not offered. A transcript opened from a sea
 
 from __future__ import annotations
 
-from tests.tui.helpers import settle, until, until_dialog
+from tests.tui.helpers import settle, toasts, until, until_dialog
 from tui.screens.entry_history import EntryHistoryScreen
 from tui.widgets.footer import KeyFooter
 
@@ -31,7 +31,7 @@ async def test_a_transcript_opened_from_an_entrys_history_offers_no_match_keys(d
         assert not search.check_action("hit", (1,))
         await pilot.press("n")  # not a key here: nothing moves, no notice
         await pilot.pause()
-        assert search.view == "transcript" and not app._notifications
+        assert search.view == "transcript" and not toasts(app)
 
 
 async def test_a_transcript_opened_from_a_search_keeps_them(demo_home, make_app):

@@ -23,7 +23,7 @@ from textual.widgets import Input, OptionList
 from core.store.memory import serialize
 from tests.core.pending_support import build_home, stage
 from tests.core.sessions_fixtures import Msg, build_db
-from tests.tui.helpers import dialog_or_done, settle, until, until_dialog
+from tests.tui.helpers import dialog_or_done, settle, toasts, until, until_dialog
 from tui.literal import visible
 from tui.screens.dialogs import ConfirmDialog, EditEntryDialog, TextDialog
 
@@ -80,7 +80,7 @@ def check(app, *must_show: str) -> str:
 
 
 def notes(app) -> list:
-    return list(app._notifications)
+    return toasts(app)
 
 
 async def test_hostile_strings_stay_literal_everywhere(home, make_app):

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from core.store.memory import serialize
-from tests.tui.helpers import memory_text, settle, shown, until_dialog
+from tests.tui.helpers import memory_text, settle, shown, toasts, until_dialog
 from tui.literal import visible
 from tui.screens.dialogs import ChoiceDialog, ConfirmDialog, EditEntryDialog, PickDialog
 from tui.widgets.entries import EntryList
@@ -88,6 +88,7 @@ async def test_over_limit_save_is_refused_in_the_dialog(home, make_app):
         assert "262/200" in count and "✗" in count  # the usage after saving, and why it can't be saved
         await pilot.press("ctrl+s")
         await pilot.pause()
+        await until_dialog(pilot, EditEntryDialog)  # its worker may compute first: later on a loaded box
         assert isinstance(app.screen, EditEntryDialog)  # still open: nothing saved
         await pilot.press("escape")
         await until_dialog(pilot, ConfirmDialog)  # typed text is never dropped without asking
@@ -125,7 +126,7 @@ async def test_external_change_shows_up_within_a_second(home, make_app):
         entries = app.screen.query_one("#entries-memory", EntryList)
         assert entries.option_count == 4
         assert "Hermes added this" in shown(entries)
-        assert any("changed on disk" in n.message for n in app._notifications)
+        assert any("changed on disk" in n.message for n in toasts(app))
 
 
 async def edit_while_hermes_writes(pilot, home: Path) -> None:
@@ -209,7 +210,7 @@ async def test_drifted_file_offers_repair_with_backup(home, make_app):
         await pilot.press("d")
         await pilot.pause()
         assert not isinstance(app.screen, ConfirmDialog)  # delete is greyed out on a drifted file
-        assert any(n.title == "Not now" and "drifted" in n.message for n in app._notifications)  # says why
+        assert any(n.title == "Not now" and "drifted" in n.message for n in toasts(app))  # says why
         await pilot.press("r")
         await until_dialog(pilot, ConfirmDialog)  # y/n, like every yes/no question
         await pilot.press("y")
@@ -288,7 +289,7 @@ async def test_config_change_reloads_limits_live(home, make_app):
         (home / "config.yaml").write_text("memory:\n  memory_char_limit: 999\n  user_char_limit: 60\n")
         await pilot.pause(1.0)
         assert gauge.limit == 999 and app.curator.stores["memory"].limit == 999
-        assert any("config.yaml changed" in n.message for n in app._notifications)
+        assert any("config.yaml changed" in n.message for n in toasts(app))
 
 
 async def test_command_palette_offers_the_screen_actions(home, make_app):

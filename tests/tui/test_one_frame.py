@@ -12,6 +12,15 @@ from tui.screens.dialogs import EditEntryDialog
 from tui.screens.help import HelpDialog
 
 
+@pytest.fixture(autouse=True)
+def settle_by_resume_only(monkeypatch):
+    """A screen here paints on its resume, not at SETTLE_AT_MOST after its mount: on a loaded box
+    that time can pass before the resume, and the screen painted early counted two frames."""
+    from tui.screens import base
+
+    monkeypatch.setattr(base, "SETTLE_AT_MOST", 60.0)
+
+
 class Frames:
     """Counts the frames `app` renders for its terminal, and which screen each one showed."""
 

@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 
-from tests.tui.helpers import settle, shown, until_dialog
+from tests.tui.helpers import settle, shown, toasts, until_dialog
 from tui.palette import MODES, NOT_LISTED, VERBS, mode_classes
 from tui.screens.dialogs import ConfirmDialog
 from tui.screens.palette_dialog import ranked, shown_title
@@ -103,7 +103,7 @@ async def test_an_unavailable_action_is_listed_with_the_reason(demo_home, make_a
         assert "Not now: Repair: MEMORY.md is already clean" in shown(app.screen.query_one("#palette-help"))
         await pilot.press("enter")
         await pilot.pause(0.3)
-        assert list(app._notifications)[-1].message == "Repair: MEMORY.md is already clean"
+        assert toasts(app)[-1].message == "Repair: MEMORY.md is already clean"
 
 
 async def test_approve_all_from_memory_mode_runs_in_pending_mode(demo_home, make_app):
@@ -167,7 +167,7 @@ async def test_switch_profile_with_only_the_default_profile_says_why(demo_home, 
         hit.callback()
         await pilot.pause()
         assert app.curator.home.profile == "default"
-        assert any("only the default profile" in n.message for n in app._notifications)
+        assert any("only the default profile" in n.message for n in toasts(app))
 
 
 async def test_show_timeline_and_rollback_from_the_palette(demo_home, make_app):

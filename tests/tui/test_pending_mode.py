@@ -8,7 +8,7 @@ import pytest
 from textual.widgets import OptionList
 
 from tests.core.pending_support import MEMORY, NOW, USER, build_home, entries, pending_files, stage, write_raw
-from tests.tui.helpers import settle, until
+from tests.tui.helpers import settle, until, until_dialog
 from tui.screens.dialogs import ConfirmDialog, EditEntryDialog, TextDialog
 from tui.screens.pending import PendingScreen
 from tui.widgets.diff import EntryDiff
@@ -82,6 +82,7 @@ async def test_scanner_hit_asks_before_writing(home, make_app):
         await open_pending(app, pilot, 3)
         await pilot.press("y")
         await pilot.pause()
+        await until_dialog(pilot, ConfirmDialog)  # its worker may compute first: later on a loaded box
         assert isinstance(app.screen, ConfirmDialog)
         await pilot.press("n")
         await settle(app, pilot)
@@ -157,6 +158,7 @@ async def test_reject_all_asks_then_clears(home, make_app):
         await open_pending(app, pilot)
         await pilot.press("R")
         await pilot.pause()
+        await until_dialog(pilot, ConfirmDialog)  # its worker may compute first: later on a loaded box
         assert isinstance(app.screen, ConfirmDialog) and "Reject all 4" in app.screen.body.plain
         await pilot.press("y")
         await settle(app, pilot)
@@ -206,6 +208,7 @@ async def test_w_toggles_write_approval_in_config(home, make_app):
         await open_pending(app, pilot)
         await pilot.press("w")
         await pilot.pause()
+        await until_dialog(pilot, ConfirmDialog)  # its worker may compute first: later on a loaded box
         assert isinstance(app.screen, ConfirmDialog)
         await pilot.press("y")
         await settle(app, pilot)
@@ -227,6 +230,7 @@ async def test_p_shows_the_raw_record(home, make_app):
         await open_pending(app, pilot, 1)
         await pilot.press("p")
         await pilot.pause()
+        await until_dialog(pilot, TextDialog)  # its worker may compute first: later on a loaded box
         assert isinstance(app.screen, TextDialog) and '"old_text": "neovim with lazy.nvim"' in app.screen.text
 
 
@@ -285,6 +289,7 @@ async def test_on_0_22_an_unpinned_record_is_kept_by_y_and_e_pins_it_to_the_entr
         assert entries(home) == before and "0000000b.json" in pending_files(home)
         await pilot.press("e")
         await pilot.pause()
+        await until_dialog(pilot, EditEntryDialog)  # its worker may compute first: later on a loaded box
         assert isinstance(app.screen, EditEntryDialog)
         await pilot.press("ctrl+s")
         await settle(app, pilot)

@@ -9,7 +9,7 @@ from pathlib import Path
 from textual.widgets import OptionList, TextArea
 
 from core.demo.build import PENDING_SKILL_IDS
-from tests.tui.helpers import settle, shown, until, until_dialog
+from tests.tui.helpers import settle, shown, toasts, until, until_dialog
 from tui.screens.dialogs import ConfirmDialog, TextDialog
 from tui.screens.pending_skills import SkillsPendingScreen
 from tui.screens.skill_edit import SkillEditDialog
@@ -80,7 +80,7 @@ async def test_the_detail_shows_files_frontmatter_and_the_diff(demo_home, make_a
         assert screen.check_action("approve", ()) is None
         await pilot.press("y")  # greyed: says why, writes nothing
         await pilot.pause()
-        assert any("Path traversal" in n.message for n in app._notifications)
+        assert any("Path traversal" in n.message for n in toasts(app))
         assert IDS["escape"] in staged(demo_home)
 
 
@@ -163,6 +163,7 @@ async def test_e_refuses_an_edit_that_breaks_the_frontmatter(demo_home, make_app
         await pilot.pause()
         await pilot.press("ctrl+s")
         await pilot.pause()
+        await until_dialog(pilot, SkillEditDialog)  # its worker may compute first: later on a loaded box
         assert isinstance(app.screen, SkillEditDialog)  # kept open: the reason shows under the text
         assert "frontmatter" in str(dialog.query_one("#edit-count").render())
     assert not (demo_home / "skills/paylane-webhook-replay").exists() and IDS["create"] in staged(demo_home)
@@ -257,6 +258,7 @@ async def test_p_shows_the_raw_record(demo_home, make_app):
         await open_skills(app, pilot, IDS["escape"])
         await pilot.press("p")
         await pilot.pause()
+        await until_dialog(pilot, TextDialog)  # its worker may compute first: later on a loaded box
         assert isinstance(app.screen, TextDialog) and '"file_path": "../tideway-release/SKILL.md"' in app.screen.text
 
 
@@ -302,8 +304,8 @@ async def test_palette_finds_the_skill_actions_from_memory_mode(demo_home, make_
 async def test_the_start_up_notice_counts_both_queues(demo_home, make_app):
     app = make_app(demo_home, greet=True)
     async with app.run_test(size=(120, 36)) as pilot:
-        assert await until(pilot, lambda: any("skill writes" in n.message for n in app._notifications))
-        note = next(n.message for n in app._notifications if "skill writes" in n.message)
+        assert await until(pilot, lambda: any("skill writes" in n.message for n in toasts(app)))
+        note = next(n.message for n in toasts(app) if "skill writes" in n.message)
         assert note.splitlines()[1] == "13 memory + 7 skill writes wait (2 weeks): press 2"  # after the profile's line
 
 
@@ -336,7 +338,7 @@ async def test_with_hermes_guard_on_nothing_is_approved_and_it_says_why(demo_hom
         await pilot.press("y")
         await pilot.press("A")
         await settle(app, pilot)
-        assert any("/skills approve" in n.message for n in app._notifications)
+        assert any("/skills approve" in n.message for n in toasts(app))
     assert tree(demo_home) == before and len(staged(demo_home)) == 7
 
 

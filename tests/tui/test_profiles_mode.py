@@ -4,7 +4,8 @@ leaked line moves back in three keys (M, Enter, Enter) and u puts both files bac
 from __future__ import annotations
 
 from core.demo.content import CONTENU_REPO
-from tests.tui.helpers import settle
+from tests.tui.helpers import settle, until_dialog
+from tui.screens.dialogs import ChoiceDialog, ConfirmDialog, PickDialog
 
 
 def _memory(home, profile: str) -> str:
@@ -38,15 +39,15 @@ async def test_the_leak_moves_back_in_three_keys_and_u_undoes_both(demo_home, ma
         await settle(app, pilot)
         await pilot.press("G")  # the leaked line is ops's last entry
         await pilot.press("M")
-        await pilot.pause(0.3)
+        await until_dialog(pilot, PickDialog)  # (after the profiles holding it are looked up, in a thread)
         await pilot.press("enter")  # contenu, listed first: it holds the line already
-        await pilot.pause(0.3)
+        await until_dialog(pilot, ChoiceDialog)
         await pilot.press("enter")  # Move
         await settle(app, pilot)
         assert CONTENU_REPO not in _memory(demo_home, "ops")
         assert _memory(demo_home, "contenu") == before["contenu"]
         await pilot.press("u")
-        await pilot.pause(0.3)
+        await until_dialog(pilot, ConfirmDialog)
         await pilot.press("enter")
         await settle(app, pilot)
         assert {p: _memory(demo_home, p) for p in ("ops", "contenu")} == before

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from core.review import findings as R
 from core.curator import open_curator
-from tests.tui.helpers import memory_text, settle, until
+from tests.tui.helpers import memory_text, settle, toasts, until
 from tools.shots import TODAY, frozen_clock
 from tui.screens.dialogs import ChoiceDialog, ConfirmDialog, EditEntryDialog
 from tui.screens.review import MergeDialog, ReviewScreen, reports_dir
@@ -150,8 +150,8 @@ async def test_merge_writes_one_entry_and_removes_the_other(demo_home, make_app)
         assert first not in after and second not in after
         assert after[before.index(first)] == "Use pnpm, never npm, in every JS repo (harbor-web, docs site)."
         assert len(after) == len(before) - 1
-        toasts = [n.message for n in app._notifications]
-        assert len(toasts) == 1 and toasts[0].startswith("Merged 2 entries into 1 in MEMORY.md (saved ")
+        raised = [n.message for n in toasts(app)]
+        assert len(raised) == 1 and raised[0].startswith("Merged 2 entries into 1 in MEMORY.md (saved ")
         assert "similar" not in kinds(app.screen.query_one(FindingsList))
 
 
@@ -268,7 +268,7 @@ async def test_export_writes_a_markdown_report(demo_home, make_app):
         # a report is not the review: the demo's warnings are still open, so it stays due, and says so
         assert R.last_review_date(open_curator(demo_home, today=TODAY)) is None
         assert app.header_state()["review"] != "reviewed 2026-11-15"
-        assert any("The review stays due" in n.message for n in app._notifications)
+        assert any("The review stays due" in n.message for n in toasts(app))
 
 
 async def test_space_marks_and_says_so(demo_home, make_app):

@@ -15,6 +15,7 @@ from tui.screens.search import SearchScreen
 from tui.widgets.results import ResultsList, plain
 from tui.widgets.transcript import Transcript
 from tools.shots import workers_done
+from tests.tui.helpers import toasts, until_dialog
 
 LONG_SID = "20261019_000000_a0a0a0"
 
@@ -210,7 +211,7 @@ async def test_escape_in_an_empty_box_with_no_results_still_frees_the_keyboard(h
         screen.results.show([], 0, kind="hits")
         await pilot.press("escape")
         assert screen.results.has_focus
-        assert any("Left the search box" in str(n.message) for n in app._notifications)
+        assert any("Left the search box" in str(n.message) for n in toasts(app))
         await pilot.press("escape")  # stays on the list (/ goes back to the box)
         assert screen.results.has_focus
         await pilot.press("slash")
@@ -296,6 +297,7 @@ async def test_promote_to_user_md_with_an_edit(home, make_app, db_untouched):
         await type_query(pilot, '"How do I deploy"')
         await pilot.press("down", "m")  # from the results list: the hit's message
         await pilot.pause(0.2)
+        await until_dialog(pilot, EditEntryDialog)  # its worker may compute first: later on a loaded box
         assert isinstance(pilot.app.screen, EditEntryDialog)
         await pilot.press("ctrl+t", "end", *" (asked often)", "ctrl+s")
         await settle(pilot)
@@ -519,7 +521,7 @@ async def test_ctrl_o_with_one_profile_says_why(home, make_app, db_untouched):
         await pilot.press("ctrl+o")
         await settle(pilot)
         assert not screen.query_one("#filter-profiles", Checkbox).value
-        assert list(pilot.app._notifications)[-1].message == (
+        assert toasts(pilot.app)[-1].message == (
             "Search all profiles: ~/.hermes has only the default profile")
 
 

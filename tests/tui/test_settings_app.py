@@ -9,7 +9,7 @@ import pytest
 
 from core import settings as S
 from core.curator import open_curator
-from tests.tui.helpers import settle, until_dialog
+from tests.tui.helpers import record_toasts, settle, toasts, until_dialog
 from tools.shots import TODAY, frozen_clock
 from tui.app import CuratorApp
 from tui.screens.dialogs import EditEntryDialog
@@ -24,11 +24,13 @@ def config() -> Path:
 
 def app_on(home: Path, **kwargs) -> CuratorApp:
     """The app as `hmc` starts it: settings read from hmc's config.toml."""
-    return CuratorApp(open_curator(home, today=TODAY, clock=frozen_clock), greet=False, **kwargs)
+    app = CuratorApp(open_curator(home, today=TODAY, clock=frozen_clock), greet=False, **kwargs)
+    record_toasts(app)
+    return app
 
 
 def warnings(app) -> list[str]:
-    return [n.message for n in app._notifications if n.severity == "warning"]
+    return [n.message for n in toasts(app) if n.severity == "warning"]
 
 
 async def test_theme_picked_in_the_palette_survives_a_restart(demo_home, config):

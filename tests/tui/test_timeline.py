@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.core.test_timeline import T0, Db, add, write_files
-from tests.tui.helpers import memory_text, settle, shown, until, until_dialog
+from tests.tui.helpers import memory_text, settle, shown, toasts, until, until_dialog
 from tui.screens.dialogs import ChoiceDialog, ConfirmDialog, EditEntryDialog
 
 
@@ -306,7 +306,7 @@ async def test_a_hand_typed_entry_has_no_session_to_open(hermes_home, make_app):
         await pilot.press("enter")
         await settle(app, pilot)
         assert isinstance(app.screen, EntryHistoryScreen)  # stays, says why
-        assert any("no recorded call" in n.message for n in app._notifications)
+        assert any("no recorded call" in n.message for n in toasts(app))
         await pilot.press("escape")
         await settle(app, pilot)
         assert app.screen.MODE == "memory"
@@ -349,7 +349,7 @@ async def test_time_travel_shows_the_stores_then_read_only_with_a_diff_and_esc_r
         await pilot.press("d")
         await settle(app, pilot)
         assert app.screen is screen and memory_text(hermes_home) == before
-        assert any("read-only" in n.message for n in app._notifications)
+        assert any("read-only" in n.message for n in toasts(app))
         # one key: the diff with now
         await pilot.press("n")
         diff = await until_dialog(pilot, TravelDiffDialog)

@@ -4,14 +4,14 @@ warnings and errors still are."""
 
 from __future__ import annotations
 
-from tests.tui.helpers import settle, until, until_dialog
+from tests.tui.helpers import settle, toasts, until, until_dialog
 from tui.app import INFO_SECONDS
 from tui.screens.help import HelpDialog
 from textual.widgets._toast import Toast
 
 
 def notes(app) -> list:
-    return list(app._notifications)
+    return toasts(app)
 
 
 def painted(app) -> str:

@@ -5,7 +5,7 @@ selected message; the review's unsaved finding adds the fact, prefilled, and the
 
 from __future__ import annotations
 
-from tests.tui.helpers import memory_text, settle, until
+from tests.tui.helpers import memory_text, settle, until, until_dialog
 
 
 def plain(dialog) -> str:
@@ -109,6 +109,7 @@ async def test_the_timeline_lists_refused_calls_with_the_reason(demo_home, make_
         assert screen.why_not("rollback") == "Roll back: the tool refused this call, so it wrote nothing"
         await pilot.press("R")  # nothing happens: the binding is greyed
         await pilot.pause()
+        await until_dialog(pilot, TimelineScreen)  # its worker may compute first: later on a loaded box
         assert isinstance(app.screen, TimelineScreen)
         screen.query_one("#tl-target").value = "user"
         await pilot.pause()

@@ -49,6 +49,9 @@ def steady_cursors() -> Callable[[], None]:
     return restore
 
 
+SHOT_TOAST_SECONDS = 3600  # a toast stays for the whole shot: its time would race the steps before it
+
+
 def build_app(home: Path, shot: Shot):
     """The app a scenario shows: frozen clock, no file polling (so nothing depends on timing)."""
     from core.curator import open_curator
@@ -56,7 +59,14 @@ def build_app(home: Path, shot: Shot):
 
     if shot.setup:
         shot.setup(home)
-    return CuratorApp(open_curator(home, today=TODAY, clock=frozen_clock), greet=shot.greet, poll=False)
+    app = CuratorApp(open_curator(home, today=TODAY, clock=frozen_clock), greet=shot.greet, poll=False)
+    notify = app.notify
+
+    def timeless(message, **kwargs):  # a toast is in the shot or not by the keys, not by the box's load
+        notify(message, **{**kwargs, "timeout": SHOT_TOAST_SECONDS})
+
+    app.notify = timeless
+    return app
 
 
 async def drive(pilot, shot: Shot) -> None:
@@ -96,6 +106,29 @@ async def workers_done(app) -> None:
             return
         except WorkerCancelled:
             continue
+
+
+async def dialog_or_done(pilot, kind=None, timeout: float = 20.0):
+    """After a key whose worker may ask first: the dialog of `kind` (any modal screen by default) once
+    it is on top, or None once no worker runs any more (it didn't ask). A fixed pause missed a dialog
+    that came late on a loaded box; waiting for the workers instead would wait forever on the one
+    waiting for the dialog's answer."""
+    import time
+
+    from textual.screen import ModalScreen
+
+    kind = kind or ModalScreen
+    app = pilot.app
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if isinstance(app.screen, kind):
+            await pilot.pause()
+            return app.screen
+        if all(worker.is_finished for worker in app.workers):
+            await pilot.pause()
+            return app.screen if isinstance(app.screen, kind) else None
+        await pilot.pause(0.05)
+    raise AssertionError(f"neither a {kind.__name__} nor the end of the work; on top: {app.screen!r}")
 
 
 async def settled(pilot) -> None:

@@ -4,7 +4,7 @@ with now)."""
 
 from __future__ import annotations
 
-from tools.shots import Shot, workers_done
+from tools.shots import Shot, dialog_or_done, workers_done
 
 
 async def loaded(pilot) -> None:
@@ -55,7 +55,7 @@ async def text_filter(pilot) -> None:
 async def rollback_confirm(pilot) -> None:
     await timeline(pilot)
     await pilot.press("R")
-    await pilot.pause(0.5)
+    await dialog_or_done(pilot)  # the plan is computed in a thread first
 
 
 async def filtered(pilot) -> None:
@@ -67,7 +67,7 @@ async def filtered(pilot) -> None:
 
 async def entry_history(pilot) -> None:
     await pilot.press("down", "down", "i")  # "This machine: …": added, then replaced (Node 20 -> 22)
-    await pilot.pause(0.2)
+    await dialog_or_done(pilot)  # the history is read in a thread first
     await loaded(pilot)
 
 

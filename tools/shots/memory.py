@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tools.shots import Shot
+from tools.shots import Shot, dialog_or_done
 
 
 def memory_file(home: Path, name: str = "MEMORY.md") -> Path:
@@ -71,7 +71,7 @@ async def external_edit_while_editing(pilot) -> None:
     store.path.write_text(text, encoding="utf-8")
     await pilot.press("end", "space", "m", "i", "n", "e")
     await pilot.press("ctrl+s")
-    await pilot.pause(0.3)
+    await dialog_or_done(pilot)  # the store finds the conflict in a thread first
 
 
 async def edit_in_progress(pilot) -> None:
@@ -152,7 +152,7 @@ SCENARIOS = [
     Shot("memory-repair-80x24", setup=drifted, press=("r",), size=(80, 24), title="Repair is a yes/no question",
          expect=("Repair MEMORY.md?", "has drifted")),
     Shot("memory-prompt-80x24", press=("p",), size=(80, 24), title="The prompt block at 80x24"),
-    Shot("memory-history-80x24", press=("h",), size=(80, 24), title="Removed entries at 80x24 (none yet: hmc has removed nothing here)"),
+    Shot("memory-history-80x24", press=("h",), settle=dialog_or_done, size=(80, 24), title="Removed entries at 80x24 (none yet: hmc has removed nothing here)"),
     Shot("memory-conflict-80x24", press=("e",), settle=external_edit_while_editing, size=(80, 24),
          title="The conflict dialog underlines the differences"),
     Shot("memory-help-80x24", press=("question_mark",), size=(80, 24), title="Help at 80x24"),

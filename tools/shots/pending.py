@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from tools.shots import NOW, Shot
+from tools.shots import NOW, Shot, dialog_or_done
 
 # The demo's record ids (core/demo/content.py PENDING_IDS / MALFORMED_ID)
 REPLACE_UNPINNED = "6c0d8e52"  # staged by 0.20.1, without a pin
@@ -48,6 +48,8 @@ def select(record_id: str, *keys: str):
         for key in keys:
             await pilot.press(key)
             await pilot.pause()
+        if keys:
+            await dialog_or_done(pilot)  # y scans first, in a thread, then asks
 
     return steps
 

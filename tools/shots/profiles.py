@@ -3,9 +3,7 @@
 
 from __future__ import annotations
 
-from textual.screen import ModalScreen
-
-from tools.shots import Shot, workers_done
+from tools.shots import Shot, dialog_or_done, workers_done
 
 
 def keys(*pressed: str, wait: float = 0.3, dialog: bool = False):
@@ -25,11 +23,7 @@ def keys(*pressed: str, wait: float = 0.3, dialog: bool = False):
             await pilot.press(key)
             await pilot.pause(0.1)
             if dialog and last:
-                await pilot.pause(0.5)
-                for _ in range(150):  # a dialog its worker opens after computing (P counts every review)
-                    if isinstance(pilot.app.screen, ModalScreen):
-                        break
-                    await pilot.pause(0.1)
+                await dialog_or_done(pilot, timeout=30)  # its worker computes first (P counts every review)
                 await pilot.pause(0.3)
                 return
             await workers_done(pilot.app)
