@@ -58,3 +58,26 @@ async def test_information_is_not_drawn_over_help_at_80x24_and_comes_back(demo_h
         assert await until(pilot, lambda: not isinstance(app.screen, HelpDialog))
         assert await until(pilot, lambda: "Reloaded MEMORY.md" in painted(app))  # back once help is closed
         assert all(t.styles.visibility == "visible" for t in app.screen.query(Toast))
+
+
+async def test_information_raised_before_a_dialog_is_not_drawn_behind_it_either(demo_home, make_app):
+    """The screen behind a dialog is drawn too, dimmed: an information toast it showed as the dialog
+    opened is not drawn there either (the whole composite, as the terminal gets it, is read). A
+    warning stays; the information comes back when the dialog closes, if its time isn't up."""
+    from tools.shots import screen_text
+
+    app = make_app(demo_home, poll=False)
+    async with app.run_test(size=(120, 36), notifications=True) as pilot:
+        await settle(app, pilot)
+        app.notify("Now curating profile ops.", title="Profile", timeout=600)
+        app.notify("memory_char_limit is not a number", title="config.yaml", severity="warning", timeout=600)
+        assert await until(pilot, lambda: "Now curating profile ops." in screen_text(app))
+        await pilot.press("question_mark")
+        await until_dialog(pilot, HelpDialog)
+        await settle(app, pilot)
+        shown = screen_text(app)
+        assert "Now curating profile ops." not in shown
+        assert "memory_char_limit is not a number" in shown  # a warning still shows
+        await pilot.press("escape")
+        assert await until(pilot, lambda: not isinstance(app.screen, HelpDialog))
+        assert await until(pilot, lambda: "Now curating profile ops." in screen_text(app))
