@@ -254,6 +254,7 @@ class SessionDB(SessionReads):
         should_stop: Callable[[], bool] | None = None,
         count: bool = False,
         said_only: bool = False,
+        count_cap: int = COUNT_CAP,
     ) -> SearchResult:
         """One page of hits for *query* (raises QueryError, DatabaseError, SearchCancelled).
 
@@ -261,7 +262,7 @@ class SessionDB(SessionReads):
         tool names or call arguments (`hmc why` looks for what was said: a hit found in a call
         would be dropped after taking a place in the page).
 
-        With *count*, ``total`` says how many hits there are in all (counted up to COUNT_CAP:
+        With *count*, ``total`` says how many hits there are in all (counted up to *count_cap*:
         ``total_capped`` says there may be more), for "20 of 45 hits"; ``total_partial`` says a
         plain-scan count stopped early (SCAN_COUNT_STEPS), so ``total`` is what it found by then.
         """
@@ -300,7 +301,7 @@ class SessionDB(SessionReads):
                 if offset == 0 and len(rows) <= limit:
                     total = len(rows)  # the page holds every hit
                 else:
-                    total, capped, partial = self._count(conn, schema, plan, q, filters, should_stop)
+                    total, capped, partial = self._count(conn, schema, plan, q, filters, should_stop, count_cap)
                     total = max(total, offset + len(rows[:limit]) + (1 if len(rows) > limit else 0)) \
                         if partial else total
             return SearchResult(
@@ -320,16 +321,16 @@ class SessionDB(SessionReads):
         return self._run(go, should_stop)
 
     def _count(self, conn, schema: Schema, plan: _Plan, q: Query, f: _Filters,
-               should_stop: Callable[[], bool] | None = None) -> tuple[int, bool, bool]:
+               should_stop: Callable[[], bool] | None = None, cap: int = COUNT_CAP) -> tuple[int, bool, bool]:
         """(hits, at least that many, the count stopped early): every row the query matches,
-        counted up to COUNT_CAP; a plain scan (the like route) also stops after SCAN_COUNT_STEPS
+        counted up to `cap`; a plain scan (the like route) also stops after SCAN_COUNT_STEPS
         VM steps, so a short CJK term's count costs about what its first page costs."""
         # a scan counts newest first, as the page reads: a count stopped early covers the newest messages
         sql, params = self._stream_sql(schema, plan, q, f, "desc" if plan.route == "like" else None, None,
                                        columns="1")
         if plan.route != "like":
-            n = conn.execute(f"SELECT COUNT(*) FROM ({sql} LIMIT ?)", (*params, COUNT_CAP + 1)).fetchone()[0]
-            return min(int(n), COUNT_CAP), int(n) > COUNT_CAP, False
+            n = conn.execute(f"SELECT COUNT(*) FROM ({sql} LIMIT ?)", (*params, cap + 1)).fetchone()[0]
+            return min(int(n), cap), int(n) > cap, False
         budget = [scan_count_steps() // PROGRESS_STRIDE]
         cancelled = [False]
 
@@ -343,7 +344,7 @@ class SessionDB(SessionReads):
         n, stopped = 0, False
         conn.set_progress_handler(step, PROGRESS_STRIDE)
         try:
-            for _ in conn.execute(f"{sql} LIMIT ?", (*params, COUNT_CAP + 1)):
+            for _ in conn.execute(f"{sql} LIMIT ?", (*params, cap + 1)):
                 n += 1
         except sqlite3.OperationalError as exc:
             if cancelled[0] or "interrupt" not in str(exc).lower():
@@ -354,7 +355,7 @@ class SessionDB(SessionReads):
                 conn.set_progress_handler(lambda: 1 if should_stop() else 0, 2_000)
             else:
                 conn.set_progress_handler(None, 0)
-        return min(n, COUNT_CAP), n > COUNT_CAP or stopped, stopped
+        return min(n, cap), n > cap or stopped, stopped
 
     def _filters(self, sources, roles, since, until, include_hidden) -> _Filters:
         since_ts, until_ts = _epoch(since), _epoch(until, end_of_day=True)

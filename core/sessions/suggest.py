@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import sqlite3
 import urllib.parse
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Callable
 
 from rapidfuzz.distance import Levenshtein
 
@@ -29,6 +30,7 @@ MAX_SCAN = 50_000  # vocabulary rows read for one word's near spellings at the m
 MIN_WORD = 3  # shorter words have too many neighbours to be worth suggesting
 FEW_HITS = 3  # a search with fewer hits than this gets spellings and prefixes (the TUI and `hmc search` alike)
 STEM_FEW_HITS = 20  # a search of plain words with fewer hits than this gets stems
+COUNT_CAP = 1_000  # a suggestion's hits are counted this far ("1,000+ messages"): a few ms at a million
 
 
 @dataclass(frozen=True)
@@ -36,12 +38,17 @@ class Suggestion:
     kind: str  # "spelling" | "prefix" | "stem"
     word: str  # the word as typed (case folded)
     text: str  # what to search instead: a word, `word*`, or `stem*`
-    messages: int  # messages the suggestion would match (the index's document count)
+    messages: int  # messages it finds: the index's count, then (as_searched) the search's own, filters kept
     example: str = ""  # for a prefix or a stem: a term it finds (`signatures`; for a stem, one the word misses)
+    more: bool = False  # `messages` is where the count stopped (COUNT_CAP): at least that many
 
     def to_json(self) -> dict:
         return {"kind": self.kind, "word": self.word, "text": self.text, "messages": self.messages,
-                "example": self.example}
+                "messages_capped": self.more, "example": self.example}
+
+    def in_messages(self) -> str:
+        """"1 message", "40 messages", "10,000+ messages"."""
+        return f"{self.messages:,}{'+' if self.more else ''} message{'' if self.messages == 1 and not self.more else 's'}"
 
 
 def query_words(query: str) -> list[str]:
@@ -198,6 +205,29 @@ def suggestions_for(path: Path, query: str, immutable: bool | None = None, limit
         return []
     finally:
         conn.close()
+
+
+def as_searched(db, query: str, suggestions: list[Suggestion], found: float, *,
+                should_stop: Callable[[], bool] | None = None, **filters) -> list[Suggestion]:
+    """The suggestions as the same search would find them: each searched as the person would (its
+    word in place in the query, the search's filters kept: sources, roles, days, hidden sessions)
+    and counted; one that finds no more than the `found` hits of the query itself is dropped.
+
+    The vocabulary counts every message of every session, hidden ones and tool output included,
+    on every day: a search of last week offered a stem "in 40 messages" that found nothing there.
+    A suggestion that can't be searched (a term the query syntax refuses) is dropped too. Each is
+    counted up to COUNT_CAP, newest first (the order costs nothing then: no ranking of every hit)."""
+    out = []
+    for hint in suggestions:
+        try:
+            result = db.search(suggested_query(query, hint), count=True, count_cap=COUNT_CAP, limit=1,
+                               sort="newest", should_stop=should_stop, **filters)
+        except QueryError:
+            continue
+        total = result.total if result.total is not None else len(result.hits)
+        if total > found:
+            out.append(replace(hint, messages=total, more=result.total_capped))
+    return out
 
 
 def _reads_immutable(path: Path) -> bool | None:

@@ -238,9 +238,33 @@ def test_few_hits_offer_the_stem_never_searched_silently(tmp_path):
     data = json.loads(hmc(home, "search", "миграция", "--json").stdout)
     assert [h["role"] for h in data["hits"]] == ["assistant"]  # "Миграция готова", not "…миграцию…"
     assert data["suggestions"] == [{"kind": "stem", "word": "миграция", "text": "миграц*", "messages": 2,
-                                    "example": "миграцию"}]
+                                    "messages_capped": False, "example": "миграцию"}]
     for query in ('"миграция"', "миграц*", "миграция OR invoices", "数据库迁移"):  # no stem offered
         data = json.loads(hmc(home, "search", query, "--json").stdout)
         assert "suggestions" in data and all(s["kind"] != "stem" for s in data["suggestions"]), query
         assert "try: " not in hmc(home, "search", query).stdout or query == "миграц*"
+    assert fingerprint(home / "state.db") == before
+
+
+def test_a_suggestion_is_searched_with_the_searchs_own_filters(tmp_path):
+    """The vocabulary counts every message of every day and role: a suggestion is searched as the
+    person would run it (filters kept) and counted there; one that finds no more than the query did
+    is not offered, and the command printed carries the filters."""
+    from tests.core.test_sessions_stems import FORMS
+
+    home = tmp_path / "hermes"
+    build_db(home / "state.db", extra=[("s-forms", "cli", FORMS)])
+    before = fingerprint(home / "state.db")
+    # only the user's "миграцию" is missed: under --role user the stem finds 1 message, not the index's 2
+    out = hmc(home, "search", "миграция", "--role", "user")
+    assert out.returncode == 0, out.stderr
+    assert "which also finds миграцию: in 1 message · hmc search 'миграц*' --role=user" in out.stdout
+    # under --role assistant the word finds the one message the stem would: nothing to offer
+    data = json.loads(hmc(home, "search", "миграция", "--role", "assistant", "--json").stdout)
+    assert len(data["hits"]) == 1 and data["suggestions"] == []
+    # no session on those days: the stem's 2 messages are all outside them
+    data = json.loads(hmc(home, "search", "миграция", "--until", "2026-01-01", "--json").stdout)
+    assert data["hits"] == [] and data["suggestions"] == []
+    out = hmc(home, "search", "миграция", "--since", "2026-01-01", "--source", "cli")
+    assert "hmc search 'миграц*' --source=cli --since=2026-01-01" in out.stdout
     assert fingerprint(home / "state.db") == before

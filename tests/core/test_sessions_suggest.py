@@ -45,3 +45,27 @@ def test_no_word_index_no_suggestions(tmp_path):
     path = db(tmp_path, layout="none")
     assert suggestions_for(path, "postgrse") == []
     assert suggestions_for(tmp_path / "missing.db", "postgrse") == []
+
+
+def test_as_searched_counts_each_suggestion_under_the_filters_and_drops_what_adds_nothing(tmp_path, monkeypatch):
+    from core.sessions import suggest
+    from core.sessions.search import SessionDB
+    from core.sessions.suggest import as_searched
+
+    path = db(tmp_path)
+    sessions = SessionDB(path)
+    try:
+        hints = suggestions_for(path, "postgrse pool")
+        assert hints and hints[0].text == "postgres"
+        kept = as_searched(sessions, "postgrse pool", hints, 0)
+        assert kept[0].text == "postgres" and kept[0].messages == 1  # "postgres pool": 1 message, not the index's 2+
+        assert as_searched(sessions, "postgrse pool", hints, 0, roles="user") == []  # the user's has no "pool"
+        assert as_searched(sessions, "postgrse pool", hints, 1) == []  # no more than the query found
+        odd = Suggestion("prefix", "pool", 'pool"', 3)  # a term the query syntax refuses: dropped, never raised
+        assert as_searched(sessions, "postgres pool", [odd], 0) == []
+        monkeypatch.setattr(suggest, "COUNT_CAP", 1)  # a count that stops: said as "at least"
+        capped = as_searched(sessions, "postgres", [Suggestion("prefix", "postgres", "postgres*", 9)], 0)
+        assert capped and capped[0].more and capped[0].in_messages().endswith("+ messages")
+        assert capped[0].to_json()["messages_capped"] is True
+    finally:
+        sessions.close()

@@ -670,6 +670,29 @@ async def test_few_hits_offer_the_stem_and_ctrl_y_searches_it(forms_home, make_a
     assert fingerprint(forms_home / "state.db") == before
 
 
+async def test_the_stem_offered_is_counted_with_the_filters_and_ctrl_y_keeps_them(forms_home, make_app):
+    """Under the role filter `user`, `миграция` finds nothing and `миграц*` finds the user's one
+    `миграцию`: offered as 1 message (not the index's 2), and ctrl+y searches it with the filter
+    kept. Under `assistant`, the word already finds what the stem would: nothing is offered."""
+    async with make_app(forms_home).run_test(size=(120, 36)) as pilot:
+        screen = await open_search(pilot)
+        screen.query_one("#filter-role").value = "user"
+        await settle(pilot)
+        await type_query(pilot, "миграция", keys=True)
+        results = screen.query_one(ResultsList)
+        assert len(results.items) == 0
+        assert "Few hits — try миграц* (finds миграцию, 1 message)" in status(screen)
+        await pilot.press("ctrl+y")
+        await settle(pilot, 0.25)
+        assert [h.role for h in results.items] == ["user"]
+        screen.query_one("#filter-role").value = "assistant"
+        await settle(pilot)
+        box = screen.query_one("#search-query", Input)
+        box.value = "миграция"
+        await settle(pilot, 0.25)
+        assert len(results.items) == 1 and "Few hits" not in status(screen)
+
+
 @pytest.mark.parametrize("query", ['"миграция"', "миграция OR invoices", "数据库迁移"])
 async def test_no_stem_for_a_phrase_an_operator_or_chinese(forms_home, make_app, query):
     async with make_app(forms_home).run_test(size=(120, 36)) as pilot:

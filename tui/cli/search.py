@@ -165,12 +165,16 @@ def run_search(args, ctx: CliContext) -> int:
     mask = Masker(args.reveal)
     total = None if result.total is None else f"{result.total:,}{'+' if result.total_capped else ''}"
     suggestions = []
-    from core.sessions.suggest import FEW_HITS, STEM_FEW_HITS, hits_found, suggestions_for
+    from core.sessions.suggest import FEW_HITS, STEM_FEW_HITS, as_searched, hits_found, suggestions_for
 
     pruned = None  # few hits: say when Hermes pruned the sessions they could have been in
     found = hits_found(len(result.hits), result.has_more, result.total)
     if not args.all_profiles and not result.offset and found < STEM_FEW_HITS:
-        suggestions = suggestions_for(db.path, query, hits=found)
+        kept = {k: filters[k] for k in ("sources", "roles", "since", "until", "include_hidden")}
+        try:
+            suggestions = as_searched(db, query, suggestions_for(db.path, query, hits=found), found, **kept)
+        except DatabaseError:  # the search itself worked: its hits are printed, without suggestions
+            suggestions = []
     if not args.all_profiles and not result.offset and found < FEW_HITS:
         pruned = curator.pruning()
     if args.json:
@@ -204,7 +208,7 @@ def run_search(args, ctx: CliContext) -> int:
     if not result.hits:
         ctx.text("No hits." if not result.offset else f"No hits past the first {result.offset} (of {total}).")
         print_pruning(ctx, pruned)
-        print_suggestions(ctx, query, suggestions, mask)
+        print_suggestions(ctx, args, query, suggestions, mask)
         return 0
     now = curator.now()
     for n, hit in enumerate(result.hits, start=result.offset + 1):
@@ -240,7 +244,7 @@ def run_search(args, ctx: CliContext) -> int:
     ctx.text("open one: hmc " + ("--profile NAME " if args.all_profiles else "")
              + "session ID --around MESSAGE_ID", style="dim")
     print_pruning(ctx, pruned)
-    print_suggestions(ctx, query, suggestions, mask)
+    print_suggestions(ctx, args, query, suggestions, mask)
     return 0
 
 
@@ -252,23 +256,29 @@ def print_pruning(ctx: CliContext, pruned) -> None:
         ctx.text(f"{sentence[0].upper()}{sentence[1:]}: what was said before then can't be found.", style="yellow")
 
 
-def print_suggestions(ctx: CliContext, query: str, suggestions: list, mask: Masker) -> None:
-    """What the word index knows near the query, as queries to run (never run in its place)."""
+def print_suggestions(ctx: CliContext, args, query: str, suggestions: list, mask: Masker) -> None:
+    """What the word index knows near the query, as commands to run (never run in its place): the
+    same search with the suggestion in its word's place, its filters kept (the counts are theirs)."""
     import shlex
 
     from core.sessions.suggest import suggested_query
 
-    for hint in suggestions:  # the command quoted as a shell needs it (`*` would be a glob)
+    options = [*(f"--source={s}" for s in args.source or ()), *(f"--role={r}" for r in args.role or ()),
+               *([f"--since={args.since}"] if args.since else []), *([f"--until={args.until}"] if args.until else []),
+               *(["--all"] if args.all else [])]
+
+    def command(hint) -> str:  # quoted as a shell needs it (`*` would be a glob)
+        return shlex.join(["hmc", "search", suggested_query(query, hint), *options])
+
+    for hint in suggestions:
         if hint.kind == "stem":  # few hits: the word's other forms, which the index can't find by itself
             ctx.text("try: ", literal(mask(hint.text), "bold"),
                      f" — the stem of {mask(hint.word)}, which also finds {mask(hint.example)}: in "
-                     f"{hint.messages:,} message{'s' if hint.messages != 1 else ''} · hmc search ",
-                     literal(mask(shlex.quote(suggested_query(query, hint)))), style="yellow")
+                     f"{hint.in_messages()} · ", literal(mask(command(hint))), style="yellow")
             continue
         what = "a near spelling" if hint.kind == "spelling" else f"a prefix (finds {hint.example})"
         ctx.text("the index knows ", literal(mask(hint.text), "bold"),
-                 f": {what}, in {hint.messages:,} message{'s' if hint.messages != 1 else ''} · try: hmc search ",
-                 literal(mask(shlex.quote(suggested_query(query, hint)))), style="yellow")
+                 f": {what}, in {hint.in_messages()} · try: ", literal(mask(command(hint))), style="yellow")
 
 
 # ── hmc session ──────────────────────────────────────────────────────────────

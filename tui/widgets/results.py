@@ -254,7 +254,7 @@ def hits_status(result, count: int, rows: int, active_filters: Sequence[str], el
             line.append(" · " if n else "")
             line.append_text(literal(hint.text, "bold yellow"))
             near = f"{'finds ' if hint.kind == 'stem' else ''}{hint.example}, " if hint.example else ""
-            line.append(f" ({near}{hint.messages:,} message{'s' if hint.messages != 1 else ''})", style="dim")
+            line.append(f" ({near}{hint.in_messages()})", style="dim")
         if hints[0] is suggestions[0]:
             line.append("  — ctrl+y searches the first", style="dim")
     if pruned:
