@@ -254,7 +254,7 @@ class SessionDB(SessionReads):
         should_stop: Callable[[], bool] | None = None,
         count: bool = False,
         said_only: bool = False,
-        count_cap: int = COUNT_CAP,
+        count_cap: int | None = None,
     ) -> SearchResult:
         """One page of hits for *query* (raises QueryError, DatabaseError, SearchCancelled).
 
@@ -262,8 +262,8 @@ class SessionDB(SessionReads):
         tool names or call arguments (`hmc why` looks for what was said: a hit found in a call
         would be dropped after taking a place in the page).
 
-        With *count*, ``total`` says how many hits there are in all (counted up to *count_cap*:
-        ``total_capped`` says there may be more), for "20 of 45 hits"; ``total_partial`` says a
+        With *count*, ``total`` says how many hits there are in all (counted up to *count_cap*, by
+        default COUNT_CAP: ``total_capped`` says there may be more), for "20 of 45 hits"; ``total_partial`` says a
         plain-scan count stopped early (SCAN_COUNT_STEPS), so ``total`` is what it found by then.
         """
         q = query if isinstance(query, Query) else parse_query(query)
@@ -321,11 +321,12 @@ class SessionDB(SessionReads):
         return self._run(go, should_stop)
 
     def _count(self, conn, schema: Schema, plan: _Plan, q: Query, f: _Filters,
-               should_stop: Callable[[], bool] | None = None, cap: int = COUNT_CAP) -> tuple[int, bool, bool]:
+               should_stop: Callable[[], bool] | None = None, cap: int | None = None) -> tuple[int, bool, bool]:
         """(hits, at least that many, the count stopped early): every row the query matches,
-        counted up to `cap`; a plain scan (the like route) also stops after SCAN_COUNT_STEPS
+        counted up to `cap` (None: COUNT_CAP, read now); a plain scan (the like route) also stops after SCAN_COUNT_STEPS
         VM steps, so a short CJK term's count costs about what its first page costs."""
         # a scan counts newest first, as the page reads: a count stopped early covers the newest messages
+        cap = COUNT_CAP if cap is None else cap
         sql, params = self._stream_sql(schema, plan, q, f, "desc" if plan.route == "like" else None, None,
                                        columns="1")
         if plan.route != "like":
