@@ -263,8 +263,9 @@ class SessionDB(SessionReads):
         would be dropped after taking a place in the page).
 
         With *count*, ``total`` says how many hits there are in all (counted up to *count_cap*, by
-        default COUNT_CAP: ``total_capped`` says there may be more), for "20 of 45 hits"; ``total_partial`` says a
-        plain-scan count stopped early (SCAN_COUNT_STEPS), so ``total`` is what it found by then.
+        default COUNT_CAP: ``total_capped`` says there may be more), for "20 of 45 hits";
+        ``total_partial`` says a plain-scan count stopped early (SCAN_COUNT_STEPS), so ``total`` is
+        what it found by then.
         """
         q = query if isinstance(query, Query) else parse_query(query)
         if sort not in SORTS:
