@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT_ENV = "HMC_TESTS_USER"
@@ -35,17 +36,30 @@ FOLDERS = {
 _MAX_LISTED = 50_000  # files listed per guarded folder (a user's real state folder can be large)
 
 
+@contextmanager
+def environ(values: dict[str, str | None]):
+    """This process's environment with `values` set (None: unset), restored on the way out."""
+    old = {k: os.environ.get(k) for k in values}
+    try:
+        _set_environ(values)
+        yield
+    finally:
+        _set_environ(old)
+
+
+def _set_environ(values: dict[str, str | None]) -> None:
+    for k, v in values.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
+
+
 def _real_folders(env: dict) -> list[tuple[Path, frozenset[str]]]:
     """The user's real folders hmc or a test could write to, each with the names it may keep."""
     import platformdirs
 
-    old = {k: os.environ.get(k) for k in FOLDERS}
-    try:
-        for k in FOLDERS:
-            if env.get(k) is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = env[k]
+    with environ({k: env.get(k) for k in FOLDERS}):
         home = Path(os.path.expanduser("~"))
         return [
             (Path(platformdirs.user_cache_path("hmc")), frozenset({RELEASES})),
@@ -54,12 +68,6 @@ def _real_folders(env: dict) -> list[tuple[Path, frozenset[str]]]:
             (Path(platformdirs.user_data_path("hmc")), frozenset()),
             (home / ".hermes", frozenset()),
         ]
-    finally:
-        for k, v in old.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
 
 
 def fingerprint(folders: list[tuple[Path, frozenset[str]]]) -> dict[str, tuple]:

@@ -31,6 +31,7 @@ MIN_WORD = 3  # shorter words have too many neighbours to be worth suggesting
 FEW_HITS = 3  # a search with fewer hits than this gets spellings and prefixes (the TUI and `hmc search` alike)
 STEM_FEW_HITS = 20  # a search of plain words with fewer hits than this gets stems
 COUNT_CAP = 1_000  # a suggestion's hits are counted this far ("1,000+ messages"): a few ms at a million
+SEARCH_FILTERS = ("sources", "roles", "since", "until", "include_hidden")  # what narrows a search's hits
 
 
 @dataclass(frozen=True)
@@ -207,21 +208,23 @@ def suggestions_for(path: Path, query: str, immutable: bool | None = None, limit
         conn.close()
 
 
-def as_searched(db, query: str, suggestions: list[Suggestion], found: float, *,
-                should_stop: Callable[[], bool] | None = None, **filters) -> list[Suggestion]:
+def as_searched(db, query: str, suggestions: list[Suggestion], found: float, filters: dict | None = None,
+                should_stop: Callable[[], bool] | None = None) -> list[Suggestion]:
     """The suggestions as the same search would find them: each searched as the person would (its
-    word in place in the query, the search's filters kept: sources, roles, days, hidden sessions)
-    and counted; one that finds no more than the `found` hits of the query itself is dropped.
+    word in place in the query, the search's `filters` kept: those of SEARCH_FILTERS, its sort and
+    paging aside) and counted; one that finds no more than the `found` hits of the query itself is
+    dropped.
 
     The vocabulary counts every message of every session, hidden ones and tool output included,
     on every day: a search of last week offered a stem "in 40 messages" that found nothing there.
     A suggestion that can't be searched (a term the query syntax refuses) is dropped too. Each is
     counted up to COUNT_CAP, newest first (the order costs nothing then: no ranking of every hit)."""
+    kept = {k: v for k, v in (filters or {}).items() if k in SEARCH_FILTERS}
     out = []
     for hint in suggestions:
         try:
             result = db.search(suggested_query(query, hint), count=True, count_cap=COUNT_CAP, limit=1,
-                               sort="newest", should_stop=should_stop, **filters)
+                               sort="newest", should_stop=should_stop, **kept)
         except QueryError:
             continue
         total = result.total if result.total is not None else len(result.hits)

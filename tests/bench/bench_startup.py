@@ -109,20 +109,11 @@ class Subject:
 def sandboxed(env: dict[str, str]):
     """This process's HOME and XDG folders pointed at `env`'s (no HERMES_HOME or HERMES_PROFILE) while
     it builds or reads a bench home, so nothing touches the real user's; restored on the way out."""
+    from tests.user_folders import environ
+
     names = ("HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME")
-    saved = {k: os.environ.get(k) for k in (*names, "HERMES_HOME", "HERMES_PROFILE")}
-    try:
-        for key in names:
-            os.environ[key] = env[key]
-        for key in ("HERMES_HOME", "HERMES_PROFILE"):
-            os.environ.pop(key, None)
+    with environ({**{key: env[key] for key in names}, "HERMES_HOME": None, "HERMES_PROFILE": None}):
         yield
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
 
 
 def sandbox_env(tmp: Path) -> dict[str, str]:

@@ -170,9 +170,8 @@ def run_search(args, ctx: CliContext) -> int:
     pruned = None  # few hits: say when Hermes pruned the sessions they could have been in
     found = hits_found(len(result.hits), result.has_more, result.total)
     if not args.all_profiles and not result.offset and found < STEM_FEW_HITS:
-        kept = {k: filters[k] for k in ("sources", "roles", "since", "until", "include_hidden")}
         try:
-            suggestions = as_searched(db, query, suggestions_for(db.path, query, hits=found), found, **kept)
+            suggestions = as_searched(db, query, suggestions_for(db.path, query, hits=found), found, filters)
         except DatabaseError:  # the search itself worked: its hits are printed, without suggestions
             suggestions = []
     if not args.all_profiles and not result.offset and found < FEW_HITS:

@@ -477,9 +477,8 @@ the search box · **ctrl+y** searches the first suggestion under a search that f
             pruned = None
             found = hits_found(len(result.hits), result.has_more, result.total)
             if not append and found < STEM_FEW_HITS and not worker.is_cancelled:
-                kept = {k: v for k, v in filters.items() if k in ("sources", "roles", "since", "until", "include_hidden")}
                 suggestions = tuple(as_searched(self.db, query, suggestions_for(self.db.path, query, hits=found), found,
-                                                should_stop=lambda: worker.is_cancelled, **kept))
+                                                filters, should_stop=lambda: worker.is_cancelled))
             if not append and found < FEW_HITS and not worker.is_cancelled:
                 pruned = self.app.curator.pruning().short(short_date)
             if not worker.is_cancelled:
