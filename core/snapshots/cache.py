@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Callable
 
 from core.hmc_cache import frame, framed_body, hmc_cache
+from core.no_gc import no_gc
 from core.snapshots.blocks import Loaded
 from core.snapshots.catalog import Catalog
 from core.snapshots.loaded import BATCH, Reader
@@ -51,7 +52,8 @@ from core.snapshots.runs import Runs
 from core.snapshots.tally import Snapshots, Tally, order_key, settled
 from core.store.atomic import private_dir, read_regular, write_private
 
-VERSION = 2
+VERSION = 3  # 3: the hashes and the firsts as columns
+WRITE_AFTER = 500  # sessions an update reads before its summary is written back (Cached.worth_writing)
 MAX_CACHE_BYTES = 512 * 1024 * 1024
 FIELDS = len(SessionLoad._fields)  # id … unknown; `loaded` is kept as a snapshot's index
 LOADED = SessionLoad._fields.index("loaded")
@@ -85,9 +87,19 @@ def _last_message(conn: sqlite3.Connection) -> tuple[int, list | None]:
 class Cached:
     """The cached summary, as read or brought up to date."""
 
-    def __init__(self, tally: Tally, source: str, changed: bool = True):
+    def __init__(self, tally: Tally, source: str, changed: bool = True, again: int | None = None):
         self.tally, self.source = tally, source
         self.changed = changed  # False: the cache file already holds exactly this
+        # what bringing the cache file up to date took (sessions read, messages passed / 10); None: read whole
+        self.again = again
+
+    def worth_writing(self) -> bool:
+        """Whether to write this summary over the cache file: when it differs from it, and the file
+        would make the next run read again at least WRITE_AFTER sessions or a hundredth of them
+        (a small update is read again next time, in a few ms, rather than written in a few more)."""
+        if not self.changed:
+            return False
+        return self.again is None or self.again >= max(WRITE_AFTER, len(self.tally.runs) // 100)
 
     def encode(self, key: dict, conn: sqlite3.Connection) -> bytes:
         t = self.tally
@@ -100,8 +112,13 @@ class Cached:
         last_rowid = max(t.last_rowid, max(live_rowids, default=0))
         row = conn.execute("SELECT id FROM sessions WHERE rowid = ?", (last_rowid,)).fetchone() if last_rowid else None
         c = t.catalog
-        body = marshal.dumps({"key": key, "source": self.source, "pool": c.pool, "snaps": c.enc, "hashes": c.by_hash,
-                              "counts": t.counts, "firsts": t.firsts, "runs": [t.runs.starts.tobytes(),
+        # the hashes and the firsts as columns: a few plain lists load faster than thousands of tuples
+        slots = array("i", (v[0] for v in c.by_hash.values()))
+        whys = {n: v[1] for n, v in enumerate(c.by_hash.values()) if v[1] is not None}
+        firsts = [[None if f is None else f[1] for f in t.firsts], [None if f is None else f[2] for f in t.firsts]]
+        body = marshal.dumps({"key": key, "source": self.source, "pool": c.pool, "snaps": c.enc,
+                              "hashes": [list(c.by_hash), slots.tobytes(), whys],
+                              "counts": t.counts, "firsts": firsts, "runs": [t.runs.starts.tobytes(),
                               t.runs.lengths.tobytes(), t.runs.slots.tobytes()], "live_rowids": live_rowids, "live": columns,
                               "counted": sorted(t.counted), "last_rowid": last_rowid,
                               "rowid_anchor": row[0] if row else None, "last_message": last_id,
@@ -127,22 +144,31 @@ def _packed(data: object, code: str) -> array:
 
 def _restore(obj: dict) -> Cached:
     """The cached summary, checked field by field (a shape hmc doesn't write raises)."""
-    catalog = Catalog(obj["pool"], obj["snaps"], obj["hashes"])
+    catalog = Catalog(obj["pool"], obj["snaps"])
     catalog.check()
     slots = len(catalog)
-    counts, firsts = obj["counts"], obj["firsts"]
-    if type(counts) is not list or type(firsts) is not list or len(counts) != slots \
-            or len(firsts) != slots or set(map(type, counts)) - {int} or any(n < 0 for n in counts):
+    # the prompt hashes already parsed: (hashes, their slots packed, {place: why not known})
+    hashes, slot_of, whys = obj["hashes"]
+    slot_of = _packed(slot_of, "i")
+    if type(hashes) is not list or len(hashes) != len(slot_of) or set(map(type, hashes)) - {str} \
+            or slot_of and (min(slot_of) < -1 or max(slot_of) >= slots) or type(whys) is not dict \
+            or set(map(type, whys)) - {int} or set(map(type, whys.values())) - {str} or whys and min(whys) < 0:
+        raise ValueError("hashes")
+    why_of = [None] * len(hashes)
+    for n, why in whys.items():
+        why_of[n] = why  # a place past the hashes raises IndexError
+    catalog.by_hash = dict(zip(hashes, zip(slot_of, why_of)))
+    counts, (sids, starts) = obj["counts"], obj["firsts"]
+    if type(counts) is not list or type(sids) is not list or type(starts) is not list \
+            or not len(counts) == len(sids) == len(starts) == slots \
+            or set(map(type, counts)) - {int} or counts and min(counts) < 0:
         raise ValueError("counts")
-    for first, n in zip(firsts, counts):
-        if first is None:
-            if n:
-                raise ValueError("firsts")
-            continue
-        (at, sid), sid_again, started = first
-        if type(sid) is not str or sid_again != sid or not (started is None or type(started) is float) \
-                or at != (started or 0.0) or type(at) is not float:
-            raise TypeError("firsts")
+    if set(map(type, sids)) - _OPT_STR or set(map(type, starts)) - _OPT_FLOAT \
+            or any(n for sid, n in zip(sids, counts) if sid is None) \
+            or any(start is not None for sid, start in zip(sids, starts) if sid is None):
+        raise ValueError("firsts")  # a snapshot counted with no first session, or a start with none
+    # each first as (order key, id, start), the key made inline (tally.order_key: thousands of calls)
+    firsts = [None if sid is None else ((started or 0.0, sid), sid, started) for sid, started in zip(sids, starts)]
     tally = Tally(catalog, counts, firsts)
     starts, lengths, run_slots = obj["runs"]
     tally.runs = Runs(_packed(starts, "q"), _packed(lengths, "q"), _packed(run_slots, "i"))
@@ -265,20 +291,29 @@ def _update(conn: sqlite3.Connection, columns: frozenset[str], obj: dict, cached
             tally.add(rowid, s)
     changed = changed or tally.live != live or tally.counted != counted
     size = len(tally.runs) + len(tally.live) - len(tally.counted)
-    if not reader.tally(tally, "WHERE s.rowid > ?", (last_rowid,), should_stop):
+    if not reader.tally(tally, last_rowid, should_stop):
         return None
     total = len(tally.runs) + len(tally.live) - len(tally.counted)
     (count,) = conn.execute("SELECT COUNT(*) FROM sessions").fetchone()
     if total != count:
         return None  # a counted session deleted since: read whole, once
-    return Cached(tally, cached.source, changed or total != size)
+    (newest,) = conn.execute("SELECT MAX(id) FROM messages").fetchone() if last_message else (0,)
+    again = len(again) + total - size + (max(0, newest - last_message) // 10 if type(newest) is int else 0)
+    return Cached(tally, cached.source, changed or total != size, again)
 
 
 def read(db_path: Path, conn: sqlite3.Connection, columns: frozenset[str],
          should_stop: Callable[[], bool] | None = None) -> Snapshots:
     """The summary of every session's loaded memory (as core.snapshots.loaded.read), from the cache
     brought up to date when it matches this database, else read whole; the result is cached for
-    the next run."""
+    the next run. The collector is held off: a cache of thousands of snapshots is tens of thousands
+    of tuples and strings, and no cycles."""
+    with no_gc():
+        return _read(db_path, conn, columns, should_stop)
+
+
+def _read(db_path: Path, conn: sqlite3.Connection, columns: frozenset[str],
+          should_stop: Callable[[], bool] | None) -> Snapshots:
     key = _key(db_path, columns)
     path = cache_path(db_path)
     state = None
@@ -295,7 +330,7 @@ def read(db_path: Path, conn: sqlite3.Connection, columns: frozenset[str],
         reader.tally(tally, should_stop=should_stop)
         state = Cached(tally, reader.source)
     stopped = should_stop is not None and should_stop()
-    if key is not None and not stopped and state.changed:
+    if key is not None and not stopped and state.worth_writing():
         try:
             data = state.encode(key, conn)
             if len(data) <= MAX_CACHE_BYTES:

@@ -15,7 +15,7 @@ that isn't UTF-8, a prompt over blocks.MAX_PROMPT_CHARS or one whose blocks don'
 from __future__ import annotations
 
 import sqlite3
-from operator import itemgetter
+from bisect import bisect_left
 from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 
 from core.sessions.db import as_epoch
@@ -27,10 +27,13 @@ if TYPE_CHECKING:
     from core.snapshots.tally import Snapshots, Tally
 
 BATCH = 500  # prompts fetched per query (SQLite's host-parameter limit is 999 on old builds)
-# Whether a 0.20+ session row is ended, with a start and an end Hermes could have written (REAL,
-# or an INTEGER, in range; text is never BETWEEN two numbers in SQLite): counted from its hash alone
-# when the hash is text (Reader.tally). The cheapest test SQLite can make: no typeof().
-_PLAIN = "s.started_at BETWEEN -1e11 AND 1e11 AND s.ended_at BETWEEN -1e11 AND 1e11"
+_RUNS_PER_QUERY = 999 // 3  # three parameters a run
+# Whether a 0.20+ session row (of table {t}) is ended, with a start and an end Hermes could have
+# written (REAL, or an INTEGER, in range; text is never BETWEEN two numbers in SQLite), and names its
+# prompt by a text hash: such a row is counted as part of a run of its neighbours (Reader._tally_by_runs).
+# A NULL time makes the test NULL, so it is taken as false (IFNULL): never NULL, or NOT(...) would be too.
+_HASHED = ("IFNULL({t}.started_at BETWEEN -1e11 AND 1e11 AND {t}.ended_at BETWEEN -1e11 AND 1e11 "
+           "AND typeof({t}.system_prompt_hash) = 'text', 0)")
 
 
 
@@ -180,22 +183,22 @@ class Reader:
         return [(_epoch(started), loaded(ref, body)[0]) for started, ref, body in self.conn.execute(
             f"SELECT s.started_at, {self._prompt} FROM sessions s {where} ORDER BY s.started_at, s.id", params)]
 
-    def tally(self, into: "Tally", where: str = "", params: Sequence = (),
-              should_stop: Callable[[], bool] | None = None) -> bool:
-        """Adds the sessions `where` selects to `into` (False: stopped first). A settled session is
-        only counted, from a few short columns; a live one is read whole."""
+    def tally(self, into: "Tally", after: int = 0, should_stop: Callable[[], bool] | None = None) -> bool:
+        """Adds the sessions after rowid `after` to `into` (False: stopped first). A settled session
+        is only counted, as part of a run of its neighbours (0.20+); a live one is read whole."""
         def stopped() -> bool:
             return should_stop is not None and should_stop()
 
         if self.source == "table" and "ended_at" in self.columns:
-            # 0.20+ as Hermes writes it: counted by hash; any other row is read one by one
-            others = self._tally_by_hash(into, where, params)
+            # 0.20+ as Hermes writes it: counted by runs; any other row is read one by one
+            others = self._tally_by_runs(into, after)
             for at in range(0, len(others), BATCH):
                 part = others[at:at + BATCH]
                 if stopped() or not self._tally_rows(into, f"WHERE s.rowid IN ({', '.join('?' * len(part))})",
                                                      part, stopped):
                     return False
             return not stopped()
+        where, params = ("WHERE s.rowid > ?", (after,)) if after else ("", ())
         return self._tally_rows(into, where, params, stopped) and not stopped()
 
     def _tally_rows(self, into: "Tally", where: str, params: Sequence, stopped: Callable[[], bool]) -> bool:
@@ -229,76 +232,97 @@ class Reader:
             ids, rows = self.rows(f"WHERE s.rowid IN ({', '.join('?' * len(part))})", part, order=None)
             into.live.update(zip(ids, rows))
 
-    def _tally_by_hash(self, into: "Tally", where: str, params: Sequence) -> list[int]:
-        """Counts the settled sessions `where` selects with the least Python per session: ended
-        0.20+ rows of the types Hermes writes are grouped by prompt hash (so each distinct prompt
-        is parsed once), and each snapshot's first session found from the earliest start (the ids
-        of sessions tied on it read after). Returns the rowids of the other rows, to be read one by
-        one."""
-        rows = self.conn.execute(f"SELECT s.system_prompt_hash, s.started_at, s.rowid, {_PLAIN} FROM sessions s {where} "
-                                 "ORDER BY s.rowid", params).fetchall()  # a rowid table's own order: no sort
-        if rows:
-            into.last_rowid = max(into.last_rowid, rows[-1][2])
-        others = [r for h, _, r, plain in rows if not plain or type(h) is not str]
-        if others:
-            rows = [row for row in rows if row[3] and type(row[0]) is str]
-        if not rows:
+    def _tally_by_runs(self, into: "Tally", after: int) -> list[int]:
+        """Counts the settled sessions after rowid `after` with work per run of sessions, not per
+        session: SQLite finds the runs of consecutive rowids whose rows are ended 0.20+ rows of the
+        types Hermes writes with one prompt hash (each distinct prompt is then parsed once), and
+        each run's earliest start with the sessions started then. Returns the rowids of the other
+        rows, to be read one by one."""
+        conn = self.conn
+        (top,) = conn.execute("SELECT MAX(rowid) FROM sessions").fetchone()
+        if top is None or top <= after:
+            return []
+        into.last_rowid = max(into.last_rowid, top)
+        # the rows of other kinds; then each row whose previous rowid is missing (or before `after`)
+        # or holds another hash, with the last rowid before it when its previous one is missing:
+        # between two such rows, the rows are consecutive and share one hash
+        others = [r for (r,) in conn.execute(
+            f"SELECT s.rowid FROM sessions s WHERE s.rowid > ? AND NOT {_HASHED.format(t='s')} ORDER BY s.rowid",
+            (after,))]
+        marks = conn.execute(
+            "SELECT s.rowid, s.system_prompt_hash, CASE WHEN t.rowid IS NULL THEN "
+            "(SELECT MAX(p.rowid) FROM sessions p WHERE p.rowid < s.rowid AND p.rowid > ?) END "
+            "FROM sessions s LEFT JOIN sessions t ON t.rowid = s.rowid - 1 AND t.rowid > ? WHERE s.rowid > ? "
+            "AND (t.rowid IS NULL OR t.system_prompt_hash IS NOT s.system_prompt_hash) ORDER BY s.rowid",
+            (after, after, after)).fetchall()
+        runs: list[tuple[int, int, str]] = []  # (first rowid, last rowid, hash): the stretches less the others
+        ends = [rowid - 1 if before is None else before for rowid, _, before in marks[1:]] + [top]
+        for (first, ref, _), last in zip(marks, ends):
+            at = bisect_left(others, first)
+            while at < len(others) and others[at] <= last:
+                if others[at] > first:
+                    runs.append((first, others[at] - 1, ref))
+                first = others[at] + 1
+                at += 1
+            if first <= last:
+                runs.append((first, last, ref))
+        if not runs:
             return others
-        by_hash, hash_of = self.catalog.by_hash, itemgetter(0)
-        hashes = set(map(hash_of, rows))
+        by_hash = self.catalog.by_hash
+        hashes = {ref for _, _, ref in runs}
         unseen = [h for h in hashes if h not in by_hash]
-        prompts = _prompts(self.conn, unseen)
+        prompts = _prompts(conn, unseen)
         for h in unseen:
             if h in prompts:
                 got, why = self.parse(prompts.pop(h))
                 by_hash[h] = (self.catalog.slot(got), why)
-        slot_of, waiting = {}, set()
+        slot_of: dict[str, int] = {}
+        waiting: list[int] = []
         for h in hashes:
             i, why = by_hash.get(h, (-1, MISSING_ROW))  # no row (yet): not kept
             if why in RETRY:
-                waiting.add(h)  # its prompt row may still come: live, read whole
+                waiting.append(h)  # its prompt row may still come: live, read whole
             else:
                 slot_of[h] = i
         if waiting:
-            self._read_live(into, [r for h, _, r, _ in rows if h in waiting])
-            rows = [row for row in rows if row[0] not in waiting]
-        # one pass, in rowid order: the runs of consecutive rowids sharing a slot, and each slot's
-        # earliest start with the rowids started then
-        slot_at = slot_of.__getitem__
+            self._read_live(into, [r for first, last, ref in runs if ref in waiting for r in range(first, last + 1)])
+        # neighbouring runs of two prompts with one snapshot (another day's date line) are one run
         starts: list[int] = []
         lengths: list[int] = []
         run_slots: list[int] = []
-        earliest: dict[int, list] = {}
-        get = earliest.get
-        run_start, run_slot, run_next, n = 0, 0, None, 0
-        for h, started, rowid, _ in rows:
-            i = slot_at(h)
-            if rowid != run_next or i != run_slot:
-                if n:
-                    starts.append(run_start), lengths.append(n), run_slots.append(run_slot)
-                run_start, run_slot, n = rowid, i, 0
-            n += 1
-            run_next = rowid + 1
-            seen = get(i)
-            if seen is None or started < seen[0]:
-                earliest[i] = [started, rowid]
-            elif started == seen[0]:
-                seen.append(rowid)
-        if n:
-            starts.append(run_start), lengths.append(n), run_slots.append(run_slot)
+        for first, last, ref in runs:
+            i = slot_of.get(ref)
+            if i is None:
+                continue
+            if starts and run_slots[-1] == i and starts[-1] + lengths[-1] == first:
+                lengths[-1] += last - first + 1
+            else:
+                starts.append(first), lengths.append(last - first + 1), run_slots.append(i)
         into.runs.extend_runs(starts, lengths, run_slots)
-        counts: dict[int, int] = dict.fromkeys(earliest, 0)
+        counts: dict[int, int] = {}
         for i, n in zip(run_slots, lengths):
-            counts[i] += n
-        tied = [r for i, seen in earliest.items() if i >= 0 for r in seen[1:]]
-        ids: dict[int, str] = {}
-        for at in range(0, len(tied), BATCH):
-            part = tied[at:at + BATCH]
-            ids.update((rowid, sid if type(sid) is str else str(sid)) for rowid, sid in self.conn.execute(
-                f"SELECT rowid, id FROM sessions WHERE rowid IN ({', '.join('?' * len(part))})", part))
-        for i, (started, *rowids) in earliest.items():
-            if i >= 0:
-                into.count(i, min(ids[r] for r in rowids), float(started), counts[i])  # an INTEGER start too
+            counts[i] = counts.get(i, 0) + n
+        # each slot's first session: the earliest start of its runs, then the least id started then
+        firsts: dict[int, tuple] = {}
+        for at in range(0, len(starts), _RUNS_PER_QUERY):
+            part = range(at, min(at + _RUNS_PER_QUERY, len(starts)))
+            values = ", ".join("(?, ?, ?)" for _ in part)
+            params = [v for k in part for v in (k, starts[k], starts[k] + lengths[k] - 1)]
+            for k, started, sid in conn.execute(
+                    f"WITH r(k, a, b) AS (VALUES {values}), "
+                    "m(k, a, b, low) AS (SELECT k, a, b, (SELECT MIN(started_at) FROM sessions "
+                    "WHERE rowid BETWEEN a AND b) FROM r) "
+                    "SELECT m.k, s.started_at, s.id FROM m JOIN sessions s "
+                    "ON s.rowid BETWEEN m.a AND m.b AND s.started_at = m.low", params):
+                i = run_slots[k]
+                if i < 0:
+                    continue
+                key = (started, sid if type(sid) is str else str(sid))
+                seen = firsts.get(i)
+                if seen is None or key < seen:
+                    firsts[i] = key
+        for i, (started, sid) in firsts.items():
+            into.count(i, sid, float(started), counts[i])  # an INTEGER start too
         return others
 
     def one(self, session_id: str) -> SessionLoad | None:

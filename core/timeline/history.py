@@ -23,16 +23,15 @@ back).
 
 from __future__ import annotations
 
-import gc
 import operator
 import os
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from core.hermes.memory import DELIMITER, Op, decode, preview
 from core.hermes.release import NEWEST, Release
+from core.no_gc import no_gc
 from core.store.atomic import read_regular
 from core.store.journal import Record, tagged
 from core.store.memory import FILE_NAMES, TARGETS, Conflict, StoreError, WriteResult
@@ -215,20 +214,6 @@ def backups(memories: Path, target: str) -> list[tuple[float, str]]:
     return sorted(out)
 
 
-@contextmanager
-def _no_gc() -> Iterator[None]:
-    """No garbage collection while the history is read, replayed and cached: it makes hundreds of
-    thousands of tuples and lines and no cycles, and the collector would walk them all again and
-    again (a third of an update's time, a fifth of a cold build's)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 def _all_calls(harvest) -> list[Call]:
     try:
         return harvest.all_calls()
@@ -300,7 +285,7 @@ def build_timeline(curator: "Curator", *, cache: bool = True, route: str | None 
     `verified`: the cached writes are checked against their digests before it returns (what reads
     them all, a log or the history screen, meets a damaged cache here, where it is rebuilt), and so
     is every state.db row they came from (else a sample: core.timeline.rowprints)."""
-    with _no_gc():  # a build makes hundreds of thousands of objects and no cycles: the collector
+    with no_gc():  # a build makes hundreds of thousands of objects and no cycles: the collector
         try:        # walked them again and again (a fifth of a cold build)
             built = _build(curator, cache, route, trust_cache=True, progress=progress, every_row=verified)
             if verified and isinstance(built.writes, Writes):
@@ -328,7 +313,7 @@ def _build(curator: "Curator", cache: bool, route: str | None, trust_cache: bool
         conns = ReadOnlyConnections(db_path)
         try:
             conn = conns.get()
-            with _no_gc():
+            with no_gc():
                 cached = calls_cache.load(db_path, conn, every_row=every_row) if cache and trust_cache else None
             if cached is not None:
                 (harvest, saved_state), stats["cache"] = cached, "hit"
@@ -364,7 +349,7 @@ def _build(curator: "Curator", cache: bool, route: str | None, trust_cache: bool
         replay, todo = None, None
         if saved_state is not None:
             try:
-                with _no_gc():
+                with no_gc():
                     replay = _Replay.load(saved_state, curator.release)
                 todo = replay.continue_with(harvest, records, snaps)
             except (TypeError, ValueError, KeyError, IndexError, AttributeError):

@@ -15,7 +15,9 @@ and the start time every session's day, so 0.22's table holds one row per (memor
 parses each distinct prompt once and makes one record per session. Timed in alternating pairs; the
 median of the per-pair ratios is printed. Then through hmc's cache (core.snapshots.cache, as hmc
 reads them): a cold build (no cache: read whole, then the cache written) against the bare scan, and
-the update after 100 more sessions (a day of use) against that cold build. Nothing is asserted. The
+the update after 100 more sessions (a day of use, below cache.WRITE_AFTER: not written back, so
+the next run reads those sessions again) and after 1,000 (written back) against that cold build.
+Nothing is asserted. The
 databases and the cache are built in a temporary folder and removed.
 """
 
@@ -132,13 +134,13 @@ def cached(path: Path, con: sqlite3.Connection, layout: str, cold: bool) -> int:
     return cache.read(path, con, _columns(layout)).known
 
 
-def add_a_day(path: Path, layout: str) -> None:
+def add_a_day(path: Path, layout: str, sessions: int = 100) -> None:
     """100 more sessions, as a day of use adds (copies of the first 100, a later start)."""
     prompt_col = "system_prompt_hash" if layout == "0.22" else "system_prompt"
     with sqlite3.connect(path) as con:
         con.execute("INSERT INTO sessions SELECT 'n' || id, source, title, started_at + 1e8, ended_at + 1e8, "
                     "end_reason, last_activity_at + 1e8, parent_session_id, display_name, chat_id, "
-                    f"{prompt_col} FROM sessions WHERE id NOT LIKE 'n%' LIMIT 100")
+                    f"{prompt_col} FROM sessions WHERE id NOT LIKE 'n%' LIMIT {int(sessions)}")
     con.close()
 
 
@@ -173,19 +175,21 @@ def run(layout: str, sessions: int, pairs: int) -> None:
         print(f"  cold build through the cache (read whole, cache written): {cold * 1000:8.0f} ms median, "
               f"{statistics.median(cold_ratios):.2f}x the bare scan")
         con.close()
-        updates = []
-        for _ in range(pairs):
-            with sqlite3.connect(path) as undo:  # the same 100 again each time: the cache a run before
-                undo.execute("DELETE FROM sessions WHERE id LIKE 'n%'")
-            con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-            cached(path, con, layout, True)
-            con.close()
-            add_a_day(path, layout)
-            con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-            updates.append(timed(cached, path, con, layout, False))
-            con.close()
-        again = statistics.median(updates)
-        print(f"  update after 100 more sessions: {again * 1000:.1f} ms median ({again / cold:.1%} of the cold build)")
+        for added in (100, 1000):
+            updates = []
+            for _ in range(pairs):
+                with sqlite3.connect(path) as undo:  # the same sessions again each time: the cache a run before
+                    undo.execute("DELETE FROM sessions WHERE id LIKE 'n%'")
+                con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+                cached(path, con, layout, True)
+                con.close()
+                add_a_day(path, layout, added)
+                con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+                updates.append(timed(cached, path, con, layout, False))
+                con.close()
+            again = statistics.median(updates)
+            print(f"  update after {added:,} more sessions ({'read again next time' if added < cache.WRITE_AFTER else 'written back'}): "
+                  f"{again * 1000:.1f} ms median ({again / cold:.1%} of the cold build)")
 
 
 def main() -> None:

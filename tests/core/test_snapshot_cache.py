@@ -11,7 +11,7 @@ import sqlite3
 import pytest
 
 from core.snapshots import cache, loaded
-from core.snapshots.tally import Snapshots
+from core.snapshots.tally import Snapshots, Tally
 from tests.core.snapshot_fixtures import make_db, prompt, sha
 
 MEMORIES = [("Deploys on Thursdays.",), ("Deploys on Tuesdays.", "VPN key in 1Password."), ()]
@@ -145,10 +145,10 @@ def whole_reads(monkeypatch) -> list:
     calls: list = []
     real = loaded.Reader.tally
 
-    def tally(self, into, where="", *args, **kwargs):
-        if not where:
-            calls.append(where)
-        return real(self, into, where, *args, **kwargs)
+    def tally(self, into, after=0, *args, **kwargs):
+        if not after:
+            calls.append(after)
+        return real(self, into, after, *args, **kwargs)
 
     monkeypatch.setattr(loaded.Reader, "tally", tally)
     return calls
@@ -216,8 +216,17 @@ def test_an_update_parses_only_the_new_sessions(tmp_path, monkeypatch, inline):
     assert [(loads[f"New {k}."].first_session, loads[f"New {k}."].sessions) for k in range(3)] == \
         [("n0", 1), ("n1", 1), ("n2", 1)]
     assert loads["Old."].sessions == 30
+    path = cache.cache_path(home.path)
+    written = path.read_bytes()
     parsed.clear()
     con = sqlite3.connect(f"file:{home.path}?mode=ro", uri=True)
+    again = cache.read(home.path, con, columns(home.path))
+    assert len(parsed) == 3 and path.read_bytes() == written  # 3 sessions weren't worth a write: read again
+    assert same(again, got)
+    monkeypatch.setattr(cache, "WRITE_AFTER", 3)
+    cache.read(home.path, con, columns(home.path))  # now they are: written
+    assert path.read_bytes() != written
+    parsed.clear()
     cache.read(home.path, con, columns(home.path))
     assert not parsed  # nothing new: the cached read parses nothing
     loaded.read(con, columns(home.path))
@@ -237,13 +246,32 @@ def _overlapping_runs(obj):
     obj["runs"] = [array("q", [1, 2]).tobytes(), array("q", [5, 5]).tobytes(), array("i", [0, 0]).tobytes()]
 
 
+def _hash_past_the_catalog(obj):
+    from array import array
+
+    obj["hashes"][0].append("x")
+    obj["hashes"][1] += array("i", [10_000]).tobytes()
+
+
+def _start_without_session(obj):
+    sids, starts = obj["firsts"]
+    sids.append(None), starts.append(1.0), obj["counts"].append(0)
+    obj["snaps"].append(obj["snaps"][0])
+
+
 WRONG_SHAPES = {
     "counts that aren't numbers": lambda obj: obj.update(counts=[str(n) for n in obj["counts"]]),
     "an entry that isn't text": lambda obj: obj["pool"].append(7),
     "a block whose places aren't packed": _bad_block,
     "a block of the wrong store": lambda obj: obj["snaps"].__setitem__(0, tuple(reversed(obj["snaps"][0]))),
-    "a hash naming no snapshot": lambda obj: obj["hashes"].update(x=(10_000, None)),
-    "a first session of the wrong shape": lambda obj: obj["firsts"].__setitem__(0, ("a", "b")),
+    "a hash naming no snapshot": _hash_past_the_catalog,
+    "hashes and slots of different lengths": lambda obj: obj["hashes"][0].append("x"),
+    "a reason for a hash past the hashes": lambda obj: obj["hashes"][2].update({10_000: "gone"}),
+    "a reason for a hash before the first": lambda obj: obj["hashes"][2].update({-1: "gone"}),
+    "a reason that isn't text": lambda obj: obj["hashes"][2].update({0: 7}),
+    "a first session that isn't text": lambda obj: obj["firsts"][0].__setitem__(0, 7),
+    "a start with no first session": _start_without_session,
+    "a snapshot counted with no first session": lambda obj: obj["firsts"][0].__setitem__(0, None),
     "overlapping runs": _overlapping_runs,
     "a live session's snapshot past the catalog": lambda obj: obj["live"].__setitem__(9, [10_000] * len(obj["live"][9])),
     "a place past the pool": lambda obj: obj.update(pool=[]),
@@ -288,7 +316,7 @@ def test_a_cache_hmc_cant_use_is_read_whole(tmp_path, monkeypatch, damage):
     con = sqlite3.connect(f"file:{home.path}?mode=ro", uri=True)
     cache.read(home.path, con, columns(home.path))
     con.close()
-    assert calls == [""], "the damaged cache was used"
+    assert calls == [0], "the damaged cache was used"
     got, whole = both(home.path)
     assert same(got, whole) and whole.known
     got, whole = both(home.path)  # and the cache written again is good
@@ -333,7 +361,7 @@ def test_what_a_day_of_use_does_is_followed_without_a_whole_read(tmp_path, monke
     con = sqlite3.connect(f"file:{home.path}?mode=ro", uri=True)
     cache.read(home.path, con, columns(home.path))
     con.close()
-    assert calls == [""]  # pruned: read whole, once
+    assert calls == [0]  # pruned: read whole, once
 
 
 def test_a_prompt_row_that_comes_after_its_session_is_read_when_it_comes(tmp_path):
@@ -348,3 +376,53 @@ def test_a_prompt_row_that_comes_after_its_session_is_read_when_it_comes(tmp_pat
         con.execute("INSERT INTO system_prompts VALUES (?, ?)", (sha(text), text))
     got, whole = both(home.path)
     assert same(got, whole) and got.known == 1 and got.entry_loads("memory", ["Late."])["Late."].first_session == "late"
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_runs_found_by_sqlite_hold_each_settled_session_with_its_snapshot(tmp_path, seed):
+    """Reader._tally_by_runs finds the runs in SQL: more runs than one of its queries takes, two
+    prompts per snapshot (another day's date line) side by side, ties on the first start, deleted
+    rowids and live or odd rows between. Each settled session's slot is the one a row-by-row read
+    gives it, neighbouring runs of one snapshot are one run, and the totals are a whole read's."""
+    rng = random.Random(seed)
+    tails = ["\n\nConversation started: Friday", "\n\nConversation started: Saturday"]
+    texts = [prompt(m, u, tail=tail) for m in MEMORIES for u in USERS for tail in tails]
+    path = tmp_path / "state.db"
+    rows, t = [], 1_700_000_000.0
+    for n in range(1, 1500):
+        if n % 4 == 0 or rng.random() < 0.1:
+            text = rng.choice(texts)  # the memory changed (most stretches are several sessions long)
+        elif n == 1:
+            text = texts[0]
+        t += rng.choice([0.0, 60.0, 60.0, 60.0])  # ties on the start, on purpose
+        row = {"id": f"s{rng.randrange(10**6):06d}-{n}", "source": "cli", "started_at": t, "ended_at": t + 5,
+               "system_prompt_hash": sha(text)}
+        odd = rng.random()
+        if odd < 0.03:
+            row["ended_at"] = None  # live
+        elif odd < 0.05:
+            row["system_prompt_hash"] = None  # not built yet
+        elif odd < 0.06:
+            row["started_at"] = int(t)  # an INTEGER start
+        rows.append(row)
+    make_db(path, rows, [(sha(x), x) for x in texts]).close()
+    with sqlite3.connect(path) as con:
+        gone = rng.sample(range(1, 1500), 120)  # deleted rowids: gaps inside runs and between them
+        con.executemany("DELETE FROM sessions WHERE rowid = ?", [(r,) for r in gone])
+    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    cols = columns(path)
+    reader = loaded.Reader(con, cols)
+    tally = Tally(reader.catalog)
+    reader.tally(tally)
+    rowids, sessions = loaded.Reader(con, cols, reader.catalog).rows(order="s.rowid")
+    expected = {r: reader.catalog.slot(s.loaded) for r, s in zip(rowids, sessions)
+                if s.ended_at is not None and s.unknown is None}
+    held = {r: tally.runs.get(r) for r in expected}
+    assert held == expected, f"seed {seed}"
+    assert len(tally.runs) == len(expected), f"seed {seed}: a live or odd row held as settled"
+    stretches = sum(1 for a, b in zip([None, *sorted(expected)], sorted(expected))
+                    if a is None or b != a + 1 or expected[a] != expected[b])
+    assert len(tally.runs.starts) == stretches > loaded._RUNS_PER_QUERY, f"seed {seed}"
+    whole = tally.snapshots(reader.source)
+    assert same(whole, Snapshots.of(sessions, whole.prompt_source)), f"seed {seed}"
+    con.close()

@@ -8,6 +8,7 @@ from rich.text import Text
 from textual.visual import RichVisual
 from textual.widgets.option_list import Option
 
+from core.no_gc import no_gc
 from tui.literal import fitting, masked, visible_controls
 from tui.widgets.lists import HmcList
 
@@ -230,15 +231,11 @@ class EntryList(HmcList):
         it; what no row shows is dropped (memory stays as large as one store's rows). The
         collector is held off while the rows are gathered: at 15,000 entries its passes
         over the rows already built cost as much as the gathering itself."""
-        import gc
-
         options: list[Option | None] = []
         rows: dict = {}
         kept_rows = getattr(self, "_rows", None) or {}
         bodies: dict | None = None  # body -> (Text, wraps) of the rows kept, made at the first new row
-        collecting = gc.isenabled()
-        gc.disable()
-        try:
+        with no_gc():
             for n, i in enumerate(numbers):
                 entry = entries[i]
                 if n:
@@ -255,9 +252,6 @@ class EntryList(HmcList):
                     row = Option(Hanging(i + 1, *made), id=f"e{i}")
                 rows[(key, i)] = row
                 options.append(row)
-        finally:
-            if collecting:
-                gc.enable()
         self._rows = rows
         return options
 
