@@ -28,7 +28,7 @@ import sqlite3
 from array import array
 from typing import Iterable
 
-SAMPLE = 1024  # rows checked where not every write is shown (evenly spread, the newest included)
+SAMPLE = 256  # rows checked where not every write is shown (evenly spread, the newest included)
 PRINT_SQL = "coalesce(length(tool_calls), -1) * 65599 + coalesce(length(content), -1)"
 _BY_IDS = "FROM messages WHERE id IN (SELECT value FROM json_each(?))"
 
