@@ -46,11 +46,15 @@ def test_a_run_with_unusual_xdg_folders_leaves_them_untouched(tmp_path):
                         "PYTEST_CURRENT_TEST")}
     for var in user_folders.FOLDERS:
         env[var] = str(user / f"odd {var.lower()}")
-    tests = ["tests/core/test_approve_all_kill.py", "-k", "claims",
-             "tests/core/test_config_cache.py", "tests/core/test_timeline_resume.py"]
+    # one test of each kind, by node id (a `-k` would filter every file: it once left only the first)
+    tests = ["tests/core/test_approve_all_kill.py::test_kill_9_at_each_step_of_the_group_commit_loses_nothing_"
+             "and_applies_nothing_twice[core.pending.claims:take]",
+             "tests/core/test_config_cache.py::test_a_changed_config_is_parsed_again",
+             "tests/core/test_timeline_resume.py::test_an_interrupted_build_resumes_where_it_stopped"]
     proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly",
                            "-n", "0", *tests], cwd=REPO, env=env, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
+    assert "3 passed" in proc.stdout, proc.stdout[-3000:]
     left = sorted(str(p.relative_to(user)) for p in user.rglob("*")) if user.exists() else []
     assert left == [], f"the nested run wrote into the user's folders: {left[:20]}"
 
