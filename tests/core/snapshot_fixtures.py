@@ -40,7 +40,3 @@ def make_db(path, rows, prompts=(), inline=False, meta=()):
         conn.execute(f"INSERT INTO sessions ({keys}) VALUES ({', '.join('?' * len(row))})", list(row.values()))
     conn.commit()
     return conn
-
-
-def sha(text) -> str:
-    return hashlib.sha256(text.encode("utf-8") if isinstance(text, str) else text).hexdigest()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import random
 import string
-import time
 import unicodedata
 
 import pytest

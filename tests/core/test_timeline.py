@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import marshal
 import os
 import sqlite3
 import stat

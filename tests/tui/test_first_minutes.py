@@ -14,10 +14,8 @@ from core.store.memory import serialize
 from tests.core.pending_support import build_home, entries, stage
 from tests.core.sessions_fixtures import Msg, build_db
 from tests.tui.helpers import dialog_or_done, settle, shown, toasts, until, until_dialog
-from tools.shots import TODAY, settled, workers_done
+from tools.shots import settled, workers_done
 from tui.screens.dialogs import ConfirmDialog, EditEntryDialog
-from tui.screens.review import MergeDialog
-from tui.screens.search import SearchScreen
 from tui.widgets.entries import EntryList
 from tui.widgets.findings import FindingsList
 from tui.widgets.footer import KeyFooter

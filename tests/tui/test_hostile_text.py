@@ -20,7 +20,6 @@ import pytest
 from rich.console import Console
 from textual.widgets import Input, OptionList
 
-from core.store.memory import serialize
 from tests.core.pending_support import build_home, stage
 from tests.core.sessions_fixtures import Msg, build_db
 from tests.tui.helpers import dialog_or_done, settle, toasts, until, until_dialog

@@ -1,13 +1,12 @@
 """Review mode driven through its real keys; assertions check the files on disk."""
 from __future__ import annotations
 
-from datetime import date
 from pathlib import Path
 
 from core.review import findings as R
 from core.curator import open_curator
 from tests.tui.helpers import memory_text, settle, toasts, until
-from tools.shots import TODAY, frozen_clock
+from tools.shots import TODAY
 from tui.screens.dialogs import ChoiceDialog, ConfirmDialog, EditEntryDialog
 from tui.screens.review import MergeDialog, ReviewScreen, reports_dir
 from tui.widgets.findings import FindingsList
@@ -274,7 +273,7 @@ async def test_export_writes_a_markdown_report(demo_home, make_app):
 async def test_space_marks_and_says_so(demo_home, make_app):
     app = make_app(demo_home)
     async with app.run_test(size=(120, 36)) as pilot:
-        lst = await open_review(app, pilot)
+        await open_review(app, pilot)
         first = app.screen.current
         await pilot.press("space")
         await pilot.pause()
