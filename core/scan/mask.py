@@ -19,9 +19,21 @@ MIN_PREFIX = 8              # a known secret cut short (`AKIAQWER…`) is masked
 MAX_DEPTH = 64              # JSON output shows nested values this deep
 
 
+# On the command line, the texts a run before found clean (core.clean_texts sets it): anything with
+# `text in kept_clean` and `kept_clean.add(text)`.
+kept_clean: Any = None
+
+
 def secrets_in(text: str) -> tuple[str, ...]:
-    """Every secret value the scanner finds in `text` (scanned in windows, up to MASK_SCAN_LIMIT)."""
-    return _secrets_cached(text) if len(text) <= 4_096 else _secrets(text)  # a short text recurs often
+    """Every secret value the scanner finds in `text` (scanned in windows, up to MASK_SCAN_LIMIT).
+    On the command line, a text a run before found clean isn't scanned again (core.clean_texts)."""
+    kept = kept_clean
+    if kept is not None and text in kept:
+        return ()
+    found = _secrets_cached(text) if len(text) <= 4_096 else _secrets(text)  # a short text recurs often
+    if kept is not None and not found and maybe_secret(text[:SCAN_WINDOW]):  # it cost a full scan: kept
+        kept.add(text)
+    return found
 
 
 @lru_cache(maxsize=4096)
@@ -45,16 +57,17 @@ def maybe_secret(text: str) -> bool:
 
 
 def _secrets(text: str) -> tuple[str, ...]:
-    from core.scan import scanner
-
     found: set[str] = set()
     end = min(len(text), MASK_SCAN_LIMIT)
     start = 0
     while start < end:
         chunk = text[start:min(end, start + SCAN_WINDOW)]
-        for f in (scanner.scan(chunk) if maybe_secret(chunk) else ()):
-            if f.secret and f.end > f.start:
-                found.add(chunk[f.start:f.end])
+        if maybe_secret(chunk):  # the scanner is imported only for a text that may hold a secret
+            from core.scan import scanner
+
+            for f in scanner.scan(chunk):
+                if f.secret and f.end > f.start:
+                    found.add(chunk[f.start:f.end])
         if start + SCAN_WINDOW >= end:
             break
         start += SCAN_WINDOW - SCAN_OVERLAP

@@ -175,7 +175,13 @@ def main(argv: list[str] | None = None) -> int:
                 return run_tui(ctx, try_demo)
             finally:
                 gc.enable()
-        return int(args.run(args, ctx) or 0)
+        from core import clean_texts
+
+        clean_texts.activate()  # what this run's printing finds clean isn't scanned again next run
+        try:
+            return int(args.run(args, ctx) or 0)
+        finally:
+            clean_texts.deactivate()
     except CliError as exc:
         say(str(exc), reveal)
         if getattr(args, "json", False) and not ctx.json_written:  # a script reading stdout gets it as JSON too

@@ -1,0 +1,162 @@
+"""core.clean_texts: the command line keeps the digests of texts a full scan found no secret
+in, and a later run doesn't scan them again. Only "clean" is ever kept; a secret is found and
+masked every time; another scanner, a damaged file or an unwritable folder costs only the scans.
+Secrets are built at run time from a seeded rng."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import string
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from core import clean_texts
+from core.scan.mask import Masker, secrets_in
+
+REPO = Path(__file__).resolve().parents[2]
+CLEAN = ["/home/alex/.hermes/memories/MEMORY.md", "session 20251105_143022_a1b2c3 on telegram",
+         "Prefers the staging_deploy_checklist before release"]
+
+
+def a_key(seed: int = 3) -> str:
+    rng = random.Random(seed)
+    return "ghp_" + "".join(rng.choice(string.ascii_letters + string.digits) for _ in range(36))
+
+
+@pytest.fixture
+def kept(tmp_path):
+    got = clean_texts.activate(tmp_path / "cache" / "clean-texts.cache")
+    yield got
+    clean_texts.deactivate()
+
+
+def reopened(path: Path) -> clean_texts.CleanTexts:
+    return clean_texts.CleanTexts(path)
+
+
+def test_a_clean_text_is_kept_and_a_secret_never_is(kept):
+    secret = f"the deploy token is {a_key()}"
+    assert secrets_in(secret) == (a_key(),)
+    for text in CLEAN:
+        assert secrets_in(text) == ()
+    assert "hi" not in kept  # too plain to cost a scan: not worth keeping
+    clean_texts.deactivate()
+    again = reopened(kept.path)
+    assert all(text in again for text in CLEAN)
+    assert secret not in again and a_key() not in again
+    assert oct(kept.path.stat().st_mode & 0o777) == "0o600"
+
+
+def test_a_secret_is_masked_on_every_run(kept):
+    doc = {"entries": [*CLEAN, f"token {a_key()}"], CLEAN[0]: CLEAN[1]}
+    first = Masker().obj(doc)
+    clean_texts.deactivate()
+    clean_texts.activate(kept.path)
+    second = Masker().obj(doc)
+    assert first == second and a_key() not in json.dumps(second)
+    assert all(text in clean_texts.active() for text in CLEAN)
+
+
+def test_a_kept_text_is_not_scanned_in_the_next_run(tmp_path):
+    code = ("import sys; from pathlib import Path; from core import clean_texts; "
+            "from core.scan.mask import Masker; "
+            f"clean_texts.activate(Path({str(tmp_path / 'c.cache')!r})); "
+            f"print(Masker().obj({CLEAN!r})); clean_texts.deactivate(); "
+            "print('scanner' if 'core.scan.scanner' in sys.modules else 'no scanner')")
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    runs = [subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True,
+                           timeout=60) for _ in range(2)]
+    assert [r.returncode for r in runs] == [0, 0], runs[0].stderr + runs[1].stderr
+    assert runs[0].stdout.splitlines()[-1] == "scanner"
+    assert runs[1].stdout.splitlines() == [runs[0].stdout.splitlines()[0], "no scanner"]
+
+
+def test_another_scanner_voids_every_kept_text(kept, monkeypatch):
+    for text in CLEAN:
+        secrets_in(text)
+    clean_texts.deactivate()
+    assert CLEAN[0] in reopened(kept.path)
+    monkeypatch.setattr(clean_texts, "fingerprint", lambda: b"\x01" * 32)
+    assert not any(text in reopened(kept.path) for text in CLEAN)
+
+
+def test_a_source_that_cant_be_read_keeps_nothing(kept, monkeypatch):
+    def unreadable():
+        raise PermissionError("no")
+
+    monkeypatch.setattr(clean_texts, "fingerprint", unreadable)
+    assert secrets_in(CLEAN[0]) == ()
+    clean_texts.deactivate()
+    assert not kept.path.exists()
+
+
+@pytest.mark.parametrize("damage", ["torn", "garbage", "empty", "a folder", "edited"])
+def test_a_damaged_file_is_a_fresh_start_and_is_written_again(kept, damage):
+    for text in CLEAN:
+        secrets_in(text)
+    clean_texts.deactivate()
+    raw = kept.path.read_bytes()
+    if damage == "torn":
+        kept.path.write_bytes(raw[:-5])
+    elif damage == "garbage":
+        kept.path.write_bytes(os.urandom(300))
+    elif damage == "empty":
+        kept.path.write_bytes(b"")
+    elif damage == "a folder":
+        kept.path.unlink()
+        kept.path.mkdir()
+    else:  # the body changed under its frame
+        kept.path.write_bytes(raw[:-1] + bytes([raw[-1] ^ 1]))
+    fresh = reopened(kept.path)
+    assert not any(text in fresh for text in CLEAN)
+    if damage != "a folder":
+        fresh.add(CLEAN[0])
+        fresh.save()
+        assert CLEAN[0] in reopened(kept.path)
+
+
+def test_the_oldest_go_first(kept, monkeypatch):
+    monkeypatch.setattr(clean_texts, "MAX_KEPT", 4)
+    texts = [f"/srv/project_{n:02d}/deploy_checklist.md" for n in range(6)]
+    for text in texts:
+        kept.add(text)
+    kept.save()
+    again = reopened(kept.path)
+    assert [t in again for t in texts] == [False, False, True, True, True, True]
+
+
+def test_a_long_text_is_scanned_every_time(kept):
+    text = "/srv/x_" + "y" * clean_texts.MAX_TEXT_CHARS
+    kept.add(text)
+    assert text not in kept
+
+
+def test_an_unwritable_cache_costs_only_the_scans(tmp_path):
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("x")
+    clean_texts.activate(blocker / "clean-texts.cache")
+    try:
+        assert secrets_in(CLEAN[0]) == () and CLEAN[0] in clean_texts.active()
+    finally:
+        clean_texts.deactivate()  # the write fails quietly
+    assert blocker.read_text() == "x"
+
+
+def test_the_command_line_keeps_them_and_prints_the_same(tmp_path, monkeypatch, capsys):
+    from core.demo.build import build_demo_home
+    from tui.cli.main import main
+
+    home = tmp_path / "home"
+    build_demo_home(home)
+    outs = []
+    for _ in range(2):
+        assert main(["--home", str(home), "status", "--json"]) == 0
+        outs.append(capsys.readouterr().out)
+    assert outs[0] == outs[1]
+    cache = Path(os.environ["XDG_CACHE_HOME"]) / "hmc" / clean_texts.FILE_NAME
+    assert cache.is_file() and clean_texts.active() is None  # kept, and off again after the command
