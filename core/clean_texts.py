@@ -46,9 +46,11 @@ def sources() -> list[Path]:
 def fingerprint() -> bytes:
     """What the kept verdicts hold for: the sources above, Python's version (its `re`) and the
     Unicode data (NFKC)."""
+    from core.store.atomic import read_regular
+
     h = hashlib.sha256(f"{sys.version}\n{unicodedata.unidata_version}\n".encode())
     for source in sources():
-        h.update(f"{source.parent.name}/{source.name}".encode() + b"\0" + source.read_bytes() + b"\0")
+        h.update(f"{source.parent.name}/{source.name}".encode() + b"\0" + read_regular(source) + b"\0")
     return h.digest()
 
 

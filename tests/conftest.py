@@ -18,6 +18,11 @@ from tests import user_folders
 
 user_folders.isolate()  # at import: before any fixture, module- and session-scoped ones included
 
+# No Textual animations in the tests (a scroll or a toast jumps to where it ends): the frames in
+# between cost a tenth of the TUI tests' CPU and no test looks at them (every snapshot is the same
+# either way). A run that wants them sets the variable itself.
+os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
+
 # Hypothesis draws the same examples on every run (derandomize): no test fails one run in 500 on an
 # example it happened to draw. HMC_HYPOTHESIS=explore draws fresh ones (a deeper search); a failure
 # then prints the @reproduce_failure blob that replays it. Rare shapes a test must always meet are
