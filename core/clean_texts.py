@@ -11,10 +11,10 @@ Only "no secret" is kept, never a secret or where one is: a text the scan finds 
 scanned every time. A digest is BLAKE2b-128 of the text's UTF-8. The file is
 `<user cache dir>/hmc/clean-texts.cache`, private (0600), in the frame every hmc cache has
 (core.hmc_cache: a torn or edited file is never read); its body is a fingerprint of the scanner (a
-SHA-256 of core/scan's sources and the release scan it imports, the Python and Unicode versions: any
-change to a rule, a lexicon or the masker's filter makes every kept digest void), then the digests, oldest first, at most
-MAX_KEPT (the oldest go first). The TUI doesn't use it: a long-running process keeps its own
-verdicts in memory.
+SHA-256 of core/scan's sources and the release scan it imports, the Python and Unicode versions:
+any change to a rule, a lexicon or the masker's filter makes every kept digest void), then the
+digests, oldest first, at most MAX_KEPT. The TUI doesn't use it: a long-running process keeps its
+own verdicts in memory.
 """
 
 from __future__ import annotations

@@ -87,11 +87,11 @@ def _last_message(conn: sqlite3.Connection) -> tuple[int, list | None]:
 class Cached:
     """The cached summary, as read or brought up to date."""
 
-    def __init__(self, tally: Tally, source: str, changed: bool = True, again: int | None = None):
+    def __init__(self, tally: Tally, source: str, changed: bool = True, work: int | None = None):
         self.tally, self.source = tally, source
         self.changed = changed  # False: the cache file already holds exactly this
         # what bringing the cache file up to date took (sessions read, messages passed / 10); None: read whole
-        self.again = again
+        self.work = work
 
     def worth_writing(self) -> bool:
         """Whether to write this summary over the cache file: when it differs from it, and the file
@@ -99,7 +99,7 @@ class Cached:
         (a small update is read again next time, in a few ms, rather than written in a few more)."""
         if not self.changed:
             return False
-        return self.again is None or self.again >= max(WRITE_AFTER, len(self.tally.runs) // 100)
+        return self.work is None or self.work >= max(WRITE_AFTER, len(self.tally.runs) // 100)
 
     def encode(self, key: dict, conn: sqlite3.Connection) -> bytes:
         t = self.tally
@@ -298,8 +298,8 @@ def _update(conn: sqlite3.Connection, columns: frozenset[str], obj: dict, cached
     if total != count:
         return None  # a counted session deleted since: read whole, once
     (newest,) = conn.execute("SELECT MAX(id) FROM messages").fetchone() if last_message else (0,)
-    again = len(again) + total - size + (max(0, newest - last_message) // 10 if type(newest) is int else 0)
-    return Cached(tally, cached.source, changed or total != size, again)
+    work = len(again) + total - size + (max(0, newest - last_message) // 10 if type(newest) is int else 0)
+    return Cached(tally, cached.source, changed or total != size, work)
 
 
 def read(db_path: Path, conn: sqlite3.Connection, columns: frozenset[str],

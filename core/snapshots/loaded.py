@@ -277,11 +277,11 @@ class Reader:
                 got, why = self.parse(prompts.pop(h))
                 by_hash[h] = (self.catalog.slot(got), why)
         slot_of: dict[str, int] = {}
-        waiting: list[int] = []
+        waiting: set[str] = set()
         for h in hashes:
             i, why = by_hash.get(h, (-1, MISSING_ROW))  # no row (yet): not kept
             if why in RETRY:
-                waiting.append(h)  # its prompt row may still come: live, read whole
+                waiting.add(h)  # its prompt row may still come: live, read whole
             else:
                 slot_of[h] = i
         if waiting:
@@ -302,10 +302,11 @@ class Reader:
         counts: dict[int, int] = {}
         for i, n in zip(run_slots, lengths):
             counts[i] = counts.get(i, 0) + n
-        # each slot's first session: the earliest start of its runs, then the least id started then
+        # each snapshot's first session: the earliest start of its runs, then the least id started then
         firsts: dict[int, tuple] = {}
-        for at in range(0, len(starts), _RUNS_PER_QUERY):
-            part = range(at, min(at + _RUNS_PER_QUERY, len(starts)))
+        known = [k for k, i in enumerate(run_slots) if i >= 0]  # a run of prompts not known has no first
+        for at in range(0, len(known), _RUNS_PER_QUERY):
+            part = known[at:at + _RUNS_PER_QUERY]
             values = ", ".join("(?, ?, ?)" for _ in part)
             params = [v for k in part for v in (k, starts[k], starts[k] + lengths[k] - 1)]
             for k, started, sid in conn.execute(
@@ -315,8 +316,6 @@ class Reader:
                     "SELECT m.k, s.started_at, s.id FROM m JOIN sessions s "
                     "ON s.rowid BETWEEN m.a AND m.b AND s.started_at = m.low", params):
                 i = run_slots[k]
-                if i < 0:
-                    continue
                 key = (started, sid if type(sid) is str else str(sid))
                 seen = firsts.get(i)
                 if seen is None or key < seen:
