@@ -40,7 +40,7 @@ settings.load_profile("explore" if os.environ.get("HMC_HYPOTHESIS") == "explore"
 # with a cache prefix, Python no longer reads the stdlib's and site-packages' own bytecode, so
 # pytest's processes (which import textual, hypothesis, ... once) are left as they were.
 
-_PYCACHE = "HMC_TESTS_PYCACHE"
+_PYCACHE = user_folders.PYCACHE_ENV
 _CREATED: list[str] = []
 
 
@@ -70,6 +70,14 @@ def pytest_unconfigure(config):
     root = user_folders.run_root()
     if root is not None and not hasattr(config, "workerinput"):
         shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config, items):
+    """Tests marked `long` (10-35 s: the real agent loop, the 1,000-entry homes) run first, each on
+    the first free worker; the short ones then fill in around them. Last in the queue, one long test
+    held a parallel run for its whole length after the other workers had finished."""
+    items.sort(key=lambda item: item.get_closest_marker("long") is None)
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -23,6 +23,7 @@ from pathlib import Path
 
 ROOT_ENV = "HMC_TESTS_USER"
 RELEASE_CACHE_ENV = "HMC_TESTS_RELEASE_CACHE"
+PYCACHE_ENV = "HMC_TESTS_PYCACHE"  # the bytecode folder of this run's subprocesses (tests/conftest.py)
 RELEASES = "hermes-releases"
 # platformdirs' variables on Linux and macOS (XDG_*), with the sub-folder each gets in a run.
 FOLDERS = {

@@ -27,6 +27,8 @@ kept_clean: Any = None
 def secrets_in(text: str) -> tuple[str, ...]:
     """Every secret value the scanner finds in `text` (scanned in windows, up to MASK_SCAN_LIMIT).
     On the command line, a text a run before found clean isn't scanned again (core.clean_texts)."""
+    if len(text) <= SCAN_WINDOW and not maybe_secret(text):
+        return ()  # nothing the scanner could find: cheaper to see again than to look up
     kept = kept_clean
     if kept is not None and text in kept:
         return ()

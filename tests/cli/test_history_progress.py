@@ -37,6 +37,7 @@ def test_no_progress_under_the_threshold_nor_when_nothing_is_replayed(home, monk
     assert warm.returncode == 0 and "rebuilding" not in warm.stderr
 
 
+@pytest.mark.long
 def test_progress_appears_when_the_threshold_is_passed(home, tmp_path, monkeypatch):
     monkeypatch.setenv("HMC_PROGRESS_AFTER", "0")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "another-cache"))  # a cold build

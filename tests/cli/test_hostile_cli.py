@@ -245,6 +245,7 @@ READS = [
 ]
 
 
+@pytest.mark.long
 def test_every_read_command_is_clean_and_writes_nothing(home):
     for args, code in READS:
         check(home, args, code, ("state/",) if args[0] == "review" else ())

@@ -88,6 +88,7 @@ def test_a_mislabelled_release_is_caught_and_the_differences_named(mislabelled, 
     assert verdict.areas["sessions"]["agreed"] == verdict.areas["sessions"]["run"]
 
 
+@pytest.mark.long
 def test_the_cli_reports_exits_1_and_status_remembers(mislabelled, no_hermes_on_path):
     out = hmc("doctor", home=mislabelled)
     assert out.returncode == 1, out.stderr

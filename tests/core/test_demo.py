@@ -417,6 +417,7 @@ def test_the_staged_call_is_the_pending_batch(home, db):
 # -------------------------------------------------------------------------------- behaviour
 
 
+@pytest.mark.long
 def test_deterministic_and_seeded(home, tmp_path):
     again = demo.build_demo_home(tmp_path / "again")
     for name in TEXT_FILES:

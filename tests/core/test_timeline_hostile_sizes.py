@@ -57,6 +57,7 @@ def test_twenty_thousand_adds_and_exact_replaces_never_walk_the_store(whole_stor
     assert replay.builder.writes[-1].after[:2] == ("fact 0!", "fact 1")
 
 
+@pytest.mark.long
 def test_a_one_megabyte_store_of_tiny_entries_reconciles_in_one_pass(tmp_path, whole_store_reads):
     home, db = make_home(tmp_path)
     db.session("s1")

@@ -17,7 +17,10 @@ def pytest_configure(config):
 
 def pytest_collection_modifyitems(config, items):
     for item in items:
-        if "tests/e2e/" in item.nodeid and item.get_closest_marker("timeout") is None:
+        if "tests/e2e/" not in item.nodeid:
+            continue
+        item.add_marker(pytest.mark.long)  # 15-35 s each: started first (tests/conftest.py)
+        if item.get_closest_marker("timeout") is None:
             item.add_marker(pytest.mark.timeout(E2E_TIMEOUT))
 
 

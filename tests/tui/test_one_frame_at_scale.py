@@ -9,6 +9,8 @@ import pytest
 from tests.bench.bench_soak import fill_varied
 from tests.tui.test_one_frame import Frames, at_rest, built_ahead
 
+pytestmark = pytest.mark.long
+
 
 @pytest.fixture(params=[18, 1000], ids=lambda n: f"{n}-entries")
 def big_home(demo_home, request):

@@ -120,6 +120,7 @@ async def test_typing_searches_and_enter_lands_on_the_hit(home, make_app, db_unt
         assert len(transcript.messages) < 120
 
 
+@pytest.mark.long
 async def test_n_and_N_step_through_matches_across_windows(home, make_app, db_untouched):
     async with make_app(home).run_test(size=(120, 36)) as pilot:
         screen = await open_search(pilot)
