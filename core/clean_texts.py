@@ -1,4 +1,5 @@
-"""Texts hmc's scanner found no secret in, remembered between runs of the command line.
+"""Texts a scan found clean, remembered between runs of the command line: the ones hmc's scanner
+found no secret in, and the entries the release's own threat scan lets into the prompt.
 
 Every string the command line prints is masked (core.scan.mask), and a string that passes the
 masker's quick filter (any path, session id or 16-character word does) costs a full scan: the
@@ -7,8 +8,13 @@ and entries come back run after run (`hmc status --json` in a shell prompt, a sc
 `hmc pending list --json`), so the command line keeps a digest of each text a full scan found
 clean, and a later run skips the scan for a text whose digest is kept.
 
-Only "no secret" is kept, never a secret or where one is: a text the scan finds anything in is
-scanned every time. A digest is BLAKE2b-128 of the text's UTF-8. The file is
+The same goes for Hermes's threat scan (core.hermes.scan), which `hmc status` and `hmc memory list`
+run on every entry for the prompt's figures: its ~40 patterns are compiled only when an entry is new.
+
+Only "no secret" (or "no threat") is kept, never a secret or where one is: a text the scan finds
+anything in is scanned every time. A digest is BLAKE2b-128 of the text's UTF-8, personalised with
+the scan it stands for (hmc's, or the release's table: "hermes t2"), so one scan's verdict is never
+read as another's. The file is
 `<user cache dir>/hmc/clean-texts.cache`, private (0600), in the frame every hmc cache has
 (core.hmc_cache: a torn or edited file is never read); its body is a fingerprint of the scanner (a
 SHA-256 of core/scan's sources and the release scan it imports, the Python and Unicode versions:
@@ -24,6 +30,7 @@ import sys
 import unicodedata
 from pathlib import Path
 
+from core.hermes import scan as hermes_scan
 from core.scan import mask
 
 MAX_KEPT = 8192          # digests kept (16 bytes each: 128 KiB at most)
@@ -32,8 +39,10 @@ DIGEST_BYTES = 16
 FILE_NAME = "clean-texts.cache"
 
 
-def digest(text: str) -> bytes:
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=DIGEST_BYTES).digest()
+def digest(text: str, kind: str = "") -> bytes:
+    """`kind`: the scan whose verdict it keys ("": hmc's scanner), at most 16 bytes."""
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=DIGEST_BYTES,
+                           person=kind.encode()).digest()
 
 
 def sources() -> list[Path]:
@@ -84,13 +93,21 @@ class CleanTexts:
         return self._kept
 
     def __contains__(self, text: str) -> bool:
-        return len(text) <= MAX_TEXT_CHARS and digest(text) in self._load()
+        return self.holds(text)
 
     def add(self, text: str) -> None:
         """Keep `text` as one a full scan found no secret in."""
+        self.keep(text)
+
+    def holds(self, text: str, kind: str = "") -> bool:
+        """True when the `kind` scan found `text` clean in a run before."""
+        return len(text) <= MAX_TEXT_CHARS and digest(text, kind) in self._load()
+
+    def keep(self, text: str, kind: str = "") -> None:
+        """Keep `text` as one the `kind` scan found clean."""
         if len(text) > MAX_TEXT_CHARS:
             return
-        kept, key = self._load(), digest(text)
+        kept, key = self._load(), digest(text, kind)
         if key not in kept:
             kept[key] = None
             self._added = True
@@ -120,7 +137,7 @@ def activate(path: Path | None = None) -> CleanTexts:
         from core.hmc_cache import hmc_cache
 
         path = hmc_cache() / FILE_NAME
-    mask.kept_clean = CleanTexts(path)
+    mask.kept_clean = hermes_scan.kept_clean = CleanTexts(path)
     return mask.kept_clean
 
 
@@ -130,6 +147,6 @@ def active() -> CleanTexts | None:
 
 def deactivate() -> None:
     """Write what was kept and stop keeping."""
-    kept, mask.kept_clean = mask.kept_clean, None
+    kept, mask.kept_clean, hermes_scan.kept_clean = mask.kept_clean, None, None
     if kept is not None:
         kept.save()

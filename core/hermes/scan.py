@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
     from core.hermes.release import Release
@@ -153,15 +153,28 @@ def _invisible(scan: str) -> frozenset[str]:
 MEMO_CHARS = 4096  # texts up to this long have their verdict kept (an entry is at most a few thousand)
 
 
+# On the command line, the texts a run before found clean (core.clean_texts sets it): anything with
+# `holds(text, kind)` and `keep(text, kind)`. A text no table flags is then not scanned again, and the
+# ~40 patterns are compiled only when a text is new.
+kept_clean: Any = None
+
+
 def threat_ids(text: str, release: "Release") -> list[str]:
     """Every id the release's scan reports for this text: invisible characters first, then patterns.
     The verdict depends on the text and the release's table only, and is kept for short texts: a
     screen that shows a store again asks about the same entries (15,000 of them, each ~0.1 ms)."""
     if not text:
         return []
+    kept, kind = kept_clean, f"hermes {release.scan}"
+    if kept is not None and kept.holds(text, kind):
+        return []
     if len(text) <= MEMO_CHARS:
-        return list(_threat_ids_kept(text, release.scan))
-    return list(_threat_ids(text, release.scan))
+        found = _threat_ids_kept(text, release.scan)
+    else:
+        found = _threat_ids(text, release.scan)
+    if kept is not None and not found:
+        kept.keep(text, kind)
+    return list(found)
 
 
 @lru_cache(maxsize=8192)

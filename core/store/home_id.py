@@ -28,7 +28,6 @@ import json
 import os
 import re
 import shutil
-import uuid
 from pathlib import Path
 
 from core.store.atomic import atomic_write, flock_within, open_lock, open_regular, private_dir, read_fd, write_private
@@ -160,7 +159,7 @@ def _settle(root: Path, home: Path, resolved: str) -> Path:
         legacy = by_path(root, resolved)
         # the path's own folder (kept before the marker, or never made) becomes this home's: its id is
         # the folder's name, so nothing moves; one another home claimed makes this one a new id
-        hid = legacy.name.rsplit("-", 1)[1] if not _owned(legacy) else uuid.uuid4().hex
+        hid = legacy.name.rsplit("-", 1)[1] if not _owned(legacy) else _new_id()
         if not _write_marker(home, hid):
             return state_folder(root, home)
         folder = by_id(root, resolved, hid)
@@ -174,7 +173,7 @@ def _settle(root: Path, home: Path, resolved: str) -> Path:
         _note_path(folder, resolved)
         return folder
     # a copy: the original is still where the folder was kept, with the same marker
-    fresh = uuid.uuid4().hex
+    fresh = _new_id()
     copy = by_id(root, resolved, fresh)
     if folder.is_dir():
         shutil.copytree(folder, copy, symlinks=True, ignore=shutil.ignore_patterns(HOME_FILE, "*.lock"))
@@ -184,3 +183,9 @@ def _settle(root: Path, home: Path, resolved: str) -> Path:
         return folder
     _note_path(copy, resolved)
     return copy
+
+
+def _new_id() -> str:
+    import uuid  # (it imports `platform`: only when a folder is claimed anew)
+
+    return uuid.uuid4().hex

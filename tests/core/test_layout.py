@@ -74,7 +74,7 @@ def test_the_cycle_finder_finds_a_cycle():
 
 # Lower first: a package may import only those before it (DESIGN.md: no import cycles, a lower
 # package never imports a higher one). Top-level modules (home, curator, timefmt) sit where listed.
-LAYERS = ("hermes", "timefmt", "progress", "hmc_cache", "scan", "store", "clean_texts", "yaml_load", "config_cache", "home", "sessions", "snapshots", "pending", "curator", "timeline", "review", "why", "demo",
+LAYERS = ("hermes", "timefmt", "progress", "hmc_cache", "scan", "store", "clean_texts", "dataclass_code", "yaml_load", "config_cache", "home", "sessions", "snapshots", "pending", "curator", "timeline", "review", "why", "demo",
           "doctor",
           "settings")
 

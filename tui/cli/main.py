@@ -155,6 +155,17 @@ def main(argv: list[str] | None = None) -> int:
             done = None
         if done is not None:
             return done
+    from core import dataclass_code
+
+    dataclass_code.activate()  # before hmc's classes are defined: their methods as the last run compiled them
+    try:
+        return run_parsed(args)
+    finally:
+        dataclass_code.deactivate()
+
+
+def run_parsed(args) -> int:
+    """The command (or the TUI) for parsed arguments: its exit code, every error said in one line."""
     import gc
 
     from tui.cli.common import CliContext, CliError, ReaderGone, os_error_text, say
