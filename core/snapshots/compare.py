@@ -20,6 +20,9 @@ from core.snapshots.tally import Snapshots
 
 STALE_DAYS = 30  # an open session idle longer than this is left alone (a crashed CLI, an old chat)
 SIMILAR = 60  # rapidfuzz ratio from which a removed and an added entry read as one entry changed
+# pairs scored without rapidfuzz (indel_ratio: one big-int step per character of the added entry,
+# ~0.5 µs) while removed entries × added characters stay under this: a few ms at most
+LITTLE_WORK = 16_000
 
 
 @dataclass(frozen=True)
@@ -52,12 +55,16 @@ def pair_changed(removed: Sequence[str], added: Sequence[str], cutoff: float = S
     Returned in the removed entries' order."""
     if not removed or not added:
         return []
-    from rapidfuzz import fuzz  # (~15 ms to import: only when an entry may have changed)
+    if len(removed) * sum(map(len, added)) <= LITTLE_WORK:
+        ratio = indel_ratio  # a few pairs: cheaper than importing rapidfuzz (~15 ms) for them
+    else:
+        from rapidfuzz import fuzz
 
+        ratio = fuzz.ratio
     scored = []
     for i, old in enumerate(removed):
         for j, new in enumerate(added):
-            score = fuzz.ratio(old, new, score_cutoff=cutoff)
+            score = ratio(old, new, score_cutoff=cutoff)
             if score:
                 scored.append((-score, i, j))
     scored.sort()
@@ -70,6 +77,27 @@ def pair_changed(removed: Sequence[str], added: Sequence[str], cutoff: float = S
             used_new.add(j)
             pairs[i] = j
     return [(removed[i], added[pairs[i]]) for i in sorted(pairs)]
+
+
+def indel_ratio(a: str, b: str, score_cutoff: float = 0) -> float:
+    """rapidfuzz's `fuzz.ratio`, to the last bit (tests/core/test_decision_aids.py holds them side by
+    side): 100 × (1 − Indel distance / (len(a) + len(b))), 0 under `score_cutoff`. The longest common
+    subsequence is counted by the bit-parallel recurrence rapidfuzz uses (Hyyrö's), one big-int step
+    per character of `b`."""
+    total = len(a) + len(b)
+    if not total:
+        return 100.0
+    masks: dict[str, int] = {}
+    for i, ch in enumerate(a):
+        masks[ch] = masks.get(ch, 0) | (1 << i)
+    full = (1 << len(a)) - 1
+    row = full
+    for ch in b:
+        matched = row & masks.get(ch, 0)
+        row = ((row + matched) | (row - matched)) & full
+    common = len(a) - row.bit_count()
+    similarity = 1.0 - (total - 2 * common) / total
+    return similarity * 100 if similarity >= score_cutoff / 100 else 0.0
 
 
 def diff(target: str, loaded: Sequence[str], now: Sequence[str]) -> StoreDiff:

@@ -36,8 +36,8 @@ sys.exit(code)
 """
 
 
-def modules(*args: str) -> tuple[subprocess.CompletedProcess, list[str]]:
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+def modules(*args: str, env: dict | None = None) -> tuple[subprocess.CompletedProcess, list[str]]:
+    env = dict(os.environ, PYTHONPATH=str(ROOT), **(env or {}))
     done = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True, env=env, timeout=60)
     loaded = json.loads(done.stderr.rsplit("MODULES ", 1)[1])
     return done, loaded
@@ -100,3 +100,18 @@ def test_each_read_only_command_imports_only_what_it_needs(home, words):
     json.loads(done.stdout)
     extra = [m for m in loaded if any(m == h or m.startswith(h + ".") for h in SLIM[words])]
     assert extra == [], f"`hmc {' '.join(words)}` imported {extra}"
+
+
+def test_a_repeated_status_json_loads_no_scanner_and_no_rapidfuzz(home, tmp_path):
+    """A script or a status bar polling `hmc status --json`: the second run finds every text it
+    prints kept clean (no scanner), the dataclasses' code kept, and scores the demo's stale chat's
+    one rewritten entry without rapidfuzz (core.snapshots.compare.indel_ratio)."""
+    args = ["--home", str(home), "--today", "2026-11-15", "status", "--json"]
+    env = {"XDG_CACHE_HOME": str(tmp_path / "cache")}
+    first, _ = modules(*args, env=env)
+    assert first.returncode == 0, first.stderr
+    doc = json.loads(first.stdout)
+    assert any(chat["changes"]["memory"]["changed"] for chat in doc["stale_sessions"]), "the demo has a rewrite"
+    done, loaded = modules(*args, env=env)
+    assert done.returncode == 0 and done.stdout == first.stdout
+    assert not [m for m in loaded if m == "rapidfuzz" or m.startswith(("rapidfuzz.", "core.scan.scanner"))]

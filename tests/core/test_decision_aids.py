@@ -208,6 +208,61 @@ def test_the_most_similar_pair_wins_whatever_the_order():
     assert pair_changed(removed, [new]) == [(removed[1], new)]
 
 
+ALPHABETS = ("ab", "abcdefgh", "aé漢😀 \n", "".join(chr(c) for c in range(32, 127)))
+
+
+def edited(text: str, alphabet: str, rng: random.Random) -> str:
+    out = list(text)
+    for _ in range(rng.randrange(0, 20)):
+        at = rng.randrange(len(out) + 1)
+        op = rng.randrange(3)
+        if op == 0 and out:
+            out.pop(min(at, len(out) - 1))
+        elif op == 1:
+            out.insert(at, rng.choice(alphabet))
+        elif out:
+            out[min(at, len(out) - 1)] = rng.choice(alphabet)
+    return "".join(out)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_small_pairings_ratio_is_rapidfuzzs_to_the_last_bit(seed):
+    """indel_ratio stands in for rapidfuzz's fuzz.ratio on a few pairs: same scores, same cutoffs, so
+    the pairing never depends on which one ran. Rare shapes on purpose: empty, identical, nothing in
+    common, one character, astral characters, a cutoff met exactly."""
+    from rapidfuzz import fuzz
+
+    from core.snapshots.compare import indel_ratio
+
+    rng = random.Random(seed)
+    shapes = [("", ""), ("", "a"), ("a", "a"), ("abc", "xyz"), ("😀", "😀x"), ("ab" * 150, "ba" * 150),
+              ("Staging runs Postgres 14.", "Staging runs Postgres 15."), ("abcde", "abcxy")]
+    for _ in range(600):
+        alphabet = rng.choice(ALPHABETS)
+        a = "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 300)))
+        b = edited(a, alphabet, rng) if rng.random() < 0.6 else \
+            "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 300)))
+        shapes.append((a, b))
+    for a, b in shapes:
+        for cutoff in (0, 60, 60.0000001, 99.9, 100, fuzz.ratio(a, b)):
+            assert indel_ratio(a, b, score_cutoff=cutoff) == fuzz.ratio(a, b, score_cutoff=cutoff), \
+                f"seed {seed}: {a[:40]!r} vs {b[:40]!r} at {cutoff}"
+
+
+def test_many_pairs_pair_as_a_few_do(monkeypatch):
+    """Past LITTLE_WORK the pairing is rapidfuzz's: the same pairs either way."""
+    import core.snapshots.compare as compare
+
+    rng = random.Random(35)
+    removed = [f"Project {w} deploys on {d} via the {c} cluster." for w, d, c in
+               zip("alpha beta gamma delta".split(), "Monday Tuesday Friday Sunday".split(), "red blue green gold".split())]
+    added = [edited(r, "abcdefgh ", rng) for r in removed] + ["Unrelated: prefers tea."]
+    rng.shuffle(added)
+    small = pair_changed(removed, added)
+    monkeypatch.setattr(compare, "LITTLE_WORK", 0)
+    assert pair_changed(removed, added) == small and len(small) == 4
+
+
 def test_nothing_similar_enough_is_not_paired():
     assert pair_changed(["Editor: Neovim."], ["Prefers short answers in French."]) == []
     assert pair_changed([], ["x"]) == [] and pair_changed(["x"], []) == []
