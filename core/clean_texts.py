@@ -12,9 +12,9 @@ The same goes for Hermes's threat scan (core.hermes.scan), which `hmc status` an
 run on every entry for the prompt's figures: its ~40 patterns are compiled only when an entry is new.
 
 Only "no secret" (or "no threat") is kept, never a secret or where one is: a text the scan finds
-anything in is scanned every time. A digest is BLAKE2b-128 of the text's UTF-8, personalised with
-the scan it stands for (hmc's, or the release's table: "hermes t2"), so one scan's verdict is never
-read as another's. The file is
+anything in is scanned every time. A digest is BLAKE2b-128 of the text's UTF-8, keyed with the
+scan it stands for (the masker's secrets; hmc's whole scan under a release, "scan 0.22.2"; the
+release's own table, "hermes t2"), so one scan's verdict is never read as another's. The file is
 `<user cache dir>/hmc/clean-texts.cache`, private (0600), in the frame every hmc cache has
 (core.hmc_cache: a torn or edited file is never read); its body is a fingerprint of the scanner (a
 SHA-256 of core/scan's sources and the release scan it imports, the Python and Unicode versions:
@@ -40,9 +40,10 @@ FILE_NAME = "clean-texts.cache"
 
 
 def digest(text: str, kind: str = "") -> bytes:
-    """`kind`: the scan whose verdict it keys ("": hmc's scanner), at most 16 bytes."""
+    """`kind`: the scan whose verdict it keys ("": the masker's secrets), BLAKE2b's key."""
+    key = kind.encode("utf-8", "surrogatepass")
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=DIGEST_BYTES,
-                           person=kind.encode()).digest()
+                           key=key if len(key) <= 64 else hashlib.sha256(key).digest()).digest()
 
 
 def sources() -> list[Path]:

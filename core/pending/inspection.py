@@ -258,9 +258,9 @@ def _truncation_warning(entry: str, old_text: str, new: str) -> str | None:
 
 
 def _scan(text: str, release: "Release | None" = None) -> tuple[Any, ...]:
-    from core.scan import scanner
+    from core.scan import quick  # (a text a command-line run before found clean: no scanner loaded)
 
-    return tuple(scanner.scan(text, release))
+    return tuple(quick.scan(text, release))
 
 
 def _release_refusal(ops: Sequence[Op], release: "Release", batch: bool | None = None) -> str | None:
@@ -283,6 +283,8 @@ def _is_batch(record: PendingRecord, edited: bool) -> bool | None:
 
 
 def _blocking(findings: Sequence[Any]) -> list[Any]:
+    if not findings:
+        return []
     from core.scan import scanner
 
     return list(scanner.blocking(list(findings)))

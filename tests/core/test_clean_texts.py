@@ -211,3 +211,52 @@ def test_one_scans_verdict_is_never_read_as_anothers(kept):
     assert CLEAN[0] not in kept, "hmc's scanner has its own verdicts"
     kept.add(CLEAN[1])
     assert not kept.holds(CLEAN[1], f"hermes {NEWEST.scan}")
+
+
+# -- hmc's whole scan (core.scan.quick): `hmc pending list` inspects the same records every run ------
+
+
+def test_a_text_with_no_finding_isnt_scanned_again_and_one_with_a_finding_is(kept, monkeypatch):
+    from core.hermes.release import NEWEST
+    from core.scan import quick, scanner
+
+    plain = "Prefers pnpm over npm in every JS project"
+    secret = f"deploy with {a_key()}"
+    assert quick.scan(plain, NEWEST) == [] == scanner.scan(plain, NEWEST)
+    assert quick.scan(secret, NEWEST) == scanner.scan(secret, NEWEST) != []
+    assert quick.scan(THREAT, NEWEST) == scanner.scan(THREAT, NEWEST) != []
+    clean_texts.deactivate()
+    clean_texts.activate(kept.path)
+    calls = []
+    real = scanner.scan
+    monkeypatch.setattr(scanner, "scan", lambda text, release=None: calls.append(text) or real(text, release))
+    assert quick.scan(plain, NEWEST) == [] and calls == []
+    assert quick.scan(secret, NEWEST) and quick.scan(THREAT, NEWEST)
+    assert calls == [secret, THREAT]
+    assert not clean_texts.active().holds(secret, f"scan {NEWEST.name}")
+
+
+def test_a_text_kept_for_one_release_is_scanned_for_another(kept, monkeypatch):
+    from core.hermes.release import NEWEST, for_version
+    from core.scan import quick, scanner
+
+    plain = "Standup is at 09:30 Berlin time"
+    assert quick.scan(plain, NEWEST) == []
+    calls = []
+    real = scanner.scan
+    monkeypatch.setattr(scanner, "scan", lambda text, release=None: calls.append(release) or real(text, release))
+    old = for_version((0, 14, 0))[0]
+    assert quick.scan(plain, old) == [] and calls == [old]
+    assert quick.scan(plain, None) == [] and calls == [old], "no release: the newest's rules, kept above"
+
+
+def test_without_the_command_lines_cache_every_text_is_scanned(monkeypatch):
+    from core.scan import quick, scanner
+
+    assert clean_texts.active() is None
+    calls = []
+    real = scanner.scan
+    monkeypatch.setattr(scanner, "scan", lambda text, release=None: calls.append(text) or real(text, release))
+    quick.scan("same text", None)
+    quick.scan("same text", None)
+    assert calls == ["same text", "same text"]

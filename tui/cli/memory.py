@@ -176,7 +176,7 @@ MAX_LISTED = 2_000  # entries printed per file: a store this long is far past an
 
 
 def list_entries(args, ctx: CliContext, stores) -> int:
-    from core.scan import scanner
+    from core.hermes.scan import blocked_notice  # the release's own scan (not hmc's scanner: ~35 ms to load)
 
     snaps = [(store, store.read()) for store in stores]
     mask = Masker(args.reveal)
@@ -191,7 +191,7 @@ def list_entries(args, ctx: CliContext, stores) -> int:
             "untidy": list(snap.untidy), "total_entries": len(snap.entries), **store.figures(snap).as_json(),
             "truncated": len(snap.entries) > MAX_LISTED,
             "entries": [{"index": i, "number": i + 1, "chars": len(e), "text": mask(e),
-                         "blocked_by_hermes": scanner.blocked_notice(e, store.name, store.release) is not None,
+                         "blocked_by_hermes": blocked_notice(e, store.name, store.release) is not None,
                          "loaded": loads[store.target][i].to_json() if loads.get(store.target) else None}
                         for i, e in enumerate(snap.entries[:MAX_LISTED])],
         } for store, snap in snaps]
@@ -216,8 +216,11 @@ def list_entries(args, ctx: CliContext, stores) -> int:
         for i, entry in enumerate(snap.entries[:MAX_LISTED], 1):
             head = f"{i:>3}. "
             lines = mask(entry).split("\n")
-            hit = (scanner.hermes_scan(entry, store.release)
-                   if scanner.blocked_notice(entry, store.name, store.release) else None)
+            hit = None
+            if blocked_notice(entry, store.name, store.release):
+                from core.scan import scanner
+
+                hit = scanner.hermes_scan(entry, store.release)
             mark = f"  ⚠ blocked by Hermes ({hit})" if hit else ""
             ctx.text(head, literal(lines[0]), f"  ({len(entry):,} chars){mark if len(lines) == 1 else ''}")
             for j, line in enumerate(lines[1:], 2):
