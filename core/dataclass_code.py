@@ -108,6 +108,10 @@ def activate(path: Path | None = None) -> DataclassCode:
     return _active
 
 
+def active() -> DataclassCode | None:
+    return _active
+
+
 def deactivate() -> None:
     """Write what was compiled and give `dataclasses` the builtin `exec` back."""
     global _active

@@ -138,9 +138,33 @@ def describe(parser: argparse.ArgumentParser) -> None:
             describe(child)
 
 
+# Command modules that import nothing of hmc's core at the top: `status --short` answers from its
+# summary before the kept dataclass code (core.dataclass_code) is even read.
+LIGHT_MODULES = {"status"}
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    parser = build_parser(modules_for(argv))  # importing every command would slow the TUI's start
+    modules = modules_for(argv)
+    try:
+        if set(modules) - LIGHT_MODULES:  # its module defines hmc's classes as it loads
+            keep_dataclass_code()
+        return parse_and_run(argv, modules)
+    finally:
+        if "core.dataclass_code" in sys.modules:
+            sys.modules["core.dataclass_code"].deactivate()
+
+
+def keep_dataclass_code() -> None:
+    """From here on, classes are defined from the code the last run compiled (core.dataclass_code)."""
+    from core import dataclass_code
+
+    if dataclass_code.active() is None:
+        dataclass_code.activate()
+
+
+def parse_and_run(argv: list[str], modules: list[str]) -> int:
+    parser = build_parser(modules)  # importing every command would slow the TUI's start
     safe_streams()
     Parser.json_wanted = "--json" in argv
     args = parser.parse_args(argv)
@@ -155,13 +179,8 @@ def main(argv: list[str] | None = None) -> int:
             done = None
         if done is not None:
             return done
-    from core import dataclass_code
-
-    dataclass_code.activate()  # before hmc's classes are defined: their methods as the last run compiled them
-    try:
-        return run_parsed(args)
-    finally:
-        dataclass_code.deactivate()
+    keep_dataclass_code()  # before hmc's classes are defined: their methods as the last run compiled them
+    return run_parsed(args)
 
 
 def run_parsed(args) -> int:
