@@ -14,7 +14,8 @@ How: `dataclasses` calls the builtin `exec` through its module's globals. `activ
 `deactivate()` takes it away again. A Python whose dataclasses stop calling `exec` just doesn't use
 the cache.
 
-The file is `<user cache dir>/hmc/dataclass-code.cache`: private (0600), in the frame every hmc
+The file is `<user cache dir>/hmc/dataclass-code.cache` ($HMC_DATACLASS_CODE names another):
+private (0600), in the frame every hmc
 cache has (core.hmc_cache: a torn file is never read), its body the interpreter's version line and
 then the marshalled `{source: code}`, at most MAX_KEPT entries. A file of another interpreter, or one
 that doesn't decode to that, is ignored and written again. It's written only when a run compiled
@@ -27,11 +28,13 @@ from __future__ import annotations
 
 import dataclasses
 import marshal
+import os
 import sys
 from pathlib import Path
 from types import CodeType
 
 FILE_NAME = "dataclass-code.cache"
+PATH_ENV = "HMC_DATACLASS_CODE"  # another file for it (the test suite's run shares one)
 MAX_KEPT = 4096          # compiled sources (hmc and Textual define some 1,500 methods in all)
 MAX_BYTES = 16 << 20     # a larger file is not read
 VERSION_LINE = f"{sys.version}\n{sys.implementation.cache_tag}\n".encode()
@@ -96,8 +99,11 @@ _active: DataclassCode | None = None
 
 
 def activate(path: Path | None = None) -> DataclassCode:
-    """Keep what `dataclasses` compiles in this process, in hmc's cache unless `path`."""
+    """Keep what `dataclasses` compiles in this process: in `path`, else the file $HMC_DATACLASS_CODE
+    names (the test suite's processes share one), else hmc's cache folder."""
     global _active
+    if path is None and os.environ.get(PATH_ENV):
+        path = Path(os.environ[PATH_ENV])
     if path is None:
         from core.hmc_cache import hmc_cache
 

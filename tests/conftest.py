@@ -41,16 +41,22 @@ settings.load_profile("explore" if os.environ.get("HMC_HYPOTHESIS") == "explore"
 # pytest's processes (which import textual, hypothesis, ... once) are left as they were.
 
 _PYCACHE = user_folders.PYCACHE_ENV
+DATACLASS_CODE = "HMC_DATACLASS_CODE"  # core.dataclass_code.PATH_ENV
 _CREATED: list[str] = []
 
 
 def pytest_configure(config):
     if hasattr(config, "workerinput"):
         return  # a worker: it inherits the controller's folder
+    # the `hmc` subprocesses share the code dataclasses compile (core.dataclass_code), as an installed
+    # hmc keeps it in its cache from one run to the next: each test's cache folder is a fresh one
+    if not os.environ.get(DATACLASS_CODE):
+        _CREATED.append(tempfile.mkdtemp(prefix="hmc-tests-dataclass-code-"))
+        os.environ[DATACLASS_CODE] = os.path.join(_CREATED[-1], "dataclass-code.cache")
     if "PYTHONDONTWRITEBYTECODE" not in os.environ or os.environ.get("PYTHONPYCACHEPREFIX"):
         return  # bytecode is written as usual, or the user chose where it goes
     _CREATED.append(tempfile.mkdtemp(prefix="hmc-tests-pycache-"))
-    os.environ[_PYCACHE] = _CREATED[0]
+    os.environ[_PYCACHE] = _CREATED[-1]
 
 
 def pytest_sessionfinish(session, exitstatus):

@@ -279,6 +279,7 @@ def test_the_command_line_keeps_the_code_and_prints_the_same(tmp_path):
 
     home = build_demo_home(tmp_path / "home", TODAY)
     env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache"), PYTHONPATH=str(ROOT))
+    env.pop(dataclass_code.PATH_ENV, None)  # the suite's shared file: this run keeps its own, as a user's does
     first = hmc(home, env, "--today", TODAY.isoformat(), "status", "--json")
     cache = tmp_path / "cache" / "hmc" / dataclass_code.FILE_NAME
     assert first.returncode == 0, first.stderr
@@ -288,3 +289,16 @@ def test_the_command_line_keeps_the_code_and_prints_the_same(tmp_path):
     assert second.returncode == 0, second.stderr
     assert json.loads(second.stdout) == json.loads(first.stdout)
     assert cache.stat().st_mtime_ns == stamp, "the second run compiled nothing new: nothing written"
+
+
+def test_the_environment_can_name_the_file(tmp_path, monkeypatch):
+    named = tmp_path / "elsewhere" / "code.cache"
+    monkeypatch.setenv(dataclass_code.PATH_ENV, str(named))
+    kept = dataclass_code.activate()
+    assert kept.path == named
+    define_all()
+    dataclass_code.deactivate()
+    assert named.is_file()
+    monkeypatch.delenv(dataclass_code.PATH_ENV)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert dataclass_code.activate().path == tmp_path / "xdg" / "hmc" / dataclass_code.FILE_NAME
