@@ -179,7 +179,8 @@ def parse_and_run(argv: list[str], modules: list[str]) -> int:
             done = None
         if done is not None:
             return done
-    keep_dataclass_code()  # before hmc's classes are defined: their methods as the last run compiled them
+    if args.command is not None:  # (the TUI imports little before its first frame, and is measured there)
+        keep_dataclass_code()  # before hmc's classes are defined: their methods as the last run compiled them
     return run_parsed(args)
 
 
