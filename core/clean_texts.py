@@ -17,8 +17,8 @@ scan it stands for (the masker's secrets; hmc's whole scan under a release, "sca
 release's own table, "hermes t2"), so one scan's verdict is never read as another's. The file is
 `<user cache dir>/hmc/clean-texts.cache`, private (0600), in the frame every hmc cache has
 (core.hmc_cache: a torn or edited file is never read); its body is a fingerprint of the scanner (a
-SHA-256 of core/scan's sources and the release scan it imports, the Python and Unicode versions:
-any change to a rule, a lexicon or the masker's filter makes every kept digest void), then the
+SHA-256 of core/scan's sources, the release scan it imports, this file, the Python and Unicode
+versions: any change to a rule, a lexicon or the masker's filter makes every kept digest void), then the
 digests, oldest first, at most MAX_KEPT. The TUI doesn't use it: a long-running process keeps its
 own verdicts in memory.
 """
@@ -48,9 +48,11 @@ def digest(text: str, kind: str = "") -> bytes:
 
 def sources() -> list[Path]:
     """The sources a scan's verdict comes from: core/scan (every rule, lexicon and the masker's
-    filter) and the release scan the scanner imports (core/hermes/scan.py, release.py)."""
+    filter), the release scan the scanner imports (core/hermes/scan.py, release.py), and this file
+    (what each kind of verdict means)."""
     core = Path(__file__).resolve().parent
-    return sorted((core / "scan").glob("*.py")) + [core / "hermes" / "scan.py", core / "hermes" / "release.py"]
+    return sorted((core / "scan").glob("*.py")) + [core / "hermes" / "scan.py", core / "hermes" / "release.py",
+                                                   core / "clean_texts.py"]
 
 
 def fingerprint() -> bytes:

@@ -35,7 +35,7 @@ from types import CodeType
 
 FILE_NAME = "dataclass-code.cache"
 PATH_ENV = "HMC_DATACLASS_CODE"  # another file for it (the test suite's run shares one)
-MAX_KEPT = 4096          # compiled sources (hmc and Textual define some 1,500 methods in all)
+MAX_KEPT = 4096          # compiled sources (hmc's ~130 classes make some 600)
 MAX_BYTES = 16 << 20     # a larger file is not read
 VERSION_LINE = f"{sys.version}\n{sys.implementation.cache_tag}\n".encode()
 
@@ -56,7 +56,7 @@ class DataclassCode:
             checked = framed_body(read_regular(self.path, MAX_BYTES))
         except OSError:
             return {}  # none yet, unreadable, too large or not a regular file
-        if checked is None or not bytes(checked[0][:len(VERSION_LINE)]) == VERSION_LINE:
+        if checked is None or bytes(checked[0][:len(VERSION_LINE)]) != VERSION_LINE:
             return {}
         try:
             codes = marshal.loads(checked[0][len(VERSION_LINE):])
