@@ -10,8 +10,10 @@ clean, and a later run skips the scan for a text whose digest is kept.
 
 The same goes for Hermes's threat scan (core.hermes.scan), which `hmc status` and `hmc memory list`
 run on every entry for the prompt's figures: its ~40 patterns are compiled only when an entry is new.
+For that scan a flagged entry is kept too, as which of the table's patterns matched (a rule's
+number, never where or what: the release blocks the whole entry either way).
 
-Only "no secret" (or "no threat") is kept, never a secret or where one is: a text the scan finds
+For hmc's own scans only "nothing found" is kept, never a secret or where one is: a text they find
 anything in is scanned every time. A digest is BLAKE2b-128 of the text's UTF-8, keyed with the
 scan it stands for (the masker's secrets; hmc's whole scan under a release, "scan 0.22.2"; the
 release's own table, "hermes t2"), so one scan's verdict is never read as another's. The file is

@@ -138,6 +138,7 @@ def compiled(table: str) -> tuple[tuple[str, re.Pattern[str]], ...]:
     return tuple((pid, re.compile(pattern, re.IGNORECASE)) for pid, pattern in TABLES[table])
 
 
+@lru_cache(maxsize=None)
 def pattern_ids(table: str) -> tuple[str, ...]:
     return tuple(pid for pid, _ in TABLES[table])
 
@@ -153,9 +154,12 @@ def _invisible(scan: str) -> frozenset[str]:
 MEMO_CHARS = 4096  # texts up to this long have their verdict kept (an entry is at most a few thousand)
 
 
-# On the command line, the texts a run before found clean (core.clean_texts sets it): anything with
-# `holds(text, kind)` and `keep(text, kind)`. A text no table flags is then not scanned again, and the
-# ~40 patterns are compiled only when a text is new.
+# On the command line, the verdicts of the runs before (core.clean_texts sets it): anything with
+# `holds(text, kind)` and `keep(text, kind)`. A text seen before is then not scanned again, and the
+# ~40 patterns are compiled only when a text is new: "hermes t3" keeps a text no pattern and no
+# invisible character flags; "hermes t3 flagged" one that is flagged, with "hermes t3 #i" for each
+# pattern i of the table that matched (which rule, never where or what; invisible characters are
+# found again, without a pattern).
 kept_clean: Any = None
 
 
@@ -165,30 +169,47 @@ def threat_ids(text: str, release: "Release") -> list[str]:
     screen that shows a store again asks about the same entries (15,000 of them, each ~0.1 ms)."""
     if not text:
         return []
-    kept, kind = kept_clean, f"hermes {release.scan}"
-    if kept is not None and kept.holds(text, kind):
-        return []
-    if len(text) <= MEMO_CHARS:
-        found = _threat_ids_kept(text, release.scan)
-    else:
-        found = _threat_ids(text, release.scan)
-    if kept is not None and not found:
-        kept.keep(text, kind)
-    return list(found)
+    scan, kept = release.scan, kept_clean
+    kind = f"hermes {scan}"
+    if kept is not None:
+        if kept.holds(text, kind):
+            return []
+        if kept.holds(text, f"{kind} flagged"):
+            ids = pattern_ids(scan)
+            return [*_invisible_ids(text, scan), *(pid for i, pid in enumerate(ids) if kept.holds(text, f"{kind} #{i}"))]
+    invisible, hits = _verdict_kept(text, scan) if len(text) <= MEMO_CHARS else _verdict(text, scan)
+    if kept is not None:
+        if not invisible and not hits:
+            kept.keep(text, kind)
+        else:
+            kept.keep(text, f"{kind} flagged")
+            for i in hits:
+                kept.keep(text, f"{kind} #{i}")
+    if not hits:
+        return list(invisible)
+    ids = pattern_ids(scan)
+    return [*invisible, *(ids[i] for i in hits)]
 
 
 @lru_cache(maxsize=8192)
-def _threat_ids_kept(text: str, scan: str) -> tuple[str, ...]:
-    return _threat_ids(text, scan)
+def _verdict_kept(text: str, scan: str) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    return _verdict(text, scan)
 
 
-def _threat_ids(text: str, scan: str) -> tuple[str, ...]:
-    bounded = scan in BOUNDED
-    text = text[:MAX_SCAN_CHARS if bounded else UNBOUNDED_SCAN_CHARS]
-    found = [f"invisible_unicode_U+{ord(c):04X}" for c in sorted(set(text) & _invisible(scan))]
-    matched = unicodedata.normalize("NFKC", text) if bounded else text
-    found += [pid for pid, rx in compiled(scan) if rx.search(matched)]
-    return tuple(found)
+def _scanned(text: str, scan: str) -> str:
+    """The part of `text` the release scans."""
+    return text[:MAX_SCAN_CHARS if scan in BOUNDED else UNBOUNDED_SCAN_CHARS]
+
+
+def _invisible_ids(text: str, scan: str) -> tuple[str, ...]:
+    return tuple(f"invisible_unicode_U+{ord(c):04X}" for c in sorted(set(_scanned(text, scan)) & _invisible(scan)))
+
+
+def _verdict(text: str, scan: str) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    """(the invisible characters' ids, the indexes of the table's patterns that match)."""
+    part = _scanned(text, scan)
+    matched = unicodedata.normalize("NFKC", part) if scan in BOUNDED else part
+    return _invisible_ids(text, scan), tuple(i for i, (_, rx) in enumerate(compiled(scan)) if rx.search(matched))
 
 
 def refusal(text: str, release: "Release") -> str | None:

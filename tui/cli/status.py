@@ -38,12 +38,12 @@ def short_from_summary(args) -> int | None:
     """`status --short` from the summary hmc keeps (core.attention), when every file it came from
     is as it was: the exit code; None when the figures must be read (then `run` does). tui.cli.main
     calls it before it imports the rest of hmc."""
+    if not args.short:
+        return None
     from datetime import date
 
     from core import attention
 
-    if not args.short:
-        return None
     if args.format is not None:
         attention.check_format(args.format)
     today = (args.today or date.today()).isoformat()
