@@ -21,8 +21,8 @@ release's own table, "hermes t2"), so one scan's verdict is never read as anothe
 (core.hmc_cache: a torn or edited file is never read); its body is a fingerprint of the scanner (a
 SHA-256 of core/scan's sources, the release scan it imports, this file, the Python and Unicode
 versions: any change to a rule, a lexicon or the masker's filter makes every kept digest void), then the
-digests, oldest first, at most MAX_KEPT. The TUI doesn't use it: a long-running process keeps its
-own verdicts in memory.
+digests, oldest first, at most MAX_KEPT. The TUI `hmc` opens doesn't use it: a long-running process
+keeps its own verdicts in memory.
 """
 
 from __future__ import annotations
@@ -109,13 +109,16 @@ class CleanTexts:
         return len(text) <= MAX_TEXT_CHARS and digest(text, kind) in self._load()
 
     def keep(self, text: str, kind: str = "") -> None:
-        """Keep `text` as one the `kind` scan found clean."""
+        """Keep `text` as one the `kind` scan found clean: as the newest digest, also when it was
+        kept already (digests kept together stay in the order they were kept: core.hermes.scan keeps
+        a flagged verdict first and its patterns after it, so the oldest-first cut never leaves the
+        verdict without a pattern it had)."""
         if len(text) > MAX_TEXT_CHARS:
             return
         kept, key = self._load(), digest(text, kind)
-        if key not in kept:
-            kept[key] = None
-            self._added = True
+        kept.pop(key, None)
+        kept[key] = None
+        self._added = True
 
     def save(self) -> None:
         """Write the digests kept (the newest MAX_KEPT) when this run added any; a cache that can't

@@ -67,9 +67,9 @@ class DataclassCode:
             return {}
         return codes
 
-    def exec(self, source, globals=None, locals=None, /) -> None:  # noqa: A002 - exec's own names
-        if type(source) is not str:
-            exec(source, globals, locals)
+    def exec(self, source, globals=None, locals=None, /, **options) -> None:  # noqa: A002 - exec's own names
+        if type(source) is not str or options:  # (a later Python's keywords: the builtin, uncached)
+            exec(source, globals, locals, **options)
             return
         code = self.codes.get(source)
         if code is None:

@@ -181,7 +181,7 @@ def threat_ids(text: str, release: "Release") -> list[str]:
     if kept is not None:
         if not invisible and not hits:
             kept.keep(text, kind)
-        else:
+        else:  # the verdict first, its patterns after it: kept from the newest, they go after it
             kept.keep(text, f"{kind} flagged")
             for i in hits:
                 kept.keep(text, f"{kind} #{i}")

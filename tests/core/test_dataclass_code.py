@@ -172,6 +172,8 @@ def test_a_source_that_isnt_text_goes_to_the_builtin(tmp_path):
     ns: dict = {}
     kept.exec(compile("x = 41 + 1", "<t>", "exec"), {}, ns)
     assert ns == {"x": 42} and kept.compiled == 0 and not kept.codes
+    kept.exec("y = 2", {}, ns, closure=None)  # a keyword a later dataclasses might pass: the builtin's
+    assert ns["y"] == 2 and kept.compiled == 0 and not kept.codes
 
 
 def written(tmp_path) -> tuple[Path, bytes]:
