@@ -21,7 +21,7 @@ from tests.cli.runner import ROOT, hmc
 
 HEAVY = ("rich", "textual", "yaml", "core.scan", "core.pending", "core.doctor", "core.curator", "core.store.memory",
          "core.sessions", "core.timeline", "core.review.findings", "core.profiles", "tui.cli.common",
-         "tui.literal", "sqlite3", "importlib.metadata")
+         "tui.literal", "sqlite3", "importlib.metadata", "core.dataclass_code", "dataclasses")
 
 PROBE = """
 import json, sys
